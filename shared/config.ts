@@ -1,0 +1,51 @@
+/**
+ * Configuration of the functions, read once from the environment and checked at load:
+ * a misconfigured function fails its cold start instead of its first request.
+ */
+import * as v from 'valibot';
+
+const EnvSchema = v.object({
+  TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
+  /** HMAC key for list cursors; at least 32 characters. */
+  CURSOR_SIGNING_KEY: v.pipe(v.string(), v.minLength(32)),
+  /** Set only locally (DynamoDB Local). */
+  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  AWS_REGION: v.optional(v.string(), 'us-east-1'),
+});
+
+export type FunctionConfig = v.InferOutput<typeof EnvSchema>;
+
+let loaded: FunctionConfig | undefined;
+
+export function config(): FunctionConfig {
+  if (loaded) return loaded;
+  const result = v.safeParse(EnvSchema, process.env);
+  if (!result.success) {
+    const names = result.issues.map((i) => v.getDotPath(i) ?? '?').join(', ');
+    throw new Error(`Invalid function configuration: check ${names}`);
+  }
+  loaded = result.output;
+  return loaded;
+}
+
+const AuthorizerEnvSchema = v.union([
+  v.object({
+    /** In AWS: the Cognito user pool that issues the access tokens. */
+    COGNITO_USER_POOL_ID: v.pipe(v.string(), v.regex(/^[\w-]+_[0-9a-zA-Z]+$/)),
+  }),
+  v.object({
+    /** Locally: the local issuer and its JWKS (see infra/local/issuer.ts). */
+    LOCAL_JWT_ISSUER: v.pipe(v.string(), v.minLength(1)),
+    LOCAL_JWKS_URI: v.pipe(v.string(), v.url()),
+  }),
+]);
+
+export type AuthorizerConfig = v.InferOutput<typeof AuthorizerEnvSchema>;
+
+export function authorizerConfig(): AuthorizerConfig {
+  const result = v.safeParse(AuthorizerEnvSchema, process.env);
+  if (!result.success) {
+    throw new Error('Invalid authorizer configuration: set COGNITO_USER_POOL_ID, or LOCAL_JWT_ISSUER and LOCAL_JWKS_URI');
+  }
+  return result.output;
+}

@@ -1,0 +1,93 @@
+/**
+ * The key schema, as data: every key of every item is built here and nowhere else.
+ *
+ * Base table: one partition per workspace (`WS#<ws>`); each resource's sort key is
+ * `<TYPE>#<id>`. Ids embed a time-ordered ULID, so a descending Query on `<TYPE>#` lists
+ * newest first by creation time (ties broken by id) with strongly consistent reads.
+ *
+ * GSIs reuse the resource's sort key, so every list is ordered the same way:
+ * - GSI1: a kind filtered by status           (clients, projects)
+ * - GSI2: children of a parent                 (projects of a client, time entries of a project)
+ * - GSI3: children of a parent, second axis    (projects of a client by status, time entries of a client)
+ */
+import type { IndexName } from './table.ts';
+
+export type Kind = 'CLIENT' | 'PROJECT' | 'TIME_ENTRY';
+
+export interface PrimaryKey {
+  PK: string;
+  SK: string;
+}
+
+const ws = (workspaceId: string) => `WS#${workspaceId}`;
+
+export const keys = {
+  workspacePartition: ws,
+  item: (workspaceId: string, kind: Kind, id: string): PrimaryKey => ({ PK: ws(workspaceId), SK: `${kind}#${id}` }),
+  kindPrefix: (kind: Kind) => `${kind}#`,
+  apiClient: (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' }),
+  workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
+
+  clientIndexes: (workspaceId: string, id: string, status: string) => ({
+    GSI1PK: `${ws(workspaceId)}#CLIENT#STATUS#${status}`,
+    GSI1SK: `CLIENT#${id}`,
+  }),
+  projectIndexes: (workspaceId: string, id: string, clientId: string, status: string) => ({
+    GSI1PK: `${ws(workspaceId)}#PROJECT#STATUS#${status}`,
+    GSI1SK: `PROJECT#${id}`,
+    GSI2PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT`,
+    GSI2SK: `PROJECT#${id}`,
+    GSI3PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT#STATUS#${status}`,
+    GSI3SK: `PROJECT#${id}`,
+  }),
+  timeEntryIndexes: (workspaceId: string, id: string, clientId: string, projectId: string | null) => ({
+    ...(projectId === null
+      ? {}
+      : { GSI2PK: `${ws(workspaceId)}#PROJECT#${projectId}#TIME_ENTRY`, GSI2SK: `TIME_ENTRY#${id}` }),
+    GSI3PK: `${ws(workspaceId)}#CLIENT#${clientId}#TIME_ENTRY`,
+    GSI3SK: `TIME_ENTRY#${id}`,
+  }),
+};
+
+/** Where a list is read from: the base table's workspace partition or a GSI partition. */
+export interface ListSource {
+  index: IndexName | undefined;
+  partitionKey: string;
+  kind: Kind;
+}
+
+export const listSources = {
+  clients: (workspaceId: string, status?: string): ListSource =>
+    status === undefined
+      ? { index: undefined, partitionKey: ws(workspaceId), kind: 'CLIENT' }
+      : { index: 'GSI1', partitionKey: keys.clientIndexes(workspaceId, '', status).GSI1PK, kind: 'CLIENT' },
+  projects: (workspaceId: string, filter: { status?: string; clientId?: string }): ListSource => {
+    const { status, clientId } = filter;
+    if (clientId !== undefined) {
+      const k = keys.projectIndexes(workspaceId, '', clientId, status ?? '');
+      return status === undefined
+        ? { index: 'GSI2', partitionKey: k.GSI2PK, kind: 'PROJECT' }
+        : { index: 'GSI3', partitionKey: k.GSI3PK, kind: 'PROJECT' };
+    }
+    if (status !== undefined) {
+      return { index: 'GSI1', partitionKey: keys.projectIndexes(workspaceId, '', '', status).GSI1PK, kind: 'PROJECT' };
+    }
+    return { index: undefined, partitionKey: ws(workspaceId), kind: 'PROJECT' };
+  },
+  timeEntries: (workspaceId: string, filter: { projectId?: string; clientId?: string }): ListSource => {
+    if (filter.projectId !== undefined) {
+      return { index: 'GSI2', partitionKey: `${ws(workspaceId)}#PROJECT#${filter.projectId}#TIME_ENTRY`, kind: 'TIME_ENTRY' };
+    }
+    if (filter.clientId !== undefined) {
+      return { index: 'GSI3', partitionKey: keys.timeEntryIndexes(workspaceId, '', filter.clientId, null).GSI3PK, kind: 'TIME_ENTRY' };
+    }
+    return { index: undefined, partitionKey: ws(workspaceId), kind: 'TIME_ENTRY' };
+  },
+};
+
+/** The key attributes of a list item at `sortKey`, in the source it was read from (ExclusiveStartKey). */
+export function startKeyFor(source: ListSource, workspaceId: string, sortKey: string): Record<string, string> {
+  const base = { PK: ws(workspaceId), SK: sortKey };
+  if (source.index === undefined) return base;
+  return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: sortKey };
+}

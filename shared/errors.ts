@@ -1,0 +1,77 @@
+/**
+ * The error catalogue: every error the API can return, with its HTTP status, in one place.
+ * Domain code throws ApiError; shared/http/respond.ts is the only place that turns it into HTTP.
+ */
+export const ERROR_TYPES = {
+  invalid_request: 400,
+  authentication_required: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorType = keyof typeof ERROR_TYPES;
+
+export interface FieldError {
+  param: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly type: ErrorType;
+  readonly param: string | undefined;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  /** Extra machine-readable facts (e.g. what blocks a delete). */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    type: ErrorType,
+    message: string,
+    options: { param?: string; errors?: FieldError[]; headers?: Record<string, string>; details?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.type = type;
+    this.param = options.param ?? options.errors?.[0]?.param;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.details = options.details;
+  }
+
+  get status(): number {
+    return ERROR_TYPES[this.type];
+  }
+}
+
+export const invalidRequest = (errors: FieldError[]) =>
+  new ApiError('invalid_request', errors[0]?.message ?? 'The request is invalid', { errors });
+
+export const invalidParam = (param: string, message: string) => invalidRequest([{ param, message }]);
+
+export const notFound = (kind: string, id: string) =>
+  new ApiError('not_found', `No ${kind} with id '${id}'`);
+
+export const routeNotFound = () =>
+  new ApiError('not_found', 'No such route. See the API reference for the available methods and paths');
+
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('conflict', message, details ? { details } : {});
+
+export const WWW_AUTHENTICATE_REALM = 'Bearer realm="timebill-api"';
+
+export const authenticationRequired = (headerPresent: boolean, message?: string) =>
+  new ApiError(
+    'authentication_required',
+    message ?? (headerPresent ? 'The access token is invalid or expired' : 'An access token is required: send Authorization: Bearer <token>'),
+    { headers: { 'WWW-Authenticate': headerPresent ? `${WWW_AUTHENTICATE_REALM}, error="invalid_token"` : WWW_AUTHENTICATE_REALM } },
+  );
+
+export const insufficientScope = (scope: string) =>
+  new ApiError('insufficient_scope', `The access token lacks the scope '${scope}' that this operation requires`, {
+    headers: { 'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${scope}"` },
+  });

@@ -1,0 +1,83 @@
+/**
+ * The responses API Gateway itself produces, in the contract's error body. The CDK stack
+ * installs them as gateway responses; the local gateway renders the same definitions.
+ * Templates allow only simple `$context` substitution (no VTL), as in API Gateway.
+ */
+import { WWW_AUTHENTICATE_REALM, type ErrorType } from '../errors.ts';
+
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'RESOURCE_NOT_FOUND'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'REQUEST_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'INTEGRATION_FAILURE'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export interface GatewayResponseDefinition {
+  type: GatewayResponseType;
+  /** Undefined keeps API Gateway's own status (the DEFAULT_4XX/5XX catch-alls). */
+  statusCode: number | undefined;
+  /** Header values; API Gateway wants them quoted as static values, the stack adds the quotes. */
+  headers: Record<string, string>;
+  /** Header values taken from the request context (API Gateway parameter mapping). */
+  contextHeaders: Record<string, 'context.requestId'>;
+  errorType: ErrorType;
+  message: string;
+}
+
+const def = (
+  type: GatewayResponseType,
+  statusCode: number | undefined,
+  errorType: ErrorType,
+  message: string,
+  headers: Record<string, string> = {},
+): GatewayResponseDefinition => ({
+  type,
+  statusCode,
+  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+  contextHeaders: { 'X-Request-Id': 'context.requestId' },
+  errorType,
+  message,
+});
+
+export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
+  // API Gateway answers a missing Authorization header itself; an invalid token is answered
+  // by the handler (see docs/decisions/0002-authentication-errors.md), so no error= here.
+  def('UNAUTHORIZED', 401, 'authentication_required', 'An access token is required: send Authorization: Bearer <token>', {
+    'WWW-Authenticate': WWW_AUTHENTICATE_REALM,
+  }),
+  def('ACCESS_DENIED', 403, 'insufficient_scope', 'The access token lacks the scope that this operation requires', {
+    'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope"`,
+  }),
+  def('MISSING_AUTHENTICATION_TOKEN', 404, 'not_found', 'No such route. See the API reference for the available methods and paths'),
+  def('RESOURCE_NOT_FOUND', 404, 'not_found', 'No such route. See the API reference for the available methods and paths'),
+  def('THROTTLED', 429, 'rate_limited', 'Too many requests: slow down and retry after the time in Retry-After', { 'Retry-After': '1' }),
+  def('QUOTA_EXCEEDED', 429, 'rate_limited', 'The request quota of this API client is used up for the period', { 'Retry-After': '3600' }),
+  def('REQUEST_TOO_LARGE', 413, 'payload_too_large', 'The request is larger than API Gateway accepts'),
+  def('UNSUPPORTED_MEDIA_TYPE', 415, 'unsupported_media_type', 'Send the request body as application/json'),
+  def('INTEGRATION_TIMEOUT', 500, 'internal_error', 'The request timed out; it may or may not have taken effect'),
+  def('INTEGRATION_FAILURE', 500, 'internal_error', 'An unexpected error occurred'),
+  def('AUTHORIZER_FAILURE', 500, 'internal_error', 'An unexpected error occurred'),
+  def('AUTHORIZER_CONFIGURATION_ERROR', 500, 'internal_error', 'An unexpected error occurred'),
+  def('DEFAULT_4XX', undefined, 'invalid_request', 'The request could not be processed'),
+  def('DEFAULT_5XX', undefined, 'internal_error', 'An unexpected error occurred'),
+];
+
+/** The body template, with API Gateway's `$context` variables (simple substitution only). */
+export function gatewayResponseTemplate(d: GatewayResponseDefinition): string {
+  return JSON.stringify({ error: { type: d.errorType, message: d.message, request_id: '$context.requestId' } });
+}
+
+export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
+  const found = GATEWAY_RESPONSES.find((d) => d.type === type);
+  if (!found) throw new Error(`No gateway response ${type}`);
+  return found;
+}
