@@ -6,8 +6,6 @@ import * as v from 'valibot';
 
 const EnvSchema = v.object({
   TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
-  /** HMAC key for list cursors; at least 32 characters. */
-  CURSOR_SIGNING_KEY: v.pipe(v.string(), v.minLength(32)),
   /** Set only locally (DynamoDB Local). */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
@@ -26,6 +24,21 @@ export function config(): FunctionConfig {
   }
   loaded = result.output;
   return loaded;
+}
+
+const CursorKeySchema = v.object({
+  /** HMAC key for list cursors; at least 32 characters. Needed by the list functions only. */
+  CURSOR_SIGNING_KEY: v.pipe(v.string(), v.minLength(32)),
+});
+
+let cursorKey: string | undefined;
+
+export function cursorSigningKey(): string {
+  if (cursorKey) return cursorKey;
+  const result = v.safeParse(CursorKeySchema, process.env);
+  if (!result.success) throw new Error('Invalid function configuration: CURSOR_SIGNING_KEY must hold at least 32 characters');
+  cursorKey = result.output.CURSOR_SIGNING_KEY;
+  return cursorKey;
 }
 
 const AuthorizerEnvSchema = v.union([

@@ -8,7 +8,10 @@
  * GSIs reuse the resource's sort key, so every list is ordered the same way:
  * - GSI1: a kind filtered by status           (clients, projects)
  * - GSI2: children of a parent                 (projects of a client, time entries of a project)
- * - GSI3: children of a parent, second axis    (projects of a client by status, time entries of a client)
+ * - GSI3: children of a parent, second axis    (projects of a client, sorted within status;
+ *                                               time entries of a client)
+ * GSI3's sort key for projects is `STATUS#<status>#PROJECT#<id>`: it depends only on the
+ * project itself, so a status change rewrites it without knowing the client.
  */
 import type { IndexName } from './table.ts';
 
@@ -37,8 +40,13 @@ export const keys = {
     GSI1SK: `PROJECT#${id}`,
     GSI2PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT`,
     GSI2SK: `PROJECT#${id}`,
-    GSI3PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT#STATUS#${status}`,
-    GSI3SK: `PROJECT#${id}`,
+    GSI3PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT`,
+    GSI3SK: `STATUS#${status}#PROJECT#${id}`,
+  }),
+  /** The index attributes that follow a project's status (none of them needs the client). */
+  projectStatusIndexes: (workspaceId: string, id: string, status: string) => ({
+    GSI1PK: `${ws(workspaceId)}#PROJECT#STATUS#${status}`,
+    GSI3SK: `STATUS#${status}#PROJECT#${id}`,
   }),
   timeEntryIndexes: (workspaceId: string, id: string, clientId: string, projectId: string | null) => ({
     ...(projectId === null
@@ -54,34 +62,46 @@ export interface ListSource {
   index: IndexName | undefined;
   partitionKey: string;
   kind: Kind;
+  /** What the index's sort key holds before the item's own sort key (`STATUS#ACTIVE#`, or ''). */
+  sortKeyPrefix: string;
 }
 
 export const listSources = {
   clients: (workspaceId: string, status?: string): ListSource =>
     status === undefined
-      ? { index: undefined, partitionKey: ws(workspaceId), kind: 'CLIENT' }
-      : { index: 'GSI1', partitionKey: keys.clientIndexes(workspaceId, '', status).GSI1PK, kind: 'CLIENT' },
+      ? { index: undefined, partitionKey: ws(workspaceId), kind: 'CLIENT', sortKeyPrefix: '' }
+      : { index: 'GSI1', partitionKey: keys.clientIndexes(workspaceId, '', status).GSI1PK, kind: 'CLIENT', sortKeyPrefix: '' },
   projects: (workspaceId: string, filter: { status?: string; clientId?: string }): ListSource => {
     const { status, clientId } = filter;
     if (clientId !== undefined) {
       const k = keys.projectIndexes(workspaceId, '', clientId, status ?? '');
       return status === undefined
-        ? { index: 'GSI2', partitionKey: k.GSI2PK, kind: 'PROJECT' }
-        : { index: 'GSI3', partitionKey: k.GSI3PK, kind: 'PROJECT' };
+        ? { index: 'GSI2', partitionKey: k.GSI2PK, kind: 'PROJECT', sortKeyPrefix: '' }
+        : { index: 'GSI3', partitionKey: k.GSI3PK, kind: 'PROJECT', sortKeyPrefix: `STATUS#${status}#` };
     }
     if (status !== undefined) {
-      return { index: 'GSI1', partitionKey: keys.projectIndexes(workspaceId, '', '', status).GSI1PK, kind: 'PROJECT' };
+      return { index: 'GSI1', partitionKey: keys.projectIndexes(workspaceId, '', '', status).GSI1PK, kind: 'PROJECT', sortKeyPrefix: '' };
     }
-    return { index: undefined, partitionKey: ws(workspaceId), kind: 'PROJECT' };
+    return { index: undefined, partitionKey: ws(workspaceId), kind: 'PROJECT', sortKeyPrefix: '' };
   },
   timeEntries: (workspaceId: string, filter: { projectId?: string; clientId?: string }): ListSource => {
     if (filter.projectId !== undefined) {
-      return { index: 'GSI2', partitionKey: `${ws(workspaceId)}#PROJECT#${filter.projectId}#TIME_ENTRY`, kind: 'TIME_ENTRY' };
+      return {
+        index: 'GSI2',
+        partitionKey: keys.timeEntryIndexes(workspaceId, '', '', filter.projectId).GSI2PK!,
+        kind: 'TIME_ENTRY',
+        sortKeyPrefix: '',
+      };
     }
     if (filter.clientId !== undefined) {
-      return { index: 'GSI3', partitionKey: keys.timeEntryIndexes(workspaceId, '', filter.clientId, null).GSI3PK, kind: 'TIME_ENTRY' };
+      return {
+        index: 'GSI3',
+        partitionKey: keys.timeEntryIndexes(workspaceId, '', filter.clientId, null).GSI3PK,
+        kind: 'TIME_ENTRY',
+        sortKeyPrefix: '',
+      };
     }
-    return { index: undefined, partitionKey: ws(workspaceId), kind: 'TIME_ENTRY' };
+    return { index: undefined, partitionKey: ws(workspaceId), kind: 'TIME_ENTRY', sortKeyPrefix: '' };
   },
 };
 
@@ -89,5 +109,5 @@ export const listSources = {
 export function startKeyFor(source: ListSource, workspaceId: string, sortKey: string): Record<string, string> {
   const base = { PK: ws(workspaceId), SK: sortKey };
   if (source.index === undefined) return base;
-  return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: sortKey };
+  return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: `${source.sortKeyPrefix}${sortKey}` };
 }

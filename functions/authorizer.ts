@@ -1,0 +1,73 @@
+/**
+ * Lambda TOKEN authorizer. Verifies the access token (Cognito in AWS; the local issuer
+ * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
+ * and returns a policy allowing exactly the routes the token's scopes grant.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { authorizerConfig } from '../shared/config.ts';
+import { dynamo, tableName } from '../shared/data/dynamo.ts';
+import { findApiClient } from '../shared/data/registry.ts';
+import { grantedScopes } from '../shared/auth/scopes.ts';
+import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
+
+const logger = new Logger({ serviceName: 'timebill-api' });
+const settings = authorizerConfig();
+
+const isAccessToken = ({ payload }: { payload: Record<string, unknown> }) => {
+  if (payload.token_use !== 'access') throw new Error('Not an access token');
+};
+
+const verifier =
+  'COGNITO_USER_POOL_ID' in settings
+    ? CognitoJwtVerifier.create({ userPoolId: settings.COGNITO_USER_POOL_ID, tokenUse: 'access', clientId: null })
+    : JwtVerifier.create({
+        issuer: settings.LOCAL_JWT_ISSUER,
+        audience: null,
+        jwksUri: settings.LOCAL_JWKS_URI,
+        customJwtCheck: isAccessToken,
+      });
+
+/** Registrations change rarely; a short cache spares a read on most cold policy evaluations. */
+const REGISTRY_CACHE_MS = 60_000;
+const registryCache = new Map<string, { workspaceId: string; until: number }>();
+
+async function workspaceOf(apiClientId: string): Promise<string | undefined> {
+  const cached = registryCache.get(apiClientId);
+  if (cached && cached.until > Date.now()) return cached.workspaceId;
+  const registration = await findApiClient(dynamo(), tableName(), apiClientId);
+  if (!registration) return undefined;
+  registryCache.set(apiClientId, { workspaceId: registration.workspace_id, until: Date.now() + REGISTRY_CACHE_MS });
+  return registration.workspace_id;
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer +([A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+) *$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const token = bearerToken(event.authorizationToken);
+  if (!token) return invalidTokenPolicy(event.methodArn);
+  let payload: Record<string, unknown>;
+  try {
+    payload = (await verifier.verify(token)) as unknown as Record<string, unknown>;
+  } catch (error) {
+    logger.info('Token refused', { reason: error instanceof Error ? error.name : 'unknown' });
+    return invalidTokenPolicy(event.methodArn);
+  }
+  const apiClientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+  const workspaceId = apiClientId ? await workspaceOf(apiClientId) : undefined;
+  if (!apiClientId || !workspaceId) {
+    logger.info('Token of an unregistered API client refused', { apiClientId });
+    return invalidTokenPolicy(event.methodArn);
+  }
+  const scopes = grantedScopes(payload.scope);
+  return policyFor(event.methodArn, apiClientId, scopes, {
+    workspaceId,
+    apiClientId,
+    scopes: scopes.join(' '),
+    tokenExpiresAt: Number(payload.exp),
+  });
+};

@@ -1,0 +1,4 @@
+import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { retrieveTimeEntry } from '../../shared/domain/time-entries.ts';
+
+export const handler = defineHandler('retrieveTimeEntry', async (req) => ok(await retrieveTimeEntry(req.caller, req.id())));

@@ -1,0 +1,50 @@
+/**
+ * The authorizer's IAM policy. It allows every route the token's scopes grant (derived from
+ * the route table), not just the route being called: API Gateway caches the policy per token
+ * and applies it to every later route, so it must be right for all of them.
+ */
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { ROUTES, policyResource, type Scope } from '../routes.ts';
+
+/** `arn:aws:execute-api:region:account:api/stage/GET/api/v1/clients` → `arn:...:api/stage`. */
+export function apiStageArn(methodArn: string): string {
+  const [arnHead, apiId, stage] = methodArn.split('/');
+  if (!arnHead || !apiId || !stage) throw new Error('Unexpected method ARN');
+  return `${arnHead}/${apiId}/${stage}`;
+}
+
+export type AuthorizerContext = Record<string, string | number | boolean>;
+
+export function policyFor(
+  methodArn: string,
+  principalId: string,
+  scopes: readonly Scope[],
+  context: AuthorizerContext,
+): APIGatewayAuthorizerResult {
+  const base = apiStageArn(methodArn);
+  const allowed = ROUTES.filter((r) => scopes.includes(r.scope)).map((r) => `${base}/${policyResource(r)}`);
+  return {
+    principalId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement:
+        allowed.length > 0
+          ? [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: allowed }]
+          : [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${base}/*` }],
+    },
+    context,
+  };
+}
+
+/** Every route allowed, so that the handler itself answers 401 with `error="invalid_token"`. */
+export function invalidTokenPolicy(methodArn: string): APIGatewayAuthorizerResult {
+  const base = apiStageArn(methodArn);
+  return {
+    principalId: 'invalid-token',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: ROUTES.map((r) => `${base}/${policyResource(r)}`) }],
+    },
+    context: { authError: 'invalid_token' },
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The DynamoDB document client: one per process (module scope), created on first use so the
+ * configuration is read once. SDK timeouts stay well inside the function's timeout.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+
+export function dynamo(): DynamoDBDocumentClient {
+  if (documentClient) return documentClient;
+  const { AWS_REGION, DYNAMODB_ENDPOINT } = config();
+  const client = new DynamoDBClient({
+    region: AWS_REGION,
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT } : {}),
+  });
+  documentClient = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return documentClient;
+}
+
+export function tableName(): string {
+  return config().TABLE_NAME;
+}

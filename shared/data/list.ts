@@ -1,0 +1,63 @@
+/**
+ * Reads one page of a list, newest first. Pages are always full: with a filter (search) the
+ * read continues until the page holds `limit + 1` matches or the partition ends, so `has_more`
+ * is exact. Lists served from the base table read strongly consistent.
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keys, startKeyFor, type ListSource } from './keys.ts';
+import { dynamo, tableName } from './dynamo.ts';
+
+export interface PageRequest {
+  source: ListSource;
+  workspaceId: string;
+  limit: number;
+  /** Sort key of the last item of the previous page. */
+  after: string | undefined;
+  /** Optional post-key filter: expression over `#f0..` names and `:f0..` values. */
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+}
+
+export interface PageResult<T> {
+  items: T[];
+  hasMore: boolean;
+}
+
+/** Unfiltered reads fetch exactly one extra item; filtered reads grow their batch up to this. */
+const MAX_FILTERED_BATCH = 1000;
+
+export function pageQueryParams(req: PageRequest, batch: number, startKey: Record<string, unknown> | undefined): QueryCommandInput {
+  const { source } = req;
+  const pkName = source.index ? `${source.index}PK` : 'PK';
+  const skName = source.index ? `${source.index}SK` : 'SK';
+  return {
+    TableName: tableName(),
+    ...(source.index ? { IndexName: source.index } : { ConsistentRead: true }),
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
+    ExpressionAttributeNames: { '#pk': pkName, '#sk': skName, ...req.filter?.names },
+    ExpressionAttributeValues: {
+      ':pk': source.partitionKey,
+      ':kind': `${source.sortKeyPrefix}${keys.kindPrefix(source.kind)}`,
+      ...req.filter?.values,
+    },
+    ...(req.filter ? { FilterExpression: req.filter.expression } : {}),
+    ScanIndexForward: false,
+    Limit: batch,
+    ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+  };
+}
+
+export async function readPage(req: PageRequest): Promise<PageResult<Record<string, unknown>>> {
+  const wanted = req.limit + 1;
+  const collected: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined =
+    req.after === undefined ? undefined : startKeyFor(req.source, req.workspaceId, req.after);
+  let batch = wanted;
+  do {
+    const out = await dynamo().send(new QueryCommand(pageQueryParams(req, batch, startKey)));
+    collected.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+    if (req.filter) batch = Math.min(batch * 2, MAX_FILTERED_BATCH);
+    else batch = wanted - collected.length;
+  } while (collected.length < wanted && startKey !== undefined);
+  return { items: collected.slice(0, req.limit), hasMore: collected.length > req.limit };
+}

@@ -1,0 +1,58 @@
+/**
+ * One conditional UpdateItem for PATCH: the item must exist, every extra condition must hold,
+ * and `updated_at` must move forward. When two changes land in the same millisecond (or clocks
+ * of two functions disagree) the write is retried with a time just after the stored one.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from './dynamo.ts';
+import { itemOfConditionFailure, setExpression } from './writes.ts';
+import type { PrimaryKey } from './keys.ts';
+
+export interface ConditionalUpdate {
+  key: PrimaryKey;
+  /** Attributes to set (null clears). `updated_at` is added here. */
+  fields: Record<string, unknown>;
+  /** Extra condition over `#name`s of `fields`/`names` and `:value`s of `fields`/`values`. */
+  condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  now: Date;
+}
+
+export type UpdateOutcome =
+  | { kind: 'updated'; item: Record<string, unknown> }
+  | { kind: 'missing' }
+  | { kind: 'condition_failed'; item: Record<string, unknown> };
+
+const MAX_CLOCK_RETRIES = 3;
+
+export async function conditionalUpdate(update: ConditionalUpdate): Promise<UpdateOutcome> {
+  let now = update.now;
+  for (let attempt = 0; ; attempt++) {
+    const parts = setExpression({ ...update.fields, updated_at: now.toISOString() });
+    const condition = ['attribute_exists(PK)', '#updated_at < :updated_at', update.condition?.expression].filter(Boolean).join(' AND ');
+    try {
+      const out = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: update.key,
+          UpdateExpression: parts.UpdateExpression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...update.condition?.names },
+          ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ...update.condition?.values },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { kind: 'updated', item: out.Attributes ?? {} };
+    } catch (error) {
+      const old = itemOfConditionFailure(error);
+      if (old === null) throw error;
+      if (old === undefined) return { kind: 'missing' };
+      const storedUpdatedAt = Date.parse(String(old.updated_at));
+      if (storedUpdatedAt >= now.getTime() && attempt < MAX_CLOCK_RETRIES) {
+        now = new Date(storedUpdatedAt + 1);
+        continue;
+      }
+      return { kind: 'condition_failed', item: old };
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/** The list envelope, with cursors bound to the list, its filters and the workspace. */
+import { cursorSigningKey } from '../config.ts';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
+import { readPage, type PageRequest } from '../data/list.ts';
+import type { ListSource } from '../data/keys.ts';
+
+export interface ListEnvelope<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface ListRequest<T> {
+  binding: CursorBinding;
+  source: ListSource;
+  limit: number;
+  cursor: string | undefined;
+  filter?: PageRequest['filter'];
+  toResource: (item: Record<string, unknown>) => T;
+}
+
+export async function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
+  const key = cursorSigningKey();
+  const after = req.cursor === undefined ? undefined : decodeCursor(key, req.binding, req.cursor);
+  const page = await readPage({
+    source: req.source,
+    workspaceId: req.binding.workspaceId,
+    limit: req.limit,
+    after,
+    ...(req.filter ? { filter: req.filter } : {}),
+  });
+  const last = page.items[page.items.length - 1];
+  return {
+    object: 'list',
+    data: page.items.map(req.toResource),
+    has_more: page.hasMore,
+    next_cursor: page.hasMore && last ? encodeCursor(key, req.binding, String(last.SK)) : null,
+  };
+}
+
+/** Case-insensitive substring search: items store a folded copy of the searched field. */
+export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase();
+
+export function searchFilter(search: string | undefined): PageRequest['filter'] | undefined {
+  if (search === undefined) return undefined;
+  return { expression: 'contains(#search_text, :search_text)', names: { '#search_text': 'search_text' }, values: { ':search_text': foldForSearch(search) } };
+}

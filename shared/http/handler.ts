@@ -1,0 +1,112 @@
+/**
+ * The frame of every operation's handler: checks the caller's authorization context, gives the
+ * handler parsed input, and maps its result or error to HTTP. Handlers stay thin: parse and
+ * validate, call the domain, say what to return.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type * as v from 'valibot';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { ApiError, authenticationRequired, insufficientScope, invalidParam } from '../errors.ts';
+import { routeByOperation } from '../routes.ts';
+import { parseOrThrow } from '../schemas/parse.ts';
+import { LIMITS } from '../schemas/fields.ts';
+import type { CallerContext } from '../domain/context.ts';
+import { errorResponse, jsonResponse } from './respond.ts';
+
+export const logger = new Logger({ serviceName: 'timebill-api' });
+
+export interface Request {
+  caller: CallerContext;
+  /** The `{id}` path parameter. */
+  id(): string;
+  query<S extends v.GenericSchema>(schema: S): v.InferOutput<S>;
+  body<S extends v.GenericSchema>(schema: S): v.InferOutput<S>;
+  /** The path this request was made to, as the caller sees it (stage prefix included). */
+  path: string;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+export const created = (body: unknown, location: string): Reply => ({ status: 201, body, headers: { Location: location } });
+
+export function defineHandler(operation: string, run: (req: Request) => Promise<Reply>) {
+  const route = routeByOperation(operation);
+  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const requestId = event.requestContext?.requestId ?? 'unknown';
+    try {
+      const caller = callerOf(event, route.scope, requestId);
+      const reply = await run(requestOf(event, caller));
+      return jsonResponse(reply.status, reply.body, requestId, reply.headers);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) {
+        logger.error('Unexpected error', { operation, requestId, error: error as Error });
+      }
+      return errorResponse(error, requestId);
+    }
+  };
+}
+
+/** The authorizer's context. Its absence, or an invalid-token mark, is a 401 (see docs/decisions). */
+function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string): CallerContext {
+  const auth = event.requestContext?.authorizer ?? {};
+  const workspaceId = auth.workspaceId;
+  if (auth.authError || typeof workspaceId !== 'string' || workspaceId === '') throw authenticationRequired(true);
+  // API Gateway caches the policy for minutes; a token that expired meanwhile is refused here.
+  if (Number(auth.tokenExpiresAt) * 1000 <= Date.now()) throw authenticationRequired(true, 'The access token has expired');
+  const scopes = String(auth.scopes ?? '').split(' ').filter(Boolean);
+  if (!scopes.includes(scope)) throw insufficientScope(scope);
+  return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };
+}
+
+function requestOf(event: APIGatewayProxyEvent, caller: CallerContext): Request {
+  return {
+    caller,
+    path: event.requestContext?.path ?? event.path,
+    id: () => event.pathParameters?.id ?? '',
+    query: (schema) => parseOrThrow(schema, singleValuedQuery(event), 'query parameter'),
+    body: (schema) => parseOrThrow(schema, jsonBody(event)),
+  };
+}
+
+function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {
+  const multi = event.multiValueQueryStringParameters ?? {};
+  for (const [name, values] of Object.entries(multi)) {
+    if (values && values.length > 1) throw invalidParam(name, `${name} may be given only once`);
+  }
+  return { ...(event.queryStringParameters ?? {}) } as Record<string, string>;
+}
+
+function header(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+
+function jsonBody(event: APIGatewayProxyEvent): unknown {
+  const contentType = header(event, 'content-type');
+  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json');
+  }
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text, 'utf8') > LIMITS.bodyBytes) {
+    throw new ApiError('payload_too_large', `The request body must be at most ${LIMITS.bodyBytes} bytes`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidParam('body', 'The request body is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw invalidParam('body', 'The request body must be a JSON object');
+  }
+  return parsed;
+}

@@ -1,0 +1,38 @@
+/** The one mapping from results and errors to HTTP responses. */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ApiError } from '../errors.ts';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export function jsonResponse(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-store', 'X-Request-Id': requestId, ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Errors below 500 are exposed as they are; anything else is a generic 500 with the request id. */
+export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
+  if (error instanceof ApiError && error.status < 500) {
+    return jsonResponse(
+      error.status,
+      {
+        error: {
+          type: error.type,
+          message: error.message,
+          ...(error.param !== undefined ? { param: error.param } : {}),
+          ...(error.errors !== undefined ? { errors: error.errors } : {}),
+          request_id: requestId,
+        },
+      },
+      requestId,
+      error.headers,
+    );
+  }
+  return jsonResponse(
+    500,
+    { error: { type: 'internal_error', message: `An unexpected error occurred. Quote request_id ${requestId} when reporting it`, request_id: requestId } },
+    requestId,
+  );
+}
