@@ -5,6 +5,7 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
+import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { authorizerConfig } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
@@ -22,12 +23,11 @@ const isAccessToken = ({ payload }: { payload: Record<string, unknown> }) => {
 const verifier =
   'COGNITO_USER_POOL_ID' in settings
     ? CognitoJwtVerifier.create({ userPoolId: settings.COGNITO_USER_POOL_ID, tokenUse: 'access', clientId: null })
-    : JwtVerifier.create({
-        issuer: settings.LOCAL_JWT_ISSUER,
-        audience: null,
-        jwksUri: settings.LOCAL_JWKS_URI,
-        customJwtCheck: isAccessToken,
-      });
+    : JwtVerifier.create(
+        { issuer: settings.LOCAL_JWT_ISSUER, audience: null, jwksUri: settings.LOCAL_JWKS_URI, customJwtCheck: isAccessToken },
+        // The library fetches over https only; the local issuer serves its JWKS on loopback http.
+        { jwksCache: new SimpleJwksCache({ fetcher: { fetch: async (uri) => (await fetch(uri)).arrayBuffer() } }) },
+      );
 
 /** Registrations change rarely; a short cache spares a read on most cold policy evaluations. */
 const REGISTRY_CACHE_MS = 60_000;
@@ -54,7 +54,7 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
   try {
     payload = (await verifier.verify(token)) as unknown as Record<string, unknown>;
   } catch (error) {
-    logger.info('Token refused', { reason: error instanceof Error ? error.name : 'unknown' });
+    logger.info('Token refused', { reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
     return invalidTokenPolicy(event.methodArn);
   }
   const apiClientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;

@@ -49,7 +49,8 @@ const AuthorizerEnvSchema = v.union([
   v.object({
     /** Locally: the local issuer and its JWKS (see infra/local/issuer.ts). */
     LOCAL_JWT_ISSUER: v.pipe(v.string(), v.minLength(1)),
-    LOCAL_JWKS_URI: v.pipe(v.string(), v.url()),
+    /** Loopback only: the local issuer's JWKS is served over plain http. */
+    LOCAL_JWKS_URI: v.pipe(v.string(), v.regex(/^http:\/\/(127\.0\.0\.1|localhost):\d+\//)),
   }),
 ]);
 

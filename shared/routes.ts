@@ -88,3 +88,12 @@ export function matchPath(resourcePath: string, requestPath: string): Record<str
 export function policyResource(r: Route): string {
   return `${r.method}${r.path.replace(/\{[^}]+\}/g, '*')}`;
 }
+
+/** Stage-wide throttling (API Gateway's token bucket); the local gateway applies the same. */
+export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
+
+/** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
+export const GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+/** API Gateway's maximum integration timeout. */
+export const GATEWAY_INTEGRATION_TIMEOUT_MS = 29_000;

@@ -8,9 +8,9 @@ import { ROUTES, policyResource, type Scope } from '../routes.ts';
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/api/v1/clients` → `arn:...:api/stage`. */
 export function apiStageArn(methodArn: string): string {
-  const [arnHead, apiId, stage] = methodArn.split('/');
-  if (!arnHead || !apiId || !stage) throw new Error('Unexpected method ARN');
-  return `${arnHead}/${apiId}/${stage}`;
+  const [apiArn, stage] = methodArn.split('/');
+  if (!apiArn?.startsWith('arn:') || !stage) throw new Error('Unexpected method ARN');
+  return `${apiArn}/${stage}`;
 }
 
 export type AuthorizerContext = Record<string, string | number | boolean>;

