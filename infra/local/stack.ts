@@ -57,7 +57,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       CURSOR_SIGNING_KEY: cursorKey(options.stateDir),
       LOCAL_JWT_ISSUER: LOCAL_ISSUER,
       LOCAL_JWKS_URI: `${baseUrl}${JWKS_PATH}`,
-      AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: 'true',
     });
     const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
     await createTable(client, LOCAL_TABLE_NAME);

@@ -1,0 +1,100 @@
+/** A small HTTP client for the tests: they call the local stack as an integrator would. */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { SCOPES } from '../../shared/routes.ts';
+
+export const baseUrl = () => inject('baseUrl');
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl()}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: the tests assert on that */
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+/** A token from the local stack's token endpoint (what `npm run token` calls). */
+export async function token(workspace: string, scopes: readonly string[] = SCOPES, expiresIn?: number): Promise<string> {
+  const response = await fetch(`${baseUrl()}/_local/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workspace, scopes, ...(expiresIn !== undefined ? { expires_in: expiresIn } : {}) }),
+  });
+  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** A fresh workspace with an all-scopes token, so tests never see each other's data. */
+export async function workspace(prefix = 'ws'): Promise<{ id: string; token: string; api: Api }> {
+  const id = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const t = await token(id);
+  return { id, token: t, api: apiFor(t) };
+}
+
+export type Api = ReturnType<typeof apiFor>;
+
+export function apiFor(t: string) {
+  return {
+    get: <T = any>(path: string) => call<T>('GET', `/api/v1${path}`, { token: t }),
+    post: <T = any>(path: string, body: unknown) => call<T>('POST', `/api/v1${path}`, { token: t, body }),
+    patch: <T = any>(path: string, body: unknown) => call<T>('PATCH', `/api/v1${path}`, { token: t, body }),
+    delete: <T = any>(path: string) => call<T>('DELETE', `/api/v1${path}`, { token: t }),
+  };
+}
+
+export const validClient = (overrides: Record<string, unknown> = {}) => ({
+  company_name: 'Acme Inc',
+  company_email: 'billing@acme.test',
+  ...overrides,
+});
+
+export async function createClient(api: Api, overrides: Record<string, unknown> = {}) {
+  const response = await api.post('/clients', validClient(overrides));
+  if (response.status !== 201) throw new Error(`createClient: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+export async function createProject(api: Api, clientId: string, overrides: Record<string, unknown> = {}) {
+  const response = await api.post('/projects', { name: 'Website', client_id: clientId, billing_type: 'Monthly', ...overrides });
+  if (response.status !== 201) throw new Error(`createProject: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+export async function logTime(api: Api, body: Record<string, unknown>) {
+  const response = await api.post('/time_entries', { started_at: '2026-11-20T09:00:00Z', duration_minutes: 30, ...body });
+  if (response.status !== 201) throw new Error(`logTime: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** Asserts the contract's error shape and returns the error object. */
+export function expectError(response: ApiResponse, status: number, type: string) {
+  if (response.status !== status || response.body?.error?.type !== type) {
+    throw new Error(`expected ${status} ${type}, got ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  const requestId = response.headers.get('x-request-id');
+  if (!requestId || response.body.error.request_id !== requestId) {
+    throw new Error(`error.request_id (${response.body.error.request_id}) must equal X-Request-Id (${requestId})`);
+  }
+  return response.body.error as { type: string; message: string; param?: string; errors?: { param: string; message: string }[]; request_id: string };
+}

@@ -1,0 +1,42 @@
+/**
+ * Starts one local stack (DynamoDB Local + local gateway) for the whole integration run, and
+ * stops it afterwards; the tests talk to it over HTTP only, as an integrator would.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../../infra/local/dynamodb.ts';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    dynamoEndpoint: string;
+    tableName: string;
+    stateDir: string;
+  }
+}
+
+let stack: LocalStack | undefined;
+let stateDir: string | undefined;
+
+export async function setup(project: TestProject) {
+  stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
+  stack = await startLocalStack({
+    repoRoot: resolve(import.meta.dirname, '../..'),
+    port: await freePort(),
+    stateDir,
+    // The tests create data quickly; throttling has a test of its own on a separate gateway.
+    throttling: { rateLimit: 100_000, burstLimit: 100_000 },
+  });
+  project.provide('baseUrl', stack.baseUrl);
+  project.provide('dynamoEndpoint', stack.dynamo.endpoint);
+  project.provide('tableName', stack.tableName);
+  project.provide('stateDir', stateDir);
+}
+
+export async function teardown() {
+  await stack?.stop();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+}
