@@ -39,8 +39,7 @@ export const webUrl = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
-    v.url(`${field} must be a valid URL`),
-    v.check((s) => /^https?:$/.test(new URL(s).protocol), `${field} must be an http or https URL`),
+    v.check(isWebUrl, `${field} must be a valid http or https URL`),
   );
 
 export const taxId = (field: string) =>
@@ -75,6 +74,15 @@ export const reference = (field: string) =>
     v.minLength(1, `${field} must not be empty`),
     v.maxLength(LIMITS.idLength, `${field} must be at most ${LIMITS.idLength} characters`),
   );
+
+function isWebUrl(s: string): boolean {
+  try {
+    const url = new URL(s);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
 
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
 

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { apiStageArn, invalidTokenPolicy, policyFor } from '../../shared/auth/policy.ts';
+import { grantedScopes } from '../../shared/auth/scopes.ts';
+import { isAllowed } from '../../infra/local/gateway.ts';
+import { ROUTES, matchPath } from '../../shared/routes.ts';
+
+const base = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod';
+const arnOf = (method: string, path: string) => `${base}/${method}${path}`;
+const concretePath = (path: string) => path.replace('{id}', 'cli_01M7YN6FC9FCH8W24JAA49XGS6');
+
+describe('scopes', () => {
+  it('accepts bare and resource-server scopes, and ignores the rest', () => {
+    expect(grantedScopes('clients:read timebill-api/projects:write openid other:read').sort()).toEqual(['clients:read', 'projects:write']);
+    expect(grantedScopes(undefined)).toEqual([]);
+    expect(grantedScopes('https://api.example.com/time_entries:read')).toEqual(['time_entries:read']);
+  });
+});
+
+describe('authorizer policy', () => {
+  it('names the API and stage of the method ARN', () => {
+    expect(apiStageArn(`${base}/GET/api/v1/clients`)).toBe(base);
+    expect(() => apiStageArn('nonsense')).toThrow();
+  });
+
+  it('allows exactly the routes the scopes grant, whichever route was called first', () => {
+    const policy = policyFor(`${base}/GET/api/v1/projects`, 'client-1', ['clients:read'], { workspaceId: 'acme' });
+    for (const route of ROUTES) {
+      expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(route.scope === 'clients:read');
+    }
+  });
+
+  it('does not let a write scope read', () => {
+    const policy = policyFor(`${base}/POST/api/v1/clients`, 'c', ['clients:write'], {});
+    expect(isAllowed(policy, arnOf('GET', '/api/v1/clients'))).toBe(false);
+    expect(isAllowed(policy, arnOf('POST', '/api/v1/clients'))).toBe(true);
+    expect(isAllowed(policy, arnOf('DELETE', '/api/v1/clients/cli_1'))).toBe(true);
+  });
+
+  it('denies everything when no scope applies', () => {
+    const policy = policyFor(`${base}/GET/api/v1/clients`, 'c', [], {});
+    for (const route of ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(false);
+  });
+
+  it('lets an invalid token through to the handler, marked, so it can answer 401 invalid_token', () => {
+    const policy = invalidTokenPolicy(`${base}/GET/api/v1/clients`);
+    expect(policy.context).toEqual({ authError: 'invalid_token' });
+    for (const route of ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(true);
+    expect(isAllowed(policy, arnOf('PUT', '/api/v1/clients'))).toBe(false);
+  });
+
+  it('does not let a collection grant leak to sub-resources of other methods', () => {
+    const policy = policyFor(`${base}/GET/api/v1/clients`, 'c', ['projects:read'], {});
+    expect(isAllowed(policy, arnOf('GET', '/api/v1/clients'))).toBe(false);
+    expect(isAllowed(policy, arnOf('GET', '/api/v1/projects/prj_1'))).toBe(true);
+  });
+});
+
+describe('route table', () => {
+  it('matches paths and extracts the id', () => {
+    expect(matchPath('/api/v1/clients/{id}', '/api/v1/clients/cli_1')).toEqual({ id: 'cli_1' });
+    expect(matchPath('/api/v1/clients/{id}', '/api/v1/clients/')).toBeUndefined();
+    expect(matchPath('/api/v1/clients/{id}', '/api/v1/clients/a/b')).toBeUndefined();
+    expect(matchPath('/api/v1/clients', '/api/v1/clients')).toEqual({});
+  });
+
+  it('has one route per operation and method-path pair, each with a scope of its resource', () => {
+    expect(new Set(ROUTES.map((r) => r.operation)).size).toBe(ROUTES.length);
+    expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
+    for (const r of ROUTES) {
+      expect(r.scope.endsWith(r.method === 'GET' ? ':read' : ':write')).toBe(true);
+      expect(r.access).toBe(r.method === 'GET' ? 'read' : 'write');
+    }
+  });
+});
