@@ -43,6 +43,8 @@ export function decodeCursor(key: string, binding: CursorBinding, cursor: string
   const given = Buffer.from(mac, 'base64url');
   const expected = sign(key, binding, position);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  // Base64url decoding ignores unused trailing bits: only the canonical spelling is the cursor.
+  if (given.toString('base64url') !== mac) throw invalid();
   if (Buffer.from(position, 'utf8').toString('base64url') !== body) throw invalid();
   return position;
 }
