@@ -1,0 +1,168 @@
+/**
+ * The rows of the contract that API Gateway itself answers: unknown routes and methods (404,
+ * not its default 403), oversize bodies (413) and throttling (429 with Retry-After), all in the
+ * contract's error shape with X-Request-Id.
+ */
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalGateway } from '../../infra/local/gateway.ts';
+import { freePort } from '../../infra/local/dynamodb.ts';
+import { call, expectError, workspace, type ApiResponse } from '../support/api.ts';
+
+function expectGatewayError(response: ApiResponse, status: number, type: string, what: string) {
+  expect(response.status, `${what}: ${JSON.stringify(response.body)}`).toBe(status);
+  const error = expectError(response, status, type);
+  expect(Object.keys(response.body), what).toEqual(['error']);
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  expect(response.headers.get('content-type') ?? '', what).toMatch(/^application\/json/);
+  return error;
+}
+
+const UNKNOWN_PATHS = [
+  '/',
+  '/api/v1/nope',
+  '/api/v2/clients',
+  '/api/v1',
+  '/api/v1/',
+  '/api/v1/Clients',
+  '/api/v1/clients/cli_00000000000000000000000000/projects',
+  '/api/v1/time-entries',
+  '/clients',
+];
+
+const UNKNOWN_METHODS: [string, string][] = [
+  ['PUT', '/api/v1/clients'],
+  ['DELETE', '/api/v1/clients'],
+  ['PATCH', '/api/v1/clients'],
+  ['POST', '/api/v1/clients/cli_00000000000000000000000000'],
+  ['PUT', '/api/v1/clients/cli_00000000000000000000000000'],
+  ['PUT', '/api/v1/projects/prj_00000000000000000000000000'],
+  ['POST', '/api/v1/projects/prj_00000000000000000000000000'],
+  ['PATCH', '/api/v1/time_entries/te_00000000000000000000000000'],
+  ['PUT', '/api/v1/time_entries'],
+  ['DELETE', '/api/v1/time_entries'],
+];
+
+describe('unknown routes and methods', () => {
+  let tokenValue: string;
+  beforeAll(async () => {
+    tokenValue = (await workspace('gw')).token;
+  });
+
+  it('answers an unknown path with 404 not_found, with or without a token', async () => {
+    for (const path of UNKNOWN_PATHS) {
+      for (const method of ['GET', 'POST']) {
+        const bare = await call(method, path, method === 'POST' ? { body: {} } : {});
+        expectGatewayError(bare, 404, 'not_found', `${method} ${path} without a token`);
+        const withToken = await call(method, path, { token: tokenValue, ...(method === 'POST' ? { body: {} } : {}) });
+        expectGatewayError(withToken, 404, 'not_found', `${method} ${path} with a token`);
+      }
+    }
+  });
+
+  it('answers a method the path does not have with 404 not_found, with or without a token', async () => {
+    for (const [method, path] of UNKNOWN_METHODS) {
+      const body = method === 'GET' || method === 'DELETE' ? {} : { body: { name: 'x' } };
+      expectGatewayError(await call(method, path, body), 404, 'not_found', `${method} ${path} without a token`);
+      expectGatewayError(await call(method, path, { token: tokenValue, ...body }), 404, 'not_found', `${method} ${path} with a token`);
+    }
+  });
+
+  it('answers an invalid token on an unknown route with 404, not 401', async () => {
+    expectGatewayError(await call('GET', '/api/v1/nope', { token: 'a.b.c' }), 404, 'not_found', 'invalid token, unknown route');
+  });
+});
+
+describe('request size', () => {
+  let tokenValue: string;
+  beforeAll(async () => {
+    tokenValue = (await workspace('gw-size')).token;
+  });
+
+  it("answers a body over API Gateway's 10 MB with 413 payload_too_large", async () => {
+    const huge = `{"company_name":"${'x'.repeat(10 * 1024 * 1024)}","company_email":"a@b.test"}`;
+    const response = await call('POST', '/api/v1/clients', { token: tokenValue, rawBody: huge, headers: { 'Content-Type': 'application/json' } });
+    expectGatewayError(response, 413, 'payload_too_large', '10 MB body');
+    const bare = await call('POST', '/api/v1/clients', { rawBody: huge, headers: { 'Content-Type': 'application/json' } });
+    expectGatewayError(bare, 413, 'payload_too_large', '10 MB body without a token');
+  });
+
+  it('answers a body over the documented body limit (but within the gateway limit) with 413 too, and creates nothing', async () => {
+    const big = { company_name: 'Big', company_email: 'big@example.test', company_address: 'y'.repeat(70 * 1024) };
+    const response = await call('POST', '/api/v1/clients', { token: tokenValue, body: big });
+    expectGatewayError(response, 413, 'payload_too_large', '70 KB body');
+    const list = await call('GET', '/api/v1/clients', { token: tokenValue });
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('answers a body that is not JSON with 415 unsupported_media_type', async () => {
+    const response = await call('POST', '/api/v1/clients', {
+      token: tokenValue,
+      rawBody: 'company_name=x',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expectGatewayError(response, 415, 'unsupported_media_type', 'form body');
+  });
+});
+
+describe('throttling (a gateway of its own, 1 request per second, burst 1)', () => {
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    server = createLocalGateway({ repoRoot: resolve(import.meta.dirname, '../..'), throttling: { rateLimit: 1, burstLimit: 1 } });
+    const port = await freePort();
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(port, '127.0.0.1', () => done());
+    });
+    url = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+  });
+
+  /** Requests without a token: the throttled gateway answers them itself, no handler runs in this worker. */
+  async function get(path: string): Promise<ApiResponse> {
+    const response = await fetch(`${url}${path}`);
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  }
+
+  it('answers over the rate with 429 rate_limited and Retry-After, then recovers', async () => {
+    expectGatewayError(await get('/api/v1/clients'), 401, 'authentication_required', 'first request within the burst');
+    const throttled = await get('/api/v1/clients');
+    const error = expectGatewayError(throttled, 429, 'rate_limited', 'second request in the same second');
+    expect(error.request_id).toBe(throttled.headers.get('x-request-id'));
+    const retryAfter = throttled.headers.get('retry-after');
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+
+    // A burst: at most one of them gets through.
+    const burst = await Promise.all(Array.from({ length: 6 }, () => get('/api/v1/projects')));
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
+    for (const r of burst) {
+      if (r.status === 429) {
+        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+        expectError(r, 429, 'rate_limited');
+      } else {
+        expectError(r, 401, 'authentication_required');
+      }
+    }
+
+    // After Retry-After seconds the bucket has refilled.
+    await new Promise((done) => setTimeout(done, Number(retryAfter) * 1000 + 150));
+    expectGatewayError(await get('/api/v1/time_entries'), 401, 'authentication_required', 'after Retry-After');
+  });
+
+  it('still answers an unknown route with 404 when throttling', async () => {
+    await get('/api/v1/clients');
+    const responses = await Promise.all([get('/api/v1/nope'), get('/'), get('/api/v2/clients')]);
+    for (const r of responses) expectGatewayError(r, 404, 'not_found', 'unknown route while throttled');
+  });
+});
