@@ -16,6 +16,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TimebillApiStack } from './stack.ts';
+import { DEFAULT_STACK_NAME } from './names.ts';
 
 const app = new App();
 const context = (name: string): string | undefined => {
@@ -23,7 +24,7 @@ const context = (name: string): string | undefined => {
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
-new TimebillApiStack(app, context('stackName') ?? 'TimebillApi', {
+new TimebillApiStack(app, context('stackName') ?? DEFAULT_STACK_NAME, {
   cognitoDomainPrefix: context('cognitoDomainPrefix'),
   alarmEmail: context('alarmEmail'),
 });

@@ -22,47 +22,40 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_CACHE_TTL_SECONDS, AUTHORIZER_ENTRY, ROUTES, SCOPES, type Route } from '../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, AUTHORIZER_ENTRY, ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
 import { TABLE } from '../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
+import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 
-/** The Cognito resource server: tokens carry scopes as `timebill-api/clients:read`. */
-export const RESOURCE_SERVER_IDENTIFIER = 'timebill-api';
-/** The API Gateway stage; the routes already carry the version (/api/v1). */
-export const STAGE_NAME = 'prod';
+export { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
+
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
 /** CPU scales with memory: 512 MB keeps cold starts (module parse, JWT crypto) short at low cost. */
 export const FUNCTION_MEMORY_MB = 512;
 /** Well under API Gateway's 29 s integration timeout, so a stuck call ends as the function's error. */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
-/** Stage-wide steady rate and burst (requests per second) before API Gateway answers 429. */
-export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
-
-/** Output names; scripts/integration-create.ts reads them from `cdk-outputs.json`. */
-export const OUTPUTS = {
-  apiUrl: 'ApiUrl',
-  apiV1Url: 'ApiV1Url',
-  tokenEndpoint: 'TokenEndpoint',
-  userPoolId: 'UserPoolId',
-  tableName: 'TableName',
-  resourceServerIdentifier: 'ResourceServerIdentifier',
-  region: 'Region',
-  alarmTopicArn: 'AlarmTopicArn',
-} as const;
 
 export interface TimebillApiStackProps extends StackProps {
   /** Prefix of the Cognito domain (`<prefix>.auth.<region>.amazoncognito.com`); default `timebill-<account id>`. */
   readonly cognitoDomainPrefix?: string;
   /** Email address subscribed to the alarm topic (optional). */
   readonly alarmEmail?: string;
+  /**
+   * Record the accepted cdk-nag findings (NAG_ACKNOWLEDGEMENTS). Default true; false only to see
+   * what cdk-nag reports without them (the infra test checks that each one is still needed).
+   */
+  readonly acknowledgeNagFindings?: boolean;
 }
+
+/** List routes (GET without a path parameter) sign cursors; no other function gets the key. */
+export const signsCursors = (route: Route) => route.method === 'GET' && !route.path.includes('{');
 
 /** Logical-id friendly name of an operation: listClients -> ListClients. */
 export const constructName = (operation: string) => operation.charAt(0).toUpperCase() + operation.slice(1);
@@ -138,7 +131,7 @@ export const NAG_ACKNOWLEDGEMENTS = {
     {
       id: 'AwsSolutions-APIG3',
       reason:
-        'No WAF web ACL for now: every method requires a verified token, the stage is throttled (rate 100/s, burst 200) and usage plans can meter per client; a web ACL (about $5/month plus $0.60 per million requests) can be associated later without changing the API.',
+        `No WAF web ACL for now: every method requires a verified token, the stage is throttled (rate ${STAGE_THROTTLING.rateLimit}/s, burst ${STAGE_THROTTLING.burstLimit}) and usage plans can meter per client; a web ACL (about $5/month plus $0.60 per million requests) can be associated later without changing the API.`,
     },
   ],
   userPool: [
@@ -246,7 +239,9 @@ export class TimebillApiStack extends Stack {
         this.apiFunction(constructName(route.operation), {
           entry: route.entry,
           description: `${route.operation}: ${route.method} ${route.path} (${route.scope})`,
-          environment: { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() },
+          environment: signsCursors(route)
+            ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
+            : commonEnvironment,
           access: route.access,
         }),
       );
@@ -266,8 +261,8 @@ export class TimebillApiStack extends Stack {
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: STAGE_NAME,
-        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
-        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        throttlingRateLimit: STAGE_THROTTLING.rateLimit,
+        throttlingBurstLimit: STAGE_THROTTLING.burstLimit,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
         accessLogFormat: apigw.AccessLogFormat.custom(ACCESS_LOG_FORMAT),
         // Execution logs of errors only, and never request/response bodies.
@@ -378,7 +373,7 @@ export class TimebillApiStack extends Stack {
     new CfnOutput(this, OUTPUTS.region, { value: Aws.REGION, description: 'Region of the stack' });
     new CfnOutput(this, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS topic of the alarms' });
 
-    this.acknowledgeNagFindings(cursorKey);
+    if (props.acknowledgeNagFindings ?? true) this.acknowledgeNagFindings(cursorKey);
   }
 
   /**

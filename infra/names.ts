@@ -1,0 +1,28 @@
+/**
+ * Names shared by the CDK stack and the scripts that talk to a deployed stack
+ * (scripts/integration-create.ts). Plain constants: importing them does not load aws-cdk-lib.
+ */
+
+/** Default CloudFormation stack name (`-c stackName=...` overrides it). */
+export const DEFAULT_STACK_NAME = 'TimebillApi';
+
+/** The Cognito resource server: tokens carry scopes as `timebill-api/clients:read`. */
+export const RESOURCE_SERVER_IDENTIFIER = 'timebill-api';
+
+/** The API Gateway stage; the routes already carry the version (/api/v1). */
+export const STAGE_NAME = 'prod';
+
+/** CloudFormation output names (also the keys of `cdk-outputs.json`, see cdk.json `outputsFile`). */
+export const OUTPUTS = {
+  apiUrl: 'ApiUrl',
+  apiV1Url: 'ApiV1Url',
+  tokenEndpoint: 'TokenEndpoint',
+  userPoolId: 'UserPoolId',
+  tableName: 'TableName',
+  resourceServerIdentifier: 'ResourceServerIdentifier',
+  region: 'Region',
+  alarmTopicArn: 'AlarmTopicArn',
+} as const;
+
+/** Where `npx cdk deploy` writes the stack outputs (cdk.json `outputsFile`). */
+export const OUTPUTS_FILE = 'cdk-outputs.json';

@@ -1,0 +1,106 @@
+/**
+ * Builds every function's bundle exactly as the CDK stack does (same esbuild options, from
+ * infra/bundling.ts) and reports its minified and gzipped size.
+ *
+ *   npm run bundle-sizes                  # table of all bundles
+ *   npm run bundle-sizes -- --details     # also the biggest packages inside each bundle
+ *   npm run bundle-sizes -- --max-kb 400  # exit 1 when a bundle is bigger (default 500)
+ *
+ * Nothing is written to disk. test/infra/bundle-sizes.test.ts runs measureBundles() and
+ * test/infra/stack.test.ts checks that its output is byte-identical to the stack's assets.
+ */
+import { gzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { AUTHORIZER_ENTRY, ROUTES } from '../shared/routes.ts';
+import { esbuildOptions } from '../infra/bundling.ts';
+
+/** The size limit the tests enforce on every bundle (minified, before compression). */
+export const MAX_BUNDLE_BYTES = 500 * 1024;
+
+export interface BundleTarget {
+  /** Operation name of the route, or `authorizer`. */
+  name: string;
+  /** Entry file, relative to the repository root. */
+  entry: string;
+}
+
+export interface BundleSize extends BundleTarget {
+  minifiedBytes: number;
+  gzipBytes: number;
+  /** The bundle itself (index.mjs), for comparison with what the stack deploys. */
+  contents: Uint8Array;
+  /** Bytes contributed by each package (`(project)` for this repository's own code). */
+  packages: Record<string, number>;
+}
+
+export const BUNDLE_TARGETS: readonly BundleTarget[] = [
+  ...ROUTES.map((r) => ({ name: r.operation, entry: r.entry })),
+  { name: 'authorizer', entry: AUTHORIZER_ENTRY },
+];
+
+function packageOf(inputPath: string): string {
+  const at = inputPath.lastIndexOf('node_modules/');
+  if (at === -1) return '(project)';
+  const parts = inputPath.slice(at + 'node_modules/'.length).split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+export async function measureBundle(target: BundleTarget): Promise<BundleSize> {
+  const result = await esbuild.build({ ...esbuildOptions(target.entry), write: false, metafile: true });
+  const output = result.outputFiles.find((f) => f.path.endsWith('.mjs'));
+  if (!output) throw new Error(`No bundle produced for ${target.entry}`);
+  const packages: Record<string, number> = {};
+  for (const meta of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(meta.inputs)) {
+      const name = packageOf(input);
+      packages[name] = (packages[name] ?? 0) + bytesInOutput;
+    }
+  }
+  return {
+    ...target,
+    minifiedBytes: output.contents.byteLength,
+    gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
+    contents: output.contents,
+    packages,
+  };
+}
+
+export async function measureBundles(targets: readonly BundleTarget[] = BUNDLE_TARGETS): Promise<BundleSize[]> {
+  return Promise.all(targets.map(measureBundle));
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+async function main() {
+  const { values } = parseArgs({
+    options: { details: { type: 'boolean', default: false }, 'max-kb': { type: 'string' } },
+  });
+  const maxBytes = values['max-kb'] === undefined ? MAX_BUNDLE_BYTES : Number(values['max-kb']) * 1024;
+  if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new Error('--max-kb must be a positive number');
+
+  const sizes = await measureBundles();
+  const width = Math.max(...sizes.map((s) => s.name.length));
+  console.log(`${'function'.padEnd(width)}  ${'minified'.padStart(10)}  ${'gzipped'.padStart(10)}`);
+  for (const s of sizes) {
+    const flag = s.minifiedBytes > maxBytes ? '  OVER LIMIT' : '';
+    console.log(`${s.name.padEnd(width)}  ${kb(s.minifiedBytes).padStart(10)}  ${kb(s.gzipBytes).padStart(10)}${flag}`);
+    if (values.details) {
+      const top = Object.entries(s.packages)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8);
+      for (const [name, bytes] of top) console.log(`${''.padEnd(width)}    ${kb(bytes).padStart(10)}  ${name}`);
+    }
+  }
+  const total = sizes.reduce((sum, s) => sum + s.minifiedBytes, 0);
+  console.log(`${sizes.length} bundles, ${kb(total)} minified in total; limit ${kb(maxBytes)} per bundle`);
+  if (sizes.some((s) => s.minifiedBytes > maxBytes)) process.exitCode = 1;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  });
+}
