@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../../shared/routes.ts';
 import { startLocalStack } from './stack.ts';
+import { onOrphaned } from './lifeline.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const port = Number(process.env.PORT ?? 3000);
@@ -38,6 +39,7 @@ const shutdown = (code: number) => {
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
 process.on('SIGHUP', () => shutdown(0));
+onOrphaned(() => shutdown(0));
 process.on('uncaughtException', (error) => {
   console.error(error);
   shutdown(1);

@@ -1,0 +1,152 @@
+/**
+ * `npm start` and `npm run token` as a developer runs them: separate processes, real ports,
+ * DATA_DIR persistence, and no Java process left behind however the stack ends.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/local/dynamodb.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+const started: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const child of started) {
+    try {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  dynamoPort: number;
+  output: () => string;
+}
+
+async function npmStart(env: Record<string, string> = {}): Promise<Running> {
+  const port = await freePort();
+  // As `npm start` does, through npm itself: a kill of npm must also end the stack.
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, as in a terminal, so ctrlC() can signal the group
+  });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!/API on /.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start failed: ${output}`);
+    await sleep(100);
+  }
+  const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
+  return { child, port, dynamoPort, output: () => output };
+}
+
+function npmRunToken(port: number, workspace: string, scopes: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn('npm', ['run', '--silent', 'token', '--', '--workspace', workspace, '--scopes', scopes], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(port) },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/** What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. */
+const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, 'SIGINT');
+
+const lastLine = (s: string) => s.trim().split('\n').at(-1)!;
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolvePromise(true)));
+    socket.once('error', () => resolvePromise(false));
+  });
+}
+
+async function waitUntilClosed(port: number, ms = 15_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!(await accepts(port))) return true;
+    await sleep(200);
+  }
+  return false;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function createClient(port: number, token: string, name: string) {
+  return fetch(`http://127.0.0.1:${port}/api/v1/clients`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ company_name: name, company_email: 'a@b.test' }),
+  });
+}
+
+const listClients = async (port: number, token: string) =>
+  (await (await fetch(`http://127.0.0.1:${port}/api/v1/clients`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+    data: { company_name: string }[];
+  };
+
+describe('npm start', { timeout: 180_000 }, () => {
+  it('serves the API with tokens from npm run token, beside a second stack on another port', async () => {
+    const [first, second] = await Promise.all([npmStart(), npmStart()]);
+    const token1 = await npmRunToken(first.port, 'acme', 'clients:read,clients:write');
+    expect(token1.code).toBe(0);
+    const token2 = await npmRunToken(second.port, 'acme', 'clients:read,clients:write');
+    expect((await createClient(first.port, lastLine(token1.stdout), 'On the first')).status).toBe(201);
+    expect((await createClient(second.port, lastLine(token2.stdout), 'On the second')).status).toBe(201);
+    // Separate DynamoDB Locals: each stack sees only its own data.
+    expect((await listClients(first.port, lastLine(token1.stdout))).data.map((c) => c.company_name)).toEqual(['On the first']);
+    expect((await listClients(second.port, lastLine(token2.stdout))).data.map((c) => c.company_name)).toEqual(['On the second']);
+
+    // Ctrl-C: the stack stops and takes DynamoDB Local with it.
+    ctrlC(first.child);
+    expect(await waitUntilClosed(first.dynamoPort)).toBe(true);
+    expect(await waitUntilClosed(first.port)).toBe(true);
+    // A kill of npm, which it cannot forward: the stack notices and ends, Java with it.
+    second.child.kill('SIGKILL');
+    expect(await waitUntilClosed(second.port)).toBe(true);
+    expect(await waitUntilClosed(second.dynamoPort)).toBe(true);
+  });
+
+  it('keeps data across restarts under DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'timebill-data-'));
+    dirs.push(dataDir);
+    const first = await npmStart({ DATA_DIR: dataDir });
+    const token = lastLine((await npmRunToken(first.port, 'persist', 'clients:read,clients:write')).stdout);
+    expect((await createClient(first.port, token, 'Kept')).status).toBe(201);
+    first.child.kill('SIGTERM');
+    expect(await waitUntilClosed(first.dynamoPort)).toBe(true);
+
+    const again = await npmStart({ DATA_DIR: dataDir });
+    const token2 = lastLine((await npmRunToken(again.port, 'persist', 'clients:read')).stdout);
+    expect((await listClients(again.port, token2)).data.map((c) => c.company_name)).toEqual(['Kept']);
+    ctrlC(again.child);
+    expect(await waitUntilClosed(again.dynamoPort)).toBe(true);
+  });
+
+  it('npm run token explains when no stack runs on the port', async () => {
+    const result = await npmRunToken(await freePort(), 'acme', 'clients:read');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/npm start/);
+  });
+});
