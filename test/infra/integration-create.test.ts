@@ -1,0 +1,244 @@
+/**
+ * `npm run integration:create`: Cognito mocked (aws-sdk-client-mock), the table a real
+ * DynamoDB Local created from the same definition the stack deploys.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import {
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  DeleteUserPoolClientCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
+import { findApiClient } from '../../shared/data/registry.ts';
+import { keys } from '../../shared/data/keys.ts';
+import {
+  UsageError,
+  createIntegration,
+  parseScopes,
+  regionOfUserPool,
+  resolveStackConfig,
+  type StackConfig,
+} from '../../scripts/integration-create.ts';
+
+const TABLE_NAME = 'timebill-integration-create';
+const stack: StackConfig = {
+  userPoolId: 'eu-west-1_AbCdEf123',
+  tableName: TABLE_NAME,
+  tokenEndpoint: 'https://timebill-123456789012.auth.eu-west-1.amazoncognito.com/oauth2/token',
+  resourceServerIdentifier: 'timebill-api',
+  region: 'eu-west-1',
+};
+
+let local: DynamoDbLocal;
+let dynamodb: DynamoDBClient;
+let db: DynamoDBDocumentClient;
+const cognito = new CognitoIdentityProviderClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+const cognitoMock = mockClient(cognito);
+let clientCounter = 0;
+
+beforeAll(async () => {
+  local = await startDynamoDbLocal();
+  dynamodb = new DynamoDBClient({
+    endpoint: local.endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+  });
+  db = DynamoDBDocumentClient.from(dynamodb);
+  await createTable(dynamodb, TABLE_NAME);
+});
+
+afterAll(async () => {
+  dynamodb?.destroy();
+  await local?.stop();
+});
+
+beforeEach(() => {
+  cognitoMock.reset();
+  cognitoMock.on(CreateUserPoolClientCommand).callsFake(() => {
+    clientCounter += 1;
+    return { UserPoolClient: { ClientId: `client${clientCounter}`, ClientSecret: `secret${clientCounter}` } };
+  });
+  cognitoMock.on(DeleteUserPoolClientCommand).resolves({});
+});
+
+const getItem = async (key: { PK: string; SK: string }) => (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key }))).Item;
+
+describe('createIntegration', () => {
+  it('creates a client-credentials app client with a secret and exactly the requested scopes', async () => {
+    const result = await createIntegration({ cognito, db }, stack, {
+      workspaceId: 'acme',
+      name: 'Acme billing sync',
+      scopes: ['clients:read', 'projects:write'],
+    });
+
+    const calls = cognitoMock.commandCalls(CreateUserPoolClientCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.args[0].input).toEqual({
+      UserPoolId: stack.userPoolId,
+      ClientName: 'Acme billing sync',
+      GenerateSecret: true,
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthFlows: ['client_credentials'],
+      AllowedOAuthScopes: ['timebill-api/clients:read', 'timebill-api/projects:write'],
+      ExplicitAuthFlows: ['ALLOW_REFRESH_TOKEN_AUTH'],
+      PreventUserExistenceErrors: 'ENABLED',
+      EnableTokenRevocation: true,
+      AccessTokenValidity: 60,
+      TokenValidityUnits: { AccessToken: 'minutes' },
+    });
+    expect(result).toMatchObject({
+      clientSecret: expect.stringMatching(/^secret\d+$/),
+      workspaceId: 'acme',
+      scopes: ['clients:read', 'projects:write'],
+      oauthScopes: ['timebill-api/clients:read', 'timebill-api/projects:write'],
+      tokenEndpoint: stack.tokenEndpoint,
+    });
+  });
+
+  it('registers the app client to its workspace (the item the authorizer reads) and creates the workspace', async () => {
+    const now = new Date('2026-11-21T09:30:00.000Z');
+    const { clientId } = await createIntegration({ cognito, db }, stack, { workspaceId: 'globex', name: 'Globex', scopes: ['time_entries:write'] }, now);
+
+    expect(await getItem(keys.apiClient(clientId))).toEqual({
+      PK: `API_CLIENT#${clientId}`,
+      SK: 'API_CLIENT',
+      api_client_id: clientId,
+      workspace_id: 'globex',
+      name: 'Globex',
+      scopes: ['time_entries:write'],
+      created_at: '2026-11-21T09:30:00.000Z',
+    });
+    expect(await getItem(keys.workspace('globex'))).toEqual({
+      PK: 'WORKSPACE#globex',
+      SK: 'WORKSPACE',
+      workspace_id: 'globex',
+      created_at: '2026-11-21T09:30:00.000Z',
+    });
+    // Exactly what the authorizer looks up.
+    expect((await findApiClient(db, TABLE_NAME, clientId))?.workspace_id).toBe('globex');
+  });
+
+  it('a second integration of a workspace keeps the workspace item as it was', async () => {
+    await createIntegration({ cognito, db }, stack, { workspaceId: 'initech', name: 'First', scopes: ['clients:read'] }, new Date('2026-01-01T00:00:00.000Z'));
+    const second = await createIntegration({ cognito, db }, stack, { workspaceId: 'initech', name: 'Second', scopes: ['projects:read'] }, new Date('2026-06-01T00:00:00.000Z'));
+
+    expect((await getItem(keys.workspace('initech')))?.created_at).toBe('2026-01-01T00:00:00.000Z');
+    expect(await getItem(keys.apiClient(second.clientId))).toMatchObject({ workspace_id: 'initech', name: 'Second', created_at: '2026-06-01T00:00:00.000Z' });
+  });
+
+  it('accepts scopes in the resource-server form and drops duplicates', async () => {
+    const result = await createIntegration({ cognito, db }, stack, {
+      workspaceId: 'acme',
+      name: 'Mixed',
+      scopes: ['timebill-api/clients:read', ' clients:read ', 'clients:write'],
+    });
+    expect(result.scopes).toEqual(['clients:read', 'clients:write']);
+  });
+
+  it.each([
+    [{ workspaceId: 'acme', name: 'X', scopes: ['clients:read', 'invoices:read'] }, /Unknown scope invoices:read/],
+    [{ workspaceId: 'acme', name: 'X', scopes: ['other-api/clients:read'] }, /Unknown scope other-api\/clients:read/],
+    [{ workspaceId: 'acme', name: 'X', scopes: [' '] }, /at least one scope/],
+    [{ workspaceId: 'ac me', name: 'X', scopes: ['clients:read'] }, /--workspace/],
+    [{ workspaceId: 'acme', name: 'Bad/name', scopes: ['clients:read'] }, /--name/],
+  ])('refuses %j before calling AWS', async (request, message) => {
+    await expect(createIntegration({ cognito, db }, stack, request)).rejects.toThrow(message);
+    await expect(createIntegration({ cognito, db }, stack, request)).rejects.toBeInstanceOf(UsageError);
+    expect(cognitoMock.calls()).toHaveLength(0);
+  });
+
+  it('deletes the app client again when the registration fails', async () => {
+    const missingTable = { ...stack, tableName: 'no-such-table' };
+    await expect(
+      createIntegration({ cognito, db }, missingTable, { workspaceId: 'acme', name: 'Doomed', scopes: ['clients:read'] }),
+    ).rejects.toThrow(/Registering the app client failed \(it was deleted again\): ResourceNotFoundException/);
+
+    const created = cognitoMock.commandCalls(CreateUserPoolClientCommand);
+    const deleted = cognitoMock.commandCalls(DeleteUserPoolClientCommand);
+    expect(created).toHaveLength(1);
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0]!.args[0].input).toEqual({ UserPoolId: stack.userPoolId, ClientId: `client${clientCounter}` });
+  });
+
+  it('names the orphan app client when deleting it fails too', async () => {
+    cognitoMock.on(DeleteUserPoolClientCommand).rejects(new Error('AccessDenied'));
+    const error = await createIntegration({ cognito, db }, { ...stack, tableName: 'no-such-table' }, { workspaceId: 'acme', name: 'Doomed', scopes: ['clients:read'] }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const deleted = cognitoMock.commandCalls(DeleteUserPoolClientCommand);
+    expect(deleted).toHaveLength(1);
+    expect(error?.message).toMatch(new RegExp(`app client ${deleted[0]!.args[0].input.ClientId} failed .*deleting it failed too .*delete it in the Cognito console`));
+  });
+});
+
+describe('scopes', () => {
+  it('are validated against the route table scopes', () => {
+    expect(parseScopes(['time_entries:read'], 'timebill-api')).toEqual(['time_entries:read']);
+    expect(() => parseScopes(['clients:admin'], 'timebill-api')).toThrow(UsageError);
+  });
+});
+
+describe('resolveStackConfig', () => {
+  let dir: string;
+  const outputs = {
+    TimebillApi: {
+      UserPoolId: 'us-east-2_FromFile1',
+      TableName: 'table-from-file',
+      TokenEndpoint: 'https://file.auth.us-east-2.amazoncognito.com/oauth2/token',
+      ResourceServerIdentifier: 'timebill-api',
+    },
+    Staging: { UserPoolId: 'eu-central-1_Staging1', TableName: 'staging-table', TokenEndpoint: 'https://staging/oauth2/token' },
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'timebill-outputs-'));
+    writeFileSync(path.join(dir, 'cdk-outputs.json'), JSON.stringify(outputs));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads cdk-outputs.json (written by npx cdk deploy) by default; the region is the user pool’s', () => {
+    expect(resolveStackConfig({ flags: {}, env: {}, cwd: dir })).toEqual({
+      userPoolId: 'us-east-2_FromFile1',
+      tableName: 'table-from-file',
+      tokenEndpoint: 'https://file.auth.us-east-2.amazoncognito.com/oauth2/token',
+      resourceServerIdentifier: 'timebill-api',
+      region: 'us-east-2',
+    });
+    expect(resolveStackConfig({ flags: { 'stack-name': 'Staging' }, env: {}, cwd: dir }).tableName).toBe('staging-table');
+  });
+
+  it('environment variables override the outputs file, flags override both', () => {
+    const env = { TIMEBILL_TABLE_NAME: 'table-from-env', TIMEBILL_USER_POOL_ID: 'eu-west-3_FromEnv1' };
+    const fromEnv = resolveStackConfig({ flags: {}, env, cwd: dir });
+    expect(fromEnv).toMatchObject({ tableName: 'table-from-env', userPoolId: 'eu-west-3_FromEnv1', region: 'eu-west-3', tokenEndpoint: outputs.TimebillApi.TokenEndpoint });
+    const fromFlags = resolveStackConfig({ flags: { 'table-name': 'table-from-flag', 'resource-server': 'custom-api' }, env, cwd: dir });
+    expect(fromFlags).toMatchObject({ tableName: 'table-from-flag', userPoolId: 'eu-west-3_FromEnv1', resourceServerIdentifier: 'custom-api' });
+  });
+
+  it('says what is missing when nothing tells where the stack is', () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'timebill-empty-'));
+    try {
+      expect(() => resolveStackConfig({ flags: {}, env: {}, cwd: empty })).toThrow(
+        /--user-pool-id \/ TIMEBILL_USER_POOL_ID, --table-name \/ TIMEBILL_TABLE_NAME, --token-endpoint \/ TIMEBILL_TOKEN_ENDPOINT.*npx cdk deploy/,
+      );
+      expect(() => resolveStackConfig({ flags: { 'outputs-file': 'nope.json' }, env: {}, cwd: empty })).toThrow(/No such outputs file/);
+      const flags = { 'user-pool-id': 'ap-southeast-2_Flag1', 'table-name': 't', 'token-endpoint': 'https://x/oauth2/token' };
+      expect(resolveStackConfig({ flags, env: {}, cwd: empty }).resourceServerIdentifier).toBe('timebill-api');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('derives the region from the user pool id', () => {
+    expect(regionOfUserPool('us-gov-west-1_Abc123')).toBe('us-gov-west-1');
+    expect(regionOfUserPool('ap-southeast-2_Abc123')).toBe('ap-southeast-2');
+    expect(() => regionOfUserPool('not-a-pool')).toThrow(UsageError);
+  });
+});
