@@ -175,7 +175,10 @@ export async function updateProject(ctx: CallerContext, id: string, patch: Updat
     ...(condition ? { condition: { expression: condition.expression, names, ...(condition.values ? { values: condition.values } : {}) } } : {}),
   });
   if (outcome.kind === 'missing') throw notFound('project', id);
-  if (outcome.kind === 'condition_failed') throw invalidParam('end_date', END_BEFORE_START);
+  if (outcome.kind === 'condition_failed') {
+    // Name the field the caller sent: the stored one is what it contradicts.
+    throw start !== undefined ? invalidParam('start_date', 'start_date must not be after end_date') : invalidParam('end_date', END_BEFORE_START);
+  }
   return toProject(outcome.item);
 }
 
