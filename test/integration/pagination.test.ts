@@ -402,3 +402,53 @@ describe('time entries list', () => {
     expect(next.body.data.map((e: Item) => e.id)).toEqual(newestFirst(of((e) => e.project_id === p1.id)).slice(1, 4).map((e) => e.id));
   });
 });
+
+describe('lists while the data changes', () => {
+  it('keeps a walk exact when items change between pages', async () => {
+    const { api } = await workspace('page-live');
+    const clients = await inBatches(Array.from({ length: 12 }, (_, i) => () => createClient(api, { company_name: `Live ${i}`, status: 'ACTIVE' })));
+    const order = newestFirst(clients).map((c) => c.id);
+
+    const first = await api.get('/clients?status=ACTIVE&limit=4');
+    expect(first.body.data.map((c: Item) => c.id)).toEqual(order.slice(0, 4));
+    // The item the cursor points after is archived, one later item is deleted, a new one is created.
+    expect((await api.patch(`/clients/${order[3]}`, { status: 'LOST' })).status).toBe(200);
+    expect((await api.delete(`/clients/${order[6]}`)).status).toBe(200);
+    const newer = await createClient(api, { company_name: 'Live new', status: 'ACTIVE' });
+
+    const rest = await api.get(withQuery('/clients?status=ACTIVE', { cursor: first.body.next_cursor, limit: 100 }));
+    expect(rest.status).toBe(200);
+    expect(rest.body.data.map((c: Item) => c.id)).toEqual(order.slice(4).filter((id) => id !== order[6]));
+    expect(rest.body.has_more).toBe(false);
+
+    // The status filter follows updates: the archived client is listed under its new status only.
+    const active = (await api.get('/clients?status=ACTIVE&limit=100')).body.data.map((c: Item) => c.id);
+    expect(active).toEqual([newer.id, ...order.filter((id) => id !== order[3] && id !== order[6])]);
+    expect((await api.get('/clients?status=LOST')).body.data.map((c: Item) => c.id)).toEqual([order[3]]);
+  });
+
+  it('follows renames and status changes of projects in search and filters', async () => {
+    const { api } = await workspace('page-live-prj');
+    const client = await createClient(api);
+    const [p1, p2] = await Promise.all([createProject(api, client.id, { name: 'Alpha' }), createProject(api, client.id, { name: 'Beta' })]);
+    expect((await api.patch(`/projects/${p1.id}`, { name: 'Gamma', status: 'ON_HOLD' })).status).toBe(200);
+    expect((await api.get('/projects?search=alpha')).body.data).toEqual([]);
+    expect((await api.get('/projects?search=GAMM')).body.data.map((p: Item) => p.id)).toEqual([p1.id]);
+    expect((await api.get(`/projects?client_id=${client.id}&status=ACTIVE`)).body.data.map((p: Item) => p.id)).toEqual([p2.id]);
+    expect((await api.get(`/projects?client_id=${client.id}&status=ON_HOLD`)).body.data.map((p: Item) => p.id)).toEqual([p1.id]);
+    expect((await api.get('/projects?status=ACTIVE')).body.data.map((p: Item) => p.id)).toEqual([p2.id]);
+  });
+
+  it('matches accented names case-insensitively, composed or not', async () => {
+    const { api } = await workspace('page-accents');
+    const [societe] = await Promise.all([
+      createClient(api, { company_name: 'Société Générale' }),
+      createClient(api, { company_name: 'Generic Corp' }),
+    ]);
+    for (const search of ['GÉNÉ', 'générale', 'SOCIÉTÉ G', 'GE\u0301NE\u0301']) {
+      const response = await api.get(withQuery('/clients', { search }));
+      expect(response.status).toBe(200);
+      expect(response.body.data.map((c: Item) => c.id), search).toEqual([societe.id]);
+    }
+  });
+});
