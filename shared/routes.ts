@@ -76,7 +76,13 @@ export function matchPath(resourcePath: string, requestPath: string): Record<str
     const actual = got[i]!;
     if (segment.startsWith('{') && segment.endsWith('}')) {
       if (actual === '') return undefined;
-      params[segment.slice(1, -1)] = decodeURIComponent(actual);
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(actual);
+      } catch {
+        return undefined; // not valid percent-encoding: names nothing
+      }
+      params[segment.slice(1, -1)] = decoded;
     } else if (segment !== actual) {
       return undefined;
     }
