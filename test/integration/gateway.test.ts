@@ -70,6 +70,13 @@ describe('unknown routes and methods', () => {
     }
   });
 
+  it('answers a path whose id is not valid percent-encoding with 404, not 500', async () => {
+    for (const path of ['/api/v1/clients/%E0%A4%A', '/api/v1/projects/%', '/api/v1/time_entries/%zz']) {
+      expectGatewayError(await call('GET', path, { token: tokenValue }), 404, 'not_found', `${path} with a token`);
+      expectGatewayError(await call('DELETE', path), 404, 'not_found', `${path} without a token`);
+    }
+  });
+
   it('answers an invalid token on an unknown route with 404, not 401', async () => {
     expectGatewayError(await call('GET', '/api/v1/nope', { token: 'a.b.c' }), 404, 'not_found', 'invalid token, unknown route');
   });
