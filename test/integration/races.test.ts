@@ -254,3 +254,32 @@ describe('concurrent deletes of the same resource', () => {
     for (const r of clientDeletes) if (r.status !== 200) expectError(r, 404, 'not_found');
   });
 });
+
+describe('updates racing deletes', () => {
+  it('never resurrects a deleted client or project as a partial item', async () => {
+    const ws = await workspace('race-patch');
+    for (let round = 0; round < 5; round++) {
+      const client = await createClient(ws.api, { company_name: `Patch ${round}` });
+      const clientRace = await race(
+        Array.from({ length: 4 }, (_, i) => () => ws.api.patch(`/clients/${client.id}`, { company_name: `Renamed ${i}`, status: 'ACTIVE' })),
+        () => ws.api.delete(`/clients/${client.id}`),
+      );
+      expect(clientRace.late.status).toBe(200);
+      for (const r of clientRace.racing) if (r.status !== 200) expectError(r, 404, 'not_found');
+      expect(await storedItem(ws.id, 'CLIENT', client.id), `round ${round}: client resurrected`).toBeUndefined();
+      expect((await ws.api.get('/clients?status=ACTIVE')).body.data.map((c: Obj) => c.id)).not.toContain(client.id);
+
+      const owner = await createClient(ws.api);
+      const project = await createProject(ws.api, owner.id);
+      const projectRace = await race(
+        Array.from({ length: 4 }, (_, i) => () => ws.api.patch(`/projects/${project.id}`, { name: `Renamed ${i}`, status: 'ON_HOLD' })),
+        () => ws.api.delete(`/projects/${project.id}`),
+      );
+      expect(projectRace.late.status).toBe(200);
+      for (const r of projectRace.racing) if (r.status !== 200) expectError(r, 404, 'not_found');
+      expect(await storedItem(ws.id, 'PROJECT', project.id), `round ${round}: project resurrected`).toBeUndefined();
+      expect(Number((await storedItem(ws.id, 'CLIENT', owner.id))!.project_count)).toBe(0);
+      expect((await ws.api.delete(`/clients/${owner.id}`)).status).toBe(200);
+    }
+  });
+});
