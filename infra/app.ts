@@ -25,6 +25,8 @@ const context = (name: string): string | undefined => {
 };
 
 new TimebillApiStack(app, context('stackName') ?? DEFAULT_STACK_NAME, {
+  // Stack tags propagate to every resource: cost allocation by service.
+  tags: { service: 'timebill-api' },
   cognitoDomainPrefix: context('cognitoDomainPrefix'),
   alarmEmail: context('alarmEmail'),
 });
