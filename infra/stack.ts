@@ -80,11 +80,12 @@ export function gatewayResponseHeaders(def: GatewayResponseDefinition): Record<s
 }
 
 /**
- * Access log: one JSON object per request. `status` is a number so that the 429 metric filter can
- * compare it; the error message uses the pre-quoted `messageString` so that quotes in it stay JSON.
+ * Access log: one JSON object per request. `status` is unquoted (always present, a number) so
+ * that the 429 metric filter can compare it numerically; every other value is quoted, so that
+ * API Gateway's `-` for an absent value still makes valid JSON.
  */
 export const ACCESS_LOG_FORMAT =
-  '{"status":$context.status,"errorMessage":$context.error.messageString,' +
+  '{"status":$context.status,' +
   JSON.stringify({
     requestId: '$context.requestId',
     extendedRequestId: '$context.extendedRequestId',
@@ -100,6 +101,7 @@ export const ACCESS_LOG_FORMAT =
     integrationStatus: '$context.integrationStatus',
     integrationLatency: '$context.integrationLatency',
     errorType: '$context.error.responseType',
+    errorMessage: '$context.error.message',
     authorizerStatus: '$context.authorizer.status',
     authorizerLatency: '$context.authorizer.latency',
     principalId: '$context.authorizer.principalId',
