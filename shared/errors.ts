@@ -8,8 +8,11 @@ export const ERROR_TYPES = {
   insufficient_scope: 403,
   not_found: 404,
   conflict: 409,
+  idempotency_key_in_use: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
 } as const;
@@ -75,3 +78,6 @@ export const insufficientScope = (scope: string) =>
   new ApiError('insufficient_scope', `The access token lacks the scope '${scope}' that this operation requires`, {
     headers: { 'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${scope}"` },
   });
+
+export const preconditionFailed = (kind: string, id: string) =>
+  new ApiError('precondition_failed', `The ${kind} ${id} has changed since the ETag in If-Match: retrieve it again and retry`);

@@ -101,5 +101,8 @@ export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
 /** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
 export const GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
+/** Each function's timeout: well under API Gateway's 29 s, so a stuck call ends as a function error. */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
+
 /** API Gateway's maximum integration timeout. */
 export const GATEWAY_INTEGRATION_TIMEOUT_MS = 29_000;

@@ -4,5 +4,5 @@ import { createClient } from '../../shared/domain/clients.ts';
 
 export const handler = defineHandler('createClient', async (req) => {
   const client = await createClient(req.caller, req.body(CreateClientBody));
-  return created(client, `${req.path}/${client.id}`);
+  return created(client, req.path);
 });

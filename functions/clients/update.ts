@@ -1,5 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { current, defineHandler } from '../../shared/http/handler.ts';
 import { UpdateClientBody } from '../../shared/schemas/resources.ts';
 import { updateClient } from '../../shared/domain/clients.ts';
 
-export const handler = defineHandler('updateClient', async (req) => ok(await updateClient(req.caller, req.id(), req.body(UpdateClientBody))));
+export const handler = defineHandler('updateClient', async (req) => current(await updateClient(req.caller, req.id(), req.body(UpdateClientBody), req.expectedVersion())));

@@ -4,5 +4,5 @@ import { createProject } from '../../shared/domain/projects.ts';
 
 export const handler = defineHandler('createProject', async (req) => {
   const project = await createProject(req.caller, req.body(CreateProjectBody));
-  return created(project, `${req.path}/${project.id}`);
+  return created(project, req.path);
 });

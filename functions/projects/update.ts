@@ -1,7 +1,7 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { current, defineHandler } from '../../shared/http/handler.ts';
 import { UpdateProjectBody, type UpdateProjectInput } from '../../shared/schemas/resources.ts';
 import { updateProject } from '../../shared/domain/projects.ts';
 
 export const handler = defineHandler('updateProject', async (req) =>
-  ok(await updateProject(req.caller, req.id(), req.body(UpdateProjectBody) as UpdateProjectInput)),
+  current(await updateProject(req.caller, req.id(), req.body(UpdateProjectBody) as UpdateProjectInput, req.expectedVersion())),
 );

@@ -4,5 +4,5 @@ import { logTimeEntry } from '../../shared/domain/time-entries.ts';
 
 export const handler = defineHandler('logTimeEntry', async (req) => {
   const entry = await logTimeEntry(req.caller, req.body(LogTimeEntryBody));
-  return created(entry, `${req.path}/${entry.id}`);
+  return created(entry, req.path);
 });

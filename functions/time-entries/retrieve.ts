@@ -1,4 +1,4 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { current, defineHandler } from '../../shared/http/handler.ts';
 import { retrieveTimeEntry } from '../../shared/domain/time-entries.ts';
 
-export const handler = defineHandler('retrieveTimeEntry', async (req) => ok(await retrieveTimeEntry(req.caller, req.id())));
+export const handler = defineHandler('retrieveTimeEntry', async (req) => current(await retrieveTimeEntry(req.caller, req.id())));

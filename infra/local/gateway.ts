@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
+  Context,
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
@@ -17,6 +18,7 @@ import type {
 import {
   AUTHORIZER_CACHE_TTL_SECONDS,
   AUTHORIZER_ENTRY,
+  FUNCTION_TIMEOUT_SECONDS,
   GATEWAY_INTEGRATION_TIMEOUT_MS,
   GATEWAY_MAX_REQUEST_BYTES,
   ROUTES,
@@ -26,7 +28,7 @@ import {
 } from '../../shared/routes.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 
-type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 export interface LocalRoute {
@@ -99,7 +101,7 @@ export function createLocalGateway(options: GatewayOptions): Server {
         const handler = await loadHandler(matched.route.entry);
         let result: APIGatewayProxyResult;
         try {
-          result = await withTimeout(handler(event), GATEWAY_INTEGRATION_TIMEOUT_MS);
+          result = await withTimeout(handler(event, lambdaContext(matched.route, requestId)), GATEWAY_INTEGRATION_TIMEOUT_MS);
         } catch (error) {
           if (error === TIMEOUT) return reply('INTEGRATION_TIMEOUT', 504);
           console.error('Handler threw', error);
@@ -191,6 +193,25 @@ function proxyEvent(
       resourcePath: route.path,
       stage: STAGE,
     },
+  };
+}
+
+/** The parts of a Lambda context the handlers use (Powertools reads the remaining time). */
+function lambdaContext(route: Route, requestId: string): Context {
+  const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: route.operation,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${route.operation}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${route.operation}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
 }
 

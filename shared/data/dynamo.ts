@@ -7,6 +7,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
+let baseClient: DynamoDBClient | undefined;
+
+/** The plain client under the document client, for libraries that want one (Powertools). */
+export function dynamoClient(): DynamoDBClient {
+  dynamo();
+  return baseClient!;
+}
 
 export function dynamo(): DynamoDBDocumentClient {
   if (documentClient) return documentClient;
@@ -17,6 +24,7 @@ export function dynamo(): DynamoDBDocumentClient {
     requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
     ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT } : {}),
   });
+  baseClient = client;
   documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

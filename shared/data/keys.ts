@@ -30,6 +30,8 @@ export const keys = {
   kindPrefix: (kind: Kind) => `${kind}#`,
   apiClient: (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' }),
   workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
+  /** Idempotency records (Powertools) of a workspace: `SK = IDEMPOTENCY#<hash of the key>`. */
+  idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
 
   clientIndexes: (workspaceId: string, id: string, status: string) => ({
     GSI1PK: `${ws(workspaceId)}#CLIENT#STATUS#${status}`,

@@ -14,12 +14,15 @@ export interface ConditionalUpdate {
   fields: Record<string, unknown>;
   /** Extra condition over `#name`s of `fields`/`names` and `:value`s of `fields`/`values`. */
   condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  /** If-Match: the version the caller last saw; the write happens only if it is still current. */
+  expectedVersion?: number | undefined;
   now: Date;
 }
 
 export type UpdateOutcome =
   | { kind: 'updated'; item: Record<string, unknown> }
   | { kind: 'missing' }
+  | { kind: 'precondition_failed' }
   | { kind: 'condition_failed'; item: Record<string, unknown> };
 
 /**
@@ -32,16 +35,31 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
   let now = update.now;
   for (let attempt = 0; ; attempt++) {
     const parts = setExpression({ ...update.fields, updated_at: now.toISOString() });
-    const condition = ['attribute_exists(PK)', '#updated_at < :updated_at', update.condition?.expression].filter(Boolean).join(' AND ');
+    const expected = update.expectedVersion;
+    const condition = [
+      'attribute_exists(PK)',
+      '#updated_at < :updated_at',
+      expected === undefined ? undefined : '#version = :expected_version',
+      update.condition?.expression,
+    ]
+      .filter(Boolean)
+      .join(' AND ');
     try {
       const out = await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: update.key,
-          UpdateExpression: parts.UpdateExpression,
+          // Every change bumps the version that ETag / If-Match compare.
+          UpdateExpression: `${parts.UpdateExpression}, #version = if_not_exists(#version, :zero) + :one`,
           ConditionExpression: condition,
-          ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...update.condition?.names },
-          ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ...update.condition?.values },
+          ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, '#version': 'version', ...update.condition?.names },
+          ExpressionAttributeValues: {
+            ...parts.ExpressionAttributeValues,
+            ':zero': 0,
+            ':one': 1,
+            ...(expected === undefined ? {} : { ':expected_version': expected }),
+            ...update.condition?.values,
+          },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -51,6 +69,7 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
       const old = itemOfConditionFailure(error);
       if (old === null) throw error;
       if (old === undefined) return { kind: 'missing' };
+      if (expected !== undefined && Number(old.version ?? 0) !== expected) return { kind: 'precondition_failed' };
       const storedUpdatedAt = Date.parse(String(old.updated_at));
       if (storedUpdatedAt >= now.getTime()) {
         // Not a failed condition of the caller's: reporting one would turn into a wrong 404 or 400.

@@ -1,14 +1,14 @@
 /** Clients: the companies that are billed. */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
 import { itemOfConditionFailure } from '../data/writes.ts';
 import type { CreateClientInput, ListClientsQuery, UpdateClientInput } from '../schemas/resources.ts';
-import type { CallerContext } from './context.ts';
+import { versionOf, type CallerContext, type Versioned } from './context.ts';
 import { foldForSearch, listPage, searchFilter, type ListEnvelope } from './paging.ts';
 
 export interface Client {
@@ -49,7 +49,7 @@ export function toClient(item: Record<string, unknown>): Client {
   };
 }
 
-export async function createClient(ctx: CallerContext, input: CreateClientInput, now = new Date()): Promise<Client> {
+export async function createClient(ctx: CallerContext, input: CreateClientInput, now = new Date()): Promise<Versioned<Client>> {
   const id = newId('client', now);
   const at = now.toISOString();
   const item = {
@@ -72,18 +72,19 @@ export async function createClient(ctx: CallerContext, input: CreateClientInput,
     search_text: foldForSearch(input.company_name),
     project_count: 0,
     time_entry_count: 0,
+    version: 1,
   };
   await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
-  return toClient(item);
+  return { resource: toClient(item), version: item.version };
 }
 
-export async function retrieveClient(ctx: CallerContext, id: string): Promise<Client> {
+export async function retrieveClient(ctx: CallerContext, id: string): Promise<Versioned<Client>> {
   if (!isWellFormedId('client', id)) throw notFound('client', id);
   const out = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: keys.item(ctx.workspaceId, 'CLIENT', id), ConsistentRead: true }),
   );
   if (!out.Item) throw notFound('client', id);
-  return toClient(out.Item);
+  return { resource: toClient(out.Item), version: versionOf(out.Item) };
 }
 
 export function listClients(ctx: CallerContext, query: v.InferOutput<typeof ListClientsQuery>): Promise<ListEnvelope<Client>> {
@@ -97,15 +98,26 @@ export function listClients(ctx: CallerContext, query: v.InferOutput<typeof List
   });
 }
 
-export async function updateClient(ctx: CallerContext, id: string, patch: UpdateClientInput, now = new Date()): Promise<Client> {
+export async function updateClient(
+  ctx: CallerContext,
+  id: string,
+  patch: UpdateClientInput,
+  expectedVersion?: number,
+  now = new Date(),
+): Promise<Versioned<Client>> {
   if (!isWellFormedId('client', id)) throw notFound('client', id);
-  if (Object.keys(patch).length === 0) return retrieveClient(ctx, id);
+  if (Object.keys(patch).length === 0) {
+    const current = await retrieveClient(ctx, id);
+    if (expectedVersion !== undefined && current.version !== expectedVersion) throw preconditionFailed('client', id);
+    return current;
+  }
   const fields: Record<string, unknown> = { ...patch };
   if (patch.status !== undefined) Object.assign(fields, keys.clientIndexes(ctx.workspaceId, id, patch.status));
   if (patch.company_name !== undefined) fields.search_text = foldForSearch(patch.company_name);
-  const outcome = await conditionalUpdate({ key: keys.item(ctx.workspaceId, 'CLIENT', id), fields, now });
+  const outcome = await conditionalUpdate({ key: keys.item(ctx.workspaceId, 'CLIENT', id), fields, expectedVersion, now });
+  if (outcome.kind === 'precondition_failed') throw preconditionFailed('client', id);
   if (outcome.kind !== 'updated') throw notFound('client', id);
-  return toClient(outcome.item);
+  return { resource: toClient(outcome.item), version: versionOf(outcome.item) };
 }
 
 export interface Deleted {
@@ -115,15 +127,15 @@ export interface Deleted {
 }
 
 /** A conditional delete: refused (409) while projects or time entries still reference the client. */
-export async function deleteClient(ctx: CallerContext, id: string): Promise<Deleted> {
+export async function deleteClient(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
   if (!isWellFormedId('client', id)) throw notFound('client', id);
   try {
     await dynamo().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.item(ctx.workspaceId, 'CLIENT', id),
-        ConditionExpression: 'attribute_exists(PK) AND project_count = :zero AND time_entry_count = :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
+        ConditionExpression: `attribute_exists(PK) AND project_count = :zero AND time_entry_count = :zero${expectedVersion === undefined ? '' : ' AND version = :version'}`,
+        ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion === undefined ? {} : { ':version': expectedVersion }) },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
@@ -131,6 +143,7 @@ export async function deleteClient(ctx: CallerContext, id: string): Promise<Dele
     const old = itemOfConditionFailure(error);
     if (old === null) throw error;
     if (old === undefined) throw notFound('client', id);
+    if (expectedVersion !== undefined && versionOf(old) !== expectedVersion) throw preconditionFailed('client', id);
     throw clientInUse(id, Number(old.project_count), Number(old.time_entry_count));
   }
   return { object: 'client', id, deleted: true };

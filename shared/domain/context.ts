@@ -5,3 +5,11 @@ export interface CallerContext {
   scopes: readonly string[];
   requestId: string;
 }
+
+/** A resource and the version its ETag names. */
+export interface Versioned<T> {
+  resource: T;
+  version: number;
+}
+
+export const versionOf = (item: Record<string, unknown>): number => Number(item.version ?? 0);

@@ -1,14 +1,14 @@
 /** Projects: units of work of a client, with their billing configuration. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { conflict, invalidParam, notFound } from '../errors.ts';
+import { conflict, invalidParam, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
 import { transactWrite } from '../data/writes.ts';
 import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from '../schemas/resources.ts';
-import type { CallerContext } from './context.ts';
+import { versionOf, type CallerContext, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
 import { foldForSearch, listPage, searchFilter, type ListEnvelope } from './paging.ts';
 
@@ -63,7 +63,7 @@ const unknownClient = () => invalidParam('client_id', 'client_id does not name a
  * Creates the project and counts it on its client in one transaction whose condition is that
  * the client exists: a client deleted concurrently can never end up with an orphan project.
  */
-export async function createProject(ctx: CallerContext, input: CreateProjectInput, now = new Date()): Promise<Project> {
+export async function createProject(ctx: CallerContext, input: CreateProjectInput, now = new Date()): Promise<Versioned<Project>> {
   if (!isWellFormedId('client', input.client_id)) throw unknownClient();
   const at = now.toISOString();
   const startDate = input.start_date ?? at;
@@ -90,6 +90,7 @@ export async function createProject(ctx: CallerContext, input: CreateProjectInpu
     updated_at: at,
     search_text: foldForSearch(input.name),
     time_entry_count: 0,
+    version: 1,
   };
   const cancelled = await transactWrite({
     TransactItems: [
@@ -109,7 +110,7 @@ export async function createProject(ctx: CallerContext, input: CreateProjectInpu
     if (cancelled.codes[1] === 'ConditionalCheckFailed') throw unknownClient();
     throw new Error(`Project create cancelled: ${cancelled.codes.join(',')}`);
   }
-  return toProject(item);
+  return { resource: toProject(item), version: item.version };
 }
 
 async function readProjectItem(ctx: CallerContext, id: string): Promise<Record<string, unknown>> {
@@ -121,8 +122,9 @@ async function readProjectItem(ctx: CallerContext, id: string): Promise<Record<s
   return out.Item;
 }
 
-export async function retrieveProject(ctx: CallerContext, id: string): Promise<Project> {
-  return toProject(await readProjectItem(ctx, id));
+export async function retrieveProject(ctx: CallerContext, id: string): Promise<Versioned<Project>> {
+  const item = await readProjectItem(ctx, id);
+  return { resource: toProject(item), version: versionOf(item) };
 }
 
 /** The project's client: an immutable attribute, read to address the client in a transaction. */
@@ -148,11 +150,21 @@ export function listProjects(ctx: CallerContext, query: v.InferOutput<typeof Lis
   });
 }
 
-export async function updateProject(ctx: CallerContext, id: string, patch: UpdateProjectInput, now = new Date()): Promise<Project> {
+export async function updateProject(
+  ctx: CallerContext,
+  id: string,
+  patch: UpdateProjectInput,
+  expectedVersion?: number,
+  now = new Date(),
+): Promise<Versioned<Project>> {
   if (!isWellFormedId('project', id)) throw notFound('project', id);
   const { ...fields } = patch as Record<string, unknown>;
   delete fields.client_id;
-  if (Object.keys(fields).length === 0) return retrieveProject(ctx, id);
+  if (Object.keys(fields).length === 0) {
+    const current = await retrieveProject(ctx, id);
+    if (expectedVersion !== undefined && current.version !== expectedVersion) throw preconditionFailed('project', id);
+    return current;
+  }
   const start = patch.start_date;
   const end = patch.end_date;
   if (start !== undefined && end != null && end < start) throw invalidParam('end_date', END_BEFORE_START);
@@ -171,22 +183,24 @@ export async function updateProject(ctx: CallerContext, id: string, patch: Updat
   const outcome = await conditionalUpdate({
     key: keys.item(ctx.workspaceId, 'PROJECT', id),
     fields,
+    expectedVersion,
     now,
     ...(condition ? { condition: { expression: condition.expression, names, ...(condition.values ? { values: condition.values } : {}) } } : {}),
   });
   if (outcome.kind === 'missing') throw notFound('project', id);
+  if (outcome.kind === 'precondition_failed') throw preconditionFailed('project', id);
   if (outcome.kind === 'condition_failed') {
     // Name the field the caller sent: the stored one is what it contradicts.
     throw start !== undefined ? invalidParam('start_date', 'start_date must not be after end_date') : invalidParam('end_date', END_BEFORE_START);
   }
-  return toProject(outcome.item);
+  return { resource: toProject(outcome.item), version: versionOf(outcome.item) };
 }
 
 /**
  * Deletes the project and uncounts it on its client in one transaction; refused (409) while
  * time entries are logged against it.
  */
-export async function deleteProject(ctx: CallerContext, id: string): Promise<Deleted> {
+export async function deleteProject(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
   const clientId = await projectClientId(ctx, id);
   const cancelled = await transactWrite({
     TransactItems: [
@@ -194,8 +208,8 @@ export async function deleteProject(ctx: CallerContext, id: string): Promise<Del
         Delete: {
           TableName: tableName(),
           Key: keys.item(ctx.workspaceId, 'PROJECT', id),
-          ConditionExpression: 'attribute_exists(PK) AND time_entry_count = :zero',
-          ExpressionAttributeValues: { ':zero': 0 },
+          ConditionExpression: `attribute_exists(PK) AND time_entry_count = :zero${expectedVersion === undefined ? '' : ' AND version = :version'}`,
+          ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion === undefined ? {} : { ':version': expectedVersion }) },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -212,6 +226,9 @@ export async function deleteProject(ctx: CallerContext, id: string): Promise<Del
   });
   if (cancelled) {
     const old = cancelled.items[0];
+    if (cancelled.codes[0] === 'ConditionalCheckFailed' && old && expectedVersion !== undefined && versionOf(old) !== expectedVersion) {
+      throw preconditionFailed('project', id);
+    }
     if (cancelled.codes[0] === 'ConditionalCheckFailed' && old) {
       const entries = Number(old.time_entry_count);
       throw conflict(

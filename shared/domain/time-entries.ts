@@ -11,7 +11,7 @@ import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { transactWrite } from '../data/writes.ts';
 import type { ListTimeEntriesQuery, LogTimeEntryInput } from '../schemas/resources.ts';
-import type { CallerContext } from './context.ts';
+import { versionOf, type CallerContext, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
 import { listPage, type ListEnvelope } from './paging.ts';
 
@@ -61,7 +61,7 @@ const counterUpdate = (key: ReturnType<typeof keys.item>, delta: number, extraCo
   },
 });
 
-export async function logTimeEntry(ctx: CallerContext, input: LogTimeEntryInput, now = new Date()): Promise<TimeEntry> {
+export async function logTimeEntry(ctx: CallerContext, input: LogTimeEntryInput, now = new Date()): Promise<Versioned<TimeEntry>> {
   const projectId = input.project_id ?? null;
   let clientId = input.client_id;
   if (projectId !== null) {
@@ -91,6 +91,7 @@ export async function logTimeEntry(ctx: CallerContext, input: LogTimeEntryInput,
     workspace_id: ctx.workspaceId,
     created_at: at,
     updated_at: at,
+    version: 1,
   };
   const cancelled = await transactWrite({
     TransactItems: [
@@ -107,13 +108,13 @@ export async function logTimeEntry(ctx: CallerContext, input: LogTimeEntryInput,
     if (cancelled.codes[1] === 'ConditionalCheckFailed') throw unknownReference(projectId === null ? 'client_id' : 'project_id');
     throw new Error(`Time entry log cancelled: ${cancelled.codes.join(',')}`);
   }
-  return toTimeEntry(item);
+  return { resource: toTimeEntry(item), version: item.version };
 }
 
-export async function retrieveTimeEntry(ctx: CallerContext, id: string): Promise<TimeEntry> {
+export async function retrieveTimeEntry(ctx: CallerContext, id: string): Promise<Versioned<TimeEntry>> {
   const item = isWellFormedId('time_entry', id) ? await readItem(ctx, 'TIME_ENTRY', id) : undefined;
   if (!item) throw notFound('time entry', id);
-  return toTimeEntry(item);
+  return { resource: toTimeEntry(item), version: versionOf(item) };
 }
 
 export function listTimeEntries(ctx: CallerContext, query: v.InferOutput<typeof ListTimeEntriesQuery>): Promise<ListEnvelope<TimeEntry>> {

@@ -3,15 +3,17 @@
  * handler parsed input, and maps its result or error to HTTP. Handlers stay thin: parse and
  * validate, call the domain, say what to return.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiError, authenticationRequired, insufficientScope, invalidParam } from '../errors.ts';
 import { routeByOperation } from '../routes.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
-import type { CallerContext } from '../domain/context.ts';
+import type { CallerContext, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
+import { etagOf, expectedVersionOf } from './conditional.ts';
 
 export const logger = new Logger({ serviceName: 'timebill-api' });
 
@@ -23,6 +25,8 @@ export interface Request {
   body<S extends v.GenericSchema>(schema: S): v.InferOutput<S>;
   /** The path this request was made to, as the caller sees it (stage prefix included). */
   path: string;
+  /** If-Match as the version it names; undefined when absent or `*`. */
+  expectedVersion(): number | undefined;
 }
 
 export interface Reply {
@@ -32,15 +36,32 @@ export interface Reply {
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
-export const created = (body: unknown, location: string): Reply => ({ status: 201, body, headers: { Location: location } });
+/** 200 with the resource and its ETag. */
+export const current = (v: Versioned<unknown>): Reply => ({ status: 200, body: v.resource, headers: { ETag: etagOf(v.version) } });
+export const created = (v: Versioned<{ id: string }>, collectionPath: string): Reply => ({
+  status: 201,
+  body: v.resource,
+  headers: { Location: `${collectionPath}/${v.resource.id}`, ETag: etagOf(v.version) },
+});
+
+/** When no Lambda context is given (a direct call), the in-progress mark of a retry lasts this long. */
+const FALLBACK_REMAINING_MS = 10_000;
 
 export function defineHandler(operation: string, run: (req: Request) => Promise<Reply>) {
   const route = routeByOperation(operation);
-  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const retriable = route.method === 'POST' || route.method === 'PATCH';
+  return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       const caller = callerOf(event, route.scope, requestId);
-      const reply = await run(requestOf(event, caller));
+      const request = requestOf(event, caller);
+      const key = retriable ? idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER)) : undefined;
+      const reply =
+        key === undefined
+          ? await run(request)
+          : await runIdempotently(caller, key, { operation, id: event.pathParameters?.id ?? null, body: fingerprintOf(event.body) }, contextOf(context), () =>
+              run(request),
+            );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) {
@@ -68,6 +89,7 @@ function requestOf(event: APIGatewayProxyEvent, caller: CallerContext): Request 
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
+    expectedVersion: () => expectedVersionOf(header(event, 'if-match')),
     query: (schema) => parseOrThrow(schema, singleValuedQuery(event), 'query parameter'),
     body: (schema) => parseOrThrow(schema, jsonBody(event)),
   };
@@ -109,4 +131,20 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
     throw invalidParam('body', 'The request body must be a JSON object');
   }
   return parsed;
+}
+
+/** The body as a retry must repeat it: parsed JSON (so key order and spacing do not matter), or the raw text. */
+function fingerprintOf(body: string | null): unknown {
+  if (body === null) return null;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+function contextOf(context: Context | undefined): Context {
+  if (context) return context;
+  const deadline = Date.now() + FALLBACK_REMAINING_MS;
+  return { getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
 }
