@@ -33,6 +33,8 @@ export interface BundleSize extends BundleTarget {
   contents: Uint8Array;
   /** Bytes contributed by each package (`(project)` for this repository's own code). */
   packages: Record<string, number>;
+  /** Every input file in the bundle, relative to the repository root. */
+  inputs: string[];
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
@@ -52,10 +54,12 @@ export async function measureBundle(target: BundleTarget): Promise<BundleSize> {
   const output = result.outputFiles.find((f) => f.path.endsWith('.mjs'));
   if (!output) throw new Error(`No bundle produced for ${target.entry}`);
   const packages: Record<string, number> = {};
+  const inputs: string[] = [];
   for (const meta of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(meta.inputs)) {
       const name = packageOf(input);
       packages[name] = (packages[name] ?? 0) + bytesInOutput;
+      inputs.push(input);
     }
   }
   return {
@@ -64,6 +68,7 @@ export async function measureBundle(target: BundleTarget): Promise<BundleSize> {
     gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
     contents: output.contents,
     packages,
+    inputs,
   };
 }
 
