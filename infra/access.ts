@@ -13,9 +13,10 @@ import { TABLE } from '../shared/data/table.ts';
 const READ = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'] as const;
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'] as const;
 
-export type TableAccess = 'read' | 'write' | 'authorizer';
+export type TableAccess = 'read' | 'write' | 'authorizer' | 'none';
 
 export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
+  none: [],
   read: READ,
   write: [...READ, ...WRITE],
   authorizer: ['dynamodb:GetItem'],
@@ -26,6 +27,7 @@ export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
  * on the table and (for routes, which query the GSIs) on each named index: no `index/*` wildcard.
  */
 export function bindTable(fn: lambda.Function, table: dynamodb.ITable, access: TableAccess): void {
+  if (access === 'none') return; // the public OpenAPI document: no table at all
   fn.addEnvironment('TABLE_NAME', table.tableName);
   const resources =
     access === 'authorizer'

@@ -419,11 +419,10 @@ export class TimebillApiStack extends Stack {
     this.api.root.resourceForPath(route.path).addMethod(
       route.method,
       new apigw.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
-      {
-        operationName: route.operation,
-        authorizer,
-        authorizationType: apigw.AuthorizationType.CUSTOM,
-      },
+      // The one public route (the OpenAPI document) has no authorizer; every other has.
+      route.scope === null
+        ? { operationName: route.operation, authorizationType: apigw.AuthorizationType.NONE }
+        : { operationName: route.operation, authorizer, authorizationType: apigw.AuthorizationType.CUSTOM },
     );
   }
 

@@ -20,20 +20,28 @@ export interface Route {
   readonly method: HttpMethod;
   /** API Gateway resource path; `{id}` is the only path parameter. */
   readonly path: string;
-  readonly scope: Scope;
+  /** The scope the token must hold; null for the one public route (the OpenAPI document). */
+  readonly scope: Scope | null;
   /** Handler module, relative to the repository root; it exports `handler`. */
   readonly entry: string;
   /** What the function may do to the table (least privilege in the CDK stack). */
-  readonly access: 'read' | 'write';
+  readonly access: 'read' | 'write' | 'none';
 }
 
 const route = (
   operation: string,
   method: HttpMethod,
   path: string,
-  scope: Scope,
+  scope: Scope | null,
   entry: string,
-): Route => ({ operation, method, path, scope, entry: `functions/${entry}.ts`, access: method === 'GET' ? 'read' : 'write' });
+): Route => ({
+  operation,
+  method,
+  path,
+  scope,
+  entry: `functions/${entry}.ts`,
+  access: scope === null ? 'none' : method === 'GET' ? 'read' : 'write',
+});
 
 export const API_PREFIX = '/api/v1';
 
@@ -52,7 +60,12 @@ export const ROUTES: readonly Route[] = [
   route('retrieveTimeEntry', 'GET', `${API_PREFIX}/time_entries/{id}`, 'time_entries:read', 'time-entries/retrieve'),
   route('logTimeEntry', 'POST', `${API_PREFIX}/time_entries`, 'time_entries:write', 'time-entries/log'),
   route('deleteTimeEntry', 'DELETE', `${API_PREFIX}/time_entries/{id}`, 'time_entries:write', 'time-entries/delete'),
+  // Public: integrators fetch the API description before they have a token.
+  route('getOpenApiDocument', 'GET', `${API_PREFIX}/openapi.json`, null, 'openapi'),
 ];
+
+/** The routes that need a token (all but the public ones). */
+export const PROTECTED_ROUTES = ROUTES.filter((r): r is Route & { scope: Scope } => r.scope !== null);
 
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 

@@ -79,6 +79,11 @@ export function createLocalGateway(options: GatewayOptions): Server {
         const matched = findRoute(method, url.pathname);
         if (!matched) return reply('MISSING_AUTHENTICATION_TOKEN', 404);
         if (!bucket.take()) return reply('THROTTLED', 429);
+        if (matched.route.scope === null) {
+          const handler = await loadHandler(matched.route.entry);
+          const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, undefined);
+          return sendProxyResult(res, await handler(event, lambdaContext(matched.route, requestId)), requestId);
+        }
 
         const authorization = headerValue(req, 'authorization');
         if (!authorization) return reply('UNAUTHORIZED', 401);
@@ -150,7 +155,7 @@ function proxyEvent(
   params: Record<string, string>,
   body: Buffer,
   requestId: string,
-  auth: APIGatewayAuthorizerResult,
+  auth: APIGatewayAuthorizerResult | undefined,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -182,7 +187,7 @@ function proxyEvent(
     requestContext: {
       accountId: ACCOUNT,
       apiId: API_ID,
-      authorizer: { ...auth.context, principalId: auth.principalId },
+      authorizer: auth ? { ...auth.context, principalId: auth.principalId } : null,
       httpMethod: route.method,
       identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
       path: url.pathname,

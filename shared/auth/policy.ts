@@ -4,7 +4,7 @@
  * and applies it to every later route, so it must be right for all of them.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { ROUTES, policyResource, type Scope } from '../routes.ts';
+import { PROTECTED_ROUTES, policyResource, type Scope } from '../routes.ts';
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/api/v1/clients` → `arn:...:api/stage`. */
 export function apiStageArn(methodArn: string): string {
@@ -22,7 +22,7 @@ export function policyFor(
   context: AuthorizerContext,
 ): APIGatewayAuthorizerResult {
   const base = apiStageArn(methodArn);
-  const allowed = ROUTES.filter((r) => scopes.includes(r.scope)).map((r) => `${base}/${policyResource(r)}`);
+  const allowed = PROTECTED_ROUTES.filter((r) => scopes.includes(r.scope)).map((r) => `${base}/${policyResource(r)}`);
   return {
     principalId,
     policyDocument: {
@@ -43,7 +43,7 @@ export function invalidTokenPolicy(methodArn: string): APIGatewayAuthorizerResul
     principalId: 'invalid-token',
     policyDocument: {
       Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: ROUTES.map((r) => `${base}/${policyResource(r)}`) }],
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${policyResource(r)}`) }],
     },
     context: { authError: 'invalid_token' },
   };

@@ -53,6 +53,7 @@ export function defineHandler(operation: string, run: (req: Request) => Promise<
   return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
+      if (route.scope === null) throw new Error(`${operation} is public and has no caller`);
       const caller = callerOf(event, route.scope, requestId);
       const request = requestOf(event, caller);
       const key = retriable ? idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER)) : undefined;

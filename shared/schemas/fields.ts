@@ -26,6 +26,7 @@ export const text = (field: string, max: number) =>
     v.string(`${field} must be a string`),
     v.check((s) => s.trim().length > 0, `${field} must not be blank`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
+    v.metadata({ minLength: 1 }),
   );
 
 export const email = (field: string) =>
@@ -40,6 +41,7 @@ export const webUrl = (field: string) =>
     v.string(`${field} must be a string`),
     v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
     v.check(isWebUrl, `${field} must be a valid http or https URL`),
+    v.metadata({ format: 'uri', pattern: '^https?://' }),
   );
 
 export const taxId = (field: string) =>
@@ -47,6 +49,7 @@ export const taxId = (field: string) =>
     v.string(`${field} must be a string`),
     v.maxLength(LIMITS.taxIdLength, `${field} must be at most ${LIMITS.taxIdLength} characters`),
     v.regex(/^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u, `${field} may hold only letters, digits, spaces, dots, hyphens and slashes`),
+    v.metadata({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' }),
   );
 
 export const enumOf = <const T extends readonly string[]>(field: string, values: T) =>
@@ -91,6 +94,7 @@ export const timestamp = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.check((s) => isValidTimestamp(s), `${field} must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T09:30:00Z`),
+    v.metadata({ format: 'date-time', description: 'ISO 8601 date-time with a time zone; stored and returned in UTC with milliseconds' }),
     v.transform((s) => new Date(s).toISOString()),
   );
 

@@ -7,7 +7,8 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:cryp
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { ROUTES, SCOPES, type Route, type Scope } from '../../shared/routes.ts';
+// Every route but the public OpenAPI document needs a token.
+import { PROTECTED_ROUTES as ROUTES, SCOPES, type Route, type Scope } from '../../shared/routes.ts';
 import { issuerFromKey, LOCAL_ISSUER } from '../../infra/local/issuer.ts';
 import { apiFor, call, createClient, expectError, token, workspace, type Api } from '../support/api.ts';
 

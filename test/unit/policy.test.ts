@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { apiStageArn, invalidTokenPolicy, policyFor } from '../../shared/auth/policy.ts';
 import { grantedScopes } from '../../shared/auth/scopes.ts';
 import { isAllowed } from '../../infra/local/gateway.ts';
-import { ROUTES, matchPath } from '../../shared/routes.ts';
+import { PROTECTED_ROUTES, ROUTES, matchPath } from '../../shared/routes.ts';
 
 const base = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod';
 const arnOf = (method: string, path: string) => `${base}/${method}${path}`;
@@ -24,7 +24,7 @@ describe('authorizer policy', () => {
 
   it('allows exactly the routes the scopes grant, whichever route was called first', () => {
     const policy = policyFor(`${base}/GET/api/v1/projects`, 'client-1', ['clients:read'], { workspaceId: 'acme' });
-    for (const route of ROUTES) {
+    for (const route of PROTECTED_ROUTES) {
       expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(route.scope === 'clients:read');
     }
   });
@@ -38,13 +38,13 @@ describe('authorizer policy', () => {
 
   it('denies everything when no scope applies', () => {
     const policy = policyFor(`${base}/GET/api/v1/clients`, 'c', [], {});
-    for (const route of ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(false);
+    for (const route of PROTECTED_ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(false);
   });
 
   it('lets an invalid token through to the handler, marked, so it can answer 401 invalid_token', () => {
     const policy = invalidTokenPolicy(`${base}/GET/api/v1/clients`);
     expect(policy.context).toEqual({ authError: 'invalid_token' });
-    for (const route of ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(true);
+    for (const route of PROTECTED_ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(true);
     expect(isAllowed(policy, arnOf('PUT', '/api/v1/clients'))).toBe(false);
   });
 
@@ -66,9 +66,11 @@ describe('route table', () => {
   it('has one route per operation and method-path pair, each with a scope of its resource', () => {
     expect(new Set(ROUTES.map((r) => r.operation)).size).toBe(ROUTES.length);
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
-    for (const r of ROUTES) {
+    for (const r of PROTECTED_ROUTES) {
       expect(r.scope.endsWith(r.method === 'GET' ? ':read' : ':write')).toBe(true);
       expect(r.access).toBe(r.method === 'GET' ? 'read' : 'write');
     }
+    // The only public route is the API description, and it touches no data.
+    expect(ROUTES.filter((r) => r.scope === null).map((r) => [r.operation, r.access])).toEqual([['getOpenApiDocument', 'none']]);
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * The OpenAPI document: generated from the code, committed without drift, valid, served by the
+ * stack, true to the stack's real responses, and usable to generate a typed client.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validate, compileErrors } from '@readme/openapi-parser';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
+import { ROUTES } from '../../shared/routes.ts';
+import { call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const committed = readFileSync(join(repoRoot, 'docs/openapi.json'), 'utf8');
+const doc = JSON.parse(committed) as { paths: Record<string, Record<string, any>>; components: any };
+
+describe('the OpenAPI document', () => {
+  it('is exactly what the code generates (run `npm run openapi` after changing a schema or route)', () => {
+    expect(committed).toBe(renderOpenApiDocument());
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await validate(JSON.parse(committed));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('describes every route of the route table, with its scope', () => {
+    for (const route of ROUTES) {
+      const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      expect(operation.operationId).toBe(route.operation);
+      expect(operation.security).toEqual(route.scope === null ? [] : [{ oauth2: [`timebill-api/${route.scope}`] }]);
+    }
+  });
+
+  it('is served without a token at /api/v1/openapi.json', async () => {
+    const response = await call('GET', '/api/v1/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    expect(response.body).toEqual(JSON.parse(committed));
+  });
+});
+
+describe('real responses of the local stack match the document', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema(doc, 'openapi.json');
+  const seen = new Set<string>();
+
+  function expectConforms(method: string, path: string, response: ApiResponse) {
+    const operation = doc.paths[path]?.[method.toLowerCase()];
+    expect(operation, `${method} ${path} is documented`).toBeDefined();
+    let described = operation.responses[String(response.status)];
+    expect(described, `${method} ${path} documents ${response.status}`).toBeDefined();
+    if (described.$ref) described = doc.components.responses[described.$ref.split('/').pop()];
+    const schemaRef = described.content['application/json'].schema.$ref as string;
+    const validateBody = ajv.getSchema(`openapi.json${schemaRef}`)!;
+    expect(validateBody(response.body), `${method} ${path} ${response.status}: ${ajv.errorsText(validateBody.errors)}`).toBe(true);
+    for (const name of Object.keys(described.headers ?? {})) {
+      if (['Idempotent-Replayed', 'Retry-After', 'WWW-Authenticate'].includes(name)) continue; // conditional headers
+      expect(response.headers.get(name), `${method} ${path} ${response.status} sends ${name}`).toBeTruthy();
+    }
+    seen.add(`${method} ${path} ${response.status}`);
+  }
+
+  let api: Awaited<ReturnType<typeof workspace>>['api'];
+  let token: string;
+  beforeAll(async () => {
+    ({ api, token } = await workspace('contract'));
+  });
+
+  it('for every operation, success and error alike', async () => {
+    const C = '/api/v1/clients';
+    const P = '/api/v1/projects';
+    const T = '/api/v1/time_entries';
+    const client = await createClient(api, { website: 'https://acme.test', company_address: '1 Main St' });
+    expectConforms('POST', C, await call('POST', C, { token, body: { company_name: 'B', company_email: 'b@b.test' } }));
+    expectConforms('GET', `${C}/{id}`, await api.get(`/clients/${client.id}`));
+    expectConforms('GET', C, await api.get('/clients?limit=1'));
+    expectConforms('PATCH', `${C}/{id}`, await api.patch(`/clients/${client.id}`, { status: 'ACTIVE', tps_number: null }));
+    const project = await createProject(api, client.id, { hourly_rate: 100, interval_count: 2, interval_unit: 'Week', end_date: '2027-01-01T00:00:00Z' });
+    expectConforms('POST', P, await api.post('/projects', { name: 'Q', client_id: client.id, billing_type: 'Retainer' }));
+    expectConforms('GET', `${P}/{id}`, await api.get(`/projects/${project.id}`));
+    expectConforms('GET', P, await api.get(`/projects?client_id=${client.id}`));
+    expectConforms('PATCH', `${P}/{id}`, await api.patch(`/projects/${project.id}`, { description: 'Rebuild' }));
+    const entry = await logTime(api, { project_id: project.id, description: 'Kick-off' });
+    expectConforms('POST', T, await api.post('/time_entries', { client_id: client.id, started_at: '2026-11-20T10:00:00Z', duration_minutes: 5 }));
+    expectConforms('GET', `${T}/{id}`, await api.get(`/time_entries/${entry.id}`));
+    expectConforms('GET', T, await api.get(`/time_entries?project_id=${project.id}`));
+
+    // Errors, each documented for its operation.
+    expectConforms('POST', C, await api.post('/clients', { company_email: 'x' }));
+    expectConforms('POST', C, await call('POST', C, { token, rawBody: 'x', headers: { 'Content-Type': 'text/plain' } }));
+    expectConforms('POST', C, await call('POST', C, { token, rawBody: JSON.stringify({ company_name: 'x'.repeat(70_000) }), headers: { 'Content-Type': 'application/json' } }));
+    expectConforms('GET', C, await api.get('/clients?limit=0'));
+    expectConforms('GET', C, await call('GET', C));
+    expectConforms('GET', C, await call('GET', C, { token: 'not-a-token' }));
+    expectConforms('DELETE', `${C}/{id}`, await api.delete(`/clients/${client.id}`));
+    expectConforms('DELETE', `${P}/{id}`, await api.delete(`/projects/${project.id}`));
+    expectConforms('GET', `${P}/{id}`, await api.get('/projects/prj_01M7YN6FC9FCH8W24JAA49XGS6'));
+    expectConforms('PATCH', `${C}/{id}`, await call('PATCH', `${C}/${client.id}`, { token, body: { status: 'LOST' }, headers: { 'If-Match': '"999"' } }));
+    const key = randomUUID();
+    await call('POST', C, { token, body: { company_name: 'K', company_email: 'k@k.test' }, headers: { 'Idempotency-Key': key } });
+    expectConforms('POST', C, await call('POST', C, { token, body: { company_name: 'L', company_email: 'k@k.test' }, headers: { 'Idempotency-Key': key } }));
+    const readOnly = (await workspace('contract-ro')).id;
+    const { token: roToken } = await import('../support/api.ts').then(async (m) => ({ token: await m.token(readOnly, ['clients:read']) }));
+    expectConforms('POST', C, await call('POST', C, { token: roToken, body: { company_name: 'x', company_email: 'x@x.test' } }));
+
+    // Deletes that succeed.
+    expectConforms('DELETE', `${T}/{id}`, await api.delete(`/time_entries/${entry.id}`));
+    expect(seen.size).toBeGreaterThanOrEqual(22);
+  });
+});
+
+describe('a client generated from the document', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'timebill-openapi-ts-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('compiles against the README example (openapi-typescript types)', async () => {
+    writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(JSON.parse(committed))));
+    writeFileSync(join(dir, 'example.ts'), readFileSync(join(repoRoot, 'test/contract/readme-example.ts.txt'), 'utf8'));
+    const program = ts.createProgram([join(dir, 'example.ts')], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      skipLibCheck: true,
+      types: [],
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+  });
+});
