@@ -54,8 +54,11 @@ export interface TimebillApiStackProps extends StackProps {
   readonly acknowledgeNagFindings?: boolean;
 }
 
-/** List routes (GET without a path parameter) sign cursors; no other function gets the key. */
-export const signsCursors = (route: Route) => route.method === 'GET' && !route.path.includes('{');
+/** List routes (reads without a path parameter) sign cursors; no other function gets the key. */
+export const signsCursors = (route: Route) => route.access === 'read' && !route.path.includes('{');
+
+/** Routes without a scope are public: no authorizer (today only the OpenAPI document). */
+export const isPublic = (route: Route) => route.scope === null;
 
 /** Logical-id friendly name of an operation: listClients -> ListClients. */
 export const constructName = (operation: string) => operation.charAt(0).toUpperCase() + operation.slice(1);
@@ -127,6 +130,14 @@ export const NAG_ACKNOWLEDGEMENTS = {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason:
         'The account-wide role through which API Gateway writes REST API logs uses AmazonAPIGatewayPushToCloudWatchLogs, the AWS-managed policy made for exactly this role: API Gateway writes to log groups it names itself.',
+    },
+  ],
+  /** On each public method (a route of shared/routes.ts without a scope). */
+  publicMethod: [
+    {
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Public on purpose: the OpenAPI document describes the API to integrators before they have a token; it is a static document generated from the route table, its function has no access to the table, and the stage throttling applies.',
     },
   ],
   stage: [
@@ -240,7 +251,7 @@ export class TimebillApiStack extends Stack {
         route.operation,
         this.apiFunction(constructName(route.operation), {
           entry: route.entry,
-          description: `${route.operation}: ${route.method} ${route.path} (${route.scope})`,
+          description: `${route.operation}: ${route.method} ${route.path} (${route.scope ?? 'public'})`,
           environment: signsCursors(route)
             ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
             : commonEnvironment,
@@ -286,7 +297,7 @@ export class TimebillApiStack extends Stack {
     });
 
     for (const route of ROUTES) {
-      this.addRoute(route, functions.get(route.operation)!, authorizer);
+      this.addRoute(route, functions.get(route.operation)!, authorizer, props.acknowledgeNagFindings ?? true);
     }
 
     for (const def of GATEWAY_RESPONSES) {
@@ -415,15 +426,18 @@ export class TimebillApiStack extends Stack {
     return fn;
   }
 
-  private addRoute(route: Route, fn: lambda.IFunction, authorizer: apigw.IAuthorizer): void {
-    this.api.root.resourceForPath(route.path).addMethod(
+  private addRoute(route: Route, fn: lambda.IFunction, authorizer: apigw.IAuthorizer, acknowledge: boolean): void {
+    const method = this.api.root.resourceForPath(route.path).addMethod(
       route.method,
       new apigw.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
-      // The one public route (the OpenAPI document) has no authorizer; every other has.
-      route.scope === null
+      // A public route (the OpenAPI document) has no authorizer; every other has.
+      isPublic(route)
         ? { operationName: route.operation, authorizationType: apigw.AuthorizationType.NONE }
         : { operationName: route.operation, authorizer, authorizationType: apigw.AuthorizationType.CUSTOM },
     );
+    if (isPublic(route) && acknowledge) {
+      for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.publicMethod) Validations.of(method).acknowledge(acknowledgement);
+    }
   }
 
   /**

@@ -25,6 +25,7 @@ import {
   TimebillApiStack,
   constructName,
   gatewayResponseHeaders,
+  isPublic,
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
@@ -198,6 +199,7 @@ describe('functions', () => {
   });
 
   it('are arm64, ESM-bundled, 512 MB, 10 s, JSON logs into their own log group with retention', () => {
+    const withoutTable = new Set(ROUTES.filter((r) => r.access === 'none').map((r) => functionIdOf(r.operation)));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const p = fn.Properties;
       expect(p.Runtime, id).toBe(LAMBDA_RUNTIME.name);
@@ -213,7 +215,8 @@ describe('functions', () => {
       expect(p.Environment.Variables.NODE_OPTIONS, 'no source maps, so no --enable-source-maps').toBeUndefined();
       expect(p.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('timebill-api');
       expect(p.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe('INFO');
-      expect(refId(p.Environment.Variables.TABLE_NAME), id).toBe(tableId());
+      if (withoutTable.has(id)) expect(p.Environment.Variables.TABLE_NAME, id).toBeUndefined();
+      else expect(refId(p.Environment.Variables.TABLE_NAME), id).toBe(tableId());
     }
   });
 
@@ -301,6 +304,10 @@ describe('IAM', () => {
     const indexArns = TABLE.indexes.map((i) => ({ 'Fn::Join': ['', [tableArn, `/index/${i.name}`]] }));
     for (const route of ROUTES) {
       const statements = statementsOf(functionIdOf(route.operation)).filter((s) => asArray<string>(s.Action).some((a) => a.startsWith('dynamodb:')));
+      if (route.access === 'none') {
+        expect(statements, `${route.operation} has no access to the table`).toEqual([]);
+        continue;
+      }
       expect(statements, route.operation).toHaveLength(1);
       expect(statements[0].Resource, route.operation).toEqual([tableArn, ...indexArns]);
     }
@@ -401,13 +408,13 @@ describe('REST API', () => {
       expect(method.Properties.Integration.IntegrationHttpMethod).toBe('POST');
       const fnId = integratedFunction(method);
       expect(fnId).toMatch(new RegExp(`^${constructName(route.operation)}Function`));
-      expect(resources[fnId]!.Properties.Description).toBe(`${route.operation}: ${route.method} ${route.path} (${route.scope})`);
+      expect(resources[fnId]!.Properties.Description).toBe(`${route.operation}: ${route.method} ${route.path} (${route.scope ?? 'public'})`);
       functionIds.add(fnId);
     }
     expect(functionIds.size).toBe(ROUTES.length);
   });
 
-  it('every method requires the Lambda TOKEN authorizer (Authorization header, cached per token)', () => {
+  it('every method but the public ones requires the Lambda TOKEN authorizer (Authorization header, cached per token)', () => {
     const [[authorizerId, authorizer]] = ofType('AWS::ApiGateway::Authorizer') as [[string, CfnResource]];
     expect(authorizer.Properties).toMatchObject({
       Type: 'TOKEN',
@@ -415,10 +422,18 @@ describe('REST API', () => {
       AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
     });
     expect(authorizer.Properties.IdentityValidationExpression).toBeUndefined();
-    for (const [id, m] of ofType('AWS::ApiGateway::Method')) {
-      expect(m.Properties.AuthorizationType, id).toBe('CUSTOM');
-      expect(m.Properties.AuthorizerId, id).toEqual({ Ref: authorizerId });
+    for (const route of ROUTES) {
+      const [id, m] = methodOf(route.method, route.path);
+      if (isPublic(route)) {
+        expect(m.Properties.AuthorizationType, id).toBe('NONE');
+        expect(m.Properties.AuthorizerId, id).toBeUndefined();
+      } else {
+        expect(m.Properties.AuthorizationType, id).toBe('CUSTOM');
+        expect(m.Properties.AuthorizerId, id).toEqual({ Ref: authorizerId });
+      }
     }
+    // Public means without a scope, and today that is only the OpenAPI document.
+    expect(ROUTES.filter(isPublic).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/openapi.json']);
   });
 
   it('API Gateway may invoke each route function only for its own method on the stage', () => {
@@ -627,7 +642,8 @@ describe('cdk-nag AwsSolutions', () => {
         if (entry.type === 'aws:cdk:acknowledged-rules') acknowledged.push(...Object.entries(entry.data as Record<string, string>));
       }
     }
-    expect(acknowledged.length).toBe(Object.values(NAG_ACKNOWLEDGEMENTS).flat().length);
+    const { publicMethod, ...once } = NAG_ACKNOWLEDGEMENTS;
+    expect(acknowledged.length).toBe(Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length);
     for (const [id, reason] of acknowledged) {
       expect(id).toMatch(/AwsSolutions-/);
       expect(reason.length, id).toBeGreaterThan(80);
