@@ -30,7 +30,7 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE, RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { registerApiClient } from '../shared/data/registry.ts';
+import { WORKSPACE_ID_PATTERN, registerApiClient } from '../shared/data/registry.ts';
 import { SCOPES, type Scope } from '../shared/routes.ts';
 
 /** A mistake in the command line or the configuration: reported without a stack trace. */
@@ -38,8 +38,6 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Same rule as the local stack's `npm run token`. */
-const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Cognito's rule for app client names. */
 const CLIENT_NAME = /^[\w\s+=,.@-]{1,128}$/;
 /** Lifetime of the access tokens of integrations. */
@@ -87,7 +85,7 @@ export function parseScopes(requested: readonly string[], resourceServerIdentifi
 }
 
 function validate(request: IntegrationRequest, stack: StackConfig): Scope[] {
-  if (!WORKSPACE_ID.test(request.workspaceId)) {
+  if (!WORKSPACE_ID_PATTERN.test(request.workspaceId)) {
     throw new UsageError('--workspace must be 1 to 64 letters, digits, - or _');
   }
   if (!CLIENT_NAME.test(request.name)) {

@@ -1,8 +1,8 @@
-import { created, defineHandler } from '../../shared/http/handler.ts';
+import { created, defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { CreateClientBody } from '../../shared/schemas/resources.ts';
 import { createClient } from '../../shared/domain/clients.ts';
 
-export const handler = defineHandler('createClient', async (req) => {
+export const handler = defineWriteHandler('createClient', async (req) => {
   const client = await createClient(req.caller, req.body(CreateClientBody));
   return created(client, req.path);
 });

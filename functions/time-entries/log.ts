@@ -1,8 +1,8 @@
-import { created, defineHandler } from '../../shared/http/handler.ts';
+import { created, defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { LogTimeEntryBody } from '../../shared/schemas/resources.ts';
 import { logTimeEntry } from '../../shared/domain/time-entries.ts';
 
-export const handler = defineHandler('logTimeEntry', async (req) => {
+export const handler = defineWriteHandler('logTimeEntry', async (req) => {
   const entry = await logTimeEntry(req.caller, req.body(LogTimeEntryBody));
   return created(entry, req.path);
 });

@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { SCOPES } from '../../shared/routes.ts';
-import { registerApiClient } from '../../shared/data/registry.ts';
+import { WORKSPACE_ID_PATTERN, registerApiClient } from '../../shared/data/registry.ts';
 import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
 import { createLocalGateway, type LocalRoute } from './gateway.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
@@ -39,7 +39,7 @@ export interface LocalStack {
 }
 
 const TokenRequest = v.strictObject({
-  workspace: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'workspace must be 1 to 64 letters, digits, - or _')),
+  workspace: v.pipe(v.string(), v.regex(WORKSPACE_ID_PATTERN, 'workspace must be 1 to 64 letters, digits, - or _')),
   scopes: v.pipe(v.array(v.picklist(SCOPES, `each scope must be one of ${SCOPES.join(', ')}`)), v.minLength(1, 'give at least one scope')),
   expires_in: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-86_400), v.maxValue(86_400)), 3600),
 });

@@ -7,6 +7,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
 
+/** What a workspace id may be: it becomes part of every key of the workspace's data. */
+export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 export interface ApiClientRegistration {
   api_client_id: string;
   workspace_id: string;

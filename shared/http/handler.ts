@@ -12,7 +12,6 @@ import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
-import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
 import { etagOf, expectedVersionOf } from './conditional.ts';
 
 export const logger = new Logger({ serviceName: 'timebill-api' });
@@ -44,25 +43,30 @@ export const created = (v: Versioned<{ id: string }>, collectionPath: string): R
   headers: { Location: `${collectionPath}/${v.resource.id}`, ETag: etagOf(v.version) },
 });
 
-/** When no Lambda context is given (a direct call), the in-progress mark of a retry lasts this long. */
-const FALLBACK_REMAINING_MS = 10_000;
+/**
+ * How a POST or PATCH handles retries (Idempotency-Key). Injected by write-handler.ts, so the
+ * read functions' bundles carry none of it.
+ */
+export type RetryPolicy = (call: {
+  operation: string;
+  event: APIGatewayProxyEvent;
+  context: Context | undefined;
+  caller: CallerContext;
+  run: () => Promise<Reply>;
+}) => Promise<Reply>;
 
-export function defineHandler(operation: string, run: (req: Request) => Promise<Reply>) {
+export function defineHandler(operation: string, run: (req: Request) => Promise<Reply>, retries?: RetryPolicy) {
   const route = routeByOperation(operation);
-  const retriable = route.method === 'POST' || route.method === 'PATCH';
+  if ((route.method === 'POST' || route.method === 'PATCH') && !retries) {
+    throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
+  }
   return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       if (route.scope === null) throw new Error(`${operation} is public and has no caller`);
       const caller = callerOf(event, route.scope, requestId);
       const request = requestOf(event, caller);
-      const key = retriable ? idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER)) : undefined;
-      const reply =
-        key === undefined
-          ? await run(request)
-          : await runIdempotently(caller, key, { operation, id: event.pathParameters?.id ?? null, body: fingerprintOf(event.body) }, contextOf(context), () =>
-              run(request),
-            );
+      const reply = retries ? await retries({ operation, event, context, caller, run: () => run(request) }) : await run(request);
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) {
@@ -104,7 +108,7 @@ function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> 
   return { ...(event.queryStringParameters ?? {}) } as Record<string, string>;
 }
 
-function header(event: APIGatewayProxyEvent, name: string): string | undefined {
+export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(event.headers ?? {})) if (key.toLowerCase() === wanted) return value;
   return undefined;
@@ -132,20 +136,4 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
     throw invalidParam('body', 'The request body must be a JSON object');
   }
   return parsed;
-}
-
-/** The body as a retry must repeat it: parsed JSON (so key order and spacing do not matter), or the raw text. */
-function fingerprintOf(body: string | null): unknown {
-  if (body === null) return null;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return body;
-  }
-}
-
-function contextOf(context: Context | undefined): Context {
-  if (context) return context;
-  const deadline = Date.now() + FALLBACK_REMAINING_MS;
-  return { getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
 }

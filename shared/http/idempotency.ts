@@ -7,6 +7,7 @@
  * true`. A refused request (any error) stores nothing, so it can be corrected and retried.
  */
 import type { Context } from 'aws-lambda';
+import { header, type Reply, type RetryPolicy } from './handler.ts';
 import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
@@ -24,11 +25,6 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-export interface StoredReply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
 
 interface IdempotencyPayload {
   key: string;
@@ -42,12 +38,12 @@ const config = new IdempotencyConfig({
   expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
   throwOnNoIdempotencyKey: true,
   responseHook: (response) => {
-    const reply = response as unknown as StoredReply;
+    const reply = response as unknown as Reply;
     return { ...reply, headers: { ...reply.headers, 'Idempotent-Replayed': 'true' } } as never;
   },
 });
 
-type Runner = (payload: IdempotencyPayload, run: () => Promise<StoredReply>) => Promise<StoredReply>;
+type Runner = (payload: IdempotencyPayload, run: () => Promise<Reply>) => Promise<Reply>;
 
 /** One persistence layer per workspace: its records live in a partition of the workspace's own. */
 const runners = new Map<string, Runner>();
@@ -64,7 +60,7 @@ function runnerFor(workspaceId: string): Runner {
     expiryAttr: TABLE.ttlAttribute,
     awsSdkV3Client: dynamoClient(),
   });
-  runner = makeIdempotent(async (_payload: IdempotencyPayload, run: () => Promise<StoredReply>) => run(), {
+  runner = makeIdempotent(async (_payload: IdempotencyPayload, run: () => Promise<Reply>) => run(), {
     persistenceStore,
     config,
     keyPrefix: 'IDEMPOTENCY',
@@ -87,8 +83,8 @@ export async function runIdempotently(
   key: string,
   fingerprint: IdempotencyPayload['fingerprint'],
   lambdaContext: Context,
-  run: () => Promise<StoredReply>,
-): Promise<StoredReply> {
+  run: () => Promise<Reply>,
+): Promise<Reply> {
   // The in-progress mark expires with the invocation, so a crashed attempt does not block retries.
   config.registerLambdaContext(lambdaContext);
   try {
@@ -110,4 +106,31 @@ export async function runIdempotently(
     // Powertools rethrows what the request itself threw (our ApiErrors) unchanged.
     throw error;
   }
+}
+
+/** When no Lambda context is given (a direct call), the in-progress mark of a retry lasts this long. */
+const FALLBACK_REMAINING_MS = 10_000;
+
+/** The retry policy of every POST and PATCH: idempotent when the caller sends a key. */
+export const idempotentRetries: RetryPolicy = async ({ operation, event, context, caller, run }) => {
+  const key = idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER));
+  if (key === undefined) return run();
+  const fingerprint = { operation, id: event.pathParameters?.id ?? null, body: fingerprintOf(event.body) };
+  return runIdempotently(caller, key, fingerprint, contextOf(context), run);
+};
+
+/** The body as a retry must repeat it: parsed JSON (so key order and spacing do not matter), or the raw text. */
+function fingerprintOf(body: string | null): unknown {
+  if (body === null) return null;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+function contextOf(context: Context | undefined): Context {
+  if (context) return context;
+  const deadline = Date.now() + FALLBACK_REMAINING_MS;
+  return { getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
 }
