@@ -4,6 +4,7 @@
  * reference and the date range), and the request frame.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import {
   baseUrl,
   call,
@@ -43,49 +44,6 @@ const PROJECT_FIELDS = [
   'created_at',
   'updated_at',
 ].sort();
-
-/** A request with full control over the body bytes and the Content-Type (none when undefined). */
-async function send(
-  method: string,
-  path: string,
-  token: string,
-  body: string | undefined,
-  contentType: string | undefined,
-): Promise<ApiResponse> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
-  if (contentType !== undefined) headers['Content-Type'] = contentType;
-  // A Uint8Array body makes fetch add no Content-Type of its own (a string would get text/plain).
-  const response = await fetch(`${baseUrl()}/api/v1${path}`, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: new TextEncoder().encode(body) } : {}),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* not JSON */
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
-}
-
-function requestIdOf(response: ApiResponse): string {
-  const id = response.headers.get('x-request-id');
-  expect(id, 'X-Request-Id header').toBeTruthy();
-  return id!;
-}
-
-/** A 400 invalid_request naming exactly these fields (in any order); `param` is the first listed. */
-function expectInvalid(response: ApiResponse, params: string[]) {
-  const error = expectError(response, 400, 'invalid_request');
-  expect(error.errors, JSON.stringify(error)).toBeDefined();
-  expect(error.errors!.map((e) => e.param).sort()).toEqual([...params].sort());
-  expect(error.param).toBe(error.errors![0]!.param);
-  expect(error.message).toBe(error.errors![0]!.message);
-  for (const e of error.errors!) expect(e.message).toEqual(expect.any(String));
-  return error;
-}
 
 async function listAll(api: Api, query = '') {
   const response = await api.get(`/projects?limit=100${query}`);
