@@ -193,7 +193,8 @@ export class TimebillApiStack extends Stack {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        projectionType: dynamodb.ProjectionType.INCLUDE,
+        nonKeyAttributes: [...index.projected],
       });
     }
 

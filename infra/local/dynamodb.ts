@@ -136,7 +136,7 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
         })),
       }),
     );

@@ -512,7 +512,7 @@ describe('REST API', () => {
 // ---- data and identity -----------------------------------------------------------------------
 
 describe('DynamoDB table', () => {
-  it('is shared/data/table.ts: keys, GSIs (all projected), TTL; on demand, PITR, deletion protection, retained', () => {
+  it('is shared/data/table.ts: keys, GSIs (API fields projected), TTL; on demand, PITR, deletion protection, retained', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     const [[, table]] = ofType('AWS::DynamoDB::Table') as [[string, CfnResource]];
     expect(table.DeletionPolicy).toBe('Retain');
@@ -533,9 +533,12 @@ describe('DynamoDB table', () => {
           { AttributeName: i.partitionKey, KeyType: 'HASH' },
           { AttributeName: i.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projected] },
       })),
     );
+    // The deletion-guard counters stay out of every index, so counting never writes an index item.
+    for (const i of TABLE.indexes) expect(i.projected).not.toContain('project_count');
+    for (const i of TABLE.indexes) expect(i.projected).not.toContain('time_entry_count');
     const keyAttributes = [TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
     expect(p.AttributeDefinitions).toEqual(keyAttributes.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })));
   });

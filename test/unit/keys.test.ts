@@ -64,3 +64,24 @@ describe('key schema', () => {
     for (const name of Object.keys(all)) expect(defined.has(name)).toBe(true);
   });
 });
+
+describe('index projections', () => {
+  it('hold every field a list returns, for each kind an index lists', async () => {
+    const { ClientObject, ProjectObject, TimeEntryObject } = await import('../../shared/schemas/objects.ts');
+    const fields = {
+      CLIENT: Object.keys(ClientObject.entries),
+      PROJECT: Object.keys(ProjectObject.entries),
+      TIME_ENTRY: Object.keys(TimeEntryObject.entries),
+    };
+    for (const index of TABLE.indexes) {
+      for (const kind of index.kinds) {
+        for (const field of fields[kind].filter((f) => f !== 'object')) expect(index.projected, `${index.name} ${kind}.${field}`).toContain(field);
+        expect(index.projected).toContain('version');
+      }
+    }
+  });
+
+  it('stay within DynamoDB\'s limit of 100 projected attributes per table', () => {
+    expect(TABLE.indexes.reduce((n, i) => n + i.projected.length, 0)).toBeLessThanOrEqual(100);
+  });
+});
