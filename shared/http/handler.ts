@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { ApiError, authenticationRequired, insufficientScope, invalidParam } from '../errors.ts';
+import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest } from '../errors.ts';
 import { routeByOperation } from '../routes.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
@@ -60,11 +60,14 @@ export function defineHandler(operation: string, run: (req: Request) => Promise<
   if ((route.method === 'POST' || route.method === 'PATCH') && !retries) {
     throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
   }
+  // Only lists take query parameters; anywhere else one is a mistake worth saying.
+  const takesQuery = route.method === 'GET' && !route.path.includes('{id}');
   return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       if (route.scope === null) throw new Error(`${operation} is public and has no caller`);
       const caller = callerOf(event, route.scope, requestId);
+      if (!takesQuery) refuseQuery(event);
       const request = requestOf(event, caller);
       const reply = retries ? await retries({ operation, event, context, caller, run: () => run(request) }) : await run(request);
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
@@ -98,6 +101,11 @@ function requestOf(event: APIGatewayProxyEvent, caller: CallerContext): Request 
     query: (schema) => parseOrThrow(schema, singleValuedQuery(event), 'query parameter'),
     body: (schema) => parseOrThrow(schema, jsonBody(event)),
   };
+}
+
+function refuseQuery(event: APIGatewayProxyEvent) {
+  const names = Object.keys(event.queryStringParameters ?? {});
+  if (names.length > 0) throw invalidRequest(names.map((name) => ({ param: name, message: `${name} is not a known query parameter` })));
 }
 
 function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {

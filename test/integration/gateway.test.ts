@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/dynamodb.ts';
-import { call, expectError, workspace, type ApiResponse } from '../support/api.ts';
+import { call, createClient, expectError, workspace, type ApiResponse } from '../support/api.ts';
 
 function expectGatewayError(response: ApiResponse, status: number, type: string, what: string) {
   expect(response.status, `${what}: ${JSON.stringify(response.body)}`).toBe(status);
@@ -171,5 +171,23 @@ describe('throttling (a gateway of its own, 1 request per second, burst 1)', () 
     await get('/api/v1/clients');
     const responses = await Promise.all([get('/api/v1/nope'), get('/'), get('/api/v2/clients')]);
     for (const r of responses) expectGatewayError(r, 404, 'not_found', 'unknown route while throttled');
+  });
+});
+
+describe('query parameters outside lists', () => {
+  it('are refused with 400 naming them, on retrieve, update and delete alike', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    for (const response of [
+      await api.get(`/clients/${client.id}?expand=projects`),
+      await api.patch(`/clients/${client.id}?dry_run=1`, { status: 'ACTIVE' }),
+      await api.delete(`/clients/${client.id}?force=true`),
+    ]) {
+      const error = expectError(response, 400, 'invalid_request');
+      expect(error.errors).toHaveLength(1);
+      expect(error.message).toMatch(/is not a known query parameter/);
+    }
+    // Nothing was changed or deleted by the refused requests.
+    expect((await api.get(`/clients/${client.id}`)).body).toEqual(client);
   });
 });
