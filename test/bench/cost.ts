@@ -1,0 +1,124 @@
+/**
+ * Section 7: cost per million API requests for a stated mix of operations, from the units and
+ * durations this run measured and AWS's published list prices (us-east-1).
+ */
+
+/** AWS list prices, us-east-1. Not fetched: the benchmark has no network. */
+export const PRICES = {
+  asOf: '2025-08-01',
+  source:
+    'AWS pricing pages for Amazon API Gateway, AWS Lambda and Amazon DynamoDB (us-east-1), as published by AWS, as of 2025-08-01 ' +
+    '(DynamoDB on-demand prices after the November 2024 price cut; Lambda bills the INIT phase of on-demand functions from 2025-08-01). ' +
+    'Not re-checked by the benchmark, which has no network.',
+  apiGatewayRestPerMillion: 3.5,
+  lambdaRequestsPerMillion: 0.2,
+  lambdaArmPerGbSecond: 0.0000133334,
+  dynamoWriteRequestUnitPerMillion: 0.625,
+  dynamoReadRequestUnitPerMillion: 0.125,
+} as const;
+
+/** The mix: share of API requests per scenario (scenario keys of scenarios.ts). */
+export const MIX: readonly { scenario: string; share: number }[] = [
+  { scenario: 'listTimeEntries', share: 0.2 },
+  { scenario: 'listClients', share: 0.1 },
+  { scenario: 'listProjects', share: 0.1 },
+  { scenario: 'retrieveTimeEntry', share: 0.1 },
+  { scenario: 'retrieveClient', share: 0.1 },
+  { scenario: 'retrieveProject', share: 0.1 },
+  { scenario: 'logTimeEntry', share: 0.15 },
+  { scenario: 'updateProject', share: 0.05 },
+  { scenario: 'updateClient', share: 0.02 },
+  { scenario: 'createClient', share: 0.02 },
+  { scenario: 'createProject', share: 0.02 },
+  { scenario: 'deleteTimeEntry', share: 0.03 },
+  { scenario: 'deleteProject', share: 0.005 },
+  { scenario: 'deleteClient', share: 0.005 },
+];
+
+export interface CostAssumptions {
+  memoryMb: number;
+  /** Share of requests whose policy API Gateway has cached (the authorizer is not invoked). */
+  authorizerCacheHitRate: number;
+  /** Share of invocations that are cold starts (their init is billed too). */
+  coldStartRate: number;
+}
+
+export interface OperationInput {
+  scenario: string;
+  /** Units as measured (DynamoDB Local). */
+  readUnits: number;
+  writeUnits: number;
+  /** Units as docs/data-model.md derives them (the floor). */
+  floorReadUnits: number;
+  floorWriteUnits: number;
+  /** Warm invocation, DynamoDB round trip included. */
+  warmMs: number;
+  /** Process start to first reply. */
+  coldMs: number;
+}
+
+export interface CostLine {
+  item: string;
+  quantity: string;
+  dollars: number;
+}
+
+export interface CostResult {
+  assumptions: CostAssumptions;
+  lines: CostLine[];
+  total: number;
+  /** The same with the floor units of docs/data-model.md instead of DynamoDB Local's. */
+  totalAtFloorUnits: number;
+  perOperation: (OperationInput & { share: number; billedMs: number })[];
+}
+
+const perMillion = 1_000_000;
+
+export function costPerMillion(ops: readonly OperationInput[], authorizer: { warmMs: number; coldMs: number; readUnits: number }, a: CostAssumptions): CostResult {
+  const gb = a.memoryMb / 1024;
+  const byKey = new Map(ops.map((o) => [o.scenario, o]));
+  const perOperation = MIX.map((m) => {
+    const op = byKey.get(m.scenario);
+    if (!op) throw new Error(`cost: no measurement for ${m.scenario}`);
+    // Lambda bills each invocation's duration rounded up to the millisecond; a cold start adds its init.
+    const billedMs = Math.ceil(op.warmMs) + a.coldStartRate * Math.ceil(op.coldMs);
+    return { ...op, share: m.share, billedMs };
+  });
+  const sum = (f: (o: (typeof perOperation)[number]) => number) => perOperation.reduce((s, o) => s + o.share * f(o), 0);
+
+  const authorizerInvocations = perMillion * (1 - a.authorizerCacheHitRate);
+  const authorizerBilledMs = Math.ceil(authorizer.warmMs) + a.coldStartRate * Math.ceil(authorizer.coldMs);
+  const functionGbSeconds = perMillion * sum((o) => o.billedMs / 1000) * gb;
+  const authorizerGbSeconds = (authorizerInvocations * authorizerBilledMs * gb) / 1000;
+  const readUnits = perMillion * sum((o) => o.readUnits) + authorizerInvocations * authorizer.readUnits;
+  const writeUnits = perMillion * sum((o) => o.writeUnits);
+  const floorReadUnits = perMillion * sum((o) => o.floorReadUnits) + authorizerInvocations * authorizer.readUnits;
+  const floorWriteUnits = perMillion * sum((o) => o.floorWriteUnits);
+
+  const m = (n: number) => `${(n / perMillion).toFixed(3)} M`;
+  const lines: CostLine[] = [
+    { item: 'API Gateway (REST) requests', quantity: m(perMillion), dollars: PRICES.apiGatewayRestPerMillion },
+    {
+      item: 'Lambda requests (functions + authorizer)',
+      quantity: `${m(perMillion)} + ${m(authorizerInvocations)}`,
+      dollars: ((perMillion + authorizerInvocations) / perMillion) * PRICES.lambdaRequestsPerMillion,
+    },
+    {
+      item: `Lambda duration, functions (arm64, ${a.memoryMb} MB)`,
+      quantity: `${Math.round(functionGbSeconds).toLocaleString('en-US')} GB-s`,
+      dollars: functionGbSeconds * PRICES.lambdaArmPerGbSecond,
+    },
+    {
+      item: `Lambda duration, authorizer (arm64, ${a.memoryMb} MB)`,
+      quantity: `${Math.round(authorizerGbSeconds).toLocaleString('en-US')} GB-s`,
+      dollars: authorizerGbSeconds * PRICES.lambdaArmPerGbSecond,
+    },
+    { item: 'DynamoDB read request units', quantity: m(readUnits), dollars: (readUnits / perMillion) * PRICES.dynamoReadRequestUnitPerMillion },
+    { item: 'DynamoDB write request units', quantity: m(writeUnits), dollars: (writeUnits / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion },
+  ];
+  const total = lines.reduce((s, l) => s + l.dollars, 0);
+  const dynamoMeasured = lines[4]!.dollars + lines[5]!.dollars;
+  const dynamoFloor =
+    (floorReadUnits / perMillion) * PRICES.dynamoReadRequestUnitPerMillion + (floorWriteUnits / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion;
+  return { assumptions: a, lines, total, totalAtFloorUnits: total - dynamoMeasured + dynamoFloor, perOperation };
+}

