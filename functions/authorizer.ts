@@ -3,6 +3,7 @@
  * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
  * and returns a policy allowing exactly the routes the token's scopes grant.
  */
+import { get } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
@@ -26,8 +27,23 @@ const verifier =
     : JwtVerifier.create(
         { issuer: settings.LOCAL_JWT_ISSUER, audience: null, jwksUri: settings.LOCAL_JWKS_URI, customJwtCheck: isAccessToken },
         // The library fetches over https only; the local issuer serves its JWKS on loopback http.
-        { jwksCache: new SimpleJwksCache({ fetcher: { fetch: async (uri) => (await fetch(uri)).arrayBuffer() } }) },
+        { jwksCache: new SimpleJwksCache({ fetcher: { fetch: loopbackGet } }) },
       );
+
+/** A plain node:http GET (not fetch(), whose client costs tens of ms to start in a cold process). */
+function loopbackGet(uri: string): Promise<ArrayBuffer> {
+  return new Promise((resolve, reject) => {
+    get(uri, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        if (response.statusCode !== 200) return reject(new Error(`JWKS answered ${response.statusCode}`));
+        const body = Buffer.concat(chunks);
+        resolve(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer);
+      });
+    }).on('error', reject);
+  });
+}
 
 /** Registrations change rarely; a short cache spares a read on most cold policy evaluations. */
 const REGISTRY_CACHE_MS = 60_000;
