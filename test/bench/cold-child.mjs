@@ -8,31 +8,32 @@
 import { pathToFileURL } from 'node:url';
 
 const event = JSON.parse(process.env.BENCH_EVENT ?? '{}');
-// The local authorizer fetches its key set with the global fetch() (undici). In AWS the Cognito
-// verifier uses aws-jwt-verify's own fetcher on node:https instead. BENCH_JWKS_MODE swaps it:
-//   inline     the key set is already in memory (what a cached or bundled key set costs);
-//   node-http  fetched with node:http, as aws-jwt-verify's own fetcher does (over https in AWS).
-// Neither touches undici: the object returned has only the arrayBuffer() the fetcher reads.
-const mode = process.env.BENCH_JWKS_MODE;
-if (mode === 'inline' || mode === 'node-http') {
-  const realFetch = globalThis.fetch;
-  const { request } = mode === 'node-http' ? await import('node:http') : { request: undefined };
-  const get = (uri) =>
-    new Promise((resolve, reject) => {
-      request(uri, (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => resolve(Buffer.concat(chunks)));
-        response.on('error', reject);
-      })
-        .on('error', reject)
-        .end();
+// BENCH_JWKS_MODE=inline: the authorizer's key set is already in memory (what a cached or bundled
+// key set costs): its GET of LOCAL_JWKS_URI, over node:http or fetch(), is answered here.
+if (process.env.BENCH_JWKS_MODE === 'inline') {
+  const http = (await import('node:http')).default;
+  const { syncBuiltinESMExports } = await import('node:module');
+  const { Readable } = await import('node:stream');
+  const { EventEmitter } = await import('node:events');
+  const body = Buffer.from(process.env.BENCH_JWKS ?? '');
+  const isJwks = (input) => String(input) === process.env.LOCAL_JWKS_URI;
+  const realGet = http.get;
+  http.get = (input, ...rest) => {
+    if (!isJwks(input)) return realGet(input, ...rest);
+    const callback = rest.find((a) => typeof a === 'function');
+    const request = new EventEmitter();
+    request.end = () => request;
+    queueMicrotask(() => {
+      const response = Readable.from([body]);
+      response.statusCode = 200;
+      callback?.(response);
     });
-  globalThis.fetch = async (input, init) => {
-    if (String(input) !== process.env.LOCAL_JWKS_URI) return realFetch(input, init);
-    const body = mode === 'inline' ? Buffer.from(process.env.BENCH_JWKS ?? '') : await get(String(input));
-    return { ok: true, status: 200, arrayBuffer: async () => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) };
+    return request;
   };
+  syncBuiltinESMExports(); // the bundle's `import { get } from 'node:http'` now sees the stub
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = async (input, init) =>
+    isJwks(input) ? { ok: true, status: 200, arrayBuffer: async () => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) } : realFetch(input, init);
 }
 const context = {
   functionName: 'bench',

@@ -75,8 +75,7 @@ export function evaluateTargets(r: BenchResults): Target[] {
             why: over
               .map(
                 (c) =>
-                  `${c.name}: import ${ms(c.function.importMs)} vs ${ms(c.floor.importMs)}, first request ${ms(c.function.firstRequestMs)} vs ${ms(c.floor.firstRequestMs)}` +
-                  (c.name.includes('fetch()') ? ' (the first fetch() starts up undici, Node\'s fetch client: see section 2)' : ''),
+                  `${c.name}: import ${ms(c.function.importMs)} vs ${ms(c.floor.importMs)}, first request ${ms(c.function.firstRequestMs)} vs ${ms(c.floor.firstRequestMs)}`,
               )
               .join('; '),
           }),
@@ -428,14 +427,11 @@ Lambda adds its own runtime start-up and fetches the bundle from S3, neither of 
 this machine is x86-64, Lambda's arm64.
 
 The authorizer runs with a token of a registered API client: it verifies the token (RS256), reads
-the registry, and builds the policy; its floor is the registry read alone. Three ways to its key set:
-**key set fetched, fetch()** is the local code path as it is: the local issuer's JWKS over HTTP with
-Node's global \`fetch()\`, whose first call starts up undici (Node's fetch client, with its
-WebAssembly HTTP parser), a cost the authorizer pays only locally; **key set fetched, node:http**
-fetches it with \`node:http\`, as aws-jwt-verify's own fetcher does for Cognito in AWS (over
-\`node:https\` there, with a TLS handshake and the network's round trip, neither of which is here);
-**key set in memory**: the fetch is answered inside the process, what a key set cached or shipped
-with the bundle would cost. The second is the one closest to AWS.
+the registry, and builds the policy; its floor is the registry read alone. **key set fetched**: its
+JWKS comes from the local issuer over \`node:http\`, as aws-jwt-verify's own fetcher gets Cognito's
+over \`node:https\` in AWS (there with a TLS handshake and the internet's round trip, neither of
+which is here); **key set in memory**: that request is answered inside the process, what a key set
+cached or shipped with the bundle would cost.
 
 ${table('2.')}
 ${verdict('cold-start')}

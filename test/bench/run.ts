@@ -274,8 +274,7 @@ async function main() {
       ...authorizerEvents,
       extraEnv,
     });
-    targets.push(authorizerTarget('key set fetched, fetch()', {}));
-    targets.push(authorizerTarget('key set fetched, node:http', { BENCH_JWKS_MODE: 'node-http' }));
+    targets.push(authorizerTarget('key set fetched', {}));
     targets.push(authorizerTarget('key set in memory', { BENCH_JWKS_MODE: 'inline', BENCH_JWKS: JSON.stringify(stack.issuer.jwks) }));
     const cold = await runColdStarts(targets, childEnv, SETTINGS.coldStartRuns, log);
     results.coldStarts = cold satisfies ColdRow[];
@@ -357,7 +356,7 @@ async function main() {
     const authorizerUnits = results.units.find((u) => u.key === 'authorizer')!;
     results.cost = costPerMillion(
       ops,
-      { warmMs: authorizerWarm.realMs, coldMs: coldOf('authorizer (key set fetched, node:http)') ?? fallbackCold, readUnits: authorizerUnits.measured.read },
+      { warmMs: authorizerWarm.realMs, coldMs: coldOf('authorizer (key set fetched)') ?? fallbackCold, readUnits: authorizerUnits.measured.read },
       { memoryMb: FUNCTION_MEMORY_MB, ...COST_ASSUMPTIONS },
     );
     if (results.coldStarts.length === 0) warnings.push('cost: no cold-start figures in this run; the slowest known was assumed');
