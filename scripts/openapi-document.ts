@@ -101,7 +101,7 @@ function operationObject(route: Route): Json {
   if (!doc) throw new Error(`No OpenAPI description for ${route.operation}`);
   const isPublic = route.scope === null;
   const retriable = route.method === 'POST' || route.method === 'PATCH';
-  const versioned = (route.method === 'PATCH' || route.method === 'DELETE') && !route.path.includes('time_entries');
+  const versioned = route.method === 'PATCH' || route.method === 'DELETE';
   const parameters: Json[] = [];
   if (route.path.includes('{id}')) parameters.push(ref('parameters', 'Id'));
   if (doc.query) parameters.push(...queryParameters(doc.query));

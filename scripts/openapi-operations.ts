@@ -108,6 +108,6 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     success: { status: 201, schema: 'TimeEntry' },
     errors: WRITE_BODY,
   },
-  deleteTimeEntry: { summary: 'Delete a time entry', tag: 'Time entries', success: { status: 200, schema: 'DeleteResult' }, errors: [404] },
+  deleteTimeEntry: { summary: 'Delete a time entry', tag: 'Time entries', success: { status: 200, schema: 'DeleteResult' }, errors: [400, 404, 412] },
   getOpenApiDocument: { summary: 'This API description (OpenAPI 3.1)', tag: 'API description', errors: [] },
 };

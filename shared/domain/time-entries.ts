@@ -5,7 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { invalidParam, notFound } from '../errors.ts';
+import { invalidParam, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
@@ -133,7 +133,7 @@ export function listTimeEntries(ctx: CallerContext, query: v.InferOutput<typeof 
   });
 }
 
-export async function deleteTimeEntry(ctx: CallerContext, id: string): Promise<Deleted> {
+export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
   const entry = isWellFormedId('time_entry', id) ? await readItem(ctx, 'TIME_ENTRY', id) : undefined;
   if (!entry) throw notFound('time entry', id);
   const projectId = (entry.project_id as string | null) ?? null;
@@ -143,13 +143,19 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string): Promise<D
         Delete: {
           TableName: tableName(),
           Key: keys.item(ctx.workspaceId, 'TIME_ENTRY', id),
-          ConditionExpression: 'attribute_exists(PK)',
+          ConditionExpression: `attribute_exists(PK)${expectedVersion === undefined ? '' : ' AND version = :version'}`,
+          ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':version': expectedVersion } }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
       counterUpdate(keys.item(ctx.workspaceId, 'CLIENT', entry.client_id as string), -1),
       ...(projectId === null ? [] : [counterUpdate(keys.item(ctx.workspaceId, 'PROJECT', projectId), -1)]),
     ],
   });
-  if (cancelled) throw notFound('time entry', id); // deleted concurrently
+  if (cancelled) {
+    const old = cancelled.items[0];
+    if (old && expectedVersion !== undefined && versionOf(old) !== expectedVersion) throw preconditionFailed('time entry', id);
+    throw notFound('time entry', id); // deleted concurrently
+  }
   return { object: 'time_entry', id, deleted: true };
 }

@@ -183,3 +183,18 @@ describe('ETag and If-Match', () => {
     expect(expectError(await patch(token, `/clients/${client.id}`, { status: 'LOST' }, { 'If-Match': '"1", "2"' }), 400, 'invalid_request').param).toBe('If-Match');
   });
 });
+
+describe('If-Match on a time entry delete', () => {
+  it('deletes with the current ETag or *, and answers a wrong one with 412, keeping the entry and the counters', async () => {
+    const { api, token } = await workspace();
+    const client = await createClient(api);
+    const logged = await api.post('/time_entries', { client_id: client.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 5 });
+    const etag = logged.headers.get('etag')!;
+    expect(etag).toBe('"1"');
+    expectError(await del(token, `/time_entries/${logged.body.id}`, { 'If-Match': '"7"' }), 412, 'precondition_failed');
+    expect((await api.get(`/time_entries/${logged.body.id}`)).status).toBe(200);
+    expectError(await api.delete(`/clients/${client.id}`), 409, 'conflict');
+    expect((await del(token, `/time_entries/${logged.body.id}`, { 'If-Match': etag })).status).toBe(200);
+    expect((await api.delete(`/clients/${client.id}`)).status).toBe(200);
+  });
+});
