@@ -1,5 +1,5 @@
 /** The shape of docs/benchmarks.json: everything a run measured, and its verdict on each target. */
-import type { ColdSummary } from './cold-start.ts';
+import type { ColdResult } from './cold-start.ts';
 import type { CostResult } from './cost.ts';
 import type { ScalingResult } from './scaling.ts';
 import type { ThroughputResult } from './throughput.ts';
@@ -28,17 +28,8 @@ export interface BundleRow {
   excess: { name: string; bytes: number }[];
 }
 
-export interface ColdRow {
-  name: string;
-  function: ColdSummary;
-  floor: ColdSummary;
-  /** Process start → first reply: median over the runs of function / the floor run beside it. */
-  ratio: number;
-  /** The 25th and 75th percentiles of those per-run ratios. */
-  ratioQuartiles: [number, number];
-  /** Import → first reply (no Node start-up), the same way. */
-  ratioImportAndFirst: number;
-}
+/** A cold-start row is what runColdStarts measures. */
+export type ColdRow = ColdResult;
 
 export interface UnitsRow extends UnitsResult {
   ratio: number | undefined;
