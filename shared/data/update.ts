@@ -5,7 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './dynamo.ts';
-import { itemOfConditionFailure, setExpression } from './writes.ts';
+import { itemOfConditionFailure, setExpression, versionCondition } from './writes.ts';
 import type { PrimaryKey } from './keys.ts';
 
 export interface ConditionalUpdate {
@@ -14,8 +14,8 @@ export interface ConditionalUpdate {
   fields: Record<string, unknown>;
   /** Extra condition over `#name`s of `fields`/`names` and `:value`s of `fields`/`values`. */
   condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
-  /** If-Match: the version the caller last saw; the write happens only if it is still current. */
-  expectedVersion?: number | undefined;
+  /** If-Match: the versions the caller names; the write happens only if one is still current. */
+  expectedVersion?: readonly number[] | undefined;
   now: Date;
 }
 
@@ -36,10 +36,11 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
   for (let attempt = 0; ; attempt++) {
     const parts = setExpression({ ...update.fields, updated_at: now.toISOString() });
     const expected = update.expectedVersion;
+    const ifMatch = versionCondition(expected, '#version');
     const condition = [
       'attribute_exists(PK)',
       '#updated_at < :updated_at',
-      expected === undefined ? undefined : '#version = :expected_version',
+      ifMatch?.expression,
       update.condition?.expression,
     ]
       .filter(Boolean)
@@ -57,7 +58,7 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
             ...parts.ExpressionAttributeValues,
             ':zero': 0,
             ':one': 1,
-            ...(expected === undefined ? {} : { ':expected_version': expected }),
+            ...ifMatch?.values,
             ...update.condition?.values,
           },
           ReturnValues: 'ALL_NEW',
@@ -69,7 +70,7 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
       const old = itemOfConditionFailure(error);
       if (old === null) throw error;
       if (old === undefined) return { kind: 'missing' };
-      if (expected !== undefined && Number(old.version ?? 0) !== expected) return { kind: 'precondition_failed' };
+      if (expected !== undefined && !expected.includes(Number(old.version ?? 0))) return { kind: 'precondition_failed' };
       const storedUpdatedAt = Date.parse(String(old.updated_at));
       if (storedUpdatedAt >= now.getTime()) {
         // Not a failed condition of the caller's: reporting one would turn into a wrong 404 or 400.

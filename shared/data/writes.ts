@@ -74,3 +74,15 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<C
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The If-Match part of a condition expression over the attribute `ref` (e.g. `#version`):
+ * `ref IN (:if_match_0, ...)`, with its values; none when there is no precondition. An empty
+ * list compares with a version no item has, so it can only fail.
+ */
+export function versionCondition(ifMatch: readonly number[] | undefined, ref: string): { expression: string; values: Record<string, number> } | undefined {
+  if (ifMatch === undefined) return undefined;
+  const versions = ifMatch.length > 0 ? ifMatch : [-1];
+  const values = Object.fromEntries(versions.map((version, i) => [`:if_match_${i}`, version]));
+  return { expression: `${ref} IN (${Object.keys(values).join(', ')})`, values };
+}

@@ -6,9 +6,9 @@ import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
-import { itemOfConditionFailure } from '../data/writes.ts';
+import { itemOfConditionFailure, versionCondition } from '../data/writes.ts';
 import type { CreateClientInput, ListClientsQuery, UpdateClientInput } from '../schemas/resources.ts';
-import { versionOf, type CallerContext, type Versioned } from './context.ts';
+import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import { foldForSearch, listPage, searchFilter, type ListEnvelope } from './paging.ts';
 
 export interface Client {
@@ -102,13 +102,13 @@ export async function updateClient(
   ctx: CallerContext,
   id: string,
   patch: UpdateClientInput,
-  expectedVersion?: number,
+  expectedVersion?: IfMatch,
   now = new Date(),
 ): Promise<Versioned<Client>> {
   if (!isWellFormedId('client', id)) throw notFound('client', id);
   if (Object.keys(patch).length === 0) {
     const current = await retrieveClient(ctx, id);
-    if (expectedVersion !== undefined && current.version !== expectedVersion) throw preconditionFailed('client', id);
+    if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed('client', id);
     return current;
   }
   const fields: Record<string, unknown> = { ...patch };
@@ -127,15 +127,16 @@ export interface Deleted {
 }
 
 /** A conditional delete: refused (409) while projects or time entries still reference the client. */
-export async function deleteClient(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
+export async function deleteClient(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
   if (!isWellFormedId('client', id)) throw notFound('client', id);
+  const ifMatch = versionCondition(expectedVersion, 'version');
   try {
     await dynamo().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.item(ctx.workspaceId, 'CLIENT', id),
-        ConditionExpression: `attribute_exists(PK) AND project_count = :zero AND time_entry_count = :zero${expectedVersion === undefined ? '' : ' AND version = :version'}`,
-        ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion === undefined ? {} : { ':version': expectedVersion }) },
+        ConditionExpression: `attribute_exists(PK) AND project_count = :zero AND time_entry_count = :zero${ifMatch ? ` AND ${ifMatch.expression}` : ''}`,
+        ExpressionAttributeValues: { ':zero': 0, ...ifMatch?.values },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
@@ -143,7 +144,7 @@ export async function deleteClient(ctx: CallerContext, id: string, expectedVersi
     const old = itemOfConditionFailure(error);
     if (old === null) throw error;
     if (old === undefined) throw notFound('client', id);
-    if (expectedVersion !== undefined && versionOf(old) !== expectedVersion) throw preconditionFailed('client', id);
+    if (!matchesVersion(expectedVersion, versionOf(old))) throw preconditionFailed('client', id);
     throw clientInUse(id, Number(old.project_count), Number(old.time_entry_count));
   }
   return { object: 'client', id, deleted: true };

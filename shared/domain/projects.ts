@@ -6,9 +6,9 @@ import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
-import { transactWrite } from '../data/writes.ts';
+import { transactWrite, versionCondition } from '../data/writes.ts';
 import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from '../schemas/resources.ts';
-import { versionOf, type CallerContext, type Versioned } from './context.ts';
+import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
 import { foldForSearch, listPage, searchFilter, type ListEnvelope } from './paging.ts';
 
@@ -57,6 +57,8 @@ export function toProject(item: Record<string, unknown>): Project {
 }
 
 const END_BEFORE_START = 'end_date must not be before start_date';
+/** Order rules compare instants, never the text of timestamps. */
+const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b);
 const unknownClient = () => invalidParam('client_id', 'client_id does not name a client in this workspace');
 
 /**
@@ -67,7 +69,7 @@ export async function createProject(ctx: CallerContext, input: CreateProjectInpu
   if (!isWellFormedId('client', input.client_id)) throw unknownClient();
   const at = now.toISOString();
   const startDate = input.start_date ?? at;
-  if (input.end_date != null && input.end_date < startDate) throw invalidParam('end_date', END_BEFORE_START);
+  if (input.end_date != null && isBefore(input.end_date, startDate)) throw invalidParam('end_date', END_BEFORE_START);
   const id = newId('project', now);
   const item = {
     ...keys.item(ctx.workspaceId, 'PROJECT', id),
@@ -154,7 +156,7 @@ export async function updateProject(
   ctx: CallerContext,
   id: string,
   patch: UpdateProjectInput,
-  expectedVersion?: number,
+  expectedVersion?: IfMatch,
   now = new Date(),
 ): Promise<Versioned<Project>> {
   if (!isWellFormedId('project', id)) throw notFound('project', id);
@@ -162,14 +164,15 @@ export async function updateProject(
   delete fields.client_id;
   if (Object.keys(fields).length === 0) {
     const current = await retrieveProject(ctx, id);
-    if (expectedVersion !== undefined && current.version !== expectedVersion) throw preconditionFailed('project', id);
+    if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed('project', id);
     return current;
   }
   const start = patch.start_date;
   const end = patch.end_date;
-  if (start !== undefined && end != null && end < start) throw invalidParam('end_date', END_BEFORE_START);
+  if (start !== undefined && end != null && isBefore(end, start)) throw invalidParam('end_date', END_BEFORE_START);
 
   // Only one side of the date range given: the other is in the item, so check it in the write.
+  // Stored timestamps are all UTC, milliseconds, years 1900..9999: as strings they sort as instants.
   let condition: { expression: string; values?: Record<string, unknown> } | undefined;
   if (start === undefined && end != null) {
     condition = { expression: '#start_date <= :end_date' };
@@ -200,16 +203,17 @@ export async function updateProject(
  * Deletes the project and uncounts it on its client in one transaction; refused (409) while
  * time entries are logged against it.
  */
-export async function deleteProject(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
+export async function deleteProject(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
   const clientId = await projectClientId(ctx, id);
+  const ifMatch = versionCondition(expectedVersion, 'version');
   const cancelled = await transactWrite({
     TransactItems: [
       {
         Delete: {
           TableName: tableName(),
           Key: keys.item(ctx.workspaceId, 'PROJECT', id),
-          ConditionExpression: `attribute_exists(PK) AND time_entry_count = :zero${expectedVersion === undefined ? '' : ' AND version = :version'}`,
-          ExpressionAttributeValues: { ':zero': 0, ...(expectedVersion === undefined ? {} : { ':version': expectedVersion }) },
+          ConditionExpression: `attribute_exists(PK) AND time_entry_count = :zero${ifMatch ? ` AND ${ifMatch.expression}` : ''}`,
+          ExpressionAttributeValues: { ':zero': 0, ...ifMatch?.values },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -226,7 +230,7 @@ export async function deleteProject(ctx: CallerContext, id: string, expectedVers
   });
   if (cancelled) {
     const old = cancelled.items[0];
-    if (cancelled.codes[0] === 'ConditionalCheckFailed' && old && expectedVersion !== undefined && versionOf(old) !== expectedVersion) {
+    if (cancelled.codes[0] === 'ConditionalCheckFailed' && old && !matchesVersion(expectedVersion, versionOf(old))) {
       throw preconditionFailed('project', id);
     }
     if (cancelled.codes[0] === 'ConditionalCheckFailed' && old) {

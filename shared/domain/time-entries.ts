@@ -9,9 +9,9 @@ import { invalidParam, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { transactWrite } from '../data/writes.ts';
+import { transactWrite, versionCondition } from '../data/writes.ts';
 import type { ListTimeEntriesQuery, LogTimeEntryInput } from '../schemas/resources.ts';
-import { versionOf, type CallerContext, type Versioned } from './context.ts';
+import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
 import { listPage, type ListEnvelope } from './paging.ts';
 
@@ -133,7 +133,8 @@ export function listTimeEntries(ctx: CallerContext, query: v.InferOutput<typeof 
   });
 }
 
-export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
+export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
+  const ifMatch = versionCondition(expectedVersion, 'version');
   const entry = isWellFormedId('time_entry', id) ? await readItem(ctx, 'TIME_ENTRY', id) : undefined;
   if (!entry) throw notFound('time entry', id);
   const projectId = (entry.project_id as string | null) ?? null;
@@ -143,8 +144,8 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
         Delete: {
           TableName: tableName(),
           Key: keys.item(ctx.workspaceId, 'TIME_ENTRY', id),
-          ConditionExpression: `attribute_exists(PK)${expectedVersion === undefined ? '' : ' AND version = :version'}`,
-          ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':version': expectedVersion } }),
+          ConditionExpression: `attribute_exists(PK)${ifMatch ? ` AND ${ifMatch.expression}` : ''}`,
+          ...(ifMatch ? { ExpressionAttributeValues: ifMatch.values } : {}),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -154,7 +155,7 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
   });
   if (cancelled) {
     const old = cancelled.items[0];
-    if (old && expectedVersion !== undefined && versionOf(old) !== expectedVersion) throw preconditionFailed('time entry', id);
+    if (old && !matchesVersion(expectedVersion, versionOf(old))) throw preconditionFailed('time entry', id);
     throw notFound('time entry', id); // deleted concurrently
   }
   return { object: 'time_entry', id, deleted: true };

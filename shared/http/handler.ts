@@ -10,9 +10,9 @@ import { ApiError, authenticationRequired, insufficientScope, invalidParam, inva
 import { routeByOperation } from '../routes.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
-import type { CallerContext, Versioned } from '../domain/context.ts';
+import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
-import { etagOf, expectedVersionOf } from './conditional.ts';
+import { etagOf, ifMatchOf } from './conditional.ts';
 
 export const logger = new Logger({ serviceName: 'timebill-api' });
 
@@ -24,8 +24,8 @@ export interface Request {
   body<S extends v.GenericSchema>(schema: S): v.InferOutput<S>;
   /** The path this request was made to, as the caller sees it (stage prefix included). */
   path: string;
-  /** If-Match as the version it names; undefined when absent or `*`. */
-  expectedVersion(): number | undefined;
+  /** If-Match as the versions it names (strong comparison); undefined when absent or `*`. */
+  expectedVersion(): IfMatch;
 }
 
 export interface Reply {
@@ -62,12 +62,15 @@ export function defineHandler(operation: string, run: (req: Request) => Promise<
   }
   // Only lists take query parameters; anywhere else one is a mistake worth saying.
   const takesQuery = route.method === 'GET' && !route.path.includes('{id}');
+  // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
+  const takesBody = route.method === 'POST' || route.method === 'PATCH';
   return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       if (route.scope === null) throw new Error(`${operation} is public and has no caller`);
       const caller = callerOf(event, route.scope, requestId);
       if (!takesQuery) refuseQuery(event);
+      if (!takesBody) refuseBody(event);
       const request = requestOf(event, caller);
       const reply = retries ? await retries({ operation, event, context, caller, run: () => run(request) }) : await run(request);
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
@@ -97,7 +100,7 @@ function requestOf(event: APIGatewayProxyEvent, caller: CallerContext): Request 
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
-    expectedVersion: () => expectedVersionOf(header(event, 'if-match')),
+    expectedVersion: () => ifMatchOf(header(event, 'if-match')),
     query: (schema) => parseOrThrow(schema, singleValuedQuery(event), 'query parameter'),
     body: (schema) => parseOrThrow(schema, jsonBody(event)),
   };
@@ -106,6 +109,12 @@ function requestOf(event: APIGatewayProxyEvent, caller: CallerContext): Request 
 function refuseQuery(event: APIGatewayProxyEvent) {
   const names = Object.keys(event.queryStringParameters ?? {});
   if (names.length > 0) throw invalidRequest(names.map((name) => ({ param: name, message: `${name} is not a known query parameter` })));
+}
+
+function refuseBody(event: APIGatewayProxyEvent) {
+  if (event.body !== null && event.body !== undefined && event.body !== '') {
+    throw invalidParam('body', 'This operation takes no request body: send the request without one');
+  }
 }
 
 function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {

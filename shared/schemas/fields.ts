@@ -14,6 +14,9 @@ export const LIMITS = {
   idLength: 64,
   searchLength: 100,
   money: 1_000_000_000,
+  moneyDecimals: 4,
+  yearMin: 1900,
+  yearMax: 9999,
   intervalCount: 1000,
   durationMinutes: 10_080,
   bodyBytes: 64 * 1024,
@@ -21,25 +24,43 @@ export const LIMITS = {
   pageSizeMax: 100,
 } as const;
 
+/** Length in Unicode code points, as JSON Schema's maxLength counts: an emoji is one character. */
+export const codePointLength = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/** At most `max` code points (not UTF-16 units); the OpenAPI document states it as maxLength. */
+export const maxChars = (field: string, max: number) =>
+  [v.check((s: string) => codePointLength(s) <= max, `${field} must be at most ${max} characters`), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
+
+/**
+ * A character a reader sees: a letter, digit, punctuation or symbol that is not one of Unicode's
+ * default-ignorable code points (zero-width spaces, joiners, word joiners, BOM, fillers...).
+ */
+const VISIBLE = /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}\p{P}\p{S}]/u;
+export const hasVisibleCharacter = (s: string): boolean => VISIBLE.test(s);
+
 export const text = (field: string, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.check((s) => s.trim().length > 0, `${field} must not be blank`),
-    v.maxLength(max, `${field} must be at most ${max} characters`),
+    v.check(hasVisibleCharacter, `${field} must contain at least one visible character`),
+    ...maxChars(field, max),
     v.metadata({ minLength: 1 }),
   );
 
 export const email = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.maxLength(LIMITS.emailLength, `${field} must be at most ${LIMITS.emailLength} characters`),
+    ...maxChars(field, LIMITS.emailLength),
     v.email(`${field} must be a valid email address`),
   );
 
 export const webUrl = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
+    ...maxChars(field, LIMITS.urlLength),
     v.check(isWebUrl, `${field} must be a valid http or https URL`),
     v.metadata({ format: 'uri', pattern: '^https?://' }),
   );
@@ -47,7 +68,7 @@ export const webUrl = (field: string) =>
 export const taxId = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.maxLength(LIMITS.taxIdLength, `${field} must be at most ${LIMITS.taxIdLength} characters`),
+    ...maxChars(field, LIMITS.taxIdLength),
     v.regex(/^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u, `${field} may hold only letters, digits, spaces, dots, hyphens and slashes`),
     v.metadata({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' }),
   );
@@ -55,12 +76,25 @@ export const taxId = (field: string) =>
 export const enumOf = <const T extends readonly string[]>(field: string, values: T) =>
   v.picklist(values, `${field} must be one of ${values.join(', ')}`);
 
+/**
+ * True when `n` is a decimal with at most `places` decimal places, as the caller wrote it: the
+ * double nearest to k / 10^places round-trips through that division, any other double does not
+ * (0.30000000000000004, 1e-131). This also keeps every amount inside DynamoDB's number range.
+ */
+export const hasAtMostDecimals = (n: number, places: number): boolean => {
+  const scale = 10 ** places;
+  return Math.round(n * scale) / scale === n;
+};
+
+/** Money: 0 to 1,000,000,000 with at most 4 decimal places. */
 export const money = (field: string) =>
   v.pipe(
     v.number(`${field} must be a number`),
     v.finite(`${field} must be a finite number`),
     v.minValue(0, `${field} must be non-negative`),
     v.maxValue(LIMITS.money, `${field} must be at most ${LIMITS.money}`),
+    v.check((n) => hasAtMostDecimals(n, LIMITS.moneyDecimals), `${field} must have at most ${LIMITS.moneyDecimals} decimal places`),
+    v.metadata({ description: `From 0 to ${LIMITS.money} with at most ${LIMITS.moneyDecimals} decimal places` }),
   );
 
 export const positiveInteger = (field: string, max: number) =>
@@ -75,7 +109,7 @@ export const reference = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.minLength(1, `${field} must not be empty`),
-    v.maxLength(LIMITS.idLength, `${field} must be at most ${LIMITS.idLength} characters`),
+    ...maxChars(field, LIMITS.idLength),
   );
 
 function isWebUrl(s: string): boolean {
@@ -87,30 +121,41 @@ function isWebUrl(s: string): boolean {
   }
 }
 
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+/** RFC 3339 date-time: seconds required, fraction optional, `Z` or a numeric offset. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** ISO 8601 date-time with a time zone; normalised to UTC with milliseconds. */
+/**
+ * The instant an RFC 3339 date-time names, in milliseconds since the epoch; undefined when the
+ * text is not one, or its UTC year falls outside 1900..9999 (what a stored timestamp may hold, so
+ * every stored one has the same width and order rules can compare instants).
+ */
+export function instantOf(s: string): number | undefined {
+  const m = RFC3339.exec(s);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth || h > 23 || mi > 59 || sec > 59) return undefined;
+  if (m[7] !== undefined && (Number(m[7]) > 23 || Number(m[8]) > 59)) return undefined;
+  const ms = Date.parse(s.toUpperCase());
+  if (Number.isNaN(ms)) return undefined;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= LIMITS.yearMin && year <= LIMITS.yearMax ? ms : undefined;
+}
+
+/** RFC 3339 date-time, UTC year 1900..9999; normalised to UTC with milliseconds. */
 export const timestamp = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.check((s) => isValidTimestamp(s), `${field} must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T09:30:00Z`),
-    v.metadata({ format: 'date-time', description: 'ISO 8601 date-time with a time zone; stored and returned in UTC with milliseconds' }),
-    v.transform((s) => new Date(s).toISOString()),
+    v.check(
+      (s) => instantOf(s) !== undefined,
+      `${field} must be an RFC 3339 date-time with seconds and a time zone, from year ${LIMITS.yearMin} to ${LIMITS.yearMax} in UTC, e.g. 2026-11-21T09:30:00Z`,
+    ),
+    v.metadata({
+      format: 'date-time',
+      description: `RFC 3339 date-time with seconds and a time zone (Z or an offset); its UTC year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}. Stored and returned in UTC with milliseconds`,
+    }),
+    v.transform((s) => new Date(instantOf(s)!).toISOString()),
   );
-
-function isValidTimestamp(s: string): boolean {
-  const m = TIMESTAMP.exec(s);
-  if (!m) return false;
-  const [, y, mo, d, h, mi, sec, oh, om] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (year < 1900 || month < 1 || month > 12 || day < 1 || day > daysInMonth) return false;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(sec ?? 0) > 59) return false;
-  if (oh !== undefined && (Number(oh) > 23 || Number(om) > 59)) return false;
-  return !Number.isNaN(Date.parse(s));
-}
 
 /** Optional on create: absent or null both mean "no value". */
 export const optionalNullable = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));

@@ -177,10 +177,31 @@ describe('ETag and If-Match', () => {
     expect((await api.get(`/projects/${project.id}`)).body.name).toBe(winner);
   });
 
-  it('refuses several ETags in If-Match with a 400', async () => {
+  it('compares If-Match strongly: the exact tag, any member of a list; weak and look-alike tags never match', async () => {
+    const { api, token } = await workspace();
+    const client = await createClient(api); // ETag "1"
+    for (const ifMatch of ['"01"', '"1.0"', 'W/"1"', '"2", W/"1"', '"abc"']) {
+      expectError(await patch(token, `/clients/${client.id}`, { status: 'LOST' }, { 'If-Match': ifMatch }), 412, 'precondition_failed');
+      expectError(await del(token, `/clients/${client.id}`, { 'If-Match': ifMatch }), 412, 'precondition_failed');
+    }
+    expect((await api.get(`/clients/${client.id}`)).body.status).toBe('LEAD');
+    const updated = await patch(token, `/clients/${client.id}`, { status: 'ACTIVE' }, { 'If-Match': '"7", "1"' });
+    expect(updated.status).toBe(200);
+    expect(updated.headers.get('etag')).toBe('"2"');
+    const project = await createProject(api, client.id);
+    expectError(await del(token, `/projects/${project.id}`, { 'If-Match': '"01"' }), 412, 'precondition_failed');
+    expect((await del(token, `/projects/${project.id}`, { 'If-Match': '"9", , "1"' })).status).toBe(200);
+    expect((await del(token, `/clients/${client.id}`, { 'If-Match': 'W/"2", "2"' })).status).toBe(200);
+  });
+
+  it('refuses an If-Match that is not * or a list of quoted ETags with a 400, changing nothing', async () => {
     const { api, token } = await workspace();
     const client = await createClient(api);
-    expect(expectError(await patch(token, `/clients/${client.id}`, { status: 'LOST' }, { 'If-Match': '"1", "2"' }), 400, 'invalid_request').param).toBe('If-Match');
+    for (const ifMatch of ['1', '"1', '" 1"', '"1" "2"', '*, "1"']) {
+      const error = expectError(await patch(token, `/clients/${client.id}`, { status: 'LOST' }, { 'If-Match': ifMatch }), 400, 'invalid_request');
+      expect(error.param).toBe('If-Match');
+    }
+    expect((await api.get(`/clients/${client.id}`)).body.status).toBe('LEAD');
   });
 });
 

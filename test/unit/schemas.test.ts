@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors.ts';
 import { parseOrThrow } from '../../shared/schemas/parse.ts';
+import { codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
 import { CreateClientBody, CreateProjectBody, ListClientsQuery, UpdateClientBody, UpdateProjectBody } from '../../shared/schemas/resources.ts';
 
 function refusal(fn: () => unknown) {
@@ -90,5 +91,29 @@ describe('list queries', () => {
   it('names unknown query parameters as such', () => {
     const error = refusal(() => parseOrThrow(ListClientsQuery, { client: 'x' }, 'query parameter'));
     expect(error.errors).toEqual([{ param: 'client', message: 'client is not a known query parameter' }]);
+  });
+});
+
+describe('field rules (issue 8)', () => {
+  it('money: at most 4 decimals, which also keeps values inside DynamoDB number range', () => {
+    for (const n of [0, 12.5, 0.0001, 130.25, 999_999_999.9999, 1_000_000_000]) expect(hasAtMostDecimals(n, 4), String(n)).toBe(true);
+    for (const n of [0.30000000000000004, 1e-131, 5e-324, 0.00015]) expect(hasAtMostDecimals(n, 4), String(n)).toBe(false);
+  });
+
+  it('timestamps: RFC 3339 with seconds, UTC year 1900..9999, as instants', () => {
+    expect(instantOf('2026-11-21T10:30:00+01:00')).toBe(Date.UTC(2026, 10, 21, 9, 30));
+    expect(instantOf('9999-12-31T23:59:59.999Z')).toBe(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+    expect(instantOf('1900-01-01T00:00:00Z')).toBe(Date.UTC(1900, 0, 1));
+    for (const s of ['9999-12-31T23:59:59-23:59', '1900-01-01T00:30:00+01:00', '2026-11-21T10:30Z', '2026-11-21T10:30:00', '2026-11-21T10:30:00+24:00', '2026-02-29T00:00:00Z']) {
+      expect(instantOf(s), s).toBeUndefined();
+    }
+  });
+
+  it('text: needs a visible character; lengths count code points', () => {
+    for (const s of ['\u200b\u200b\u2060', ' \t', '\ufeff', '\u3164', '\u0301']) expect(hasVisibleCharacter(s), JSON.stringify(s)).toBe(false);
+    for (const s of ['a', 'é', '\u{1F600}', '-']) expect(hasVisibleCharacter(s), s).toBe(true);
+    expect(codePointLength('\u{1F600}'.repeat(150))).toBe(150);
+    expect(parseOrThrow(CreateClientBody, { company_name: '\u{1F600}'.repeat(150), company_email: 'a@b.co' }).company_name).toHaveLength(300);
+    expect(refusal(() => parseOrThrow(CreateClientBody, { company_name: '\u200b\u2060', company_email: 'a@b.co' })).param).toBe('company_name');
   });
 });

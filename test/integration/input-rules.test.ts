@@ -1,0 +1,123 @@
+/**
+ * Input rules found by a hostile caller (issue 8): money DynamoDB can hold, RFC 3339 instants
+ * in years 1900..9999, visible text counted in code points, and no body where none is taken.
+ * Each refusal is a 400 in the contract's shape with nothing stored or changed.
+ */
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { expectInvalid } from '../support/assertions.ts';
+import { baseUrl, createClient, createProject, workspace, type ApiResponse } from '../support/api.ts';
+
+/** A request with a body on any method (fetch refuses a body on GET). */
+function rawRequest(method: string, path: string, token: string, body: string): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`${baseUrl()}/api/v1${path}`);
+    const req = request(
+      url,
+      { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+          resolve({ status: res.statusCode ?? 0, headers, body: text ? JSON.parse(text) : undefined });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('money', () => {
+  it('refuses values DynamoDB cannot hold and more than 4 decimals, on create and PATCH, storing nothing', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    const project = await createProject(api, client.id, { hourly_rate: 100 });
+    for (const field of ['hourly_rate', 'fixed_price', 'amount']) {
+      for (const value of [1e-131, 0.30000000000000004, 0.00001, 1_000_000_000.5]) {
+        expectInvalid(await api.post('/projects', { name: 'P', client_id: client.id, billing_type: 'Monthly', [field]: value }), [field]);
+        expectInvalid(await api.patch(`/projects/${project.id}`, { [field]: value }), [field]);
+      }
+    }
+    expect((await api.get('/projects')).body.data).toHaveLength(1);
+    const unchanged = await api.get(`/projects/${project.id}`);
+    expect(unchanged.body).toEqual(project);
+  });
+
+  it('accepts 0 to 1,000,000,000 with up to 4 decimals', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    const project = await createProject(api, client.id, { hourly_rate: 12.5, fixed_price: 0.0001, amount: 1_000_000_000 });
+    expect(project).toMatchObject({ hourly_rate: 12.5, fixed_price: 0.0001, amount: 1_000_000_000 });
+    const patched = await api.patch(`/projects/${project.id}`, { hourly_rate: 999_999_999.9999, amount: 0 });
+    expect(patched.body).toMatchObject({ hourly_rate: 999_999_999.9999, amount: 0 });
+  });
+});
+
+describe('timestamps', () => {
+  it('refuses what is not an RFC 3339 date-time in UTC years 1900..9999', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    const project = await createProject(api, client.id);
+    for (const value of ['9999-12-31T23:59:59-23:59', '1900-01-01T00:30:00+01:00', '2026-11-21T10:30Z', '2026-11-21 10:30:00Z', '+010000-01-01T00:00:00.000Z']) {
+      expectInvalid(await api.post('/projects', { name: 'P', client_id: client.id, billing_type: 'Monthly', start_date: value }), ['start_date']);
+      expectInvalid(await api.patch(`/projects/${project.id}`, { end_date: value }), ['end_date']);
+      expectInvalid(await api.post('/time_entries', { client_id: client.id, started_at: value, duration_minutes: 5 }), ['started_at']);
+    }
+    expect((await api.get('/time_entries')).body.data).toHaveLength(0);
+    expect((await api.get(`/projects/${project.id}`)).body).toEqual(project);
+  });
+
+  it('accepts the extremes and compares instants, not strings, in the order rule', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    // 10:00+02:00 is 08:00Z: as text it sorts after 09:00Z, as an instant it is before.
+    expectInvalid(
+      await api.post('/projects', { name: 'P', client_id: client.id, billing_type: 'Monthly', start_date: '2026-01-01T09:00:00Z', end_date: '2026-01-01T10:00:00+02:00' }),
+      ['end_date'],
+    );
+    const project = await createProject(api, client.id, { start_date: '1900-01-01T00:00:00Z', end_date: '9999-12-31T23:59:59.999+00:00' });
+    expect(project).toMatchObject({ start_date: '1900-01-01T00:00:00.000Z', end_date: '9999-12-31T23:59:59.999Z' });
+    const entry = await api.post('/time_entries', { client_id: client.id, started_at: '2026-11-21t10:30:00.123456-05:00', duration_minutes: 5 });
+    expect(entry.status).toBe(201);
+    expect(entry.body.started_at).toBe('2026-11-21T15:30:00.123Z');
+  });
+});
+
+describe('text', () => {
+  it('refuses names of invisible characters only, storing nothing', async () => {
+    const { api } = await workspace();
+    for (const name of ['\u200b\u200b\u2060', '\ufeff', ' \u00a0\u3164 ', '\u0301']) {
+      expectInvalid(await api.post('/clients', { company_name: name, company_email: 'a@b.test' }), ['company_name']);
+    }
+    expect((await api.get('/clients')).body.data).toHaveLength(0);
+  });
+
+  it('counts code points: 200 emoji fit a 200-character name, 201 do not', async () => {
+    const { api } = await workspace();
+    const name = '\u{1F600}'.repeat(200);
+    const created = await api.post('/clients', { company_name: name, company_email: 'a@b.test' });
+    expect(created.status).toBe(201);
+    expect(created.body.company_name).toBe(name);
+    expectInvalid(await api.post('/clients', { company_name: `${name}x`, company_email: 'a@b.test' }), ['company_name']);
+  });
+});
+
+describe('a body where the operation takes none', () => {
+  it('is refused on DELETE with 400 param body, deleting nothing', async () => {
+    const { api, token } = await workspace();
+    const client = await createClient(api);
+    expectInvalid(await rawRequest('DELETE', `/clients/${client.id}`, token, '{}'), ['body']);
+    expect((await api.get(`/clients/${client.id}`)).status).toBe(200);
+  });
+
+  it('is refused on GET, retrieve and list alike', async () => {
+    const { api, token } = await workspace();
+    const client = await createClient(api);
+    expectInvalid(await rawRequest('GET', `/clients/${client.id}`, token, '{"a":1}'), ['body']);
+    expectInvalid(await rawRequest('GET', '/clients', token, 'x'), ['body']);
+  });
+});
