@@ -73,13 +73,18 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
     logger.info('Token refused', { reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
     return invalidTokenPolicy(event.methodArn);
   }
+  // A token must expire: one without a numeric exp is refused (aws-jwt-verify checks exp only when present).
+  if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) {
+    logger.info('Token refused', { reason: 'no exp claim' });
+    return invalidTokenPolicy(event.methodArn);
+  }
   const apiClientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
   const workspaceId = apiClientId ? await workspaceOf(apiClientId) : undefined;
   if (!apiClientId || !workspaceId) {
     logger.info('Token of an unregistered API client refused', { apiClientId });
     return invalidTokenPolicy(event.methodArn);
   }
-  const scopes = grantedScopes(payload.scope);
+  const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER);
   return policyFor(event.methodArn, apiClientId, scopes, {
     workspaceId,
     apiClientId,

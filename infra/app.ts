@@ -9,6 +9,7 @@
  * - stackName: name of the CloudFormation stack (default TimebillApi)
  * - cognitoDomainPrefix: prefix of the Cognito domain of the token endpoint (default timebill-<account id>)
  * - alarmEmail: email address subscribed to the alarm topic (default: none)
+ * - resourceServerIdentifier: Cognito resource server of the scopes (default timebill-api)
  *
  * cdk-nag's AwsSolutions pack runs on every synthesis as a validation plugin: any finding that the
  * stack does not acknowledge (with a reason, see NAG_ACKNOWLEDGEMENTS in stack.ts) fails `cdk synth`.
@@ -29,6 +30,7 @@ new TimebillApiStack(app, context('stackName') ?? DEFAULT_STACK_NAME, {
   tags: { service: 'timebill-api' },
   cognitoDomainPrefix: context('cognitoDomainPrefix'),
   alarmEmail: context('alarmEmail'),
+  resourceServerIdentifier: context('resourceServerIdentifier'),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 

@@ -6,8 +6,13 @@
 /** Default CloudFormation stack name (`-c stackName=...` overrides it). */
 export const DEFAULT_STACK_NAME = 'TimebillApi';
 
-/** The Cognito resource server: tokens carry scopes as `timebill-api/clients:read`. */
-export const RESOURCE_SERVER_IDENTIFIER = 'timebill-api';
+import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../shared/auth/scopes.ts';
+
+/**
+ * The Cognito resource server by default (stack property `resourceServerIdentifier`): tokens
+ * carry scopes as `timebill-api/clients:read`. The local issuer uses the same one.
+ */
+export const RESOURCE_SERVER_IDENTIFIER = DEFAULT_RESOURCE_SERVER_IDENTIFIER;
 
 /** The API Gateway stage; the routes already carry the version (/api/v1). */
 export const STAGE_NAME = 'prod';

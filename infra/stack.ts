@@ -52,6 +52,8 @@ export interface TimebillApiStackProps extends StackProps {
    * what cdk-nag reports without them (the infra test checks that each one is still needed).
    */
   readonly acknowledgeNagFindings?: boolean;
+  /** Identifier of the Cognito resource server; scopes are `<identifier>/<scope>`. Default `timebill-api`. */
+  readonly resourceServerIdentifier?: string;
 }
 
 /** List routes (reads without a path parameter) sign cursors; no other function gets the key. */
@@ -222,8 +224,9 @@ export class TimebillApiStack extends Stack {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    const resourceServerIdentifier = props.resourceServerIdentifier ?? RESOURCE_SERVER_IDENTIFIER;
     this.userPool.addResourceServer('ResourceServer', {
-      identifier: RESOURCE_SERVER_IDENTIFIER,
+      identifier: resourceServerIdentifier,
       userPoolResourceServerName: 'Timebill API',
       scopes: SCOPES.map(
         (scope) => new cognito.ResourceServerScope({ scopeName: scope, scopeDescription: `Timebill API ${scope}` }),
@@ -242,7 +245,7 @@ export class TimebillApiStack extends Stack {
     this.authorizerFunction = this.apiFunction('Authorizer', {
       entry: AUTHORIZER_ENTRY,
       description: 'Lambda TOKEN authorizer: Cognito access token -> workspace and scope policy',
-      environment: { ...commonEnvironment, COGNITO_USER_POOL_ID: this.userPool.userPoolId },
+      environment: { ...commonEnvironment, COGNITO_USER_POOL_ID: this.userPool.userPoolId, RESOURCE_SERVER_IDENTIFIER: resourceServerIdentifier },
       access: 'authorizer',
     });
 
@@ -381,7 +384,7 @@ export class TimebillApiStack extends Stack {
     new CfnOutput(this, OUTPUTS.userPoolId, { value: this.userPool.userPoolId, description: 'Cognito user pool that issues the access tokens' });
     new CfnOutput(this, OUTPUTS.tableName, { value: this.table.tableName, description: 'DynamoDB table' });
     new CfnOutput(this, OUTPUTS.resourceServerIdentifier, {
-      value: RESOURCE_SERVER_IDENTIFIER,
+      value: resourceServerIdentifier,
       description: 'Cognito resource server; scopes are requested as <identifier>/<scope>',
     });
     new CfnOutput(this, OUTPUTS.region, { value: Aws.REGION, description: 'Region of the stack' });

@@ -1,9 +1,12 @@
 /**
- * `npm run token -- --workspace <id> --scopes <a,b>`: registers the local API client of the
- * workspace with the running local stack (on $PORT, default 3000) and prints a bearer token
- * as the last line of standard output.
+ * `npm run token -- --workspace <id> --scopes <a,b> [--expires-in <seconds>]`: registers the
+ * local API client of the workspace with the running local stack (on $PORT, default 3000) and
+ * prints a bearer token as the last line of standard output. The scopes go into the token
+ * exactly as given, so refusals (a foreign resource server's prefix, unknown scopes) can be tried.
  */
 import { parseArgs } from 'node:util';
+import { SCOPES } from '../shared/routes.ts';
+import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,9 +23,14 @@ const port = process.env.PORT ?? '3000';
 const url = `http://127.0.0.1:${port}/_local/token`;
 const body = {
   workspace: values.workspace,
-  scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+  scopes: values.scopes.split(',').filter((s) => s !== ''),
   ...(values['expires-in'] ? { expires_in: Number(values['expires-in']) } : {}),
 };
+const granting = new Set<string>([...SCOPES, ...SCOPES.map((s) => `${RESOURCE_SERVER_IDENTIFIER}/${s}`)]);
+const unrecognised = body.scopes.filter((s) => !granting.has(s));
+if (unrecognised.length > 0) {
+  console.error(`Warning: ${unrecognised.join(', ')} grant${unrecognised.length === 1 ? 's' : ''} nothing here (scopes: ${SCOPES.join(', ')}, bare or as ${RESOURCE_SERVER_IDENTIFIER}/<scope>); put in the token as given.`);
+}
 let response: Response;
 try {
   response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

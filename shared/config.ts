@@ -3,6 +3,7 @@
  * a misconfigured function fails its cold start instead of its first request.
  */
 import * as v from 'valibot';
+import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from './auth/scopes.ts';
 
 const EnvSchema = v.object({
   TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
@@ -54,12 +55,19 @@ const AuthorizerEnvSchema = v.union([
   }),
 ]);
 
-export type AuthorizerConfig = v.InferOutput<typeof AuthorizerEnvSchema>;
+const ResourceServerEnvSchema = v.object({
+  /** The resource server whose `<identifier>/<scope>` scopes grant access (Cognito's identifier charset). */
+  RESOURCE_SERVER_IDENTIFIER: v.optional(v.pipe(v.string(), v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/)), DEFAULT_RESOURCE_SERVER_IDENTIFIER),
+});
+
+export type AuthorizerConfig = v.InferOutput<typeof AuthorizerEnvSchema> & v.InferOutput<typeof ResourceServerEnvSchema>;
 
 export function authorizerConfig(): AuthorizerConfig {
   const result = v.safeParse(AuthorizerEnvSchema, process.env);
   if (!result.success) {
     throw new Error('Invalid authorizer configuration: set COGNITO_USER_POOL_ID, or LOCAL_JWT_ISSUER and LOCAL_JWKS_URI');
   }
-  return result.output;
+  const resourceServer = v.safeParse(ResourceServerEnvSchema, process.env);
+  if (!resourceServer.success) throw new Error('Invalid authorizer configuration: RESOURCE_SERVER_IDENTIFIER is not a Cognito resource-server identifier');
+  return { ...result.output, ...resourceServer.output };
 }

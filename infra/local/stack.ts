@@ -9,11 +9,11 @@ import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { SCOPES } from '../../shared/routes.ts';
 import { WORKSPACE_ID_PATTERN, registerApiClient } from '../../shared/data/registry.ts';
 import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
 import { createLocalGateway, type LocalRoute } from './gateway.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
+import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
 
 export const LOCAL_TABLE_NAME = 'timebill-local';
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -40,7 +40,11 @@ export interface LocalStack {
 
 const TokenRequest = v.strictObject({
   workspace: v.pipe(v.string(), v.regex(WORKSPACE_ID_PATTERN, 'workspace must be 1 to 64 letters, digits, - or _')),
-  scopes: v.pipe(v.array(v.picklist(SCOPES, `each scope must be one of ${SCOPES.join(', ')}`)), v.minLength(1, 'give at least one scope')),
+  // Any scope string, unchanged (prefixed, foreign or unknown ones too): so refusals can be tried locally.
+  scopes: v.pipe(
+    v.array(v.pipe(v.string(), v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/, 'each scope must be 1 to 256 visible ASCII characters, without spaces, " or \\'))),
+    v.minLength(1, 'give at least one scope'),
+  ),
   expires_in: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-86_400), v.maxValue(86_400)), 3600),
 });
 
@@ -57,6 +61,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       CURSOR_SIGNING_KEY: cursorKey(options.stateDir),
       LOCAL_JWT_ISSUER: LOCAL_ISSUER,
       LOCAL_JWKS_URI: `${baseUrl}${JWKS_PATH}`,
+      // The same resource server as the deployed stack's default: `timebill-api/clients:read`.
+      RESOURCE_SERVER_IDENTIFIER,
     });
     const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
     await createTable(client, LOCAL_TABLE_NAME);

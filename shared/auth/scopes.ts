@@ -1,15 +1,21 @@
 import { SCOPES, type Scope } from '../routes.ts';
 
+/** The Cognito resource server of this API, unless the stack names another (RESOURCE_SERVER_IDENTIFIER). */
+export const DEFAULT_RESOURCE_SERVER_IDENTIFIER = 'timebill-api';
+
 /**
- * The API scopes a token grants. Cognito writes resource-server scopes as
- * `<identifier>/clients:read`; bare `clients:read` is accepted too. Unknown scopes are ignored.
+ * The API scopes a token grants. Exactly two forms grant one: the bare scope (`clients:read`) and
+ * `<identifier>/clients:read` with this API's own resource-server identifier. Anything else grants
+ * nothing: another resource server's scope of the same name (`other-api/clients:write`),
+ * `a/b/clients:write`, `/clients:write`, unknown scopes.
  */
-export function grantedScopes(scopeClaim: unknown): Scope[] {
+export function grantedScopes(scopeClaim: unknown, resourceServerIdentifier: string): Scope[] {
   if (typeof scopeClaim !== 'string') return [];
+  const prefix = `${resourceServerIdentifier}/`;
   const granted = new Set<Scope>();
   for (const raw of scopeClaim.split(' ')) {
-    const bare = raw.slice(raw.lastIndexOf('/') + 1);
-    if ((SCOPES as readonly string[]).includes(bare)) granted.add(bare as Scope);
+    const scope = raw.startsWith(prefix) ? raw.slice(prefix.length) : raw;
+    if ((SCOPES as readonly string[]).includes(scope)) granted.add(scope as Scope);
   }
   return [...granted];
 }

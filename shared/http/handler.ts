@@ -89,7 +89,9 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
   const workspaceId = auth.workspaceId;
   if (auth.authError || typeof workspaceId !== 'string' || workspaceId === '') throw authenticationRequired(true);
   // API Gateway caches the policy for minutes; a token that expired meanwhile is refused here.
-  if (Number(auth.tokenExpiresAt) * 1000 <= Date.now()) throw authenticationRequired(true, 'The access token has expired');
+  const expiresAt = Number(auth.tokenExpiresAt);
+  if (!Number.isFinite(expiresAt)) throw authenticationRequired(true, 'The access token has no expiry (exp) and is refused');
+  if (expiresAt * 1000 <= Date.now()) throw authenticationRequired(true, 'The access token has expired');
   const scopes = String(auth.scopes ?? '').split(' ').filter(Boolean);
   if (!scopes.includes(scope)) throw insufficientScope(scope);
   return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };

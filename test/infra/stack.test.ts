@@ -238,7 +238,8 @@ describe('functions', () => {
 
   it('the authorizer knows the user pool and the table, and nothing else', () => {
     const vars = resources[authorizerFunctionId()]!.Properties.Environment.Variables;
-    expect(Object.keys(vars).sort()).toEqual(['COGNITO_USER_POOL_ID', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    expect(Object.keys(vars).sort()).toEqual(['COGNITO_USER_POOL_ID', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'RESOURCE_SERVER_IDENTIFIER', 'TABLE_NAME']);
+    expect(vars.RESOURCE_SERVER_IDENTIFIER).toBe(RESOURCE_SERVER_IDENTIFIER);
     expect(resources[refId(vars.COGNITO_USER_POOL_ID)!]!.Type).toBe('AWS::Cognito::UserPool');
   });
 

@@ -145,6 +145,12 @@ describe('authentication', () => {
     expectInvalidToken(await call('GET', '/api/v1/clients', { token: short }), 'expired after caching');
   });
 
+  it('refuses a token without exp, on every route', async () => {
+    const forever = issuerFromKey(realKey).mint({ clientId: `local-${ws.id}`, scopes: SCOPES, extra: { exp: undefined } });
+    expect(JSON.parse(Buffer.from(forever.split('.')[1]!, 'base64url').toString())).not.toHaveProperty('exp');
+    for (const route of SOME_ROUTES) expectInvalidToken(await send(route, bearer(forever)), `no exp on ${route.operation}`);
+  });
+
   it('refuses a validly signed token of an unregistered API client', async () => {
     const unknown = issuerFromKey(realKey).mint({ clientId: 'unregistered-x', scopes: SCOPES });
     for (const route of SOME_ROUTES) expectInvalidToken(await send(route, bearer(unknown)), `unregistered on ${route.operation}`);
@@ -229,6 +235,17 @@ describe('scopes', () => {
   it('refuses every route to a valid token with no API scope at all', async () => {
     const t = issuerFromKey(realKey).mint({ clientId: `local-${wsId}`, scopes: ['openid', 'timebill-api/admin', 'clients:readwrite'] });
     for (const route of ROUTES) expectInsufficientScope(await send(route, bearer(t)), `${route.operation} with no API scope`);
+  });
+
+  it("grants nothing for another resource server's scopes or any other prefix, and the token endpoint passes them unchanged", async () => {
+    for (const scope of ['other-api/clients:write', 'a/b/clients:write', '/clients:write', 'timebill-api/x/clients:write']) {
+      const t = await token(wsId, [scope, 'clients:read']);
+      expect(JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()).scope).toBe(`${scope} clients:read`);
+      const before = (await full.get('/clients?limit=100')).body.data.length;
+      expectInsufficientScope(await call('POST', '/api/v1/clients', { token: t, body: { company_name: 'No', company_email: 'no@example.test' } }), scope);
+      expect((await full.get('/clients?limit=100')).body.data.length).toBe(before);
+      expect((await call('GET', '/api/v1/clients', { token: t })).status).toBe(200);
+    }
   });
 
   it("accepts scopes in Cognito's resource-server form", async () => {

@@ -9,10 +9,17 @@ const arnOf = (method: string, path: string) => `${base}/${method}${path}`;
 const concretePath = (path: string) => path.replace('{id}', 'cli_01M7YN6FC9FCH8W24JAA49XGS6');
 
 describe('scopes', () => {
-  it('accepts bare and resource-server scopes, and ignores the rest', () => {
-    expect(grantedScopes('clients:read timebill-api/projects:write openid other:read').sort()).toEqual(['clients:read', 'projects:write']);
-    expect(grantedScopes(undefined)).toEqual([]);
-    expect(grantedScopes('https://api.example.com/time_entries:read')).toEqual(['time_entries:read']);
+  it('accepts bare scopes and those of this API\'s resource server, and ignores the rest', () => {
+    expect(grantedScopes('clients:read timebill-api/projects:write openid other:read', 'timebill-api').sort()).toEqual(['clients:read', 'projects:write']);
+    expect(grantedScopes(undefined, 'timebill-api')).toEqual([]);
+    expect(grantedScopes('https://api.example.com/time_entries:read', 'https://api.example.com')).toEqual(['time_entries:read']);
+  });
+
+  it('grants nothing for another resource server\'s scope or any other prefix', () => {
+    for (const claim of ['other-api/clients:write', 'a/b/clients:write', '/clients:write', 'timebill-api/x/clients:write', 'timebill-apiclients:write', 'TIMEBILL-API/clients:write', 'clients:write/']) {
+      expect(grantedScopes(claim, 'timebill-api'), claim).toEqual([]);
+    }
+    expect(grantedScopes('timebill-api/clients:write', 'other-api')).toEqual([]);
   });
 });
 
