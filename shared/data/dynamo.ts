@@ -24,7 +24,12 @@ export function dynamo(): DynamoDBDocumentClient {
     region: AWS_REGION,
     maxAttempts: SDK_BUDGET.maxAttempts,
     retryStrategy: retryStrategy(),
-    requestHandler: { connectionTimeout: SDK_BUDGET.connectTimeoutMs, requestTimeout: SDK_BUDGET.requestTimeoutMs },
+    requestHandler: {
+      connectionTimeout: SDK_BUDGET.connectTimeoutMs,
+      requestTimeout: SDK_BUDGET.requestTimeoutMs,
+      // Without this the SDK only logs a warning when requestTimeout passes, and waits on.
+      throwOnRequestTimeout: true,
+    },
     ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT } : {}),
   });
   enforceRequestDeadline(client);
