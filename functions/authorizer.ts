@@ -97,7 +97,8 @@ async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGate
     payload = (await verifier.verify(token)) as unknown as Record<string, unknown>;
   } catch (error) {
     // The signing keys could not be fetched: not the token's fault.
-    if (isKeyFetchFailure(error)) throw new AuthorizerDependencyFailure('jwks', (error as Error).name, undefined);
+    // (aws-jwt-verify's errors are named by their class only.)
+    if (isKeyFetchFailure(error)) throw new AuthorizerDependencyFailure('jwks', (error as Error).constructor.name, undefined);
     logger.info('Token refused', { reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
     return invalidTokenPolicy(event.methodArn);
   }
