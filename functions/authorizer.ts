@@ -7,12 +7,16 @@ import { get } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import { FetchError } from 'aws-jwt-verify/error';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { authorizerConfig } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { findApiClient } from '../shared/data/registry.ts';
 import { grantedScopes } from '../shared/auth/scopes.ts';
 import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
+import { AuthorizerDependencyFailure, isKeyFetchFailure } from '../shared/auth/dependency-failure.ts';
+import { dependencyFailureOf } from '../shared/data/faults.ts';
+import { withRequestDeadline } from '../shared/data/budget.ts';
 
 const logger = new Logger({ serviceName: 'timebill-api' });
 const settings = authorizerConfig();
@@ -37,11 +41,11 @@ function loopbackGet(uri: string): Promise<ArrayBuffer> {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        if (response.statusCode !== 200) return reject(new Error(`JWKS answered ${response.statusCode}`));
+        if (response.statusCode !== 200) return reject(new FetchError(uri, `JWKS answered ${response.statusCode}`));
         const body = Buffer.concat(chunks);
         resolve(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer);
       });
-    }).on('error', reject);
+    }).on('error', (error) => reject(new FetchError(uri, error.message)));
   });
 }
 
@@ -52,7 +56,14 @@ const registryCache = new Map<string, { workspaceId: string; until: number }>();
 async function workspaceOf(apiClientId: string): Promise<string | undefined> {
   const cached = registryCache.get(apiClientId);
   if (cached && cached.until > Date.now()) return cached.workspaceId;
-  const registration = await findApiClient(dynamo(), tableName(), apiClientId);
+  let registration;
+  try {
+    registration = await withRequestDeadline(() => findApiClient(dynamo(), tableName(), apiClientId));
+  } catch (error) {
+    const failure = dependencyFailureOf(error);
+    if (failure) throw new AuthorizerDependencyFailure('dynamodb', failure.name, failure.attempts);
+    throw error;
+  }
   if (!registration) return undefined;
   registryCache.set(apiClientId, { workspaceId: registration.workspace_id, until: Date.now() + REGISTRY_CACHE_MS });
   return registration.workspace_id;
@@ -63,13 +74,31 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/**
+ * When a dependency fails the authorizer throws (API Gateway: AUTHORIZER_CONFIGURATION_ERROR,
+ * answered 503 with Retry-After, and nothing cached) instead of denying: a denial would be a 401
+ * that API Gateway caches for minutes, for every tenant, with no alarm.
+ */
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  try {
+    return await authorize(event);
+  } catch (error) {
+    if (!(error instanceof AuthorizerDependencyFailure)) throw error;
+    logger.error('Dependency failure', { dependency: error.dependency, errorName: error.errorName, operation: 'authorizer', attempts: error.attempts ?? null });
+    throw new Error('Service unavailable'); // any message but 'Unauthorized'
+  }
+};
+
+async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(event.authorizationToken);
   if (!token) return invalidTokenPolicy(event.methodArn);
   let payload: Record<string, unknown>;
   try {
     payload = (await verifier.verify(token)) as unknown as Record<string, unknown>;
   } catch (error) {
+    // The signing keys could not be fetched: not the token's fault.
+    // (aws-jwt-verify's errors are named by their class only.)
+    if (isKeyFetchFailure(error)) throw new AuthorizerDependencyFailure('jwks', (error as Error).constructor.name, undefined);
     logger.info('Token refused', { reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
     return invalidTokenPolicy(event.methodArn);
   }
@@ -91,4 +120,4 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
     scopes: scopes.join(' '),
     tokenExpiresAt: Number(payload.exp),
   });
-};
+}

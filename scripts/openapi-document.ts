@@ -67,7 +67,13 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json' },
   422: { name: 'IdempotencyKeyReused', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request' },
   429: { name: 'RateLimited', description: 'rate_limited: slow down, retry after Retry-After seconds', headers: ['Retry-After'] },
-  500: { name: 'InternalError', description: 'internal_error: an unexpected error; quote the request id' },
+  500: { name: 'InternalError', description: 'internal_error: an unexpected error (a bug); quote the request id' },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'service_unavailable: a dependency throttled, failed or did not answer in time; retry after Retry-After seconds (a POST or PATCH with the same Idempotency-Key). See "When to retry" in the API guide',
+    headers: ['Retry-After'],
+  },
 };
 
 const HEADERS: Json = {
@@ -124,7 +130,8 @@ function operationObject(route: Route): Json {
       content: { 'application/json': { schema: ref('schemas', doc.success.schema) } },
     };
   }
-  const statuses = isPublic ? [429, 500] : [...new Set([...doc.errors, 401, 403, 429, 500])];
+  // Every operation may meet a dependency failure (503), the public one included (Lambda throttling).
+  const statuses = isPublic ? [429, 500, 503] : [...new Set([...doc.errors, 401, 403, 429, 500, 503])];
   for (const status of statuses.sort()) responses[String(status)] = ref('responses', ERROR_RESPONSES[status]!.name);
 
   return {

@@ -15,6 +15,7 @@ export const ERROR_TYPES = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_TYPES;
@@ -81,3 +82,14 @@ export const insufficientScope = (scope: string) =>
 
 export const preconditionFailed = (kind: string, id: string) =>
   new ApiError('precondition_failed', `The ${kind} ${id} has changed since the ETag in If-Match: retrieve it again and retry`);
+
+/**
+ * Seconds a caller should wait before retrying after a 503 (see docs/api.md, "When to retry"):
+ * short when the dependency is busy (throttling, a write conflict), longer when it failed or did
+ * not answer.
+ */
+export const RETRY_AFTER_SECONDS = { busy: 1, unavailable: 5 } as const;
+
+/** A dependency throttled, failed or did not answer in time, after bounded retries. */
+export const serviceUnavailable = (retryAfterSeconds: number, message = 'The service is briefly unavailable: retry after the time in Retry-After') =>
+  new ApiError('service_unavailable', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });

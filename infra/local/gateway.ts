@@ -27,6 +27,7 @@ import {
   type Route,
 } from '../../shared/routes.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
+import { dependencyFailureOf } from '../../shared/data/faults.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -95,7 +96,8 @@ export function createLocalGateway(options: GatewayOptions): Server {
           try {
             result = await (await authorizer)({ type: 'TOKEN', authorizationToken: authorization, methodArn: arn });
           } catch (error) {
-            return error instanceof Error && error.message === 'Unauthorized' ? reply('UNAUTHORIZED', 401) : reply('AUTHORIZER_CONFIGURATION_ERROR', 500);
+            // As API Gateway: any other error thrown by the authorizer (a dependency failure) is this response.
+            return error instanceof Error && error.message === 'Unauthorized' ? reply('UNAUTHORIZED', 401) : reply('AUTHORIZER_CONFIGURATION_ERROR', 503);
           }
           policy = { result, until: Date.now() + cacheTtlMs };
           if (cacheTtlMs > 0) policyCache.set(authorization, policy);
@@ -108,15 +110,19 @@ export function createLocalGateway(options: GatewayOptions): Server {
         try {
           result = await withTimeout(handler(event, lambdaContext(matched.route, requestId)), GATEWAY_INTEGRATION_TIMEOUT_MS);
         } catch (error) {
-          if (error === TIMEOUT) return reply('INTEGRATION_TIMEOUT', 504);
+          if (error === TIMEOUT) return reply('INTEGRATION_TIMEOUT', 503);
           console.error('Handler threw', error);
           return reply('DEFAULT_5XX', 502);
         }
         sendProxyResult(res, result, requestId);
       })
       .catch((error: unknown) => {
+        if (res.headersSent) return;
+        // The local token route writes the registry: DynamoDB Local gone is a 503 there too.
+        const failure = dependencyFailureOf(error);
+        if (failure) return reply('INTEGRATION_FAILURE', 503);
         console.error('Local gateway failure', error);
-        if (!res.headersSent) reply('DEFAULT_5XX', 500);
+        reply('DEFAULT_5XX', 500);
       });
   });
 }

@@ -1,10 +1,12 @@
 /**
  * The DynamoDB document client: one per process (module scope), created on first use so the
- * configuration is read once. SDK timeouts stay well inside the function's timeout.
+ * configuration is read once. Its timeouts, retries and per-request deadline are the budget of
+ * budget.ts, which keeps every request well inside the function's timeout.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { SDK_BUDGET, enforceRequestDeadline, retryStrategy } from './budget.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 let baseClient: DynamoDBClient | undefined;
@@ -20,10 +22,17 @@ export function dynamo(): DynamoDBDocumentClient {
   const { AWS_REGION, DYNAMODB_ENDPOINT } = config();
   const client = new DynamoDBClient({
     region: AWS_REGION,
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    maxAttempts: SDK_BUDGET.maxAttempts,
+    retryStrategy: retryStrategy(),
+    requestHandler: {
+      connectionTimeout: SDK_BUDGET.connectTimeoutMs,
+      requestTimeout: SDK_BUDGET.requestTimeoutMs,
+      // Without this the SDK only logs a warning when requestTimeout passes, and waits on.
+      throwOnRequestTimeout: true,
+    },
     ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT } : {}),
   });
+  enforceRequestDeadline(client);
   baseClient = client;
   documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },

@@ -64,7 +64,11 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<C
         await sleep(Math.random() * 25 * 2 ** attempt);
         continue;
       }
-      if (!conditionFailed) throw error;
+      if (!conditionFailed) {
+        // A conflict that outlasted our retries ends as a 503 (faults.ts); say how hard we tried.
+        if (conflicted) error.$metadata = { ...error.$metadata, attempts: attempt };
+        throw error;
+      }
       return {
         codes,
         items: reasons.map((r) => (r.Item ? unmarshall(r.Item as Record<string, AttributeValue>) : undefined)),

@@ -3,7 +3,7 @@
  * installs them as gateway responses; the local gateway renders the same definitions.
  * Templates allow only simple `$context` substitution (no VTL), as in API Gateway.
  */
-import { WWW_AUTHENTICATE_REALM, type ErrorType } from '../errors.ts';
+import { RETRY_AFTER_SECONDS, WWW_AUTHENTICATE_REALM, type ErrorType } from '../errors.ts';
 
 export type GatewayResponseType =
   | 'UNAUTHORIZED'
@@ -48,6 +48,11 @@ const def = (
   message,
 });
 
+const RETRY_AFTER = { 'Retry-After': String(RETRY_AFTER_SECONDS.unavailable) };
+const UNAVAILABLE = 'The service is briefly unavailable: retry after the time in Retry-After';
+const UNAVAILABLE_MAY_HAVE_APPLIED =
+  'The request timed out and may or may not have taken effect: retry after the time in Retry-After, a write with the same Idempotency-Key';
+
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   // API Gateway answers a missing Authorization header itself; an invalid token is answered
   // by the handler (see docs/decisions/0002-authentication-errors.md), so no error= here.
@@ -63,10 +68,12 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   def('QUOTA_EXCEEDED', 429, 'rate_limited', 'The request quota of this API client is used up for the period', { 'Retry-After': '3600' }),
   def('REQUEST_TOO_LARGE', 413, 'payload_too_large', 'The request is larger than API Gateway accepts'),
   def('UNSUPPORTED_MEDIA_TYPE', 415, 'unsupported_media_type', 'Send the request body as application/json'),
-  def('INTEGRATION_TIMEOUT', 500, 'internal_error', 'The request timed out; it may or may not have taken effect'),
-  def('INTEGRATION_FAILURE', 500, 'internal_error', 'An unexpected error occurred'),
-  def('AUTHORIZER_FAILURE', 500, 'internal_error', 'An unexpected error occurred'),
-  def('AUTHORIZER_CONFIGURATION_ERROR', 500, 'internal_error', 'An unexpected error occurred'),
+  // Lambda throttled or timed out, or the authorizer could not reach the registry or the signing
+  // keys: the request may be retried (a write safely with its Idempotency-Key). See docs/api.md.
+  def('INTEGRATION_TIMEOUT', 503, 'service_unavailable', UNAVAILABLE_MAY_HAVE_APPLIED, RETRY_AFTER),
+  def('INTEGRATION_FAILURE', 503, 'service_unavailable', UNAVAILABLE, RETRY_AFTER),
+  def('AUTHORIZER_FAILURE', 503, 'service_unavailable', UNAVAILABLE, RETRY_AFTER),
+  def('AUTHORIZER_CONFIGURATION_ERROR', 503, 'service_unavailable', UNAVAILABLE, RETRY_AFTER),
   def('DEFAULT_4XX', undefined, 'invalid_request', 'The request could not be processed'),
   def('DEFAULT_5XX', undefined, 'internal_error', 'An unexpected error occurred'),
 ];

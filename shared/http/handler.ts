@@ -7,6 +7,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as v from 'valibot';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest } from '../errors.ts';
+import { withRequestDeadline } from '../data/budget.ts';
+import { asServiceUnavailable } from './dependency-errors.ts';
 import { routeByOperation } from '../routes.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
@@ -72,9 +74,13 @@ export function defineHandler(operation: string, run: (req: Request) => Promise<
       if (!takesQuery) refuseQuery(event);
       if (!takesBody) refuseBody(event);
       const request = requestOf(event, caller);
-      const reply = retries ? await retries({ operation, event, context, caller, run: () => run(request) }) : await run(request);
+      const reply = await withRequestDeadline(() =>
+        retries ? retries({ operation, event, context, caller, run: () => run(request) }) : run(request),
+      );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
+      const unavailable = asServiceUnavailable(error, { operation, requestId, logger });
+      if (unavailable) return errorResponse(unavailable, requestId);
       if (!(error instanceof ApiError) || error.status >= 500) {
         logger.error('Unexpected error', { operation, requestId, error: error as Error });
       }

@@ -12,9 +12,12 @@ export function jsonResponse(statusCode: number, body: unknown, requestId: strin
   };
 }
 
-/** Errors below 500 are exposed as they are; anything else is a generic 500 with the request id. */
+/**
+ * Errors below 500, and 503 (a dependency failed: the caller should retry), are exposed as they
+ * are; anything else is a bug, answered with a generic 500 and the request id.
+ */
 export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
-  if (error instanceof ApiError && error.status < 500) {
+  if (error instanceof ApiError && (error.status < 500 || error.type === 'service_unavailable')) {
     return jsonResponse(
       error.status,
       {

@@ -1,0 +1,25 @@
+/**
+ * A dependency's failure as the API answers it: 503 service_unavailable with Retry-After, and
+ * one structured log line without a stack (the stack of an SDK error names only SDK internals;
+ * a bug keeps its stack, logged by the handler frame).
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type ApiError, serviceUnavailable } from '../errors.ts';
+import { dependencyFailureOf } from '../data/faults.ts';
+
+export function asServiceUnavailable(
+  error: unknown,
+  where: { operation: string; requestId: string; logger: Logger },
+): ApiError | undefined {
+  const failure = dependencyFailureOf(error);
+  if (!failure) return undefined;
+  where.logger.error('Dependency failure', {
+    dependency: 'dynamodb',
+    errorName: failure.name,
+    operation: where.operation,
+    requestId: where.requestId,
+    attempts: failure.attempts ?? null,
+    retryAfterSeconds: failure.retryAfterSeconds,
+  });
+  return serviceUnavailable(failure.retryAfterSeconds);
+}
