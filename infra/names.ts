@@ -31,3 +31,12 @@ export const OUTPUTS = {
 
 /** Where `npx cdk deploy` writes the stack outputs (cdk.json `outputsFile`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
+
+/** Stage-wide throttling (API Gateway's token bucket); the local gateway applies the same. */
+export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
+
+/** Seconds API Gateway caches an authorizer's policy for a token (the local gateway does the same). */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
+
+/** CPU scales with memory: 512 MB keeps cold starts (module parse, JWT crypto) short at low cost. */
+export const FUNCTION_MEMORY_MB = 512;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { apiStageArn, invalidTokenPolicy, policyFor } from '../../shared/auth/policy.ts';
 import { grantedScopes } from '../../shared/auth/scopes.ts';
-import { isAllowed } from '../../infra/local/gateway.ts';
-import { PROTECTED_ROUTES, ROUTES, matchPath } from '../../shared/routes.ts';
+import { isAllowed, matchPath } from '../../infra/local/gateway.ts';
+import { PROTECTED_ROUTES, ROUTES, accessOf } from '../../shared/routes.ts';
 
 const base = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod';
 const arnOf = (method: string, path: string) => `${base}/${method}${path}`;
@@ -75,9 +75,9 @@ describe('route table', () => {
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
     for (const r of PROTECTED_ROUTES) {
       expect(r.scope.endsWith(r.method === 'GET' ? ':read' : ':write')).toBe(true);
-      expect(r.access).toBe(r.method === 'GET' ? 'read' : 'write');
+      expect(accessOf(r)).toBe(r.method === 'GET' ? 'read' : 'write');
     }
     // The only public route is the API description, and it touches no data.
-    expect(ROUTES.filter((r) => r.scope === null).map((r) => [r.operation, r.access])).toEqual([['getOpenApiDocument', 'none']]);
+    expect(ROUTES.filter((r) => r.scope === null).map((r) => [r.operation, accessOf(r)])).toEqual([['getOpenApiDocument', 'none']]);
   });
 });
