@@ -11,14 +11,14 @@ const END_BEFORE_START = 'end_date must not be before start_date';
 const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b);
 
 /** Creates the project, counted on its client (which must exist) in the same transaction. */
-export function createProject(ctx: CallerContext, input: v.InferOutput<typeof project.create>, now = new Date()): Promise<Versioned<Project>> {
+export async function createProject(ctx: CallerContext, input: v.InferOutput<typeof project.create>, now = new Date()): Promise<Versioned<Project>> {
   const startDate = input.start_date ?? now.toISOString();
   if (input.end_date != null && isBefore(input.end_date, startDate)) throw invalidParam('end_date', END_BEFORE_START);
   return create(ctx, project, { ...input, start_date: startDate }, now);
 }
 
 /** Changes the fields sent; the dates stay ordered, also when only one of them is sent. */
-export function updateProject(
+export async function updateProject(
   ctx: CallerContext,
   id: string,
   patch: v.InferOutput<typeof project.update>,
