@@ -27,6 +27,8 @@ describe('authorizer policy', () => {
   it('names the API and stage of the method ARN', () => {
     expect(apiStageArn(`${base}/GET/api/v1/clients`)).toBe(base);
     expect(() => apiStageArn('nonsense')).toThrow();
+    expect(() => apiStageArn('arn:aws:execute-api:eu-west-1:1:abc')).toThrow();
+    expect(() => apiStageArn('xarn:aws:execute-api:eu-west-1:1:abc/prod/GET/x')).toThrow();
   });
 
   it('allows exactly the routes the scopes grant, whichever route was called first', () => {
@@ -34,6 +36,23 @@ describe('authorizer policy', () => {
     for (const route of PROTECTED_ROUTES) {
       expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(route.scope === 'clients:read');
     }
+  });
+
+  it('is an IAM policy document API Gateway accepts: its version, the invoke action, one statement', () => {
+    // The local policy evaluator reads only Effect and Resource: these would fail only in AWS.
+    const allow = policyFor(`${base}/GET/api/v1/projects`, 'client-1', ['clients:read'], { workspaceId: 'acme' });
+    expect(allow.principalId).toBe('client-1');
+    expect(allow.context).toEqual({ workspaceId: 'acme' });
+    expect(allow.policyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: [`${base}/GET/api/v1/clients`, `${base}/GET/api/v1/clients/*`] }],
+    });
+    const deny = policyFor(`${base}/GET/api/v1/projects`, 'client-1', [], {});
+    expect(deny.policyDocument).toEqual({ Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${base}/*` }] });
+    const invalid = invalidTokenPolicy(`${base}/GET/api/v1/projects`);
+    expect(invalid.principalId).toBe('invalid-token');
+    expect(invalid.policyDocument.Version).toBe('2012-10-17');
+    expect(invalid.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${r.method}${r.path.replace('{id}', '*')}`) }]);
   });
 
   it('does not let a write scope read', () => {
