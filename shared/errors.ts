@@ -11,6 +11,7 @@ export const ERROR_TYPES = {
   idempotency_key_in_use: 409,
   precondition_failed: 412,
   payload_too_large: 413,
+  request_headers_too_large: 431,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,

@@ -4,7 +4,8 @@
  * definitions as the CDK stack, calls the same TOKEN authorizer (caching its policy per token for
  * the same TTL), evaluates the policy against the method ARN, and invokes the same handlers.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,6 +29,7 @@ import {
 } from '../../shared/routes.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
+import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -66,8 +68,9 @@ export function createLocalGateway(options: GatewayOptions): Server {
   const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
   const bucket = tokenBucket(options.throttling ?? STAGE_THROTTLING);
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const requestId = randomUUID();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const reply = (type: GatewayResponseType, fallbackStatus: number) => sendGatewayResponse(res, type, fallbackStatus, requestId);
     readBody(req, GATEWAY_MAX_REQUEST_BYTES)
       .then(async (body) => {
@@ -125,6 +128,36 @@ export function createLocalGateway(options: GatewayOptions): Server {
         reply('DEFAULT_5XX', 500);
       });
   });
+  server.on('clientError', answerUnparsableRequest);
+  return server;
+}
+
+/**
+ * Requests Node cannot parse never reach the handler above; Node would answer them with an empty
+ * body. Answer in the contract's error shape instead: 431 for headers over Node's limit (16 KiB),
+ * 400 for anything else that is not HTTP.
+ */
+export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const [status, type, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request_headers_too_large', 'The request headers are too large: send smaller headers (at most 16 KiB in all)']
+      : [400, 'invalid_request', 'The request is not valid HTTP'];
+  const body = JSON.stringify({ error: { type, message, request_id: requestId } });
+  const headers = {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+    ...SECURITY_HEADERS,
+    'X-Request-Id': requestId,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 
 function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {

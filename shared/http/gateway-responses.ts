@@ -4,6 +4,7 @@
  * Templates allow only simple `$context` substitution (no VTL), as in API Gateway.
  */
 import { RETRY_AFTER_SECONDS, WWW_AUTHENTICATE_REALM, type ErrorType } from '../errors.ts';
+import { SECURITY_HEADERS } from './security-headers.ts';
 
 export type GatewayResponseType =
   | 'UNAUTHORIZED'
@@ -42,7 +43,7 @@ const def = (
 ): GatewayResponseDefinition => ({
   type,
   statusCode,
-  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS, ...headers },
   contextHeaders: { 'X-Request-Id': 'context.requestId' },
   errorType,
   message,
