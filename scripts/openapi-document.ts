@@ -10,7 +10,8 @@ import { LIMITS } from '../shared/schemas/fields.ts';
 import { ClientList, ClientObject, DeleteResult, ErrorBody, ProjectList, ProjectObject, TimeEntryList, TimeEntryObject } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { OPERATION_DOCS, type ResponseSchemaName } from './openapi-operations.ts';
+import { ANY_OPERATION, OPERATION_DOCS, PROTECTED_OPERATION, type ResponseSchemaName } from './openapi-operations.ts';
+import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 
 type Json = Record<string, unknown>;
 
@@ -49,7 +50,11 @@ const RESPONSE_SCHEMAS: Record<ResponseSchemaName | 'Error', v.GenericSchema> = 
 };
 
 const ERROR_RESPONSES: Record<number, { name: string; description: string; headers?: string[] }> = {
-  400: { name: 'InvalidRequest', description: 'invalid_request: the request (body, query, cursor or header) is not valid; `errors` lists every failing field' },
+  400: {
+    name: 'InvalidRequest',
+    description:
+      'invalid_request: the request (body, query, cursor or header) is not valid, a query parameter was sent where the operation takes none, or a body where it takes none (GET, DELETE); `errors` lists every failing field',
+  },
   401: {
     name: 'AuthenticationRequired',
     description: 'authentication_required: no token, or a token that is malformed, expired, wrongly signed or of an unknown API client',
@@ -64,8 +69,9 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   },
   412: { name: 'PreconditionFailed', description: 'precondition_failed: the resource changed since the ETag sent in If-Match' },
   413: { name: 'PayloadTooLarge', description: `payload_too_large: the body is over ${LIMITS.bodyBytes} bytes` },
-  415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json' },
+  415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused)' },
   422: { name: 'IdempotencyKeyReused', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request' },
+  431: { name: 'RequestHeadersTooLarge', description: 'request_headers_too_large: the request headers are over the limit (local stack: 16 KiB in all)' },
   429: { name: 'RateLimited', description: 'rate_limited: slow down, retry after Retry-After seconds', headers: ['Retry-After'] },
   500: { name: 'InternalError', description: 'internal_error: an unexpected error (a bug); quote the request id' },
   503: {
@@ -130,8 +136,7 @@ function operationObject(route: Route): Json {
       content: { 'application/json': { schema: ref('schemas', doc.success.schema) } },
     };
   }
-  // Every operation may meet a dependency failure (503), the public one included (Lambda throttling).
-  const statuses = isPublic ? [429, 500, 503] : [...new Set([...doc.errors, 401, 403, 429, 500, 503])];
+  const statuses = [...new Set([...doc.errors, ...ANY_OPERATION, ...(isPublic ? [] : PROTECTED_OPERATION)])];
   for (const status of statuses.sort()) responses[String(status)] = ref('responses', ERROR_RESPONSES[status]!.name);
 
   return {
@@ -193,8 +198,8 @@ export function buildOpenApiDocument(): Json {
           name: 'If-Match',
           in: 'header',
           required: false,
-          description: 'The ETag of the version you last saw, or *; a changed resource answers 412',
-          schema: { type: 'string' },
+          description: `\`*\` (any existing version), or a comma-separated list of up to ${MAX_IF_MATCH_TAGS} ETags (\`"7", "8"\`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (\`W/"7"\`) never match. Otherwise 412; a header of neither form is 400`,
+          schema: { type: 'string', examples: ['"3"', '"3", "4"', '*'] },
         },
       },
       headers: HEADERS,

@@ -20,12 +20,21 @@ export interface OperationDoc {
   body?: { name: string; schema: v.GenericSchema };
   query?: v.GenericSchema;
   success?: { status: 200 | 201; schema: ResponseSchemaName };
-  /** Error statuses besides the ones every protected operation can answer. */
+  /** Error statuses besides the ones every operation can answer (ANY_OPERATION, PROTECTED_OPERATION). */
   errors: number[];
 }
 
+/**
+ * Statuses any operation can answer: a body over API Gateway's 10 MB (413), headers over the
+ * local stack's limit (431), throttling (429), a bug (500), a dependency failure (503; the public
+ * one too, through Lambda throttling).
+ */
+export const ANY_OPERATION = [413, 429, 431, 500, 503];
+/** And any protected one: a refused query parameter or body (400), the token (401, 403). */
+export const PROTECTED_OPERATION = [400, 401, 403];
+
 const READ_ONE = [404];
-const WRITE_BODY = [400, 409, 413, 415, 422];
+const WRITE_BODY = [409, 415, 422];
 
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   listClients: {
@@ -34,7 +43,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Clients',
     query: ListClientsQuery,
     success: { status: 200, schema: 'ClientList' },
-    errors: [400],
+    errors: [],
   },
   retrieveClient: { summary: 'Retrieve a client', tag: 'Clients', success: { status: 200, schema: 'Client' }, errors: READ_ONE },
   createClient: {
@@ -57,7 +66,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: 'Refused with 409 while the client has projects or time entries.',
     tag: 'Clients',
     success: { status: 200, schema: 'DeleteResult' },
-    errors: [400, 404, 409, 412],
+    errors: [404, 409, 412],
   },
   listProjects: {
     summary: 'List projects',
@@ -65,7 +74,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Projects',
     query: ListProjectsQuery,
     success: { status: 200, schema: 'ProjectList' },
-    errors: [400],
+    errors: [],
   },
   retrieveProject: { summary: 'Retrieve a project', tag: 'Projects', success: { status: 200, schema: 'Project' }, errors: READ_ONE },
   createProject: {
@@ -89,7 +98,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description: 'Refused with 409 while time entries are logged against the project.',
     tag: 'Projects',
     success: { status: 200, schema: 'DeleteResult' },
-    errors: [400, 404, 409, 412],
+    errors: [404, 409, 412],
   },
   listTimeEntries: {
     summary: 'List time entries',
@@ -97,7 +106,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Time entries',
     query: ListTimeEntriesQuery,
     success: { status: 200, schema: 'TimeEntryList' },
-    errors: [400],
+    errors: [],
   },
   retrieveTimeEntry: { summary: 'Retrieve a time entry', tag: 'Time entries', success: { status: 200, schema: 'TimeEntry' }, errors: READ_ONE },
   logTimeEntry: {
@@ -108,6 +117,6 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     success: { status: 201, schema: 'TimeEntry' },
     errors: WRITE_BODY,
   },
-  deleteTimeEntry: { summary: 'Delete a time entry', tag: 'Time entries', success: { status: 200, schema: 'DeleteResult' }, errors: [400, 404, 412] },
+  deleteTimeEntry: { summary: 'Delete a time entry', tag: 'Time entries', success: { status: 200, schema: 'DeleteResult' }, errors: [404, 412] },
   getOpenApiDocument: { summary: 'This API description (OpenAPI 3.1)', tag: 'API description', errors: [] },
 };

@@ -76,13 +76,17 @@ export type UpdateProjectInput = Omit<v.InferOutput<typeof UpdateProjectBody>, '
 
 // ---- time entries
 
-export const LogTimeEntryBody = v.strictObject({
-  project_id: optionalNullable(reference('project_id')),
-  client_id: v.optional(reference('client_id')),
-  started_at: timestamp('started_at'),
-  duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
-  description: optionalNullable(text('description', LIMITS.descriptionLength)),
-});
+export const LogTimeEntryBody = v.pipe(
+  v.strictObject({
+    project_id: optionalNullable(reference('project_id')),
+    client_id: v.optional(reference('client_id')),
+    started_at: timestamp('started_at'),
+    duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
+    description: optionalNullable(text('description', LIMITS.descriptionLength)),
+  }),
+  // For the OpenAPI document: project_id (a string) or client_id is required; the domain enforces it.
+  v.metadata({ anyOf: [{ required: ['project_id'], properties: { project_id: { type: 'string' } } }, { required: ['client_id'] }] }),
+);
 export type LogTimeEntryInput = v.InferOutput<typeof LogTimeEntryBody>;
 
 // ---- list queries (query string values arrive as strings)

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { send } from '../support/assertions.ts';
 import { baseUrl, call, expectError, token, workspace } from '../support/api.ts';
+import { assertDeclaredStatus } from '../support/declared-statuses.ts';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
 
@@ -59,6 +60,7 @@ describe('oversized request headers', () => {
   it('are answered 431 with the JSON error body', async () => {
     const response = await fetch(`${baseUrl()}/api/v1/clients`, { headers: { 'X-Padding': 'a'.repeat(20 * 1024) } });
     expect(response.status).toBe(431);
+    assertDeclaredStatus('GET', '/api/v1/clients', response.status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     const body = (await response.json()) as { error: { type: string; message: string; request_id: string } };
@@ -84,6 +86,7 @@ describe('idempotent replay', () => {
     const body = JSON.stringify({ name: 'Replay', client_id: clientId, billing_type: 'Monthly', hourly_rate: 12.5, description: 'é \u{1F600}' });
     const first = await post(body);
     const firstText = await first.text();
+    assertDeclaredStatus('POST', '/api/v1/projects', first.status);
     const retry = await post(body);
     const retryText = await retry.text();
     expect(retry.headers.get('idempotent-replayed')).toBe('true');

@@ -15,6 +15,7 @@ import addFormats from 'ajv-formats';
 import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
 import { ROUTES } from '../../shared/routes.ts';
 import { call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
+import { assertDeclaredStatus } from '../support/declared-statuses.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const committed = readFileSync(join(repoRoot, 'docs/openapi.json'), 'utf8');
@@ -38,6 +39,26 @@ describe('the OpenAPI document', () => {
       expect(operation.operationId).toBe(route.operation);
       expect(operation.security).toEqual(route.scope === null ? [] : [{ oauth2: [`timebill-api/${route.scope}`] }]);
     }
+  });
+
+  it('declares the statuses the suites rely on, and the check the request helpers run refuses any other', () => {
+    for (const route of ROUTES) {
+      const responses = Object.keys(doc.paths[route.path]![route.method.toLowerCase()].responses);
+      expect(responses, route.operation).toEqual(expect.arrayContaining(['413', '429', '431', '500']));
+      if (route.scope !== null) expect(responses, route.operation).toEqual(expect.arrayContaining(['400', '401', '403']));
+    }
+    expect(() => assertDeclaredStatus('GET', '/api/v1/clients/cli_x', 404)).not.toThrow();
+    expect(() => assertDeclaredStatus('GET', '/api/v1/clients/cli_x', 409)).toThrow(/does not declare/);
+    expect(() => assertDeclaredStatus('GET', '/api/v1/clients', 422)).toThrow(/does not declare/);
+    expect(() => assertDeclaredStatus('GET', '/api/v1/no-such-route', 404)).not.toThrow();
+  });
+
+  it('says that a time entry needs project_id or client_id, and that If-Match takes a list', () => {
+    expect(doc.components.schemas.LogTimeEntry.anyOf).toEqual([
+      { required: ['project_id'], properties: { project_id: { type: 'string' } } },
+      { required: ['client_id'] },
+    ]);
+    expect(doc.components.parameters.IfMatch.description).toMatch(/list/);
   });
 
   it('is served without a token at /api/v1/openapi.json', async () => {
