@@ -28,7 +28,9 @@ const stack = await startLocalStack({ repoRoot, port, stateDir: resolve(repoRoot
 );
 
 console.log(`DynamoDB Local on ${stack.dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'})`);
-console.log(`API on ${stack.baseUrl}/api/v1 — get a token with: npm run token -- --workspace acme --scopes clients:read,clients:write`);
+// `npm run token` finds the stack through PORT: the hint names it whenever it is not the default.
+const tokenCommand = process.env.PORT ? `PORT=${port} npm run token` : 'npm run token';
+console.log(`API on ${stack.baseUrl}/api/v1 — get a token with: ${tokenCommand} -- --workspace acme --scopes clients:read,clients:write`);
 
 let stopping = false;
 const shutdown = (code: number) => {

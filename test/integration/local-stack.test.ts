@@ -112,6 +112,16 @@ describe('npm start', { timeout: 180_000 }, () => {
     const token1 = await npmRunToken(first.port, 'acme', 'clients:read,clients:write');
     expect(token1.code).toBe(0);
     const token2 = await npmRunToken(second.port, 'acme', 'clients:read,clients:write');
+    // The banner's token hint names the PORT the stack runs on; the served OpenAPI document names it too.
+    expect(first.output()).toContain(`PORT=${first.port} npm run token -- --workspace`);
+    const served = (await (await fetch(`http://127.0.0.1:${first.port}/api/v1/openapi.json`)).json()) as { servers: { url: string }[] };
+    expect(served.servers).toEqual([{ url: `http://127.0.0.1:${first.port}` }]);
+    // npm run token puts scopes into the token as given, warning about those that grant nothing.
+    const foreign = await npmRunToken(first.port, 'acme', 'other-api/clients:write,clients:read');
+    expect(foreign.code).toBe(0);
+    expect(foreign.stderr).toMatch(/other-api\/clients:write grants nothing/);
+    expect(JSON.parse(Buffer.from(lastLine(foreign.stdout).split('.')[1]!, 'base64url').toString()).scope).toBe('other-api/clients:write clients:read');
+    expect((await createClient(first.port, lastLine(foreign.stdout), 'Refused')).status).toBe(403);
     expect((await createClient(first.port, lastLine(token1.stdout), 'On the first')).status).toBe(201);
     expect((await createClient(second.port, lastLine(token2.stdout), 'On the second')).status).toBe(201);
     // Separate DynamoDB Locals: each stack sees only its own data.
