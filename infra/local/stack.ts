@@ -14,6 +14,7 @@ import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } fr
 import { createLocalGateway, type LocalRoute } from './gateway.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
+import { superviseDynamoDbLocal } from './supervisor.ts';
 
 export const LOCAL_TABLE_NAME = 'timebill-local';
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -28,6 +29,11 @@ export interface LocalStackOptions {
   /** Where the issuer's key pair and the cursor key live (git-ignored). */
   stateDir: string;
   throttling?: { rateLimit: number; burstLimit: number };
+  /**
+   * Called once if DynamoDB Local exits or stops answering while the stack runs, with the message
+   * to print (see supervisor.ts). Unwatched when absent.
+   */
+  onDynamoDbDeath?: (message: string) => void;
 }
 
 export interface LocalStack {
@@ -35,7 +41,8 @@ export interface LocalStack {
   dynamo: DynamoDbLocal;
   tableName: string;
   issuer: LocalIssuer;
-  stop(): Promise<void>;
+  /** Stops everything; requests under way get up to `graceMs` to finish first. */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 const TokenRequest = v.strictObject({
@@ -121,14 +128,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server.once('error', reject);
       server.listen(options.port, host, () => resolve());
     });
+    const { onDynamoDbDeath } = options;
+    const supervisor = onDynamoDbDeath ? superviseDynamoDbLocal(dynamo, { dataDir: options.dataDir }, onDynamoDbDeath) : undefined;
     return {
       baseUrl,
       dynamo,
       tableName: LOCAL_TABLE_NAME,
       issuer,
-      stop: async () => {
+      stop: async ({ graceMs = 0 } = {}) => {
+        supervisor?.stop();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
         server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await closed;
         client.destroy();
         await dynamo.stop();
       },

@@ -33,6 +33,7 @@ import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, prim
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { explainExcess, measureScenarioUnits } from './units.ts';
 import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
+import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 
 const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -372,7 +373,9 @@ async function main() {
     // Times to the microsecond and ratios to 1/1000 are more than the noise allows; rounded to keep the file readable.
     const rounded = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
     writeFileSync(join(repoRoot, 'docs/benchmarks.json'), `${JSON.stringify(results, rounded, 1)}\n`);
-    writeFileSync(join(repoRoot, 'docs/benchmarks.md'), renderMarkdown(results));
+    // The last soak run (npm run soak -- --write) keeps its section.
+    const previous = readFileSync(join(repoRoot, 'docs/benchmarks.md'), 'utf8');
+    writeFileSync(join(repoRoot, 'docs/benchmarks.md'), withSoakSection(renderMarkdown(results), soakSectionOf(previous)));
     log('wrote docs/benchmarks.md and docs/benchmarks.json');
   } else {
     log('partial run: docs/benchmarks.md and docs/benchmarks.json left as they were (--write to write them)');
