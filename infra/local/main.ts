@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../../shared/routes.ts';
 import { startLocalStack } from './stack.ts';
+import { clientLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { onOrphaned } from './lifeline.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -20,7 +21,23 @@ const throttling = {
   burstLimit: Number(process.env.THROTTLE_BURST ?? STAGE_THROTTLING.burstLimit),
 };
 
-const stack = await startLocalStack({ repoRoot, port, stateDir: resolve(repoRoot, '.local'), throttling, ...(dataDir ? { dataDir } : {}) }).catch(
+// Each API client's bucket: its plan's limits (shared/limits.ts) unless these override them.
+let clientOverride: Partial<BucketLimits>;
+try {
+  clientOverride = clientLimitsFromEnv(process.env);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+
+const stack = await startLocalStack({
+  repoRoot,
+  port,
+  stateDir: resolve(repoRoot, '.local'),
+  throttling,
+  clientLimits: { override: clientOverride },
+  ...(dataDir ? { dataDir } : {}),
+}).catch(
   (error: unknown) => {
     console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

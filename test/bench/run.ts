@@ -130,6 +130,8 @@ async function main() {
     stateDir: join(workDir, 'state'),
     // Lifted: the throughput runs must measure the stack, not the stage's throttle.
     throttling: { rateLimit: 1e6, burstLimit: 1e6 },
+    // And each API client's: the fairness row has a gateway of its own with the plans' limits.
+    clientLimits: { override: { rateLimit: 1e6, burstLimit: 1e6 } },
   });
   const tableName = stack.tableName;
   installHooks();
