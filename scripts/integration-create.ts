@@ -267,18 +267,23 @@ const USAGE =
   '         [--user-pool-id <id> --table-name <name> --token-endpoint <url>] [--resource-server <identifier>]\n' +
   `         [--outputs-file <cdk-outputs.json>] [--stack-name <${DEFAULT_STACK_NAME}>]`;
 
+/** The options that say where the deployed stack is (every operator script takes them). */
+export const STACK_OPTIONS = {
+  'user-pool-id': { type: 'string' },
+  'table-name': { type: 'string' },
+  'token-endpoint': { type: 'string' },
+  'outputs-file': { type: 'string' },
+  'stack-name': { type: 'string' },
+} as const;
+
 const OPTIONS = {
   workspace: { type: 'string' },
   name: { type: 'string' },
   scopes: { type: 'string' },
   plan: { type: 'string', default: DEFAULT_PLAN },
   json: { type: 'boolean', default: false },
-  'user-pool-id': { type: 'string' },
-  'table-name': { type: 'string' },
-  'token-endpoint': { type: 'string' },
   'resource-server': { type: 'string' },
-  'outputs-file': { type: 'string' },
-  'stack-name': { type: 'string' },
+  ...STACK_OPTIONS,
 } as const;
 
 async function main(): Promise<void> {

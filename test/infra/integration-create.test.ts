@@ -31,16 +31,10 @@ import {
   resolveStackConfig,
   type StackConfig,
 } from '../../scripts/integration-create.ts';
+import { testStack } from '../support/local-table.ts';
 
 const TABLE_NAME = 'timebill-integration-create';
-const stack: StackConfig = {
-  userPoolId: 'eu-west-1_AbCdEf123',
-  tableName: TABLE_NAME,
-  tokenEndpoint: 'https://timebill-123456789012.auth.eu-west-1.amazoncognito.com/oauth2/token',
-  resourceServerIdentifier: 'timebill-api',
-  region: 'eu-west-1',
-  usagePlanIds: { default: 'plan-default', large: 'plan-large' },
-};
+const stack: StackConfig = testStack(TABLE_NAME);
 
 let local: DynamoDbLocal;
 let dynamodb: DynamoDBClient;
