@@ -36,7 +36,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE, RESOURCE_SERVER_IDENTIFIER, usagePlanOutput } from '../infra/names.ts';
 import { WORKSPACE_ID_PATTERN, registerApiClient } from '../shared/data/registry.ts';
-import { DEFAULT_PLAN, PLAN_NAMES, USAGE_PLANS, type PlanName } from '../shared/limits.ts';
+import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
 import { SCOPES, type Scope } from '../shared/routes.ts';
 import { UsageError, createIntegrationKey, deleteApiKey, describe, usagePlanIdOf } from './api-keys.ts';
 
@@ -236,11 +236,6 @@ export function resolveStackConfig({ flags, env, cwd }: ConfigSources): StackCon
   };
 }
 
-export function planSummary(plan: PlanName): string {
-  const { rateLimit, burstLimit, monthlyQuota } = USAGE_PLANS[plan];
-  return `${rateLimit} requests/s, bursts of ${burstLimit}${monthlyQuota === undefined ? '' : `, ${monthlyQuota.toLocaleString('en-US')} requests a month`}`;
-}
-
 function report(integration: Integration): string {
   const scope = integration.oauthScopes.join(' ');
   return [
@@ -249,7 +244,7 @@ function report(integration: Integration): string {
     `  client_id       ${integration.clientId}`,
     `  client_secret   ${integration.clientSecret}`,
     `  scopes          ${scope}`,
-    `  plan            ${integration.plan} (${planSummary(integration.plan)})`,
+    `  plan            ${integration.plan} (${describePlan(integration.plan)})`,
     `  token endpoint  ${integration.tokenEndpoint}`,
     '',
     'The secret is shown once here: hand it over through a secret manager, not by email or chat.',

@@ -14,9 +14,9 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { findApiClient, setApiClientPlan } from '../shared/data/registry.ts';
-import { DEFAULT_PLAN, PLAN_NAMES, type PlanName } from '../shared/limits.ts';
+import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
 import { UsageError, createIntegrationKey, moveKey, parseCommandLine, runWhenMain, usagePlanIdOf } from './api-keys.ts';
-import { STACK_OPTIONS, planSummary, resolveStackConfig, type StackConfig } from './integration-create.ts';
+import { STACK_OPTIONS, resolveStackConfig, type StackConfig } from './integration-create.ts';
 
 /** Cognito's rule for app client ids. */
 export const CLIENT_ID = /^[\w+]{1,128}$/;
@@ -79,7 +79,7 @@ runWhenMain(import.meta.url, async () => {
   try {
     const change = await changePlan({ db: DynamoDBDocumentClient.from(dynamodb), apiGateway }, stack, { clientId, plan });
     console.log(
-      `Integration ${change.clientId}: plan ${change.from ?? '(none)'} -> ${change.to} (${planSummary(change.to)}), API key ${change.apiKeyId}` +
+      `Integration ${change.clientId}: plan ${change.from ?? '(none)'} -> ${change.to} (${describePlan(change.to)}), API key ${change.apiKeyId}` +
         (change.keyCreated ? ' (created: its tokens get the key once the authorizer caches expire, within 6 minutes)' : ''),
     );
   } finally {

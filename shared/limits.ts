@@ -37,6 +37,12 @@ export const isPlanName = (value: unknown): value is PlanName => typeof value ==
  */
 export const INVALID_TOKEN_PLAN: PlanLimits = { rateLimit: 5, burstLimit: 10, monthlyQuota: undefined };
 
+/** `10 requests/s, bursts of 20, 1,000,000 requests a month`: how the docs and scripts state a plan. */
+export function describePlan(plan: PlanName): string {
+  const { rateLimit, burstLimit, monthlyQuota } = USAGE_PLANS[plan];
+  return `${rateLimit} requests/s, bursts of ${burstLimit}${monthlyQuota === undefined ? '' : `, ${monthlyQuota.toLocaleString('en-US')} requests a month`}`;
+}
+
 /** The usage-plan name of a plan in AWS (`timebill-api-default`). */
 export const usagePlanName = (plan: PlanName | 'invalid-token') => `timebill-api-${plan}`;
 
