@@ -31,3 +31,6 @@ export const OUTPUTS = {
 
 /** Where `npx cdk deploy` writes the stack outputs (cdk.json `outputsFile`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
+
+/** The CloudFormation output with the id of a usage plan (`UsagePlanDefaultId`); the integration scripts read it. */
+export const usagePlanOutput = (plan: string) => `UsagePlan${plan.charAt(0).toUpperCase()}${plan.slice(1)}Id`;

@@ -7,6 +7,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
+import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { ClientList, ClientObject, DeleteResult, ErrorBody, ProjectList, ProjectObject, TimeEntryList, TimeEntryObject } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
@@ -60,7 +61,12 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
     description: 'authentication_required: no token, or a token that is malformed, expired, wrongly signed or of an unknown API client',
     headers: ['WWW-Authenticate'],
   },
-  403: { name: 'InsufficientScope', description: 'insufficient_scope: the token lacks the scope of the operation', headers: ['WWW-Authenticate'] },
+  403: {
+    name: 'InsufficientScope',
+    description:
+      'insufficient_scope: the token lacks the scope of the operation; or forbidden: the web application firewall refused the request (its body has request_id null)',
+    headers: ['WWW-Authenticate'],
+  },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
   409: {
     name: 'Conflict',
@@ -72,7 +78,14 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused)' },
   422: { name: 'IdempotencyKeyReused', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request' },
   431: { name: 'RequestHeadersTooLarge', description: 'request_headers_too_large: the request headers are over the limit (local stack: 16 KiB in all)' },
-  429: { name: 'RateLimited', description: 'rate_limited: slow down, retry after Retry-After seconds', headers: ['Retry-After'] },
+  429: {
+    name: 'RateLimited',
+    description:
+      'rate_limited: over a rate limit (your API client\'s plan, the stage\'s, or the firewall\'s per-address rule); slow down and retry after Retry-After seconds. ' +
+      `quota_exceeded: your API client's monthly quota is spent (it renews on the 1st, 00:00 UTC). Limits per API client by plan: ${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}. ` +
+      'Every API client has its own limits: another client\'s traffic never uses them.',
+    headers: ['Retry-After'],
+  },
   500: { name: 'InternalError', description: 'internal_error: an unexpected error (a bug); quote the request id' },
   503: {
     name: 'ServiceUnavailable',
@@ -174,7 +187,7 @@ export function buildOpenApiDocument(): Json {
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
         'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST and PATCH accept an `Idempotency-Key` (kept 24 hours); PATCH and DELETE accept `If-Match` with an `ETag`.',
-        `The stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
+        `Each API client has its own limits, by plan (${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}); over them the answer is 429 \`rate_limited\` or \`quota_exceeded\` with \`Retry-After\`. The whole stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
       ].join('\n\n'),
     },
     servers: [

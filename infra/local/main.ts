@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../../shared/routes.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
+import { clientLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { onOrphaned } from './lifeline.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,6 +23,15 @@ const throttling = {
 
 /** Everything stops within this long of a signal or of DynamoDB Local's death (contract: 5 s). */
 const STOP_DEADLINE_MS = 4000;
+
+// Each API client's bucket: its plan's limits (shared/limits.ts) unless these override them.
+let clientOverride: Partial<BucketLimits>;
+try {
+  clientOverride = clientLimitsFromEnv(process.env);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
 
 /** Requests under way get this long to be answered (a 503, when DynamoDB Local died) before the stop. */
 const GRACE_MS = 1000;
@@ -49,6 +59,7 @@ stack = await startLocalStack({
   port,
   stateDir: resolve(repoRoot, '.local'),
   throttling,
+  clientLimits: { override: clientOverride },
   ...(dataDir ? { dataDir } : {}),
   onDynamoDbDeath: (message) => {
     console.error(message);

@@ -36,6 +36,13 @@ describe('authorizer policy', () => {
     }
   });
 
+  it("carries the API client's API key as usageIdentifierKey, so API Gateway throttles by its usage plan", () => {
+    expect(policyFor(`${base}/GET/api/v1/clients`, 'c', ['clients:read'], {}, 'key-of-client-c-0123456789').usageIdentifierKey).toBe(
+      'key-of-client-c-0123456789',
+    );
+    expect(policyFor(`${base}/GET/api/v1/clients`, 'c', ['clients:read'], {})).not.toHaveProperty('usageIdentifierKey');
+  });
+
   it('does not let a write scope read', () => {
     const policy = policyFor(`${base}/POST/api/v1/clients`, 'c', ['clients:write'], {});
     expect(isAllowed(policy, arnOf('GET', '/api/v1/clients'))).toBe(false);
@@ -49,8 +56,10 @@ describe('authorizer policy', () => {
   });
 
   it('lets an invalid token through to the handler, marked, so it can answer 401 invalid_token', () => {
-    const policy = invalidTokenPolicy(`${base}/GET/api/v1/clients`);
+    const policy = invalidTokenPolicy(`${base}/GET/api/v1/clients`, 'invalid-token-key-0123456789');
     expect(policy.context).toEqual({ authError: 'invalid_token' });
+    // Metered and throttled on the invalid-token key, never on a real integration's.
+    expect(policy.usageIdentifierKey).toBe('invalid-token-key-0123456789');
     for (const route of PROTECTED_ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(true);
     expect(isAllowed(policy, arnOf('PUT', '/api/v1/clients'))).toBe(false);
   });
