@@ -513,6 +513,15 @@ describe('REST API', () => {
     expect(byType('THROTTLED').ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
   });
 
+  it('authorizer and integration failures (Lambda throttled, timed out, authorizer threw) are 503 service_unavailable with Retry-After', () => {
+    const byType = (type: string) => ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)![1].Properties;
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'INTEGRATION_FAILURE', 'INTEGRATION_TIMEOUT']) {
+      expect(byType(type).StatusCode, type).toBe('503');
+      expect(byType(type).ResponseParameters['gatewayresponse.header.Retry-After'], type).toMatch(/^'\d+'$/);
+      expect(JSON.parse(byType(type).ResponseTemplates['application/json']).error.type, type).toBe('service_unavailable');
+    }
+  });
+
   it('quotes static header values and refuses values API Gateway cannot quote', () => {
     const def = { ...GATEWAY_RESPONSES[0]!, headers: { 'X-Test': "it's" } };
     expect(() => gatewayResponseHeaders(def)).toThrow(/single quote/);
