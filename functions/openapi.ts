@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../docs/openapi.json';
+import { JSON_CONTENT_TYPE } from '../shared/http/respond.ts';
 import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
 
 const committed = JSON.stringify(document);
@@ -34,7 +35,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   return {
     statusCode: 200,
     headers: {
-      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Type': JSON_CONTENT_TYPE,
       'Cache-Control': 'public, max-age=300',
       ...SECURITY_HEADERS,
       'X-Request-Id': event.requestContext?.requestId ?? 'unknown',

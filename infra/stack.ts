@@ -16,28 +16,34 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_CACHE_TTL_SECONDS, AUTHORIZER_ENTRY, ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
+import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, signsCursors, type BackgroundFunction, type Route } from '../shared/routes.ts';
 import { TABLE } from '../shared/data/table.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../shared/data/budget.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
-import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME } from './names.ts';
+import {
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  FUNCTION_MEMORY_MB,
+  OUTPUTS,
+  RESOURCE_SERVER_IDENTIFIER,
+  STAGE_NAME,
+  STAGE_THROTTLING,
+} from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
 
-export { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
+export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
 
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
-/** CPU scales with memory: 512 MB keeps cold starts (module parse, JWT crypto) short at low cost. */
-export const FUNCTION_MEMORY_MB = 512;
-/** Well under API Gateway's 29 s integration timeout, so a stuck call ends as the function's error. */
-export const FUNCTION_TIMEOUT = Duration.seconds(10);
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
@@ -56,13 +62,14 @@ export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   readonly acknowledgeNagFindings?: boolean;
   /** Identifier of the Cognito resource server; scopes are `<identifier>/<scope>`. Default `timebill-api`. */
   readonly resourceServerIdentifier?: string;
+  /** The functions that are not routes (default: BACKGROUND_FUNCTIONS of shared/routes.ts). */
+  readonly backgroundFunctions?: readonly BackgroundFunction[];
 }
-
-/** List routes (reads without a path parameter) sign cursors; no other function gets the key. */
-export const signsCursors = (route: Route) => route.access === 'read' && !route.path.includes('{');
 
 /** Routes without a scope are public: no authorizer (today only the OpenAPI document). */
 export const isPublic = (route: Route) => route.scope === null;
+
+export { signsCursors };
 
 /** Logical-id friendly name of an operation: listClients -> ListClients. */
 export const constructName = (operation: string) => operation.charAt(0).toUpperCase() + operation.slice(1);
@@ -164,8 +171,10 @@ export class TimebillApiStack extends Stack {
   readonly table: dynamodb.Table;
   readonly api: apigw.RestApi;
   readonly userPool: cognito.UserPool;
-  /** One function per route, by operation name. */
+  /** One function per route and per background function, by operation name. */
   readonly functions: ReadonlyMap<string, nodejs.NodejsFunction>;
+  /** The queues background functions consume or send to, by name. */
+  readonly queues: ReadonlyMap<string, sqs.Queue>;
   readonly authorizerFunction: nodejs.NodejsFunction;
   readonly alarmTopic: sns.Topic;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
@@ -177,8 +186,12 @@ export class TimebillApiStack extends Stack {
       ...props,
     });
 
+    const background = props.backgroundFunctions ?? (BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]);
+
     // ---- Data -------------------------------------------------------------------------------
     this.table = new dynamodb.Table(this, 'Table', {
+      // The stream exists only for a function that consumes it (one shard per partition, both images).
+      ...(background.some((f) => f.trigger === 'table-stream') ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -256,10 +269,11 @@ export class TimebillApiStack extends Stack {
           environment: signsCursors(route)
             ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
             : commonEnvironment,
-          access: route.access,
+          access: accessOf(route),
         }),
       );
     }
+    this.queues = this.backgroundFunctions(background, functions, commonEnvironment);
     this.functions = functions;
 
     // ---- API --------------------------------------------------------------------------------
@@ -416,7 +430,7 @@ export class TimebillApiStack extends Stack {
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       description: options.description,
       role,
       logGroup,
@@ -429,6 +443,61 @@ export class TimebillApiStack extends Stack {
     });
     bindTable(fn, this.table, options.access);
     return fn;
+  }
+
+  /**
+   * The functions that are not routes, each with its trigger (the table's stream or a queue,
+   * with its dead-letter queue) and only the grants it declares.
+   */
+  private backgroundFunctions(
+    declared: readonly BackgroundFunction[],
+    functions: Map<string, nodejs.NodejsFunction>,
+    environment: Record<string, string>,
+  ): Map<string, sqs.Queue> {
+    const queues = new Map<string, sqs.Queue>();
+    const queue = (name: string) => {
+      let found = queues.get(name);
+      if (!found) {
+        const common = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
+        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, { ...common, retentionPeriod: Duration.days(14) });
+        found = new sqs.Queue(this, `${constructName(name)}Queue`, {
+          ...common,
+          // Six times the consumer's timeout, as Lambda recommends for SQS event sources.
+          visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
+          deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+        });
+        queues.set(name, found);
+      }
+      return found;
+    };
+    for (const declaration of declared) {
+      const fn = this.apiFunction(constructName(declaration.operation), {
+        entry: declaration.entry,
+        description: `${declaration.operation}: ${declaration.description}`,
+        environment,
+        access: declaration.table,
+      });
+      if (declaration.trigger === 'table-stream') {
+        fn.addEventSource(
+          new eventSources.DynamoEventSource(this.table, {
+            startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+            batchSize: declaration.batchSize ?? 100,
+            bisectBatchOnError: true,
+            reportBatchItemFailures: true,
+            retryAttempts: 10,
+          }),
+        );
+      } else {
+        fn.addEventSource(new eventSources.SqsEventSource(queue(declaration.queue), { batchSize: declaration.batchSize ?? 10, reportBatchItemFailures: true }));
+      }
+      for (const name of declaration.sendsTo ?? []) {
+        const target = queue(name);
+        target.grantSendMessages(fn);
+        fn.addEnvironment(`${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`, target.queueUrl);
+      }
+      functions.set(declaration.operation, fn);
+    }
+    return queues;
   }
 
   private addRoute(route: Route, fn: lambda.IFunction, authorizer: apigw.IAuthorizer, acknowledge: boolean): void {

@@ -23,7 +23,7 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { REGISTRY_CACHE_SECONDS, deleteApiClient } from '../shared/data/registry.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/names.ts';
 import { UsageError, deleteApiKey, parseCommandLine, runWhenMain } from './api-keys.ts';
 import { CLIENT_ID } from './integration-plan.ts';
 import { STACK_OPTIONS, resolveStackConfig, type StackConfig } from './integration-create.ts';

@@ -5,13 +5,16 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
+import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
+import { STAGE_THROTTLING } from '../infra/names.ts';
+import { contractOf } from '../shared/operations.ts';
+import { RESOURCES, RESOURCE_LIST } from '../shared/resources/registry.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
-import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
-import { ClientList, ClientObject, DeleteResult, ErrorBody, ProjectList, ProjectObject, TimeEntryList, TimeEntryObject } from '../shared/schemas/objects.ts';
+import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { ANY_OPERATION, OPERATION_DOCS, PROTECTED_OPERATION, type ResponseSchemaName } from './openapi-operations.ts';
+import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
+import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 
 type Json = Record<string, unknown>;
@@ -38,17 +41,6 @@ function describeDefaults(schema: Json): Json {
   );
   return { ...schema, properties: described };
 }
-
-const RESPONSE_SCHEMAS: Record<ResponseSchemaName | 'Error', v.GenericSchema> = {
-  Client: ClientObject,
-  Project: ProjectObject,
-  TimeEntry: TimeEntryObject,
-  ClientList,
-  ProjectList,
-  TimeEntryList,
-  DeleteResult,
-  Error: ErrorBody,
-};
 
 const ERROR_RESPONSES: Record<number, { name: string; description: string; headers?: string[] }> = {
   400: {
@@ -123,48 +115,48 @@ function queryParameters(schema: v.GenericSchema): Json[] {
 
 function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
-  if (!doc) throw new Error(`No OpenAPI description for ${route.operation}`);
-  const isPublic = route.scope === null;
-  const retriable = route.method === 'POST' || route.method === 'PATCH';
-  const versioned = route.method === 'PATCH' || route.method === 'DELETE';
+  const contract = contractOf(route);
+  const resource = route.resource === null ? undefined : RESOURCES[route.resource];
   const parameters: Json[] = [];
-  if (route.path.includes('{id}')) parameters.push(ref('parameters', 'Id'));
-  if (doc.query) parameters.push(...queryParameters(doc.query));
-  if (retriable) parameters.push(ref('parameters', 'IdempotencyKey'));
-  if (versioned) parameters.push(ref('parameters', 'IfMatch'));
+  if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
+  if (contract?.query) parameters.push(...queryParameters(contract.query));
+  if (contract?.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
+  if (contract?.conditional) parameters.push(ref('parameters', 'IfMatch'));
 
   const responses: Json = {};
-  if (isPublic) {
+  if (!contract || !resource) {
     responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
-  } else if (doc.success) {
-    const single = ['Client', 'Project', 'TimeEntry'].includes(doc.success.schema);
-    responses[String(doc.success.status)] = {
-      description: doc.success.status === 201 ? 'Created' : 'OK',
+  } else {
+    const { status, returns } = contract.success;
+    const schema = returns === 'deleted' ? 'DeleteResult' : `${schemaName(resource.kind)}${returns === 'list' ? 'List' : ''}`;
+    responses[String(status)] = {
+      description: status === 201 ? 'Created' : 'OK',
       headers: {
         'X-Request-Id': ref('headers', 'X-Request-Id'),
-        ...(doc.success.status === 201 ? { Location: ref('headers', 'Location') } : {}),
-        ...(single ? { ETag: ref('headers', 'ETag') } : {}),
-        ...(retriable ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
+        ...(status === 201 ? { Location: ref('headers', 'Location') } : {}),
+        ...(returns === 'object' ? { ETag: ref('headers', 'ETag') } : {}),
+        ...(contract.idempotent ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
       },
-      content: { 'application/json': { schema: ref('schemas', doc.success.schema) } },
+      content: { 'application/json': { schema: ref('schemas', schema) } },
     };
   }
-  const statuses = [...new Set([...doc.errors, ...ANY_OPERATION, ...(isPublic ? [] : PROTECTED_OPERATION)])];
+  const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];
   for (const status of statuses.sort()) responses[String(status)] = ref('responses', ERROR_RESPONSES[status]!.name);
 
   return {
     operationId: route.operation,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    tags: [doc.tag],
-    security: isPublic ? [] : [{ oauth2: [oauthScope(route.scope!)] }],
+    tags: [resource?.tag ?? DESCRIPTION_TAG],
+    security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(doc.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', doc.body.name) } } } }
-      : {}),
+    ...(contract?.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)) } } } } : {}),
     responses,
   };
 }
+
+/** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
+const bodyName = (route: Route) => route.operation.charAt(0).toUpperCase() + route.operation.slice(1);
 
 export function buildOpenApiDocument(): Json {
   const paths: Record<string, Json> = {};
@@ -173,11 +165,12 @@ export function buildOpenApiDocument(): Json {
     paths[route.path]![route.method.toLowerCase()] = operationObject(route);
   }
   const requestSchemas = Object.fromEntries(
-    Object.values(OPERATION_DOCS)
-      .filter((d) => d.body)
-      .map((d) => [d.body!.name, describeDefaults(jsonSchema(d.body!.schema))]),
+    ROUTES.flatMap((route) => {
+      const body = contractOf(route)?.body;
+      return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
+    }),
   );
-  const responseSchemas = Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)]));
+  const responses = Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -194,10 +187,10 @@ export function buildOpenApiDocument(): Json {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [{ name: 'Clients' }, { name: 'Projects' }, { name: 'Time entries' }, { name: 'API description' }],
+    tags: [...RESOURCE_LIST.map((r) => ({ name: r.tag })), { name: DESCRIPTION_TAG }],
     paths,
     components: {
-      schemas: { ...responseSchemas, ...requestSchemas },
+      schemas: { ...responses, ...requestSchemas },
       parameters: {
         Id: { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } },
         IdempotencyKey: {

@@ -34,13 +34,11 @@ export class ApiError extends Error {
   readonly param: string | undefined;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
-  /** Extra machine-readable facts (e.g. what blocks a delete). */
-  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     type: ErrorType,
     message: string,
-    options: { param?: string; errors?: FieldError[]; headers?: Record<string, string>; details?: Record<string, unknown> } = {},
+    options: { param?: string; errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -48,7 +46,6 @@ export class ApiError extends Error {
     this.param = options.param ?? options.errors?.[0]?.param;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
-    this.details = options.details;
   }
 
   get status(): number {
@@ -64,11 +61,7 @@ export const invalidParam = (param: string, message: string) => invalidRequest([
 export const notFound = (kind: string, id: string) =>
   new ApiError('not_found', `No ${kind} with id '${id}'`);
 
-export const routeNotFound = () =>
-  new ApiError('not_found', 'No such route. See the API reference for the available methods and paths');
-
-export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new ApiError('conflict', message, details ? { details } : {});
+export const conflict = (message: string) => new ApiError('conflict', message);
 
 export const WWW_AUTHENTICATE_REALM = 'Bearer realm="timebill-api"';
 

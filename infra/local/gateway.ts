@@ -17,17 +17,9 @@ import type {
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import {
-  AUTHORIZER_CACHE_TTL_SECONDS,
-  AUTHORIZER_ENTRY,
-  FUNCTION_TIMEOUT_SECONDS,
-  GATEWAY_INTEGRATION_TIMEOUT_MS,
-  GATEWAY_MAX_REQUEST_BYTES,
-  ROUTES,
-  STAGE_THROTTLING,
-  matchPath,
-  type Route,
-} from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, type Route } from '../../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, FUNCTION_MEMORY_MB, STAGE_THROTTLING } from '../names.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/data/budget.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
 import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
@@ -53,6 +45,11 @@ export interface GatewayOptions {
   invalidTokenKey?: string;
   authorizerCacheTtlSeconds?: number;
 }
+
+/** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
+const GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/** API Gateway's maximum integration timeout. */
+const GATEWAY_INTEGRATION_TIMEOUT_MS = 29_000;
 
 const ACCOUNT = '000000000000';
 const API_ID = 'local';
@@ -183,6 +180,31 @@ function findRoute(method: string, path: string): { route: Route; params: Record
   return undefined;
 }
 
+/** Matches a concrete request path against a route's resource path; returns the path parameters. */
+export function matchPath(resourcePath: string, requestPath: string): Record<string, string> | undefined {
+  const want = resourcePath.split('/');
+  const got = requestPath.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i]!;
+    const actual = got[i]!;
+    if (segment.startsWith('{') && segment.endsWith('}')) {
+      if (actual === '') return undefined;
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(actual);
+      } catch {
+        return undefined; // not valid percent-encoding: names nothing
+      }
+      params[segment.slice(1, -1)] = decoded;
+    } else if (segment !== actual) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
 /** IAM evaluation as API Gateway does it: an explicit Deny wins; otherwise an Allow is needed. */
 export function isAllowed(result: APIGatewayAuthorizerResult, arn: string): boolean {
   let allowed = false;
@@ -262,7 +284,7 @@ function lambdaContext(route: Route, requestId: string): Context {
     functionName: route.operation,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${route.operation}`,
-    memoryLimitInMB: '512',
+    memoryLimitInMB: String(FUNCTION_MEMORY_MB),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${route.operation}`,
     logStreamName: 'local',

@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
-import { STAGE_THROTTLING } from '../../shared/routes.ts';
+import { STAGE_THROTTLING } from '../names.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { clientLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { onOrphaned } from './lifeline.ts';

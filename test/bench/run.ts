@@ -17,7 +17,8 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
-import { AUTHORIZER_ENTRY, ROUTES, SCOPES } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
 import { costPerMillion, MIX, type OperationInput } from './cost.ts';
@@ -161,7 +162,7 @@ async function main() {
   };
   for (const route of ROUTES.filter((r) => !primaryScenario(r.operation))) {
     warnings.push(
-      `no scenario in test/bench/scenarios.ts for ${route.operation}${route.access === 'none' ? ' (it makes no DynamoDB call, so it has no SDK floor)' : ''}: its bundle size only`,
+      `no scenario in test/bench/scenarios.ts for ${route.operation}${accessOf(route) === 'none' ? ' (it makes no DynamoDB call, so it has no SDK floor)' : ''}: its bundle size only`,
     );
   }
 
@@ -212,8 +213,7 @@ async function main() {
   if (sections.has('bundles') || sections.has('cold')) {
     log('bundles: building every function and its floor with the stack\'s esbuild options');
     const floors = new Map<string, BuiltBundle>();
-    const targets = [...ROUTES.map((r) => ({ name: r.operation, entry: r.entry })), { name: 'authorizer', entry: AUTHORIZER_ENTRY }];
-    for (const target of targets) {
+    for (const target of BUNDLE_TARGETS) {
       const bundle = await buildFunctionBundle(target.name, target.entry, join(workDir, 'bundles'));
       const commands = floorCommands.get(target.name);
       let floor: BuiltBundle | undefined;

@@ -18,7 +18,7 @@ import {
 import { CognitoIdentityProviderClient, DeleteUserPoolClientCommand, ResourceNotFoundException } from '@aws-sdk/client-cognito-identity-provider';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { findApiClient, registerApiClient } from '../../shared/data/registry.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/names.ts';
 import { UsageError } from '../../scripts/api-keys.ts';
 import type { StackConfig } from '../../scripts/integration-create.ts';
 import { changePlan } from '../../scripts/integration-plan.ts';

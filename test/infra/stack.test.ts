@@ -30,7 +30,8 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES, SCOPES, STAGE_THROTTLING } from '../../shared/routes.ts';
+import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
 
@@ -200,7 +201,7 @@ describe('functions', () => {
   });
 
   it('are arm64, ESM-bundled, 512 MB, 10 s, JSON logs into their own log group with retention', () => {
-    const withoutTable = new Set(ROUTES.filter((r) => r.access === 'none').map((r) => functionIdOf(r.operation)));
+    const withoutTable = new Set(ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation)));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const p = fn.Properties;
       expect(p.Runtime, id).toBe(LAMBDA_RUNTIME.name);
@@ -298,10 +299,10 @@ describe('functions', () => {
 describe('IAM', () => {
   it('read routes only read, write routes also write, the authorizer only gets items', () => {
     for (const route of ROUTES) {
-      expect([...dynamoActionsOf(functionIdOf(route.operation))].sort(), route.operation).toEqual([...TABLE_ACTIONS[route.access]].sort());
+      expect([...dynamoActionsOf(functionIdOf(route.operation))].sort(), route.operation).toEqual([...TABLE_ACTIONS[accessOf(route)]].sort());
     }
     expect([...dynamoActionsOf(authorizerFunctionId())]).toEqual(['dynamodb:GetItem']);
-    for (const route of ROUTES.filter((r) => r.access === 'read')) {
+    for (const route of ROUTES.filter((r) => accessOf(r) === 'read')) {
       for (const action of dynamoActionsOf(functionIdOf(route.operation))) {
         expect(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], route.operation).toContain(action);
       }
@@ -314,7 +315,7 @@ describe('IAM', () => {
     const indexArns = TABLE.indexes.map((i) => ({ 'Fn::Join': ['', [tableArn, `/index/${i.name}`]] }));
     for (const route of ROUTES) {
       const statements = statementsOf(functionIdOf(route.operation)).filter((s) => asArray<string>(s.Action).some((a) => a.startsWith('dynamodb:')));
-      if (route.access === 'none') {
+      if (accessOf(route) === 'none') {
         expect(statements, `${route.operation} has no access to the table`).toEqual([]);
         continue;
       }

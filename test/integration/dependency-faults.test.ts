@@ -51,7 +51,7 @@ beforeAll(async () => {
     LOCAL_JWT_ISSUER: LOCAL_ISSUER,
     LOCAL_JWKS_URI: `${inject('baseUrl')}${JWKS_PATH}`,
   });
-  for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject']) {
+  for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject'] as const) {
     const url = pathToFileURL(resolve(import.meta.dirname, '../..', routeByOperation(name).entry)).href;
     handlers[name] = ((await import(/* @vite-ignore */ url)) as { handler: Handler }).handler;
   }

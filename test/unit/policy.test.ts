@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { apiStageArn, invalidTokenPolicy, policyFor } from '../../shared/auth/policy.ts';
 import { grantedScopes } from '../../shared/auth/scopes.ts';
-import { isAllowed } from '../../infra/local/gateway.ts';
-import { PROTECTED_ROUTES, ROUTES, matchPath } from '../../shared/routes.ts';
+import { isAllowed, matchPath } from '../../infra/local/gateway.ts';
+import { PROTECTED_ROUTES, ROUTES, accessOf } from '../../shared/routes.ts';
 
 const base = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod';
 const arnOf = (method: string, path: string) => `${base}/${method}${path}`;
@@ -27,6 +27,8 @@ describe('authorizer policy', () => {
   it('names the API and stage of the method ARN', () => {
     expect(apiStageArn(`${base}/GET/api/v1/clients`)).toBe(base);
     expect(() => apiStageArn('nonsense')).toThrow();
+    expect(() => apiStageArn('arn:aws:execute-api:eu-west-1:1:abc')).toThrow();
+    expect(() => apiStageArn('xarn:aws:execute-api:eu-west-1:1:abc/prod/GET/x')).toThrow();
   });
 
   it('allows exactly the routes the scopes grant, whichever route was called first', () => {
@@ -41,6 +43,24 @@ describe('authorizer policy', () => {
       'key-of-client-c-0123456789',
     );
     expect(policyFor(`${base}/GET/api/v1/clients`, 'c', ['clients:read'], {})).not.toHaveProperty('usageIdentifierKey');
+  });
+
+  it('is an IAM policy document API Gateway accepts: its version, the invoke action, one statement', () => {
+    // The local policy evaluator reads only Effect and Resource: these would fail only in AWS.
+    const allow = policyFor(`${base}/GET/api/v1/projects`, 'client-1', ['clients:read'], { workspaceId: 'acme' });
+    expect(allow.principalId).toBe('client-1');
+    expect(allow.context).toEqual({ workspaceId: 'acme' });
+    expect(allow.policyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: [`${base}/GET/api/v1/clients`, `${base}/GET/api/v1/clients/*`] }],
+    });
+    const deny = policyFor(`${base}/GET/api/v1/projects`, 'client-1', [], {});
+    expect(deny.policyDocument).toEqual({ Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${base}/*` }] });
+    const invalid = invalidTokenPolicy(`${base}/GET/api/v1/projects`, 'invalid-token-key-0123456789');
+    expect(invalid.usageIdentifierKey).toBe('invalid-token-key-0123456789');
+    expect(invalid.principalId).toBe('invalid-token');
+    expect(invalid.policyDocument.Version).toBe('2012-10-17');
+    expect(invalid.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${r.method}${r.path.replace('{id}', '*')}`) }]);
   });
 
   it('does not let a write scope read', () => {
@@ -84,9 +104,9 @@ describe('route table', () => {
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
     for (const r of PROTECTED_ROUTES) {
       expect(r.scope.endsWith(r.method === 'GET' ? ':read' : ':write')).toBe(true);
-      expect(r.access).toBe(r.method === 'GET' ? 'read' : 'write');
+      expect(accessOf(r)).toBe(r.method === 'GET' ? 'read' : 'write');
     }
     // The only public route is the API description, and it touches no data.
-    expect(ROUTES.filter((r) => r.scope === null).map((r) => [r.operation, r.access])).toEqual([['getOpenApiDocument', 'none']]);
+    expect(ROUTES.filter((r) => r.scope === null).map((r) => [r.operation, accessOf(r)])).toEqual([['getOpenApiDocument', 'none']]);
   });
 });
