@@ -56,8 +56,8 @@ describe('the OpenAPI document', () => {
 
   it('says that a time entry needs project_id or client_id, and that If-Match takes a list', () => {
     expect(doc.components.schemas.LogTimeEntry.anyOf).toEqual([
-      { required: ['project_id'], properties: { project_id: { type: 'string' } } },
-      { required: ['client_id'] },
+      { required: ['project_id'], properties: { project_id: { not: { type: 'null' } } } },
+      { required: ['client_id'], properties: { client_id: { not: { type: 'null' } } } },
     ]);
     expect(doc.components.parameters.IfMatch.description).toMatch(/list/);
   });
