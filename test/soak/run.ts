@@ -53,7 +53,15 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const port = await freePort();
 const stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
   cwd: repoRoot,
-  env: { ...process.env, PORT: String(port), POWERTOOLS_LOG_LEVEL: 'WARN' },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    // The soak is about the stage's limit: each API client's own bucket (its usage plan, far
+    // below the stage's) is raised to the stage's, or most requests would be its 429s.
+    CLIENT_RATE_LIMIT: String(STAGE_THROTTLING.rateLimit),
+    CLIENT_BURST_LIMIT: String(STAGE_THROTTLING.burstLimit),
+  },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let stackOutput = '';
