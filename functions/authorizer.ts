@@ -1,7 +1,8 @@
 /**
  * Lambda TOKEN authorizer. Verifies the access token (Cognito in AWS; the local issuer
  * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
- * and returns a policy allowing exactly the routes the token's scopes grant.
+ * and returns a policy allowing exactly the routes the token's scopes grant, with the API
+ * client's API key as usageIdentifierKey (its usage plan throttles it; shared/limits.ts).
  */
 import { get } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
@@ -9,17 +10,19 @@ import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { FetchError } from 'aws-jwt-verify/error';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { authorizerConfig } from '../shared/config.ts';
+import { authorizerConfig, invalidTokenUsageKey } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
-import { findApiClient } from '../shared/data/registry.ts';
+import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/registry.ts';
 import { grantedScopes } from '../shared/auth/scopes.ts';
 import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
 import { AuthorizerDependencyFailure, isKeyFetchFailure } from '../shared/auth/dependency-failure.ts';
 import { dependencyFailureOf } from '../shared/data/faults.ts';
 import { withRequestDeadline } from '../shared/data/budget.ts';
+import { DEFAULT_PLAN } from '../shared/limits.ts';
 
 const logger = new Logger({ serviceName: 'timebill-api' });
 const settings = authorizerConfig();
+const invalidTokenKey = invalidTokenUsageKey();
 
 const isAccessToken = ({ payload }: { payload: Record<string, unknown> }) => {
   if (payload.token_use !== 'access') throw new Error('Not an access token');
@@ -49,13 +52,17 @@ function loopbackGet(uri: string): Promise<ArrayBuffer> {
   });
 }
 
-/** Registrations change rarely; a short cache spares a read on most cold policy evaluations. */
-const REGISTRY_CACHE_MS = 60_000;
-const registryCache = new Map<string, { workspaceId: string; until: number }>();
+const REGISTRY_CACHE_MS = REGISTRY_CACHE_SECONDS * 1000;
+interface Registered {
+  workspaceId: string;
+  usageKey: string | undefined;
+  plan: string;
+}
+const registryCache = new Map<string, Registered & { until: number }>();
 
-async function workspaceOf(apiClientId: string): Promise<string | undefined> {
+async function registrationOf(apiClientId: string): Promise<Registered | undefined> {
   const cached = registryCache.get(apiClientId);
-  if (cached && cached.until > Date.now()) return cached.workspaceId;
+  if (cached && cached.until > Date.now()) return cached;
   let registration;
   try {
     registration = await withRequestDeadline(() => findApiClient(dynamo(), tableName(), apiClientId));
@@ -65,8 +72,9 @@ async function workspaceOf(apiClientId: string): Promise<string | undefined> {
     throw error;
   }
   if (!registration) return undefined;
-  registryCache.set(apiClientId, { workspaceId: registration.workspace_id, until: Date.now() + REGISTRY_CACHE_MS });
-  return registration.workspace_id;
+  const found = { workspaceId: registration.workspace_id, usageKey: registration.usage_key, plan: registration.plan ?? DEFAULT_PLAN };
+  registryCache.set(apiClientId, { ...found, until: Date.now() + REGISTRY_CACHE_MS });
+  return found;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -91,7 +99,7 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
 
 async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(event.authorizationToken);
-  if (!token) return invalidTokenPolicy(event.methodArn);
+  if (!token) return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   let payload: Record<string, unknown>;
   try {
     payload = (await verifier.verify(token)) as unknown as Record<string, unknown>;
@@ -100,24 +108,34 @@ async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGate
     // (aws-jwt-verify's errors are named by their class only.)
     if (isKeyFetchFailure(error)) throw new AuthorizerDependencyFailure('jwks', (error as Error).constructor.name, undefined);
     logger.info('Token refused', { reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
-    return invalidTokenPolicy(event.methodArn);
+    return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   }
   // A token must expire: one without a numeric exp is refused (aws-jwt-verify checks exp only when present).
   if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) {
     logger.info('Token refused', { reason: 'no exp claim' });
-    return invalidTokenPolicy(event.methodArn);
+    return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   }
   const apiClientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-  const workspaceId = apiClientId ? await workspaceOf(apiClientId) : undefined;
-  if (!apiClientId || !workspaceId) {
+  const registration = apiClientId ? await registrationOf(apiClientId) : undefined;
+  if (!apiClientId || !registration) {
     logger.info('Token of an unregistered API client refused', { apiClientId });
-    return invalidTokenPolicy(event.methodArn);
+    return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   }
+  // Registered before usage plans: API Gateway will answer 403 until `npm run integration:plan` gives it a key.
+  if (!registration.usageKey) logger.error('API client has no API key: run npm run integration:plan for it', { apiClientId });
   const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER);
-  return policyFor(event.methodArn, apiClientId, scopes, {
-    workspaceId,
+  return policyFor(
+    event.methodArn,
     apiClientId,
-    scopes: scopes.join(' '),
-    tokenExpiresAt: Number(payload.exp),
-  });
+    scopes,
+    {
+      workspaceId: registration.workspaceId,
+      apiClientId,
+      scopes: scopes.join(' '),
+      tokenExpiresAt: Number(payload.exp),
+      // Read by the local gateway's per-client buckets; API Gateway finds the plan by the key.
+      usagePlan: registration.plan,
+    },
+    registration.usageKey,
+  );
 }

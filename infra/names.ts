@@ -32,6 +32,9 @@ export const OUTPUTS = {
 /** Where `npx cdk deploy` writes the stack outputs (cdk.json `outputsFile`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
 
+/** The CloudFormation output with the id of a usage plan (`UsagePlanDefaultId`); the integration scripts read it. */
+export const usagePlanOutput = (plan: string) => `UsagePlan${plan.charAt(0).toUpperCase()}${plan.slice(1)}Id`;
+
 /** Stage-wide throttling (API Gateway's token bucket); the local gateway applies the same. */
 export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
 

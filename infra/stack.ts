@@ -38,6 +38,7 @@ import {
   STAGE_THROTTLING,
 } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
+import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
 
 export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
 
@@ -48,7 +49,8 @@ export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
 
-export interface TimebillApiStackProps extends StackProps {
+/** Usage plans (rate, burst, monthly quota per plan) and the firewall's per-IP threshold: infra/limits.ts. */
+export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   /** Prefix of the Cognito domain (`<prefix>.auth.<region>.amazoncognito.com`); default `timebill-<account id>`. */
   readonly cognitoDomainPrefix?: string;
   /** Email address subscribed to the alarm topic (optional). */
@@ -149,13 +151,6 @@ export const NAG_ACKNOWLEDGEMENTS = {
         'Public on purpose: the OpenAPI document describes the API to integrators before they have a token; it is a static document generated from the route table, its function has no access to the table, and the stage throttling applies.',
     },
   ],
-  stage: [
-    {
-      id: 'AwsSolutions-APIG3',
-      reason:
-        `No WAF web ACL for now: every method requires a verified token, the stage is throttled (rate ${STAGE_THROTTLING.rateLimit}/s, burst ${STAGE_THROTTLING.burstLimit}) and usage plans can meter per client; a web ACL (about $5/month plus $0.60 per million requests) can be associated later without changing the API.`,
-    },
-  ],
   userPool: [
     {
       id: 'AwsSolutions-COG8',
@@ -190,6 +185,8 @@ export class TimebillApiStack extends Stack {
   readonly queues: ReadonlyMap<string, sqs.Queue>;
   readonly authorizerFunction: nodejs.NodejsFunction;
   readonly alarmTopic: sns.Topic;
+  /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
+  readonly limits: ClientLimits;
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
     super(scope, id, {
@@ -295,6 +292,8 @@ export class TimebillApiStack extends Stack {
       endpointTypes: [apigw.EndpointType.REGIONAL],
       disableExecuteApiEndpoint: false,
       failOnWarnings: true,
+      // The authorizer returns the API client's key (usageIdentifierKey): callers never send one.
+      apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
       // API Gateway writes REST API logs (access and execution) through one account-wide role.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
@@ -325,6 +324,8 @@ export class TimebillApiStack extends Stack {
     for (const route of ROUTES) {
       this.addRoute(route, functions.get(route.operation)!, authorizer, props.acknowledgeNagFindings ?? true);
     }
+
+    this.limits = addClientLimits(this, this.api, this.authorizerFunction, props);
 
     for (const def of GATEWAY_RESPONSES) {
       this.api.addGatewayResponse(`GatewayResponse${pascalCase(def.type)}`, {
@@ -374,7 +375,7 @@ export class TimebillApiStack extends Stack {
     });
     alarms.push(
       throttled.metric({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }).createAlarm(this, 'ApiThrottledAlarm', {
-        alarmDescription: 'At least 50 requests answered 429 (throttled) in five minutes: a client exceeds the stage limits',
+        alarmDescription: 'At least 50 requests answered 429 in five minutes: API clients exceed their usage plans (rate or monthly quota) or the stage limits',
         threshold: 50,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
@@ -516,7 +517,8 @@ export class TimebillApiStack extends Stack {
       // A public route (the OpenAPI document) has no authorizer; every other has.
       isPublic(route)
         ? { operationName: route.operation, authorizationType: apigw.AuthorizationType.NONE }
-        : { operationName: route.operation, authorizer, authorizationType: apigw.AuthorizationType.CUSTOM },
+        : // Every authorized method requires an API key: its usage plan throttles and meters the client.
+          { operationName: route.operation, authorizer, authorizationType: apigw.AuthorizationType.CUSTOM, apiKeyRequired: true },
     );
     if (isPublic(route) && acknowledge) {
       for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.publicMethod) Validations.of(method).acknowledge(acknowledgement);
@@ -529,7 +531,6 @@ export class TimebillApiStack extends Stack {
    */
   private acknowledgeNagFindings(cursorKey: secretsmanager.Secret): void {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
-    for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.stage) Validations.of(this.api.deploymentStage).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
   }

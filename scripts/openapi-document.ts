@@ -13,7 +13,9 @@ import { LIMITS } from '../shared/schemas/fields.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { DESCRIPTION_TAG, OPERATION_DOCS } from './openapi-operations.ts';
+import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
+import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
+import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 
 type Json = Record<string, unknown>;
 
@@ -41,13 +43,22 @@ function describeDefaults(schema: Json): Json {
 }
 
 const ERROR_RESPONSES: Record<number, { name: string; description: string; headers?: string[] }> = {
-  400: { name: 'InvalidRequest', description: 'invalid_request: the request (body, query, cursor or header) is not valid; `errors` lists every failing field' },
+  400: {
+    name: 'InvalidRequest',
+    description:
+      'invalid_request: the request (body, query, cursor or header) is not valid, a query parameter was sent where the operation takes none, or a body where it takes none (GET, DELETE); `errors` lists every failing field',
+  },
   401: {
     name: 'AuthenticationRequired',
     description: 'authentication_required: no token, or a token that is malformed, expired, wrongly signed or of an unknown API client',
     headers: ['WWW-Authenticate'],
   },
-  403: { name: 'InsufficientScope', description: 'insufficient_scope: the token lacks the scope of the operation', headers: ['WWW-Authenticate'] },
+  403: {
+    name: 'InsufficientScope',
+    description:
+      'insufficient_scope: the token lacks the scope of the operation; or forbidden: the web application firewall refused the request (its body has request_id null)',
+    headers: ['WWW-Authenticate'],
+  },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
   409: {
     name: 'Conflict',
@@ -56,9 +67,17 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   },
   412: { name: 'PreconditionFailed', description: 'precondition_failed: the resource changed since the ETag sent in If-Match' },
   413: { name: 'PayloadTooLarge', description: `payload_too_large: the body is over ${LIMITS.bodyBytes} bytes` },
-  415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json' },
+  415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused)' },
   422: { name: 'IdempotencyKeyReused', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request' },
-  429: { name: 'RateLimited', description: 'rate_limited: slow down, retry after Retry-After seconds', headers: ['Retry-After'] },
+  431: { name: 'RequestHeadersTooLarge', description: 'request_headers_too_large: the request headers are over the limit (local stack: 16 KiB in all)' },
+  429: {
+    name: 'RateLimited',
+    description:
+      'rate_limited: over a rate limit (your API client\'s plan, the stage\'s, or the firewall\'s per-address rule); slow down and retry after Retry-After seconds. ' +
+      `quota_exceeded: your API client's monthly quota is spent (it renews on the 1st, 00:00 UTC). Limits per API client by plan: ${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}. ` +
+      'Every API client has its own limits: another client\'s traffic never uses them.',
+    headers: ['Retry-After'],
+  },
   500: { name: 'InternalError', description: 'internal_error: an unexpected error (a bug); quote the request id' },
   503: {
     name: 'ServiceUnavailable',
@@ -121,8 +140,7 @@ function operationObject(route: Route): Json {
       content: { 'application/json': { schema: ref('schemas', schema) } },
     };
   }
-  // Every operation may meet a dependency failure (503), the public one included (Lambda throttling).
-  const statuses = contract ? [...new Set([...contract.errors, 401, 403, 429, 500, 503])] : [429, 500, 503];
+  const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];
   for (const status of statuses.sort()) responses[String(status)] = ref('responses', ERROR_RESPONSES[status]!.name);
 
   return {
@@ -162,7 +180,7 @@ export function buildOpenApiDocument(): Json {
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
         'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST and PATCH accept an `Idempotency-Key` (kept 24 hours); PATCH and DELETE accept `If-Match` with an `ETag`.',
-        `The stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
+        `Each API client has its own limits, by plan (${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}); over them the answer is 429 \`rate_limited\` or \`quota_exceeded\` with \`Retry-After\`. The whole stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
       ].join('\n\n'),
     },
     servers: [
@@ -186,8 +204,8 @@ export function buildOpenApiDocument(): Json {
           name: 'If-Match',
           in: 'header',
           required: false,
-          description: 'The ETag of the version you last saw, or *; a changed resource answers 412',
-          schema: { type: 'string' },
+          description: `\`*\` (any existing version), or a comma-separated list of up to ${MAX_IF_MATCH_TAGS} ETags (\`"7", "8"\`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (\`W/"7"\`) never match. Otherwise 412; a header of neither form is 400`,
+          schema: { type: 'string', examples: ['"3"', '"3", "4"', '*'] },
         },
       },
       headers: HEADERS,

@@ -6,14 +6,18 @@ export const ERROR_TYPES = {
   invalid_request: 400,
   authentication_required: 401,
   insufficient_scope: 403,
+  /** Refused by the web application firewall (AWS WAF custom response, infra/limits.ts). */
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   idempotency_key_in_use: 409,
   precondition_failed: 412,
   payload_too_large: 413,
+  request_headers_too_large: 431,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  quota_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -2,9 +2,11 @@
  * The local gateway: an HTTP server that behaves as API Gateway (REST API, Lambda proxy
  * integration, payload 1.0) does for this API. It reads the same route table and gateway-response
  * definitions as the CDK stack, calls the same TOKEN authorizer (caching its policy per token for
- * the same TTL), evaluates the policy against the method ARN, and invokes the same handlers.
+ * the same TTL), evaluates the policy against the method ARN, applies the usage plans' per-client
+ * limits (./client-limits.ts) and then the stage's bucket, and invokes the same handlers.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +22,8 @@ import { AUTHORIZER_CACHE_TTL_SECONDS, FUNCTION_MEMORY_MB, STAGE_THROTTLING } fr
 import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/data/budget.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
+import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
+import { clientLimiter, tokenBucket, type ClientLimitOptions } from './client-limits.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -35,6 +39,10 @@ export interface GatewayOptions {
   /** Extra routes outside the API (the local JWKS and token endpoints); no authorizer. */
   localRoutes?: LocalRoute[];
   throttling?: { rateLimit: number; burstLimit: number };
+  /** The usage plans' per-client limits; defaults are the plans of shared/limits.ts. */
+  clientLimits?: ClientLimitOptions;
+  /** The API key the authorizer returns for invalid tokens (its own small plan); INVALID_TOKEN_API_KEY by default. */
+  invalidTokenKey?: string;
   authorizerCacheTtlSeconds?: number;
 }
 
@@ -62,9 +70,11 @@ export function createLocalGateway(options: GatewayOptions): Server {
   const policyCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
   const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
   const bucket = tokenBucket(options.throttling ?? STAGE_THROTTLING);
+  const clients = clientLimiter(options.invalidTokenKey ?? process.env.INVALID_TOKEN_API_KEY ?? '', options.clientLimits);
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const requestId = randomUUID();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const reply = (type: GatewayResponseType, fallbackStatus: number) => sendGatewayResponse(res, type, fallbackStatus, requestId);
     readBody(req, GATEWAY_MAX_REQUEST_BYTES)
       .then(async (body) => {
@@ -76,14 +86,15 @@ export function createLocalGateway(options: GatewayOptions): Server {
 
         const matched = findRoute(method, url.pathname);
         if (!matched) return reply('MISSING_AUTHENTICATION_TOKEN', 404);
-        if (!bucket.take()) return reply('THROTTLED', 429);
+        const authorization = headerValue(req, 'authorization');
+        // Without a token there is no API client: only the stage's bucket applies.
+        if ((matched.route.scope === null || !authorization) && !bucket.take()) return reply('THROTTLED', 429);
         if (matched.route.scope === null) {
           const handler = await loadHandler(matched.route.entry);
           const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, undefined);
           return sendProxyResult(res, await handler(event, lambdaContext(matched.route, requestId)), requestId);
         }
 
-        const authorization = headerValue(req, 'authorization');
         if (!authorization) return reply('UNAUTHORIZED', 401);
         const arn = methodArn(method, url.pathname);
         let policy = policyCache.get(authorization);
@@ -100,6 +111,12 @@ export function createLocalGateway(options: GatewayOptions): Server {
           if (cacheTtlMs > 0) policyCache.set(authorization, policy);
         }
         if (!isAllowed(policy.result, arn)) return reply('ACCESS_DENIED', 403);
+        // Every authorized method requires an API key, taken from the authorizer (apiKeySourceType AUTHORIZER).
+        const usageKey = policy.result.usageIdentifierKey;
+        if (!usageKey) return reply('INVALID_API_KEY', 403);
+        const limitHit = clients.admit(usageKey, policy.result.context?.usagePlan);
+        if (limitHit) return reply(limitHit, 429);
+        if (!bucket.take()) return reply('THROTTLED', 429);
 
         const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, policy.result);
         const handler = await loadHandler(matched.route.entry);
@@ -122,6 +139,36 @@ export function createLocalGateway(options: GatewayOptions): Server {
         reply('DEFAULT_5XX', 500);
       });
   });
+  server.on('clientError', answerUnparsableRequest);
+  return server;
+}
+
+/**
+ * Requests Node cannot parse never reach the handler above; Node would answer them with an empty
+ * body. Answer in the contract's error shape instead: 431 for headers over Node's limit (16 KiB),
+ * 400 for anything else that is not HTTP.
+ */
+export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const [status, type, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request_headers_too_large', 'The request headers are too large: send smaller headers (at most 16 KiB in all)']
+      : [400, 'invalid_request', 'The request is not valid HTTP'];
+  const body = JSON.stringify({ error: { type, message, request_id: requestId } });
+  const headers = {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+    ...SECURITY_HEADERS,
+    'X-Request-Id': requestId,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 
 function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
@@ -287,21 +334,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
     req.on('end', () => resolvePromise(tooLarge ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-function tokenBucket({ rateLimit, burstLimit }: { rateLimit: number; burstLimit: number }) {
-  let tokens = burstLimit;
-  let last = Date.now();
-  return {
-    take(): boolean {
-      const now = Date.now();
-      tokens = Math.min(burstLimit, tokens + ((now - last) / 1000) * rateLimit);
-      last = now;
-      if (tokens < 1) return false;
-      tokens -= 1;
-      return true;
-    },
-  };
 }
 
 const TIMEOUT = Symbol('timeout');

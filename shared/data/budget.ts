@@ -1,5 +1,5 @@
 /**
- * The time budget of DynamoDB calls (docs/decisions/0006-dependency-failures.md): the SDK's
+ * The time budget of DynamoDB calls (docs/decisions/0007-dependency-failures.md): the SDK's
  * timeouts and bounded retries, and a per-request deadline after which no new attempt starts,
  * so that a request always ends well inside its function's timeout, as a 503 when DynamoDB is
  * slow or gone.

@@ -139,11 +139,28 @@ export function header(event: APIGatewayProxyEvent, name: string): string | unde
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+const UTF8 = /^utf-?8$/i;
+
+/** The charset parameter of a media type (quotes removed), if any. */
+function charsetOf(contentType: string): string | undefined {
+  for (const parameter of contentType.split(';').slice(1)) {
+    const equals = parameter.indexOf('=');
+    if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
+    return parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
+  }
+  return undefined;
+}
 
 function jsonBody(event: APIGatewayProxyEvent): unknown {
   const contentType = header(event, 'content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json');
+  }
+  const charset = charsetOf(contentType);
+  if (charset !== undefined && !UTF8.test(charset)) {
+    // Decoding the bytes as UTF-8 anyway would store mojibake (é as U+FFFD); say which charset is refused.
+    const named = /^[\w.:+-]{1,40}$/.test(charset) ? charset : 'given';
+    throw new ApiError('unsupported_media_type', `The charset ${named} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
   }
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;

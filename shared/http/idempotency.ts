@@ -16,6 +16,7 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { ApiError, invalidParam } from '../errors.ts';
+import { JsonText } from './respond.ts';
 import { dynamoClient, tableName } from '../data/dynamo.ts';
 import { keys } from '../data/keys.ts';
 import { TABLE } from '../data/table.ts';
@@ -43,7 +44,17 @@ const config = new IdempotencyConfig({
   },
 });
 
-type Runner = (payload: IdempotencyPayload, run: () => Promise<Reply>) => Promise<Reply>;
+/**
+ * A reply as stored: the body as the JSON text first sent. DynamoDB keeps no key order in a map,
+ * so a stored object would come back with its keys reordered; text comes back byte for byte.
+ */
+interface StoredReply {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+type Runner = (payload: IdempotencyPayload, run: () => Promise<Reply>) => Promise<StoredReply>;
 
 /** One persistence layer per workspace: its records live in a partition of the workspace's own. */
 const runners = new Map<string, Runner>();
@@ -60,7 +71,10 @@ function runnerFor(workspaceId: string): Runner {
     expiryAttr: TABLE.ttlAttribute,
     awsSdkV3Client: dynamoClient(),
   });
-  runner = makeIdempotent(async (_payload: IdempotencyPayload, run: () => Promise<Reply>) => run(), {
+  runner = makeIdempotent(async (_payload: IdempotencyPayload, run: () => Promise<Reply>): Promise<StoredReply> => {
+    const reply = await run();
+    return { status: reply.status, ...(reply.headers ? { headers: reply.headers } : {}), body: JSON.stringify(reply.body) };
+  }, {
     persistenceStore,
     config,
     keyPrefix: 'IDEMPOTENCY',
@@ -88,7 +102,9 @@ export async function runIdempotently(
   // The in-progress mark expires with the invocation, so a crashed attempt does not block retries.
   config.registerLambdaContext(lambdaContext);
   try {
-    return await runnerFor(caller.workspaceId)({ key: `${caller.workspaceId}/${caller.apiClientId}/${key}`, fingerprint }, run);
+    const stored = await runnerFor(caller.workspaceId)({ key: `${caller.workspaceId}/${caller.apiClientId}/${key}`, fingerprint }, run);
+    // Records written before bodies were stored as text hold the object itself.
+    return { ...stored, body: typeof stored.body === 'string' ? new JsonText(stored.body) : stored.body };
   } catch (error) {
     if (error instanceof IdempotencyValidationError) {
       throw new ApiError(

@@ -1,14 +1,20 @@
 /** The one mapping from results and errors to HTTP responses. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../errors.ts';
+import { SECURITY_HEADERS } from './security-headers.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A body serialized already, sent byte for byte (an idempotent replay repeats the first bytes). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
 
 export function jsonResponse(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
   return {
     statusCode,
-    headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-store', 'X-Request-Id': requestId, ...headers },
-    body: JSON.stringify(body),
+    headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-store', ...SECURITY_HEADERS, 'X-Request-Id': requestId, ...headers },
+    body: body instanceof JsonText ? body.text : JSON.stringify(body),
   };
 }
 

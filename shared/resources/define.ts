@@ -56,6 +56,11 @@ export interface ResourceDeclaration<
   indexes?: { readonly [I in IndexName]?: IndexDeclaration<keyof E & string> };
   /** What to do instead of deleting, said by the 409 of a guarded delete. */
   deleteHint?: string;
+  /**
+   * On create, at least one of these fields must be given (not null); the domain enforces it,
+   * the OpenAPI document says it as an `anyOf` of `required` sets.
+   */
+  createRequiresOneOf?: readonly (keyof E & string)[];
 }
 
 type Unwrapped<S> = S extends v.OptionalSchema<infer W, infer _D> ? W : S;
@@ -137,12 +142,18 @@ export function defineResource<
     noun: declaration.kind.replaceAll('_', ' '),
     plural: declaration.collection.replaceAll('_', ' '),
     fieldNames: names,
-    create: v.strictObject(createEntries),
+    create: v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(declaration.createRequiresOneOf))),
     update: v.strictObject(updateEntries),
     listQuery: v.strictObject(queryEntries),
     /** The response schema (OpenAPI document, contract tests), given the id prefix of each kind. */
     object: (prefixOf: (kind: string) => string) => responseSchema(declaration, entries, names, prefixOf),
   };
+}
+
+/** JSON Schema metadata: each of `fields`, given and not null, satisfies the body (none: no constraint). */
+function oneOfRequired(fields: readonly string[] | undefined): Record<string, unknown> {
+  if (!fields?.length) return {};
+  return { anyOf: fields.map((field) => ({ required: [field], properties: { [field]: { not: { type: 'null' } } } })) };
 }
 
 function nonNull(schema: v.GenericSchema): v.GenericSchema {

@@ -79,6 +79,7 @@ export const timeEntry = defineResource({
     description: v.nullable(text('description', LIMITS.descriptionLength)),
   }),
   references: { client_id: 'client', project_id: 'project' },
+  createRequiresOneOf: ['project_id', 'client_id'],
   filters: ['project_id', 'client_id'],
   indexes: { GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
 });

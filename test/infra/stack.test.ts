@@ -16,7 +16,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../../infra/bundling.ts';
-import { DEFAULT_STACK_NAME, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME } from '../../infra/names.ts';
+import { DEFAULT_STACK_NAME, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME, usagePlanOutput } from '../../infra/names.ts';
+import { PLAN_NAMES } from '../../shared/limits.ts';
 import {
   ACCESS_LOG_FORMAT,
   FUNCTION_MEMORY_MB,
@@ -247,9 +248,16 @@ describe('functions', () => {
     });
   });
 
-  it('the authorizer knows the user pool and the table, and nothing else', () => {
+  it('the authorizer knows the user pool, the table and the invalid-token API key, and nothing else', () => {
     const vars = resources[authorizerFunctionId()]!.Properties.Environment.Variables;
-    expect(Object.keys(vars).sort()).toEqual(['COGNITO_USER_POOL_ID', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'RESOURCE_SERVER_IDENTIFIER', 'TABLE_NAME']);
+    expect(Object.keys(vars).sort()).toEqual([
+      'COGNITO_USER_POOL_ID',
+      'INVALID_TOKEN_API_KEY',
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_SERVICE_NAME',
+      'RESOURCE_SERVER_IDENTIFIER',
+      'TABLE_NAME',
+    ]);
     expect(vars.RESOURCE_SERVER_IDENTIFIER).toBe(RESOURCE_SERVER_IDENTIFIER);
     expect(resources[refId(vars.COGNITO_USER_POOL_ID)!]!.Type).toBe('AWS::Cognito::UserPool');
   });
@@ -287,6 +295,7 @@ describe('functions', () => {
         TABLE_NAME: 'timebill-test',
         CURSOR_SIGNING_KEY: 'k'.repeat(64),
         COGNITO_USER_POOL_ID: 'eu-west-1_abcDEF123',
+        INVALID_TOKEN_API_KEY: 'invalid-token-00000000-0000-0000-0000-000000000000',
         POWERTOOLS_LOG_LEVEL: 'ERROR',
       },
       encoding: 'utf8',
@@ -515,6 +524,15 @@ describe('REST API', () => {
     expect(byType('THROTTLED').ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
   });
 
+  it('authorizer and integration failures (Lambda throttled, timed out, authorizer threw) are 503 service_unavailable with Retry-After', () => {
+    const byType = (type: string) => ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)![1].Properties;
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'INTEGRATION_FAILURE', 'INTEGRATION_TIMEOUT']) {
+      expect(byType(type).StatusCode, type).toBe('503');
+      expect(byType(type).ResponseParameters['gatewayresponse.header.Retry-After'], type).toMatch(/^'\d+'$/);
+      expect(JSON.parse(byType(type).ResponseTemplates['application/json']).error.type, type).toBe('service_unavailable');
+    }
+  });
+
   it('quotes static header values and refuses values API Gateway cannot quote', () => {
     const def = { ...GATEWAY_RESPONSES[0]!, headers: { 'X-Test': "it's" } };
     expect(() => gatewayResponseHeaders(def)).toThrow(/single quote/);
@@ -627,9 +645,9 @@ describe('alarms', () => {
 });
 
 describe('outputs', () => {
-  it('API URL (base and /api/v1), token endpoint, user pool, table, resource server, region, alarm topic', () => {
+  it('API URL (base and /api/v1), token endpoint, user pool, table, resource server, region, alarm topic, usage plans', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: Json }>;
-    expect(Object.keys(outputs).sort()).toEqual(Object.values(OUTPUTS).sort());
+    expect(Object.keys(outputs).sort()).toEqual([...Object.values(OUTPUTS), ...PLAN_NAMES.map(usagePlanOutput)].sort());
     const joined = (name: string) => JSON.stringify(outputs[name]!.Value);
     expect(joined(OUTPUTS.apiUrl)).toMatch(/execute-api.*\/prod"\]\]\}$/);
     expect(joined(OUTPUTS.apiV1Url)).toMatch(/\/prod\/api\/v1"\]\]\}$/);

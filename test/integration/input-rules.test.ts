@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { expectInvalid } from '../support/assertions.ts';
 import { baseUrl, createClient, createProject, workspace, type ApiResponse } from '../support/api.ts';
+import { assertDeclaredStatus } from '../support/declared-statuses.ts';
 
 /** A request with a body on any method (fetch refuses a body on GET). */
 function rawRequest(method: string, path: string, token: string, body: string): Promise<ApiResponse> {
@@ -22,6 +23,7 @@ function rawRequest(method: string, path: string, token: string, body: string): 
           const text = Buffer.concat(chunks).toString('utf8');
           const headers = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+          assertDeclaredStatus(method, url.pathname, res.statusCode ?? 0);
           resolve({ status: res.statusCode ?? 0, headers, body: text ? JSON.parse(text) : undefined });
         });
       },

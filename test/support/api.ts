@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { SCOPES } from '../../shared/routes.ts';
+import { assertDeclaredStatus } from './declared-statuses.ts';
 
 export const baseUrl = () => inject('baseUrl');
 
@@ -24,6 +25,7 @@ export async function call<T = any>(
     headers['Content-Type'] ??= 'application/json';
   }
   const response = await fetch(`${baseUrl()}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  assertDeclaredStatus(method, path, response.status);
   const text = await response.text();
   let parsed: unknown = text;
   try {

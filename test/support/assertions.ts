@@ -1,6 +1,7 @@
 /** Request and assertion helpers shared by the resource tests. */
 import { expect } from 'vitest';
 import { baseUrl, expectError, type ApiResponse } from './api.ts';
+import { assertDeclaredStatus } from './declared-statuses.ts';
 
 /** A request with full control over the body bytes and the Content-Type (none when undefined). */
 export async function send(
@@ -18,6 +19,7 @@ export async function send(
     headers,
     ...(body !== undefined ? { body: new TextEncoder().encode(body) } : {}),
   });
+  assertDeclaredStatus(method, `/api/v1${path}`, response.status);
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -38,6 +38,13 @@ describe('authorizer policy', () => {
     }
   });
 
+  it("carries the API client's API key as usageIdentifierKey, so API Gateway throttles by its usage plan", () => {
+    expect(policyFor(`${base}/GET/api/v1/clients`, 'c', ['clients:read'], {}, 'key-of-client-c-0123456789').usageIdentifierKey).toBe(
+      'key-of-client-c-0123456789',
+    );
+    expect(policyFor(`${base}/GET/api/v1/clients`, 'c', ['clients:read'], {})).not.toHaveProperty('usageIdentifierKey');
+  });
+
   it('is an IAM policy document API Gateway accepts: its version, the invoke action, one statement', () => {
     // The local policy evaluator reads only Effect and Resource: these would fail only in AWS.
     const allow = policyFor(`${base}/GET/api/v1/projects`, 'client-1', ['clients:read'], { workspaceId: 'acme' });
@@ -49,7 +56,8 @@ describe('authorizer policy', () => {
     });
     const deny = policyFor(`${base}/GET/api/v1/projects`, 'client-1', [], {});
     expect(deny.policyDocument).toEqual({ Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${base}/*` }] });
-    const invalid = invalidTokenPolicy(`${base}/GET/api/v1/projects`);
+    const invalid = invalidTokenPolicy(`${base}/GET/api/v1/projects`, 'invalid-token-key-0123456789');
+    expect(invalid.usageIdentifierKey).toBe('invalid-token-key-0123456789');
     expect(invalid.principalId).toBe('invalid-token');
     expect(invalid.policyDocument.Version).toBe('2012-10-17');
     expect(invalid.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${r.method}${r.path.replace('{id}', '*')}`) }]);
@@ -68,8 +76,10 @@ describe('authorizer policy', () => {
   });
 
   it('lets an invalid token through to the handler, marked, so it can answer 401 invalid_token', () => {
-    const policy = invalidTokenPolicy(`${base}/GET/api/v1/clients`);
+    const policy = invalidTokenPolicy(`${base}/GET/api/v1/clients`, 'invalid-token-key-0123456789');
     expect(policy.context).toEqual({ authError: 'invalid_token' });
+    // Metered and throttled on the invalid-token key, never on a real integration's.
+    expect(policy.usageIdentifierKey).toBe('invalid-token-key-0123456789');
     for (const route of PROTECTED_ROUTES) expect(isAllowed(policy, arnOf(route.method, concretePath(route.path)))).toBe(true);
     expect(isAllowed(policy, arnOf('PUT', '/api/v1/clients'))).toBe(false);
   });

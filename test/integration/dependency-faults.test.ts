@@ -1,0 +1,333 @@
+/**
+ * Every dependency failure of issue 9 against every kind of call the domain makes: the handlers
+ * run in process over the test stack's DynamoDB Local, and aws-sdk-client-mock makes exactly one
+ * kind of call fail (as the SDK hands it over once its retries are spent); every other call goes
+ * to DynamoDB Local. Each must end as 503 with Retry-After and the contract's body, with one log
+ * line and nothing half-written; an idempotency record of a failed request is never replayed.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SCOPES, routeByOperation } from '../../shared/routes.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { DEPENDENCY_ERRORS, transactionConflictCancellation, type DependencyErrorCase } from '../support/dependency-errors.ts';
+import type { Server } from 'node:http';
+import { createLocalGateway } from '../../infra/local/gateway.ts';
+import { LOCAL_ISSUER } from '../../infra/local/issuer.ts';
+import { JWKS_PATH } from '../../infra/local/stack.ts';
+import { freePort } from '../../infra/local/dynamodb.ts';
+import { token as mintToken } from '../support/api.ts';
+
+type Handler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
+const handlers: Record<string, Handler> = {};
+let docMock: AwsStub<any, any, any>;
+let baseMock: AwsStub<any, any, any>;
+let raw: DynamoDBDocumentClient;
+const table = () => inject('tableName');
+
+beforeAll(async () => {
+  Object.assign(process.env, {
+    TABLE_NAME: inject('tableName'),
+    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    CURSOR_SIGNING_KEY: 'dependency-faults-test-cursor-signing-key',
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    // The authorizer of the in-process gateway below verifies the shared test stack's tokens.
+    LOCAL_JWT_ISSUER: LOCAL_ISSUER,
+    LOCAL_JWKS_URI: `${inject('baseUrl')}${JWKS_PATH}`,
+  });
+  for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject'] as const) {
+    const url = pathToFileURL(resolve(import.meta.dirname, '../..', routeByOperation(name).entry)).href;
+    handlers[name] = ((await import(/* @vite-ignore */ url)) as { handler: Handler }).handler;
+  }
+  const { dynamo, dynamoClient } = await import('../../shared/data/dynamo.ts');
+  // Instance mocks: only the functions' clients; every call not stubbed goes to DynamoDB Local.
+  docMock = mockClient(dynamo());
+  baseMock = mockClient(dynamoClient());
+  passThrough();
+  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1' }));
+  vi.spyOn(Math, 'random').mockReturnValue(0.5); // transactWrite's conflict backoff: short and fixed
+});
+
+afterEach(() => passThrough());
+afterAll(() => {
+  docMock?.restore();
+  baseMock?.restore();
+  raw?.destroy();
+  vi.restoreAllMocks();
+});
+
+function passThrough() {
+  docMock.reset();
+  baseMock.reset();
+  docMock.send.callThrough();
+  baseMock.send.callThrough();
+}
+
+function event(ws: string, method: string, path: string, options: { id?: string; body?: unknown; headers?: Record<string, string> } = {}): APIGatewayProxyEvent {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  return {
+    resource: path,
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: options.id ? { id: options.id } : null,
+    stageVariables: null,
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: randomUUID(),
+      path,
+      authorizer: { workspaceId: ws, apiClientId: `local-${ws}`, scopes: SCOPES.join(' '), tokenExpiresAt: Math.floor(Date.now() / 1000) + 3600 },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+const lambdaContext = () => {
+  const deadline = Date.now() + 10_000;
+  return { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
+};
+
+async function invoke(name: string, e: APIGatewayProxyEvent) {
+  const result = await handlers[name]!(e, lambdaContext());
+  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as any, requestId: e.requestContext.requestId };
+}
+
+const newWorkspace = () => `faults-${randomUUID().slice(0, 8)}`;
+const createClient = async (ws: string) => {
+  const r = await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Acme', company_email: 'a@acme.test' } }));
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+};
+
+/** Every item of the workspace, its idempotency records included: what "nothing written" compares. */
+async function snapshot(ws: string) {
+  const items = [];
+  for (const pk of [keys.item(ws, 'CLIENT', 'x').PK, keys.idempotencyPartition(ws)]) {
+    const out = await raw.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }));
+    items.push(...(out.Items ?? []));
+  }
+  return items;
+}
+
+/** The JSON log lines printed while `work` ran (Powertools writes errors to stderr). */
+async function withLogs<T>(work: () => Promise<T>): Promise<{ value: T; lines: Record<string, unknown>[] }> {
+  const written: string[] = [];
+  const capture = (chunk: string | Uint8Array) => (written.push(String(chunk)), true);
+  const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
+  try {
+    return { value: await work(), lines: written.flatMap((w) => w.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
+
+function expectServiceUnavailable(r: Awaited<ReturnType<typeof invoke>>, retryAfter: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(503);
+  expect(r.headers['Retry-After']).toBe(retryAfter);
+  expect(r.headers['X-Request-Id']).toBe(r.requestId);
+  expect(Object.keys(r.body)).toEqual(['error']);
+  expect(r.body.error).toEqual({ type: 'service_unavailable', message: expect.stringContaining('Retry-After'), request_id: r.requestId });
+}
+
+interface CallKind {
+  kind: string;
+  command: new (input: any) => any;
+  operation: string;
+  /** Makes the data the call needs (through the real handlers), returns the request. */
+  arrange: (ws: string) => Promise<APIGatewayProxyEvent>;
+}
+
+const CALL_KINDS: CallKind[] = [
+  {
+    kind: 'Get',
+    command: GetCommand,
+    operation: 'retrieveClient',
+    arrange: async (ws) => event(ws, 'GET', '/api/v1/clients/{id}', { id: await createClient(ws) }),
+  },
+  { kind: 'Query', command: QueryCommand, operation: 'listClients', arrange: async (ws) => (await createClient(ws), event(ws, 'GET', '/api/v1/clients')) },
+  {
+    kind: 'conditional Put',
+    command: PutCommand,
+    operation: 'createClient',
+    arrange: async (ws) => event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Beta', company_email: 'b@beta.test' } }),
+  },
+  {
+    kind: 'conditional Update',
+    command: UpdateCommand,
+    operation: 'updateClient',
+    arrange: async (ws) => event(ws, 'PATCH', '/api/v1/clients/{id}', { id: await createClient(ws), body: { company_name: 'Renamed' } }),
+  },
+  {
+    kind: 'conditional Delete',
+    command: DeleteCommand,
+    operation: 'deleteClient',
+    arrange: async (ws) => event(ws, 'DELETE', '/api/v1/clients/{id}', { id: await createClient(ws) }),
+  },
+  {
+    kind: 'TransactWrite',
+    command: TransactWriteCommand,
+    operation: 'createProject',
+    arrange: async (ws) => event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: await createClient(ws), billing_type: 'Monthly' } }),
+  },
+];
+
+/** A TransactWrite meets a conflict as a cancellation (which transactWrite retries, then gives up). */
+const errorFor = (call: CallKind, c: DependencyErrorCase) =>
+  call.kind === 'TransactWrite' && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
+
+describe('every dependency failure x every kind of call: 503 with Retry-After, nothing half-written', () => {
+  for (const call of CALL_KINDS) {
+    for (const c of DEPENDENCY_ERRORS) {
+      it(`${call.kind} failing with ${c.label}`, async () => {
+        const ws = newWorkspace();
+        const request = await call.arrange(ws);
+        const before = await snapshot(ws);
+        const make = errorFor(call, c);
+        docMock.on(call.command).callsFake(() => Promise.reject(make()));
+
+        const { value: r, lines } = await withLogs(() => invoke(call.operation, request));
+        const failedCalls = docMock.commandCalls(call.command).length;
+        passThrough();
+
+        expectServiceUnavailable(r, c.retryAfter);
+        expect(failedCalls).toBeGreaterThan(0);
+        const failures = lines.filter((l) => l.message === 'Dependency failure');
+        expect(failures).toHaveLength(1);
+        expect(failures[0]).toMatchObject({ operation: call.operation, requestId: r.requestId, attempts: expect.any(Number) });
+        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && call.kind === 'TransactWrite' ? 'TransactionConflict' : c.label);
+        expect(JSON.stringify(lines)).not.toMatch(/stack|    at /);
+        expect(await snapshot(ws)).toEqual(before);
+      });
+    }
+  }
+});
+
+describe('idempotency records of failed requests', () => {
+  const throttled = DEPENDENCY_ERRORS[0]!;
+
+  it('a create that failed with 503 is executed afresh on retry with the same key, then replayed', async () => {
+    const ws = newWorkspace();
+    const key = randomUUID();
+    const request = () => event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Gamma', company_email: 'g@gamma.test' }, headers: { 'Idempotency-Key': key } });
+    docMock.on(PutCommand).callsFake(() => Promise.reject(throttled.make()));
+    expectServiceUnavailable(await invoke('createClient', request()), '1');
+    passThrough();
+
+    const retried = await invoke('createClient', request());
+    expect(retried.status).toBe(201);
+    expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
+    const replayed = await invoke('createClient', request());
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers['Idempotent-Replayed']).toBe('true');
+    expect(replayed.body).toEqual(retried.body);
+    const clients = (await snapshot(ws)).filter((i) => String(i.SK).startsWith('CLIENT#'));
+    expect(clients).toHaveLength(1);
+  });
+
+  it('a project whose transaction failed: the retry creates it once, and the counter counts it once', async () => {
+    const ws = newWorkspace();
+    const clientId = await createClient(ws);
+    const key = randomUUID();
+    const request = () =>
+      event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': key } });
+    docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(transactionConflictCancellation()));
+    expectServiceUnavailable(await invoke('createProject', request()), '1');
+    passThrough();
+    const client = () => raw.send(new GetCommand({ TableName: table(), Key: keys.item(ws, 'CLIENT', clientId), ConsistentRead: true }));
+    expect(Number((await client()).Item?.project_count)).toBe(0);
+
+    expect((await invoke('createProject', request())).status).toBe(201);
+    expect((await invoke('createProject', request())).headers['Idempotent-Replayed']).toBe('true');
+    expect(Number((await client()).Item?.project_count)).toBe(1);
+  });
+
+  it('the idempotency store itself failing (its in-progress write): 503, nothing stored, the retry runs', async () => {
+    const ws = newWorkspace();
+    const key = randomUUID();
+    const request = () => event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Delta', company_email: 'd@delta.test' }, headers: { 'Idempotency-Key': key } });
+    baseMock.on(PutItemCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[3]!.make())); // InternalServerError
+    const { value: failed, lines } = await withLogs(() => invoke('createClient', request()));
+    expectServiceUnavailable(failed, '5');
+    expect(lines.filter((l) => l.message === 'Dependency failure')).toHaveLength(1);
+    passThrough();
+    expect(await snapshot(ws)).toEqual([]);
+
+    const retried = await invoke('createClient', request());
+    expect(retried.status).toBe(201);
+    expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
+  });
+
+  it('a bug is still a 500 internal_error, and its log keeps the stack', async () => {
+    const ws = newWorkspace();
+    const id = await createClient(ws);
+    docMock.on(GetCommand).callsFake(() => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'Item')")));
+    const { value: r, lines } = await withLogs(() => invoke('retrieveClient', event(ws, 'GET', '/api/v1/clients/{id}', { id })));
+    passThrough();
+    expect(r.status).toBe(500);
+    expect(r.body.error.type).toBe('internal_error');
+    expect(r.headers['Retry-After']).toBeUndefined();
+    expect(JSON.stringify(lines)).toContain('stack');
+  });
+});
+
+describe('through the local gateway (in process, so the same mocks apply)', () => {
+  let gateway: Server;
+  let base: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    gateway = createLocalGateway({ repoRoot: resolve(import.meta.dirname, '../..'), throttling: { rateLimit: 1000, burstLimit: 1000 } });
+    await new Promise<void>((done) => gateway.listen(port, '127.0.0.1', done));
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    gateway.closeAllConnections();
+    await new Promise((done) => gateway.close(done));
+  });
+
+  const get = (token: string) => fetch(`${base}/api/v1/clients`, { headers: { Authorization: `Bearer ${token}` } });
+  async function expectGateway503(response: Response, retryAfter: string) {
+    const body = (await response.json()) as any;
+    expect(response.status, JSON.stringify(body)).toBe(503);
+    expect(response.headers.get('retry-after')).toBe(retryAfter);
+    expect(body.error).toEqual({ type: 'service_unavailable', message: expect.stringContaining('Retry-After'), request_id: response.headers.get('x-request-id') });
+  }
+
+  it('the registry read failing in the authorizer: 503 AUTHORIZER_CONFIGURATION_ERROR, and the token works once it recovers (no cached 401)', async () => {
+    const token = await mintToken(newWorkspace());
+    docMock.on(GetCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[0]!.make()));
+    const failed = await get(token);
+    passThrough();
+    expect(failed.headers.get('x-amzn-errortype')).toBe('AUTHORIZER_CONFIGURATION_ERROR');
+    await expectGateway503(failed, '5');
+    expect((await get(token)).status).toBe(200);
+  });
+
+  it("a handler's Query failing: the handler's 503 passes through the gateway", async () => {
+    const token = await mintToken(newWorkspace());
+    expect((await get(token)).status).toBe(200); // the policy is cached from here on
+    docMock.on(QueryCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[1]!.make()));
+    const failed = await get(token);
+    passThrough();
+    await expectGateway503(failed, '1');
+  });
+});
