@@ -5,6 +5,7 @@
 import { PRICES, MIX } from './cost.ts';
 import type { BenchResults, Target } from './results.ts';
 import { atFloorRules } from './units.ts';
+import { MUTATION_NOTES } from './mutation-notes.ts';
 import type { ScalingResult } from './scaling.ts';
 import { fmt, fmtRatio, kb, mdTable, median, textTable } from './lib/stats.ts';
 import { P99_TOLERANCE, fairnessMet, type FairnessResult } from './fairness.ts';
@@ -590,6 +591,7 @@ The mix (share of API requests): ${MIX.map((x) => `${x.scenario} ${(x.share * 10
 
 ${table('7a.')}
 ${table('7b.')}
+${MUTATION_NOTES}
 ## Running it
 
 \`npm run bench\` starts its own DynamoDB Local and local stack on free loopback ports, takes a few

@@ -63,6 +63,9 @@ describe('rules', () => {
     expect(instantOf('2024-02-29T00:00:00Z')).toBe(Date.parse('2024-02-29T00:00:00Z'));
     expect(instantOf('2026-01-01t10:00:00z')).toBe(Date.parse('2026-01-01T10:00:00Z'));
     expect(instantOf('2026-01-01T10:00:00+02:30')).toBe(Date.parse('2026-01-01T07:30:00Z'));
+    // The largest offsets are valid ones.
+    expect(instantOf('2026-01-01T23:00:00+23:00')).toBe(Date.parse('2026-01-01T00:00:00Z'));
+    expect(instantOf('2026-01-01T10:59:00+00:59')).toBe(Date.parse('2026-01-01T10:00:00Z'));
     for (const s of ['2026-01-01T10:00:00+24:00', '2026-01-01T10:00:00+23:60', '2026-01-01T10:00Z', 'x2026-01-01T10:00:00Z', '2026-01-01T10:00:00Zx', '2026-01-01 10:00:00Z']) {
       expect(instantOf(s), s).toBeUndefined();
     }
@@ -102,6 +105,11 @@ describe('field errors', () => {
     // A null refused by a rule of the value (not its type) keeps the rule's message.
     const ruled = v.safeParse(v.strictObject({ a: v.pipe(v.unknown(), v.check(() => false, 'a is wrong')) }), { a: null });
     expect(toFieldErrors(ruled.issues!)).toEqual([{ param: 'a', message: 'a is wrong' }]);
+    // A type error keeps its own message; a rule broken by an absent optional value is not "required".
+    const typed = v.safeParse(v.strictObject({ a: text('a', 5) }), { a: 1 });
+    expect(toFieldErrors(typed.issues!)).toEqual([{ param: 'a', message: 'a must be a string' }]);
+    const absent = v.safeParse(v.strictObject({ a: v.pipe(v.optional(v.string()), v.check(() => false, 'a is wrong')) }), { a: undefined });
+    expect(toFieldErrors(absent.issues!)).toEqual([{ param: 'a', message: 'a is wrong' }]);
     // A field given as undefined by the caller's object is "required" only at the object level.
     const inner = v.safeParse(v.strictObject({ a: v.strictObject({ b: text('b', 5) }) }), { a: {} });
     expect(toFieldErrors(inner.issues!)).toEqual([{ param: 'a.b', message: 'a.b is required' }]);
