@@ -158,6 +158,14 @@ export const NAG_ACKNOWLEDGEMENTS = {
         'The pool has no human users: it only issues client-credentials tokens to app clients, which threat protection (Plus feature plan) does not cover; Plus would add cost for no protection.',
     },
   ],
+  /** On the role of each function that consumes the table's stream. */
+  streamConsumer: [
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams, which the Lambda event source mapping needs to find the table stream, has no resource-level permissions (the IAM reference lists no resource type for it), so it can only be granted on *; every other stream action is granted on the one table stream.',
+    },
+  ],
   cursorKey: [
     {
       id: 'AwsSolutions-SMG4',
@@ -273,7 +281,7 @@ export class TimebillApiStack extends Stack {
         }),
       );
     }
-    this.queues = this.backgroundFunctions(background, functions, commonEnvironment);
+    this.queues = this.backgroundFunctions(background, functions, commonEnvironment, props.acknowledgeNagFindings ?? true);
     this.functions = functions;
 
     // ---- API --------------------------------------------------------------------------------
@@ -453,6 +461,7 @@ export class TimebillApiStack extends Stack {
     declared: readonly BackgroundFunction[],
     functions: Map<string, nodejs.NodejsFunction>,
     environment: Record<string, string>,
+    acknowledge: boolean,
   ): Map<string, sqs.Queue> {
     const queues = new Map<string, sqs.Queue>();
     const queue = (name: string) => {
@@ -487,6 +496,7 @@ export class TimebillApiStack extends Stack {
             retryAttempts: 10,
           }),
         );
+        if (acknowledge) for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamConsumer) Validations.of(fn.role!).acknowledge(acknowledgement);
       } else {
         fn.addEventSource(new eventSources.SqsEventSource(queue(declaration.queue), { batchSize: declaration.batchSize ?? 10, reportBatchItemFailures: true }));
       }

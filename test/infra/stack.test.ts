@@ -30,7 +30,7 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { ROUTES, SCOPES, accessOf, type BackgroundFunction } from '../../shared/routes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
@@ -46,10 +46,17 @@ interface CfnResource {
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { app: string; notices: boolean; context: Record<string, unknown> };
 
+/** Functions that are not routes, as issue 12 declares them: a stream consumer sending to a queue, and its worker. */
+const BACKGROUND_SAMPLE: readonly BackgroundFunction[] = [
+  { operation: 'recordEvents', entry: 'functions/clients/retrieve.ts', description: 'Stream consumer', trigger: 'table-stream', table: 'write', sendsTo: ['deliveries'], batchSize: 50 },
+  { operation: 'deliverEvents', entry: 'functions/clients/list.ts', description: 'Queue worker', trigger: 'queue', queue: 'deliveries', table: 'read' },
+];
+
 let outdir: string;
 let app: App;
 let stack: TimebillApiStack;
 let unacknowledged: TimebillApiStack;
+let withBackground: TimebillApiStack;
 let template: Template;
 let resources: Record<string, CfnResource>;
 let bundles: Map<string, BundleSize>;
@@ -80,6 +87,9 @@ beforeAll(async () => {
   stack = new TimebillApiStack(app, DEFAULT_STACK_NAME);
   // The same stack without the acknowledgements (bundles come from the asset cache).
   unacknowledged = new TimebillApiStack(app, 'Unacknowledged', { acknowledgeNagFindings: false });
+  // With functions that are not routes (a stream consumer, a queue worker and its sender); their
+  // entries reuse route handlers, whose bundles are in the asset cache: the wiring is under test.
+  withBackground = new TimebillApiStack(app, 'WithBackground', { backgroundFunctions: BACKGROUND_SAMPLE });
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Record<string, CfnResource>;
   // Built right after synthesis, from the same sources, to compare with the stack's assets.
@@ -658,6 +668,13 @@ describe('cdk-nag AwsSolutions', () => {
     expect(violations(stack)).toEqual([]);
   });
 
+  it('reports nothing more for functions that are not routes, and needs the stream consumer\'s acknowledgement', () => {
+    expect(violations(withBackground)).toEqual([]);
+    const consumerRole = withBackground.node.findAll().find((c) => c.node.path === 'WithBackground/RecordEventsRole')!;
+    const acknowledged = consumerRole.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules').flatMap((m) => Object.keys(m.data as object));
+    expect(acknowledged).toEqual(NAG_ACKNOWLEDGEMENTS.streamConsumer.map((a) => a.id));
+  });
+
   it('every acknowledgement has a written reason', () => {
     const acknowledged: Array<[string, string]> = [];
     for (const construct of stack.node.findAll()) {
@@ -665,7 +682,7 @@ describe('cdk-nag AwsSolutions', () => {
         if (entry.type === 'aws:cdk:acknowledged-rules') acknowledged.push(...Object.entries(entry.data as Record<string, string>));
       }
     }
-    const { publicMethod, ...once } = NAG_ACKNOWLEDGEMENTS;
+    const { publicMethod, streamConsumer: _perStreamConsumer, ...once } = NAG_ACKNOWLEDGEMENTS;
     expect(acknowledged.length).toBe(Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length);
     for (const [id, reason] of acknowledged) {
       expect(id).toMatch(/AwsSolutions-/);
@@ -675,7 +692,76 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('every acknowledgement is still needed: without them cdk-nag reports exactly those rules', () => {
     const reported = new Set(violations(unacknowledged).map((v) => v.split(' ')[0]));
-    const acknowledgedIds = new Set(Object.values(NAG_ACKNOWLEDGEMENTS).flat().map((a) => a.id));
+    // The stream consumers' acknowledgement is checked on the stack that has one (below).
+    const { streamConsumer: _checkedWithBackground, ...forThisStack } = NAG_ACKNOWLEDGEMENTS;
+    const acknowledgedIds = new Set(Object.values(forThisStack).flat().map((a) => a.id));
     expect([...reported].sort()).toEqual([...acknowledgedIds].sort());
+  });
+});
+
+// ---- functions that are not routes -------------------------------------------------------------
+
+describe('functions that are not routes', () => {
+  const bg = () => Template.fromStack(withBackground).toJSON().Resources as Record<string, CfnResource>;
+  const ofTypeIn = (all: Record<string, CfnResource>, type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
+  const fnId = (all: Record<string, CfnResource>, operation: string) =>
+    ofTypeIn(all, 'AWS::Lambda::Function').find(([id]) => id.startsWith(`${operation.charAt(0).toUpperCase()}${operation.slice(1)}Function`))![0];
+  const statementsOf = (all: Record<string, CfnResource>, functionId: string) => {
+    const role = refId(all[functionId]!.Properties.Role)!;
+    return ofTypeIn(all, 'AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: Json) => refId(r) === role))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Json[]);
+  };
+  const actionsOf = (all: Record<string, CfnResource>, functionId: string) => statementsOf(all, functionId).flatMap((s) => asArray(s.Action as string | string[]));
+
+  it('turns the table stream on only when a function consumes it', () => {
+    const tables = (all: Record<string, CfnResource>) => ofTypeIn(all, 'AWS::DynamoDB::Table').map(([, t]) => t.Properties.StreamSpecification);
+    expect(tables(resources)).toEqual([undefined]);
+    expect(tables(bg())).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
+  });
+
+  it('subscribes the stream consumer with bisection and per-item failures, and the worker to its queue', () => {
+    const all = bg();
+    const mappings = ofTypeIn(all, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    expect(mappings).toHaveLength(2);
+    const stream = mappings.find((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')!;
+    expect(refId(stream.FunctionName)).toBe(fnId(all, 'recordEvents'));
+    expect(stream).toMatchObject({ BatchSize: 50, BisectBatchOnFunctionError: true, FunctionResponseTypes: ['ReportBatchItemFailures'], StartingPosition: 'TRIM_HORIZON' });
+    const queue = mappings.find((m) => m !== stream)!;
+    expect(refId(queue.FunctionName)).toBe(fnId(all, 'deliverEvents'));
+    expect(queue).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('creates each queue once, encrypted, with a dead-letter queue, and tells the sender its URL', () => {
+    const all = bg();
+    const queues = ofTypeIn(all, 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    const [mainId, main] = queues.find(([, q]) => q.Properties.RedrivePolicy)!;
+    const [dlqId] = queues.find(([, q]) => !q.Properties.RedrivePolicy)!;
+    expect(main.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 });
+    for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(main.Properties.VisibilityTimeout).toBe(60);
+    expect(all[fnId(all, 'recordEvents')]!.Properties.Environment.Variables.DELIVERIES_QUEUE_URL).toEqual({ Ref: mainId });
+  });
+
+  it('grants each only what it declares: the sender may send, the worker may receive, neither more table access than declared', () => {
+    const all = bg();
+    const sender = actionsOf(all, fnId(all, 'recordEvents'));
+    const worker = actionsOf(all, fnId(all, 'deliverEvents'));
+    expect(sender).toEqual(expect.arrayContaining(['sqs:SendMessage', 'dynamodb:PutItem', 'dynamodb:GetRecords']));
+    expect(sender).not.toContain('sqs:ReceiveMessage');
+    expect(worker).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'dynamodb:Query']));
+    expect(worker).not.toContain('sqs:SendMessage');
+    expect(worker).not.toContain('dynamodb:PutItem');
+    expect(worker).not.toContain('dynamodb:GetRecords');
+    for (const action of [...sender, ...worker]) expect(action).not.toMatch(/\*$/);
+  });
+
+  it('deploys them beside the routes, each with its own error alarm', () => {
+    const all = bg();
+    expect(ofTypeIn(all, 'AWS::Lambda::Function').filter(([id]) => !id.startsWith('LogRetention'))).toHaveLength(ofType('AWS::Lambda::Function').length + 2);
+    expect(withBackground.functions.size).toBe(ROUTES.length + 2);
+    const alarms = ofTypeIn(all, 'AWS::CloudWatch::Alarm').map(([id]) => id);
+    expect(alarms.filter((id) => /^(RecordEvents|DeliverEvents)ErrorsAlarm/.test(id))).toHaveLength(2);
   });
 });
