@@ -50,6 +50,7 @@ beforeAll(async () => {
     // The authorizer of the in-process gateway below verifies the shared test stack's tokens.
     LOCAL_JWT_ISSUER: LOCAL_ISSUER,
     LOCAL_JWKS_URI: `${inject('baseUrl')}${JWKS_PATH}`,
+    INVALID_TOKEN_API_KEY: 'dependency-faults-invalid-token-traffic',
   });
   for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject'] as const) {
     const url = pathToFileURL(resolve(import.meta.dirname, '../..', routeByOperation(name).entry)).href;

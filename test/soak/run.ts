@@ -102,7 +102,8 @@ async function mint(workspace: string): Promise<string> {
   const response = await fetch(`${base}/_local/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ workspace, scopes: SCOPES, expires_in: 86_400 }),
+    // The larger plan: the stage's limit, not each client's, is what the soak holds.
+    body: JSON.stringify({ workspace, scopes: SCOPES, expires_in: 86_400, plan: 'large' }),
   });
   if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
