@@ -278,6 +278,21 @@ describe('idempotency records of failed requests', () => {
     expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
   });
 
+  it('a create whose timed-out attempt had been written: the retry meets our own item, 201 and one client', async () => {
+    const ws = newWorkspace();
+    // What the SDK surfaces when an attempt is written but times out and its retry fails the
+    // condition: the first attempt's write, then the retry's ConditionalCheckFailed (with ALL_OLD).
+    docMock.on(PutCommand).callsFakeOnce(async (input: any) => {
+      await raw.send(new PutCommand({ TableName: input.TableName, Item: input.Item }));
+      return raw.send(new PutCommand(input));
+    });
+    const r = await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Once', company_email: 'o@once.test' } }));
+    passThrough();
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const clients = (await snapshot(ws)).filter((i) => String(i.SK).startsWith('CLIENT#'));
+    expect(clients.map((c) => c.id)).toEqual([r.body.id]);
+  });
+
   it('a bug is still a 500 internal_error, and its log keeps the stack', async () => {
     const ws = newWorkspace();
     const id = await createClient(ws);
