@@ -293,6 +293,23 @@ describe('idempotency records of failed requests', () => {
     expect(clients.map((c) => c.id)).toEqual([r.body.id]);
   });
 
+  it('an update whose timed-out attempt had been written: 200 with that version, applied once (also under If-Match)', async () => {
+    const ws = newWorkspace();
+    const id = await createClient(ws);
+    // The first attempt's write, then the retry's condition failure, as the SDK would surface it.
+    docMock.on(UpdateCommand).callsFakeOnce(async (input: any) => {
+      await raw.send(new UpdateCommand({ ...input, ReturnValues: 'NONE' }));
+      return raw.send(new UpdateCommand(input));
+    });
+    const r = await invoke('updateClient', event(ws, 'PATCH', '/api/v1/clients/{id}', { id, body: { company_name: 'Renamed once' }, headers: { 'If-Match': '"1"' } }));
+    passThrough();
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.company_name).toBe('Renamed once');
+    expect(r.headers.ETag).toBe('"2"');
+    const stored = await raw.send(new GetCommand({ TableName: table(), Key: keys.item(ws, 'CLIENT', id), ConsistentRead: true }));
+    expect(stored.Item?.version).toBe(2);
+  });
+
   it('a bug is still a 500 internal_error, and its log keeps the stack', async () => {
     const ws = newWorkspace();
     const id = await createClient(ws);
