@@ -52,7 +52,7 @@ Target: no error other than 429, and RSS growth of the gateway process under ${R
 
 - **Machine**: ${r.machine}
 - **Date**: ${r.date}
-- **Command**: \`${r.command}\` (${r.durationSeconds} s of load, ${r.requests} requests)${r.note ? `\n- **Note**: ${r.note}` : ''}
+- **Command**: \`${r.command}\` (${r.durationSeconds} s of load, ${r.requests} requests: ${Math.round(r.requests / r.durationSeconds)} req/s achieved)${r.note ? `\n- **Note**: ${r.note}` : ''}
 
 | status | requests |
 |---|---:|

@@ -263,8 +263,10 @@ await Promise.race([stackExited, sleep(5000)]);
 const byStatus: Record<string, number> = {};
 for (const s of samples) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
 const perMinute: SoakResult['perMinute'] = [];
-for (let minute = 0; minute * 60_000 < endsAt - startedAt; minute++) {
-  const ms = samples.filter((s) => Math.floor((s.at - startedAt) / 60_000) === minute).map((s) => s.ms);
+// A request answered just after the end counts in the last minute.
+const lastMinute = Math.max(0, Math.ceil((endsAt - startedAt) / 60_000) - 1);
+for (let minute = 0; minute <= lastMinute; minute++) {
+  const ms = samples.filter((s) => Math.min(lastMinute, Math.floor((s.at - startedAt) / 60_000)) === minute).map((s) => s.ms);
   if (ms.length > 0) perMinute.push({ minute, requests: ms.length, p50: Math.round(quantile(ms, 0.5)), p99: Math.round(quantile(ms, 0.99)) });
 }
 const javaVersion = spawnSync('java', ['-version'], { encoding: 'utf8' });
