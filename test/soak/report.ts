@@ -42,7 +42,7 @@ export function renderSoakSection(r: SoakResult): string {
   return `${BEGIN}
 ## 8. Soak
 
-\`npm run soak\` (\`test/soak/run.ts\`): ${r.apiClients} API clients (one workspace each, on the \`large\` plan, so that the stage's limit is the one that binds) send a mix of
+\`npm run soak\` (\`test/soak/run.ts\`): ${r.apiClients} API clients (one workspace each, each client's own bucket raised to the stage's, so that the stage's limit is the one that binds) send a mix of
 reads and writes (list, retrieve, create, update, log time, delete; half the writes with an
 Idempotency-Key) paced together at the stage's rate limit (${r.targetRate} req/s), for a bounded
 time, to a local stack started as \`npm start\` does (its own process, stage throttling on). It ends

@@ -102,8 +102,7 @@ async function mint(workspace: string): Promise<string> {
   const response = await fetch(`${base}/_local/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    // The larger plan: the stage's limit, not each client's, is what the soak holds.
-    body: JSON.stringify({ workspace, scopes: SCOPES, expires_in: 86_400, plan: 'large' }),
+    body: JSON.stringify({ workspace, scopes: SCOPES, expires_in: 86_400 }),
   });
   if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
