@@ -290,7 +290,7 @@ describe('idempotency records of failed requests', () => {
     passThrough();
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const clients = (await snapshot(ws)).filter((i) => String(i.SK).startsWith('CLIENT#'));
-    expect(clients.map((c) => c.id)).toEqual([r.body.id]);
+    expect(clients.map((c) => c.SK)).toEqual([`CLIENT#${r.body.id}`]);
   });
 
   it('an update whose timed-out attempt had been written: 200 with that version, applied once (also under If-Match)', async () => {
