@@ -13,6 +13,8 @@ export const MUTATION_TESTS = [
   'test/unit/conditional.test.ts',
   'test/unit/registry.test.ts',
   'test/unit/entity.test.ts',
+  'test/unit/fields.test.ts',
+  'test/unit/load.test.ts',
 ] as const;
 
 const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };
