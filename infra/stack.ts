@@ -39,12 +39,12 @@ import {
 } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
+import { EncryptedLogs, checkedLogRetention } from './observability.ts';
 
 export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
 
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
-export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
@@ -64,6 +64,8 @@ export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   readonly resourceServerIdentifier?: string;
   /** The functions that are not routes (default: BACKGROUND_FUNCTIONS of shared/routes.ts). */
   readonly backgroundFunctions?: readonly BackgroundFunction[];
+  /** How long every log group keeps its events: at least 365 days (Control Tower CT.CLOUDWATCH.PR.2). Default one year. */
+  readonly logRetention?: logs.RetentionDays;
 }
 
 /** Routes without a scope are public: no authorizer (today only the OpenAPI document). */
@@ -163,7 +165,15 @@ export const NAG_ACKNOWLEDGEMENTS = {
     {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'dynamodb:ListStreams, which the Lambda event source mapping needs to find the table stream, has no resource-level permissions (the IAM reference lists no resource type for it), so it can only be granted on *; every other stream action is granted on the one table stream.',
+        'dynamodb:ListStreams, which the Lambda event source mapping needs to find the table stream, has no resource-level permissions (the IAM reference lists no resource type for it), so it can only be granted on *; every other stream action is granted on the one table stream. The same finding covers its X-Ray actions (see functionRole).',
+    },
+  ],
+  /** On each function's role: active tracing lets it send X-Ray segments. */
+  functionRole: [
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing (Control Tower CT.APIGATEWAY.PR.2 with traces continued into the functions) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions: `*` is the only resource they accept.',
     },
   ],
   cursorKey: [
@@ -187,6 +197,10 @@ export class TimebillApiStack extends Stack {
   readonly alarmTopic: sns.Topic;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
   readonly limits: ClientLimits;
+  /** Every log group of the stack: retention and KMS key (infra/observability.ts). */
+  readonly logs: EncryptedLogs;
+  /** Their role's IAM5[Resource::*] is acknowledged once, as stream consumers (X-Ray included). */
+  private readonly streamConsumers = new Set<lambda.IFunction>();
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
     super(scope, id, {
@@ -194,10 +208,14 @@ export class TimebillApiStack extends Stack {
       ...props,
     });
 
+    this.logs = new EncryptedLogs(this, 'Logs', { retention: checkedLogRetention(props.logRetention) });
     const background = props.backgroundFunctions ?? (BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]);
 
     // ---- Data -------------------------------------------------------------------------------
     this.table = new dynamodb.Table(this, 'Table', {
+      // KMS encryption at rest (CT.DYNAMODB.PR.2) with the AWS managed key: no key to pay for or
+      // grant, and the functions' table permissions stay the same (docs/deploy.md).
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
       // The stream exists only for a function that consumes it (one shard per partition, both images).
       ...(background.some((f) => f.trigger === 'table-stream') ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
@@ -285,7 +303,7 @@ export class TimebillApiStack extends Stack {
     this.functions = functions;
 
     // ---- API --------------------------------------------------------------------------------
-    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: LOG_RETENTION });
+    const accessLogs = this.logs.logGroup(this, 'ApiAccessLogs');
     this.api = new apigw.RestApi(this, 'Api', {
       restApiName: SERVICE_NAME,
       description: 'Timebill API (clients, projects, time entries) under /api/v1',
@@ -307,7 +325,7 @@ export class TimebillApiStack extends Stack {
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: false,
-        tracingEnabled: false,
+        tracingEnabled: true, // X-Ray (CT.APIGATEWAY.PR.2)
       },
     });
 
@@ -424,7 +442,7 @@ export class TimebillApiStack extends Stack {
     name: string,
     options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess },
   ): nodejs.NodejsFunction {
-    const logGroup = new logs.LogGroup(this, `${name}Logs`, { retention: LOG_RETENTION });
+    const logGroup = this.logs.logGroup(this, `${name}Logs`);
     const role = new iam.Role(this, `${name}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of the ${name} function`,
@@ -447,6 +465,7 @@ export class TimebillApiStack extends Stack {
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       environment: options.environment,
       awsSdkConnectionReuse: false,
+      tracing: lambda.Tracing.ACTIVE, // X-Ray, continuing the stage's traces
       bundling: cdkBundlingOptions(),
     });
     bindTable(fn, this.table, options.access);
@@ -497,6 +516,7 @@ export class TimebillApiStack extends Stack {
           }),
         );
         if (acknowledge) for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamConsumer) Validations.of(fn.role!).acknowledge(acknowledgement);
+        this.streamConsumers.add(fn);
       } else {
         fn.addEventSource(new eventSources.SqsEventSource(queue(declaration.queue), { batchSize: declaration.batchSize ?? 10, reportBatchItemFailures: true }));
       }
@@ -533,5 +553,8 @@ export class TimebillApiStack extends Stack {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
+    for (const fn of [this.authorizerFunction, ...this.functions.values()].filter((f) => !this.streamConsumers.has(f))) {
+      for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.functionRole) Validations.of(fn.role!).acknowledge(acknowledgement);
+    }
   }
 }
