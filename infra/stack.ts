@@ -8,10 +8,9 @@
  * The stack is environment-agnostic (no lookups), so `cdk synth` needs no credentials or network.
  */
 import * as path from 'node:path';
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type Acknowledgment, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -26,27 +25,33 @@ import { AUTHORIZER_CACHE_TTL_SECONDS, AUTHORIZER_ENTRY, ROUTES, SCOPES, STAGE_T
 import { TABLE } from '../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
-import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME } from './names.ts';
+import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
+import { ENVIRONMENTS, reservedConcurrency, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
+import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
+import { PagingAlarms } from './operations/alarms.ts';
+import { OperationsDashboard } from './operations/dashboard.ts';
+import { CustomDomains } from './operations/domain.ts';
+import { CostGuards } from './operations/cost-guards.ts';
+import { TableBackup, acknowledgeBackupFindings } from './operations/backup.ts';
 
-export { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
+export { OUTPUTS, RESOURCE_SERVER_IDENTIFIER };
 
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
 /** CPU scales with memory: 512 MB keeps cold starts (module parse, JWT crypto) short at low cost. */
 export const FUNCTION_MEMORY_MB = 512;
-/** Well under API Gateway's 29 s integration timeout, so a stuck call ends as the function's error. */
-export const FUNCTION_TIMEOUT = Duration.seconds(10);
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
 
 export interface TimebillApiStackProps extends StackProps {
-  /** Prefix of the Cognito domain (`<prefix>.auth.<region>.amazoncognito.com`); default `timebill-<account id>`. */
-  readonly cognitoDomainPrefix?: string;
-  /** Email address subscribed to the alarm topic (optional). */
-  readonly alarmEmail?: string;
+  /**
+   * The environment's typed configuration (infra/config/environments.ts). infra/app.ts passes
+   * each environment's; without one (tests, tools) the stack is built as prod is.
+   */
+  readonly config?: EnvironmentConfig;
   /**
    * Record the accepted cdk-nag findings (NAG_ACKNOWLEDGEMENTS). Default true; false only to see
    * what cdk-nag reports without them (the infra test checks that each one is still needed).
@@ -58,6 +63,9 @@ export interface TimebillApiStackProps extends StackProps {
 
 /** List routes (reads without a path parameter) sign cursors; no other function gets the key. */
 export const signsCursors = (route: Route) => route.access === 'read' && !route.path.includes('{');
+
+/** The kind of every function that gets reserved concurrency: the authorizer and one per route. */
+export const functionKinds = (): FunctionKind[] => ['authorizer', ...ROUTES.map((route) => route.access)];
 
 /** Routes without a scope are public: no authorizer (today only the OpenAPI document). */
 export const isPublic = (route: Route) => route.scope === null;
@@ -166,38 +174,64 @@ export const NAG_ACKNOWLEDGEMENTS = {
 } satisfies Record<string, Acknowledgment[]>;
 
 export class TimebillApiStack extends Stack {
-  readonly table: dynamodb.Table;
+  readonly config: EnvironmentConfig;
+  /** The table the functions use: the stack's own, or the one named by `table.tableNameOverride`. */
+  readonly table: dynamodb.ITable;
+  /** The stack's own table; undefined when the configuration points the stack at another one. */
+  readonly ownTable?: dynamodb.Table;
   readonly api: apigw.RestApi;
   readonly userPool: cognito.UserPool;
   /** One function per route, by operation name. */
   readonly functions: ReadonlyMap<string, nodejs.NodejsFunction>;
   readonly authorizerFunction: nodejs.NodejsFunction;
+  /** The pager topic: the composite alarm's only action. */
   readonly alarmTopic: sns.Topic;
+  readonly deployments: SafeDeployments;
+  /** Every paging alarm; `paging.add(alarm)` makes another one page (DLQ depth, iterator age, ...). */
+  readonly paging: PagingAlarms;
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
+    const config = props.config ?? ENVIRONMENTS.prod;
     super(scope, id, {
-      description: 'Timebill API: clients, projects and time entries (REST API, Lambda, DynamoDB, Cognito)',
+      description: `Timebill API (${config.name}): clients, projects and time entries (REST API, Lambda, DynamoDB, Cognito)`,
+      terminationProtection: config.terminationProtection,
       ...props,
     });
+    this.config = config;
 
     // ---- Data -------------------------------------------------------------------------------
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: TABLE.ttlAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    for (const index of TABLE.indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.INCLUDE,
-        nonKeyAttributes: [...index.projected],
+    if (config.table.tableNameOverride) {
+      // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned.
+      this.table = dynamodb.Table.fromTableAttributes(this, 'Table', {
+        tableName: config.table.tableNameOverride,
+        globalIndexes: TABLE.indexes.map((index) => index.name),
       });
+    } else {
+      const table = new dynamodb.Table(this, 'Table', {
+        partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        // On demand, but bounded: a runaway client or bug cannot spend without limit.
+        maxReadRequestUnits: config.table.maxReadRequestUnits,
+        maxWriteRequestUnits: config.table.maxWriteRequestUnits,
+        timeToLiveAttribute: TABLE.ttlAttribute,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      for (const index of TABLE.indexes) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+          projectionType: dynamodb.ProjectionType.INCLUDE,
+          nonKeyAttributes: [...index.projected],
+          maxReadRequestUnits: config.table.maxReadRequestUnits,
+          maxWriteRequestUnits: config.table.maxWriteRequestUnits,
+        });
+      }
+      this.table = table;
+      this.ownTable = table;
     }
 
     // HMAC key of the list cursors. Generated by Secrets Manager, never in the template or the
@@ -212,7 +246,7 @@ export class TimebillApiStack extends Stack {
 
     // ---- Identity ---------------------------------------------------------------------------
     this.userPool = new cognito.UserPool(this, 'UserPool', {
-      userPoolName: SERVICE_NAME,
+      userPoolName: `${SERVICE_NAME}-${config.name}`,
       selfSignUpEnabled: false,
       featurePlan: cognito.FeaturePlan.ESSENTIALS,
       // The pool has no human users (integrations use the client-credentials grant). Should any be
@@ -232,9 +266,8 @@ export class TimebillApiStack extends Stack {
         (scope) => new cognito.ResourceServerScope({ scopeName: scope, scopeDescription: `Timebill API ${scope}` }),
       ),
     });
-    const domainPrefix = props.cognitoDomainPrefix ?? Fn.join('-', ['timebill', Aws.ACCOUNT_ID]);
-    const domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix } });
-    const tokenEndpoint = `${domain.baseUrl()}/oauth2/token`;
+    // From the configuration, never derived at deploy time: a changed prefix would replace the domain.
+    const domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: config.cognitoDomainPrefix } });
 
     // ---- Functions --------------------------------------------------------------------------
     const commonEnvironment = {
@@ -247,6 +280,7 @@ export class TimebillApiStack extends Stack {
       description: 'Lambda TOKEN authorizer: Cognito access token -> workspace and scope policy',
       environment: { ...commonEnvironment, COGNITO_USER_POOL_ID: this.userPool.userPoolId, RESOURCE_SERVER_IDENTIFIER: resourceServerIdentifier },
       access: 'authorizer',
+      kind: 'authorizer',
     });
 
     const functions = new Map<string, nodejs.NodejsFunction>();
@@ -260,24 +294,41 @@ export class TimebillApiStack extends Stack {
             ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
             : commonEnvironment,
           access: route.access,
+          kind: route.access,
         }),
       );
     }
     this.functions = functions;
 
+    // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
+    const deployable: DeployableFunction[] = [
+      { name: 'Authorizer', fn: this.authorizerFunction, kind: 'authorizer', operation: AUTHORIZER_OPERATION },
+      ...ROUTES.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: route.access, operation: route.operation })),
+    ];
+    this.deployments = new SafeDeployments(this, 'Deployments', {
+      config,
+      functions: deployable,
+      environment: commonEnvironment,
+      createFunction: (name, options) => this.apiFunction(name, { ...options, access: 'none', kind: 'none', reserve: false }),
+    });
+    const live = (name: string) => this.deployments.functions.get(name)!.alias;
+
     // ---- API --------------------------------------------------------------------------------
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: LOG_RETENTION });
     this.api = new apigw.RestApi(this, 'Api', {
-      restApiName: SERVICE_NAME,
+      // API Gateway's metrics are per API name: one name per environment, so two in an account never mix.
+      restApiName: `${SERVICE_NAME}-${config.name}`,
       description: 'Timebill API (clients, projects, time entries) under /api/v1',
       endpointTypes: [apigw.EndpointType.REGIONAL],
-      disableExecuteApiEndpoint: false,
+      // With a custom domain, the execute-api URL is off: WAF and the TLS policy cannot be bypassed.
+      disableExecuteApiEndpoint: config.domain !== undefined,
       failOnWarnings: true,
-      // API Gateway writes REST API logs (access and execution) through one account-wide role.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // API Gateway writes REST API logs (access and execution) through one account-wide role: only
+      // the environment that owns it in this account and region creates it (see environments.ts).
+      cloudWatchRole: config.ownsApiGatewayAccountRole,
+      ...(config.ownsApiGatewayAccountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
-        stageName: STAGE_NAME,
+        stageName: config.name,
         throttlingRateLimit: STAGE_THROTTLING.rateLimit,
         throttlingBurstLimit: STAGE_THROTTLING.burstLimit,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
@@ -295,13 +346,13 @@ export class TimebillApiStack extends Stack {
 
     const authorizer = new apigw.TokenAuthorizer(this, 'TokenAuthorizer', {
       authorizerName: 'cognito-access-token',
-      handler: this.authorizerFunction,
+      handler: live('Authorizer'),
       identitySource: apigw.IdentitySource.header('Authorization'),
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
 
     for (const route of ROUTES) {
-      this.addRoute(route, functions.get(route.operation)!, authorizer, props.acknowledgeNagFindings ?? true);
+      this.addRoute(route, live(constructName(route.operation)), authorizer, props.acknowledgeNagFindings ?? true);
     }
 
     for (const def of GATEWAY_RESPONSES) {
@@ -313,68 +364,58 @@ export class TimebillApiStack extends Stack {
       });
     }
 
-    // ---- Alarms -----------------------------------------------------------------------------
-    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: 'Timebill API alarms', enforceSSL: true });
-    if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
-    const alarmAction = new cwActions.SnsAction(this.alarmTopic);
-    const fiveMinutes = Duration.minutes(5);
-    const stage = this.api.deploymentStage;
-
-    const serverErrorRate = new cloudwatch.MathExpression({
-      label: '5xx rate (%)',
-      expression: '100 * errors / requests',
-      usingMetrics: {
-        errors: stage.metricServerError({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }),
-        requests: stage.metricCount({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }),
-      },
-      period: fiveMinutes,
-    });
-    const alarms: cloudwatch.Alarm[] = [];
-    alarms.push(
-      serverErrorRate.createAlarm(this, 'Api5xxRateAlarm', {
-        alarmDescription: 'More than 1% of API requests answered 5xx in 2 of the last 3 five-minute periods',
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    // ---- Operations -------------------------------------------------------------------------
+    // The pager topic: only the composite alarm publishes to it (infra/operations/alarms.ts).
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: `Timebill API (${config.name}) pager`, enforceSSL: true });
+    for (const url of config.paging.httpsEndpoints) this.alarmTopic.addSubscription(new subscriptions.UrlSubscription(url));
+    for (const email of config.paging.emails) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(email));
+    const metricsNamespace = `${METRICS_NAMESPACE}/${config.name}`;
 
     // API Gateway has no metric of its own for 429s (they are inside 4XXError): count them from
-    // the access log.
+    // the access log. Per-client limits make 429s normal, so this alarm does not page: it shows on
+    // the dashboard.
     const throttled = new logs.MetricFilter(this, 'ThrottledRequestsFilter', {
       logGroup: accessLogs,
       filterPattern: logs.FilterPattern.numberValue('$.status', '=', 429),
-      metricNamespace: METRICS_NAMESPACE,
+      metricNamespace: metricsNamespace,
       metricName: 'ThrottledRequests',
       metricValue: '1',
     });
-    alarms.push(
-      throttled.metric({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }).createAlarm(this, 'ApiThrottledAlarm', {
-        alarmDescription: 'At least 50 requests answered 429 (throttled) in five minutes: a client exceeds the stage limits',
-        threshold: 50,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(this, 'ApiThrottledAlarm', {
+      alarmDescription: 'At least 50 requests answered 429 (throttled) in five minutes: a client exceeds the limits (no page)',
+      threshold: 50,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
 
-    for (const [name, fn] of [['Authorizer', this.authorizerFunction] as const, ...[...functions].map(([op, fn]) => [constructName(op), fn] as const)]) {
-      alarms.push(
-        fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }).createAlarm(this, `${name}ErrorsAlarm`, {
-          alarmDescription: `The ${name} function failed (unhandled error or timeout) in the last five minutes`,
-          threshold: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
-    for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
+    const deployed = [...this.deployments.functions.values()];
+    this.paging = new PagingAlarms(this, 'Paging', {
+      config,
+      api: this.api,
+      accessLogs,
+      metricsNamespace,
+      table: this.table,
+      indexNames: TABLE.indexes.map((index) => index.name),
+      functions: deployed,
+      pagerTopic: this.alarmTopic,
+    });
+    new OperationsDashboard(this, 'Dashboard', {
+      dashboardName: `timebill-api-${config.name}-${this.region}`,
+      api: this.api,
+      table: this.table,
+      functions: deployed,
+      paging: this.paging,
+    });
+    new CostGuards(this, 'CostGuards', { config, userPool: this.userPool });
+    const tableBackup = config.backup
+      ? new TableBackup(this, 'Backup', { backup: config.backup, table: this.table, vaultName: `timebill-api-${config.name}` })
+      : undefined;
+    const domains = config.domain ? new CustomDomains(this, 'Domains', { domain: config.domain, api: this.api, userPool: this.userPool }) : undefined;
+    const tokenEndpoint = domains?.tokenEndpoint ?? `${domain.baseUrl()}/oauth2/token`;
 
     // ---- Outputs ----------------------------------------------------------------------------
-    const baseUrl = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}`;
+    const baseUrl = domains?.apiBaseUrl ?? `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${config.name}`;
     new CfnOutput(this, OUTPUTS.apiUrl, {
       value: baseUrl,
       description: 'base_url of the API; every endpoint is under {base_url}/api/v1 (e.g. GET {base_url}/api/v1/clients)',
@@ -388,9 +429,13 @@ export class TimebillApiStack extends Stack {
       description: 'Cognito resource server; scopes are requested as <identifier>/<scope>',
     });
     new CfnOutput(this, OUTPUTS.region, { value: Aws.REGION, description: 'Region of the stack' });
-    new CfnOutput(this, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS topic of the alarms' });
+    new CfnOutput(this, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS pager topic of the composite alarm' });
 
-    if (props.acknowledgeNagFindings ?? true) this.acknowledgeNagFindings(cursorKey);
+    if (props.acknowledgeNagFindings ?? true) {
+      this.acknowledgeNagFindings(cursorKey);
+      acknowledgeDeploymentFindings(this.deployments);
+      if (tableBackup) acknowledgeBackupFindings(tableBackup);
+    }
   }
 
   /**
@@ -399,8 +444,9 @@ export class TimebillApiStack extends Stack {
    */
   private apiFunction(
     name: string,
-    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess },
+    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; kind: FunctionKind; timeout?: Duration; reserve?: boolean },
   ): nodejs.NodejsFunction {
+    const plan = this.config.functions.concurrency;
     const logGroup = new logs.LogGroup(this, `${name}Logs`, { retention: LOG_RETENTION });
     const role = new iam.Role(this, `${name}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -415,7 +461,9 @@ export class TimebillApiStack extends Stack {
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: options.timeout ?? Duration.seconds(this.config.functions.timeoutSeconds),
+      // Bounded blast radius: stage rate x worst-case duration (environments.ts, docs/deploy.md).
+      ...(plan === 'unreserved' || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind) }),
       description: options.description,
       role,
       logGroup,
