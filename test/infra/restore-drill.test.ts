@@ -21,14 +21,15 @@ import {
   UpdateTableCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
+import { createTable } from '../../infra/local/dynamodb.ts';
+import { startLocalTable, type LocalTable } from '../support/dynamodb-local.ts';
 import { drillTableName, resolveTable, restoreDrill, type DrillClients, type DrillOptions } from '../../scripts/restore-drill.ts';
 
 const LIVE = 'timebill-drill-live';
 const LATEST = new Date('2026-11-22T05:00:00Z');
 const NOW = new Date('2026-11-22T05:05:00Z');
 
-let local: DynamoDbLocal;
+let localTable: LocalTable | undefined;
 let data: DynamoDBClient;
 const control = new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 const controlMock = mockClient(control);
@@ -48,19 +49,13 @@ async function tables(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  local = await startDynamoDbLocal();
-  data = new DynamoDBClient({
-    endpoint: local.endpoint,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
-  await createTable(data, LIVE);
+  localTable = await startLocalTable(LIVE);
+  data = localTable.client;
   for (let i = 0; i < 40; i++) await data.send(new PutItemCommand({ TableName: LIVE, Item: item(i) }));
 }, 60_000);
 
 afterAll(async () => {
-  data?.destroy();
-  await local?.stop();
+  await localTable?.stop();
 });
 
 beforeEach(() => {

@@ -10,7 +10,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { CodeDeployClient, GetDeploymentCommand, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
+import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { startLocalTable, type LocalTable } from '../support/dynamodb-local.ts';
 import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
 import {
   AUTHORIZER_TARGET,
@@ -21,23 +22,18 @@ import {
 } from '../../functions/operations/smoke-test.ts';
 
 const TABLE_NAME = 'timebill-smoke-test';
-let local: DynamoDbLocal;
+let localTable: LocalTable | undefined;
 let data: DynamoDBClient;
 
 const codedeploy = mockClient(CodeDeployClient);
 const lambda = mockClient(LambdaClient);
 
 beforeAll(async () => {
-  local = await startDynamoDbLocal();
-  data = new DynamoDBClient({
-    endpoint: local.endpoint,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
-  await createTable(data, TABLE_NAME);
+  localTable = await startLocalTable(TABLE_NAME);
+  data = localTable.client;
   Object.assign(process.env, LOCAL_AWS_ENV, {
     TABLE_NAME,
-    DYNAMODB_ENDPOINT: local.endpoint,
+    DYNAMODB_ENDPOINT: localTable.local.endpoint,
     CURSOR_SIGNING_KEY: 'k'.repeat(64),
     COGNITO_USER_POOL_ID: 'eu-west-1_AbCdEf123',
     SMOKE_TARGETS: JSON.stringify([
@@ -48,8 +44,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  data?.destroy();
-  await local?.stop();
+  await localTable?.stop();
 });
 
 describe('the smoke requests, sent to the real handlers', () => {
