@@ -21,8 +21,6 @@
  * PutItem/UpdateItem/DeleteItem/BatchWriteItem that a restore performs), DescribeTable, Scan,
  * GetItem, UpdateTable and DeleteTable on `<table>` and `<table>-drill-*`.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import {
@@ -36,7 +34,8 @@ import {
   UpdateTableCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE } from '../infra/names.ts';
+import { OUTPUTS } from '../infra/names.ts';
+import { stackOutput, type OutputFlags } from './stack-outputs.ts';
 import { TABLE } from '../shared/data/table.ts';
 
 export interface DrillOptions {
@@ -201,18 +200,9 @@ export async function restoreDrill(clients: DrillClients, options: DrillOptions)
   };
 }
 
-/** The table to drill: flag, then TIMEBILL_TABLE_NAME, then cdk-outputs.json. */
-export function resolveTable(flags: { table?: string; 'stack-name'?: string; 'outputs-file'?: string }, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (flags.table) return flags.table;
-  if (env.TIMEBILL_TABLE_NAME) return env.TIMEBILL_TABLE_NAME;
-  const file = path.resolve(cwd, flags['outputs-file'] ?? OUTPUTS_FILE);
-  const stackName = flags['stack-name'] ?? DEFAULT_STACK_NAME;
-  if (existsSync(file)) {
-    const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>>;
-    const name = all[stackName]?.[OUTPUTS.tableName];
-    if (name) return name;
-  }
-  throw new Error(`No table: pass --table, set TIMEBILL_TABLE_NAME, or deploy so that ${OUTPUTS_FILE} holds stack ${stackName}`);
+/** The table to drill: --table, then TIMEBILL_TABLE_NAME, then cdk-outputs.json. */
+export function resolveTable(flags: { table?: string } & OutputFlags, env: NodeJS.ProcessEnv, cwd: string): string {
+  return stackOutput({ flag: flags.table, envName: 'TIMEBILL_TABLE_NAME', output: OUTPUTS.tableName, what: 'table' }, flags, env, cwd);
 }
 
 async function main(): Promise<void> {
