@@ -8,7 +8,7 @@
  *
  * Plain data and checks only: importing this module does not load aws-cdk-lib.
  */
-import { STAGE_THROTTLING } from '../../shared/routes.ts';
+import { FUNCTION_TIMEOUT_SECONDS, STAGE_THROTTLING } from '../../shared/routes.ts';
 
 export const ENVIRONMENT_NAMES = ['dev', 'staging', 'prod'] as const;
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
@@ -154,7 +154,7 @@ export const ENVIRONMENTS: Record<EnvironmentName, EnvironmentConfig> = {
     paging: { httpsEndpoints: [], emails: [] },
     deployment: { trafficShifting: 'ALL_AT_ONCE' },
     // A new account's Lambda quota can be as low as 10: reserve nothing in dev.
-    functions: { timeoutSeconds: 10, concurrency: 'unreserved' },
+    functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: 'unreserved' },
     alarms: ALARMS,
     table: { maxReadRequestUnits: 1_000, maxWriteRequestUnits: 500 },
     costs: { monthlyBudgetUsd: 50, alertEmails: ['ops@example.com'], anomalyThresholdUsd: 20, tokenRequestsPer5MinutesPerIp: 300 },
@@ -169,7 +169,7 @@ export const ENVIRONMENTS: Record<EnvironmentName, EnvironmentConfig> = {
     ownsApiGatewayAccountRole: true,
     paging: { httpsEndpoints: [], emails: ['ops@example.com'] },
     deployment: { trafficShifting: 'CANARY_10PERCENT_5MINUTES' },
-    functions: { timeoutSeconds: 10, concurrency: SIZING },
+    functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: SIZING },
     alarms: ALARMS,
     table: { maxReadRequestUnits: 4_000, maxWriteRequestUnits: 2_000 },
     costs: { monthlyBudgetUsd: 100, alertEmails: ['ops@example.com'], anomalyThresholdUsd: 20, tokenRequestsPer5MinutesPerIp: 300 },
@@ -184,7 +184,7 @@ export const ENVIRONMENTS: Record<EnvironmentName, EnvironmentConfig> = {
     ownsApiGatewayAccountRole: true,
     paging: { httpsEndpoints: [], emails: ['oncall@example.com'] },
     deployment: { trafficShifting: 'CANARY_10PERCENT_5MINUTES' },
-    functions: { timeoutSeconds: 10, concurrency: SIZING },
+    functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: SIZING },
     alarms: ALARMS,
     table: { maxReadRequestUnits: 10_000, maxWriteRequestUnits: 5_000 },
     backup: { scheduleExpression: 'cron(0 3 * * ? *)', retentionDays: 35 },
