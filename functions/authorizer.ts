@@ -1,7 +1,8 @@
 /**
  * Lambda TOKEN authorizer. Verifies the access token (Cognito in AWS; the local issuer
  * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
- * and returns a policy allowing exactly the routes the token's scopes grant.
+ * and returns a policy allowing exactly the routes granted by the token's scopes AND the
+ * registry's (the registry bounds what a client may do).
  */
 import { get } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
@@ -13,6 +14,7 @@ import { authorizerConfig } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { findApiClient } from '../shared/data/registry.ts';
 import { grantedScopes } from '../shared/auth/scopes.ts';
+import type { Scope } from '../shared/routes.ts';
 import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
 import { AuthorizerDependencyFailure, isKeyFetchFailure } from '../shared/auth/dependency-failure.ts';
 import { dependencyFailureOf } from '../shared/data/faults.ts';
@@ -49,13 +51,22 @@ function loopbackGet(uri: string): Promise<ArrayBuffer> {
   });
 }
 
-/** Registrations change rarely; a short cache spares a read on most cold policy evaluations. */
-const REGISTRY_CACHE_MS = 60_000;
-const registryCache = new Map<string, { workspaceId: string; until: number }>();
+/**
+ * Registrations change rarely; a short cache spares a read on most cold policy evaluations. It is
+ * also the bound on how long a narrowed (or revoked) registration keeps its old scopes here; API
+ * Gateway's policy cache (AUTHORIZER_CACHE_TTL_SECONDS) adds its own.
+ */
+export const REGISTRY_CACHE_MS = 60_000;
+interface Registration {
+  workspaceId: string;
+  /** What the registry allows this client, whatever its tokens say. */
+  scopes: readonly Scope[];
+}
+const registryCache = new Map<string, Registration & { until: number }>();
 
-async function workspaceOf(apiClientId: string): Promise<string | undefined> {
+async function registrationOf(apiClientId: string): Promise<Registration | undefined> {
   const cached = registryCache.get(apiClientId);
-  if (cached && cached.until > Date.now()) return cached.workspaceId;
+  if (cached && cached.until > Date.now()) return cached;
   let registration;
   try {
     registration = await withRequestDeadline(() => findApiClient(dynamo(), tableName(), apiClientId));
@@ -65,8 +76,11 @@ async function workspaceOf(apiClientId: string): Promise<string | undefined> {
     throw error;
   }
   if (!registration) return undefined;
-  registryCache.set(apiClientId, { workspaceId: registration.workspace_id, until: Date.now() + REGISTRY_CACHE_MS });
-  return registration.workspace_id;
+  // Registered scopes are bare (`clients:read`); anything unknown, or no list at all, grants nothing.
+  const registered = Array.isArray(registration.scopes) ? registration.scopes.join(' ') : '';
+  const found = { workspaceId: registration.workspace_id, scopes: grantedScopes(registered, settings.RESOURCE_SERVER_IDENTIFIER) };
+  registryCache.set(apiClientId, { ...found, until: Date.now() + REGISTRY_CACHE_MS });
+  return found;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -108,12 +122,15 @@ async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGate
     return invalidTokenPolicy(event.methodArn);
   }
   const apiClientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-  const workspaceId = apiClientId ? await workspaceOf(apiClientId) : undefined;
-  if (!apiClientId || !workspaceId) {
+  const registration = apiClientId ? await registrationOf(apiClientId) : undefined;
+  if (!apiClientId || !registration) {
     logger.info('Token of an unregistered API client refused', { apiClientId });
     return invalidTokenPolicy(event.methodArn);
   }
-  const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER);
+  const { workspaceId } = registration;
+  // The token's scopes, bounded by the registry's: narrowing an integration's scopes in the
+  // registry takes effect within the caches' bound, not after the tokens it already holds expire.
+  const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER).filter((scope) => registration.scopes.includes(scope));
   return policyFor(event.methodArn, apiClientId, scopes, {
     workspaceId,
     apiClientId,
