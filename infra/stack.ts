@@ -27,7 +27,7 @@ import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinit
 import { bindTable, type TableAccess } from './access.ts';
 import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
-import { ENVIRONMENTS, reservedConcurrency, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
+import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
 import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
 import { PagingAlarms } from './operations/alarms.ts';
 import { OperationsDashboard } from './operations/dashboard.ts';
@@ -461,7 +461,8 @@ export class TimebillApiStack extends Stack {
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: options.timeout ?? Duration.seconds(this.config.functions.timeoutSeconds),
+      // Functions that call nothing need no room for the DynamoDB retry budget.
+      timeout: options.timeout ?? Duration.seconds(options.kind === 'none' ? NO_DEPENDENCY_TIMEOUT_SECONDS : this.config.functions.timeoutSeconds),
       // Bounded blast radius: stage rate x worst-case duration (environments.ts, docs/deploy.md).
       ...(plan === 'unreserved' || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind) }),
       description: options.description,

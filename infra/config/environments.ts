@@ -9,6 +9,13 @@
  * Plain data and checks only: importing this module does not load aws-cdk-lib.
  */
 import { FUNCTION_TIMEOUT_SECONDS, STAGE_THROTTLING } from '../../shared/routes.ts';
+import { worstRequestMs } from '../../shared/data/budget.ts';
+
+/**
+ * Timeout of functions that call nothing (the OpenAPI document): no retry budget to wait for.
+ * The others need the DynamoDB budget's worst request (shared/data/budget.ts) plus headroom.
+ */
+export const NO_DEPENDENCY_TIMEOUT_SECONDS = 3;
 
 export const ENVIRONMENT_NAMES = ['dev', 'staging', 'prod'] as const;
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
@@ -219,7 +226,9 @@ export function configurationErrors(environments: readonly EnvironmentConfig[], 
       errors.push(`${at} cognitoDomainPrefix ${e.cognitoDomainPrefix} is not a valid Cognito domain prefix`);
     }
     if (!e.cognitoDomainPrefix.includes(e.name)) errors.push(`${at} cognitoDomainPrefix must contain the environment name`);
-    if (e.functions.timeoutSeconds < 3 || e.functions.timeoutSeconds >= 29) errors.push(`${at} timeoutSeconds must be 3..28 (API Gateway waits 29 s)`);
+    if (e.functions.timeoutSeconds * 1000 <= worstRequestMs() || e.functions.timeoutSeconds >= 29) {
+      errors.push(`${at} timeoutSeconds must exceed the DynamoDB budget's worst request (${worstRequestMs()} ms) and stay under API Gateway's 29 s`);
+    }
     if (e.costs.alertEmails.length === 0) errors.push(`${at} costs.alertEmails needs at least one address`);
     if (e.name === 'prod' && !e.terminationProtection) errors.push(`${at} prod must have termination protection`);
     if (e.name === 'prod' && e.paging.emails.length + e.paging.httpsEndpoints.length === 0) errors.push(`${at} prod must page someone`);

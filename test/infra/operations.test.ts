@@ -169,6 +169,7 @@ describe('environments from one app', () => {
     expect(errorsOf([ENVIRONMENTS.dev, { ...shared, ownsApiGatewayAccountRole: false, cognitoDomainPrefix: ENVIRONMENTS.dev.cognitoDomainPrefix }])).toMatch(/share the Cognito domain prefix/);
     expect(errorsOf([{ ...ENVIRONMENTS.prod, terminationProtection: false }])).toMatch(/prod must have termination protection/);
     expect(errorsOf([{ ...ENVIRONMENTS.prod, account: '1234' }])).toMatch(/account must be 12 digits/);
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, functions: { ...ENVIRONMENTS.prod.functions, timeoutSeconds: 8 } }])).toMatch(/exceed the DynamoDB budget's worst request \(8500 ms\)/);
     expect(errorsOf([{ ...ENVIRONMENTS.prod, cognitoDomainPrefix: 'aws-timebill-prod' }])).toMatch(/not a valid Cognito domain prefix/);
     const greedy: ConcurrencyPlan = { worstCaseSeconds: { authorizer: 5, read: 5, write: 5, none: 5 }, accountConcurrencyLimit: 1000 };
     expect(errorsOf([{ ...ENVIRONMENTS.prod, functions: { timeoutSeconds: 10, concurrency: greedy } }])).toMatch(/reserved concurrency \d+ exceeds the account limit/);
