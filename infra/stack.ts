@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -369,6 +370,8 @@ export class TimebillApiStack extends Stack {
     this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: `Timebill API (${config.name}) pager`, enforceSSL: true });
     for (const url of config.paging.httpsEndpoints) this.alarmTopic.addSubscription(new subscriptions.UrlSubscription(url));
     for (const email of config.paging.emails) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(email));
+    // Symptoms (each alarm) go here, never to the pager: subscribe a chat channel or ticket queue.
+    const noticeTopic = new sns.Topic(this, 'NoticeTopic', { displayName: `Timebill API (${config.name}) alarm notices`, enforceSSL: true });
     const metricsNamespace = `${METRICS_NAMESPACE}/${config.name}`;
 
     // API Gateway has no metric of its own for 429s (they are inside 4XXError): count them from
@@ -381,7 +384,7 @@ export class TimebillApiStack extends Stack {
       metricName: 'ThrottledRequests',
       metricValue: '1',
     });
-    throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(this, 'ApiThrottledAlarm', {
+    const throttledAlarm = throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(this, 'ApiThrottledAlarm', {
       alarmDescription: 'At least 50 requests answered 429 (throttled) in five minutes: a client exceeds the limits (no page)',
       threshold: 50,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -399,7 +402,9 @@ export class TimebillApiStack extends Stack {
       indexNames: TABLE.indexes.map((index) => index.name),
       functions: deployed,
       pagerTopic: this.alarmTopic,
+      noticeTopic,
     });
+    throttledAlarm.addAlarmAction(new cwActions.SnsAction(noticeTopic));
     new OperationsDashboard(this, 'Dashboard', {
       dashboardName: `timebill-api-${config.name}-${this.region}`,
       api: this.api,

@@ -1,8 +1,9 @@
 /**
  * Alarms that page on what matters. Every alarm here has 1-minute periods and fires on M of N
- * of them (one bad minute is noise, three of five is an incident); none has an action of its own.
- * They are combined in ONE composite alarm whose only action is the pager topic, so an incident
- * pages once, however many of its symptoms fire. Each alarm's runbook line is in docs/deploy.md
+ * of them (one bad minute is noise, three of five is an incident). They are combined in ONE
+ * composite alarm whose only action is the pager topic, so an incident pages once, however many of
+ * its symptoms fire. Each symptom alarm notifies only the notices topic (a chat channel or ticket
+ * queue, never a pager): AWS Control Tower's CT.CLOUDWATCH.PR.1 wants an action on every alarm. Each alarm's runbook line is in docs/deploy.md
  * ("Alarms"), keyed by the alarm's construct id.
  *
  * Hook for later alarms (DLQ depth, stream iterator age from the events work): call
@@ -47,6 +48,8 @@ export interface PagingAlarmsProps {
   readonly indexNames: readonly string[];
   readonly functions: readonly DeployedFunction[];
   readonly pagerTopic: sns.ITopic;
+  /** Where each symptom alarm reports (not a pager). */
+  readonly noticeTopic: sns.ITopic;
 }
 
 /** M of N one-minute periods, breaching when above the threshold; missing data is not breaching. */
@@ -64,6 +67,7 @@ function pagingAlarm(scope: Construct, id: string, metric: cloudwatch.IMetric, t
 
 export class PagingAlarms extends Construct {
   private readonly children: cloudwatch.IAlarm[] = [];
+  private readonly notice: cwActions.SnsAction;
   readonly composite: cloudwatch.CompositeAlarm;
   /** Metrics counted from the access log, for the dashboard. */
   readonly unauthorized: cloudwatch.Metric;
@@ -71,6 +75,7 @@ export class PagingAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: PagingAlarmsProps) {
     super(scope, id);
+    this.notice = new cwActions.SnsAction(props.noticeTopic);
     const { config, api, table } = props;
     const stage = api.deploymentStage;
     const requests = stage.metricCount({ statistic: cloudwatch.Stats.SUM, period: ONE_MINUTE });
@@ -186,9 +191,13 @@ export class PagingAlarms extends Construct {
     });
   }
 
-  /** Makes an alarm page (through the composite). For DLQ depth, iterator age and later alarms. */
+  /**
+   * Makes an alarm page (through the composite). For DLQ depth, iterator age and later alarms.
+   * An alarm of this app also reports to the notices topic (its ALARM action).
+   */
   add(alarm: cloudwatch.IAlarm): void {
     this.children.push(alarm);
+    if (alarm instanceof cloudwatch.Alarm) alarm.addAlarmAction(this.notice);
   }
 
   get alarms(): readonly cloudwatch.IAlarm[] {
