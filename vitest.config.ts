@@ -1,10 +1,32 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * What `npm run mutation` (StrykerJS, stryker.config.json) runs against each mutant: the unit
+ * tests of the pure modules it mutates. Only defined for it (VITEST_MUTATION=1), so `npm test`
+ * does not run these files twice.
+ */
+const MUTATION_PROJECT: TestProjectInlineConfiguration = {
+  extends: true,
+  test: {
+    name: 'mutation',
+    include: [
+      'test/unit/cursor.test.ts',
+      'test/unit/keys.test.ts',
+      'test/unit/policy.test.ts',
+      'test/unit/schemas.test.ts',
+      'test/unit/conditional.test.ts',
+      'test/unit/registry.test.ts',
+      'test/unit/entity.test.ts',
+    ],
+  },
+};
 
 export default defineConfig({
   test: {
     env: { POWERTOOLS_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
       {
         extends: true,
         test: {

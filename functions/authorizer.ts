@@ -1,8 +1,9 @@
 /**
  * Lambda TOKEN authorizer. Verifies the access token (Cognito in AWS; the local issuer
  * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
- * and returns a policy allowing exactly the routes granted by the token's scopes AND the
- * registry's (the registry bounds what a client may do).
+ * and returns a policy allowing exactly the routes granted by both the token's scopes and the
+ * registry's (the registry bounds what a client may do), with the API
+ * client's API key as usageIdentifierKey (its usage plan throttles it; shared/limits.ts).
  */
 import { get } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
@@ -10,18 +11,20 @@ import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { FetchError } from 'aws-jwt-verify/error';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { authorizerConfig } from '../shared/config.ts';
+import { authorizerConfig, invalidTokenUsageKey } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
-import { findApiClient } from '../shared/data/registry.ts';
+import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/registry.ts';
 import { grantedScopes } from '../shared/auth/scopes.ts';
 import type { Scope } from '../shared/routes.ts';
 import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
 import { AuthorizerDependencyFailure, isKeyFetchFailure } from '../shared/auth/dependency-failure.ts';
 import { dependencyFailureOf } from '../shared/data/faults.ts';
 import { withRequestDeadline } from '../shared/data/budget.ts';
+import { DEFAULT_PLAN } from '../shared/limits.ts';
 
 const logger = new Logger({ serviceName: 'timebill-api' });
 const settings = authorizerConfig();
+const invalidTokenKey = invalidTokenUsageKey();
 
 const isAccessToken = ({ payload }: { payload: Record<string, unknown> }) => {
   if (payload.token_use !== 'access') throw new Error('Not an access token');
@@ -56,15 +59,17 @@ function loopbackGet(uri: string): Promise<ArrayBuffer> {
  * also the bound on how long a narrowed (or revoked) registration keeps its old scopes here; API
  * Gateway's policy cache (AUTHORIZER_CACHE_TTL_SECONDS) adds its own.
  */
-export const REGISTRY_CACHE_MS = 60_000;
-interface Registration {
+export const REGISTRY_CACHE_MS = REGISTRY_CACHE_SECONDS * 1000;
+interface Registered {
   workspaceId: string;
+  usageKey: string | undefined;
+  plan: string;
   /** What the registry allows this client, whatever its tokens say. */
   scopes: readonly Scope[];
 }
-const registryCache = new Map<string, Registration & { until: number }>();
+const registryCache = new Map<string, Registered & { until: number }>();
 
-async function registrationOf(apiClientId: string): Promise<Registration | undefined> {
+async function registrationOf(apiClientId: string): Promise<Registered | undefined> {
   const cached = registryCache.get(apiClientId);
   if (cached && cached.until > Date.now()) return cached;
   let registration;
@@ -78,7 +83,12 @@ async function registrationOf(apiClientId: string): Promise<Registration | undef
   if (!registration) return undefined;
   // Registered scopes are bare (`clients:read`); anything unknown, or no list at all, grants nothing.
   const registered = Array.isArray(registration.scopes) ? registration.scopes.join(' ') : '';
-  const found = { workspaceId: registration.workspace_id, scopes: grantedScopes(registered, settings.RESOURCE_SERVER_IDENTIFIER) };
+  const found = {
+    workspaceId: registration.workspace_id,
+    usageKey: registration.usage_key,
+    plan: registration.plan ?? DEFAULT_PLAN,
+    scopes: grantedScopes(registered, settings.RESOURCE_SERVER_IDENTIFIER),
+  };
   registryCache.set(apiClientId, { ...found, until: Date.now() + REGISTRY_CACHE_MS });
   return found;
 }
@@ -105,7 +115,7 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
 
 async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(event.authorizationToken);
-  if (!token) return invalidTokenPolicy(event.methodArn);
+  if (!token) return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   let payload: Record<string, unknown>;
   try {
     payload = (await verifier.verify(token)) as unknown as Record<string, unknown>;
@@ -114,27 +124,36 @@ async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGate
     // (aws-jwt-verify's errors are named by their class only.)
     if (isKeyFetchFailure(error)) throw new AuthorizerDependencyFailure('jwks', (error as Error).constructor.name, undefined);
     logger.info('Token refused', { reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
-    return invalidTokenPolicy(event.methodArn);
+    return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   }
   // A token must expire: one without a numeric exp is refused (aws-jwt-verify checks exp only when present).
   if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) {
     logger.info('Token refused', { reason: 'no exp claim' });
-    return invalidTokenPolicy(event.methodArn);
+    return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   }
   const apiClientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
   const registration = apiClientId ? await registrationOf(apiClientId) : undefined;
   if (!apiClientId || !registration) {
     logger.info('Token of an unregistered API client refused', { apiClientId });
-    return invalidTokenPolicy(event.methodArn);
+    return invalidTokenPolicy(event.methodArn, invalidTokenKey);
   }
-  const { workspaceId } = registration;
+  // Registered before usage plans: API Gateway will answer 403 until `npm run integration:plan` gives it a key.
+  if (!registration.usageKey) logger.error('API client has no API key: run npm run integration:plan for it', { apiClientId });
   // The token's scopes, bounded by the registry's: narrowing an integration's scopes in the
   // registry takes effect within the caches' bound, not after the tokens it already holds expire.
   const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER).filter((scope) => registration.scopes.includes(scope));
-  return policyFor(event.methodArn, apiClientId, scopes, {
-    workspaceId,
+  return policyFor(
+    event.methodArn,
     apiClientId,
-    scopes: scopes.join(' '),
-    tokenExpiresAt: Number(payload.exp),
-  });
+    scopes,
+    {
+      workspaceId: registration.workspaceId,
+      apiClientId,
+      scopes: scopes.join(' '),
+      tokenExpiresAt: Number(payload.exp),
+      // Read by the local gateway's per-client buckets; API Gateway finds the plan by the key.
+      usagePlan: registration.plan,
+    },
+    registration.usageKey,
+  );
 }

@@ -9,11 +9,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { TABLE } from '../shared/data/table.ts';
+import type { TableAccess } from '../shared/routes.ts';
 
 const READ = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'] as const;
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'] as const;
 
-export type TableAccess = 'read' | 'write' | 'authorizer' | 'none';
+export type { TableAccess };
 
 export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
   none: [],

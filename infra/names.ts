@@ -31,3 +31,15 @@ export const OUTPUTS = {
 
 /** Where `npx cdk deploy` writes the stack outputs (cdk.json `outputsFile`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
+
+/** The CloudFormation output with the id of a usage plan (`UsagePlanDefaultId`); the integration scripts read it. */
+export const usagePlanOutput = (plan: string) => `UsagePlan${plan.charAt(0).toUpperCase()}${plan.slice(1)}Id`;
+
+/** Stage-wide throttling (API Gateway's token bucket); the local gateway applies the same. */
+export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
+
+/** Seconds API Gateway caches an authorizer's policy for a token (the local gateway does the same). */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
+
+/** CPU scales with memory: 512 MB keeps cold starts (module parse, JWT crypto) short at low cost. */
+export const FUNCTION_MEMORY_MB = 512;

@@ -16,18 +16,29 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_CACHE_TTL_SECONDS, AUTHORIZER_ENTRY, ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
+import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, signsCursors, type BackgroundFunction, type Route } from '../shared/routes.ts';
 import { TABLE } from '../shared/data/table.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../shared/data/budget.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
-import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER } from './names.ts';
+import {
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  FUNCTION_MEMORY_MB,
+  OUTPUTS,
+  RESOURCE_SERVER_IDENTIFIER,
+  STAGE_NAME,
+  STAGE_THROTTLING,
+} from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
+import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
 import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
 import { PagingAlarms } from './operations/alarms.ts';
@@ -36,18 +47,17 @@ import { CustomDomains } from './operations/domain.ts';
 import { CostGuards } from './operations/cost-guards.ts';
 import { TableBackup, acknowledgeBackupFindings } from './operations/backup.ts';
 
-export { OUTPUTS, RESOURCE_SERVER_IDENTIFIER };
+export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
 
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
-/** CPU scales with memory: 512 MB keeps cold starts (module parse, JWT crypto) short at low cost. */
-export const FUNCTION_MEMORY_MB = 512;
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
 
-export interface TimebillApiStackProps extends StackProps {
+/** Usage plans (rate, burst, monthly quota per plan) and the firewall's per-IP threshold: infra/limits.ts. */
+export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   /**
    * The environment's typed configuration (infra/config/environments.ts). infra/app.ts passes
    * each environment's; without one (tests, tools) the stack is built as prod is.
@@ -60,16 +70,17 @@ export interface TimebillApiStackProps extends StackProps {
   readonly acknowledgeNagFindings?: boolean;
   /** Identifier of the Cognito resource server; scopes are `<identifier>/<scope>`. Default `timebill-api`. */
   readonly resourceServerIdentifier?: string;
+  /** The functions that are not routes (default: BACKGROUND_FUNCTIONS of shared/routes.ts). */
+  readonly backgroundFunctions?: readonly BackgroundFunction[];
 }
 
-/** List routes (reads without a path parameter) sign cursors; no other function gets the key. */
-export const signsCursors = (route: Route) => route.access === 'read' && !route.path.includes('{');
-
 /** The kind of every function that gets reserved concurrency: the authorizer and one per route. */
-export const functionKinds = (): FunctionKind[] => ['authorizer', ...ROUTES.map((route) => route.access)];
+export const functionKinds = (): FunctionKind[] => ['authorizer', ...ROUTES.map((route) => accessOf(route))];
 
 /** Routes without a scope are public: no authorizer (today only the OpenAPI document). */
 export const isPublic = (route: Route) => route.scope === null;
+
+export { signsCursors };
 
 /** Logical-id friendly name of an operation: listClients -> ListClients. */
 export const constructName = (operation: string) => operation.charAt(0).toUpperCase() + operation.slice(1);
@@ -151,13 +162,6 @@ export const NAG_ACKNOWLEDGEMENTS = {
         'Public on purpose: the OpenAPI document describes the API to integrators before they have a token; it is a static document generated from the route table, its function has no access to the table, and the stage throttling applies.',
     },
   ],
-  stage: [
-    {
-      id: 'AwsSolutions-APIG3',
-      reason:
-        `No WAF web ACL for now: every method requires a verified token, the stage is throttled (rate ${STAGE_THROTTLING.rateLimit}/s, burst ${STAGE_THROTTLING.burstLimit}) and usage plans can meter per client; a web ACL (about $5/month plus $0.60 per million requests) can be associated later without changing the API.`,
-    },
-  ],
   userPool: [
     {
       id: 'AwsSolutions-COG8',
@@ -182,14 +186,18 @@ export class TimebillApiStack extends Stack {
   readonly ownTable?: dynamodb.Table;
   readonly api: apigw.RestApi;
   readonly userPool: cognito.UserPool;
-  /** One function per route, by operation name. */
+  /** One function per route and per background function, by operation name. */
   readonly functions: ReadonlyMap<string, nodejs.NodejsFunction>;
+  /** The queues background functions consume or send to, by name. */
+  readonly queues: ReadonlyMap<string, sqs.Queue>;
   readonly authorizerFunction: nodejs.NodejsFunction;
   /** The pager topic: the composite alarm's only action. */
   readonly alarmTopic: sns.Topic;
   readonly deployments: SafeDeployments;
   /** Every paging alarm; `paging.add(alarm)` makes another one page (DLQ depth, iterator age, ...). */
   readonly paging: PagingAlarms;
+  /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
+  readonly limits: ClientLimits;
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
     const config = props.config ?? ENVIRONMENTS.prod;
@@ -200,15 +208,20 @@ export class TimebillApiStack extends Stack {
     });
     this.config = config;
 
+    const background = props.backgroundFunctions ?? (BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]);
+
     // ---- Data -------------------------------------------------------------------------------
     if (config.table.tableNameOverride) {
       // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned.
       this.table = dynamodb.Table.fromTableAttributes(this, 'Table', {
         tableName: config.table.tableNameOverride,
+        ...(config.table.tableStreamArnOverride ? { tableStreamArn: config.table.tableStreamArnOverride } : {}),
         globalIndexes: TABLE.indexes.map((index) => index.name),
       });
     } else {
       const table = new dynamodb.Table(this, 'Table', {
+        // The stream exists only for a function that consumes it (one shard per partition, both images).
+        ...(background.some((f) => f.trigger === 'table-stream') ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
         partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -294,17 +307,18 @@ export class TimebillApiStack extends Stack {
           environment: signsCursors(route)
             ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
             : commonEnvironment,
-          access: route.access,
-          kind: route.access,
+          access: accessOf(route),
+          kind: accessOf(route),
         }),
       );
     }
+    this.queues = this.backgroundFunctions(background, functions, commonEnvironment);
     this.functions = functions;
 
     // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
     const deployable: DeployableFunction[] = [
       { name: 'Authorizer', fn: this.authorizerFunction, kind: 'authorizer', operation: AUTHORIZER_OPERATION },
-      ...ROUTES.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: route.access, operation: route.operation })),
+      ...ROUTES.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: accessOf(route), operation: route.operation })),
     ];
     this.deployments = new SafeDeployments(this, 'Deployments', {
       config,
@@ -324,6 +338,8 @@ export class TimebillApiStack extends Stack {
       // With a custom domain, the execute-api URL is off: WAF and the TLS policy cannot be bypassed.
       disableExecuteApiEndpoint: config.domain !== undefined,
       failOnWarnings: true,
+      // The authorizer returns the API client's key (usageIdentifierKey): callers never send one.
+      apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
       // API Gateway writes REST API logs (access and execution) through one account-wide role: only
       // the environment that owns it in this account and region creates it (see environments.ts).
       cloudWatchRole: config.ownsApiGatewayAccountRole,
@@ -356,6 +372,8 @@ export class TimebillApiStack extends Stack {
       this.addRoute(route, live(constructName(route.operation)), authorizer, props.acknowledgeNagFindings ?? true);
     }
 
+    this.limits = addClientLimits(this, this.api, this.authorizerFunction, props);
+
     for (const def of GATEWAY_RESPONSES) {
       this.api.addGatewayResponse(`GatewayResponse${pascalCase(def.type)}`, {
         type: apigw.ResponseType.of(def.type),
@@ -385,7 +403,7 @@ export class TimebillApiStack extends Stack {
       metricValue: '1',
     });
     const throttledAlarm = throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(this, 'ApiThrottledAlarm', {
-      alarmDescription: 'At least 50 requests answered 429 (throttled) in five minutes: a client exceeds the limits (no page)',
+      alarmDescription: 'At least 50 requests answered 429 in five minutes: API clients exceed their usage plans (rate or monthly quota) or the stage limits (no page)',
       threshold: 50,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
@@ -449,7 +467,7 @@ export class TimebillApiStack extends Stack {
    */
   private apiFunction(
     name: string,
-    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; kind: FunctionKind; timeout?: Duration; reserve?: boolean },
+    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; kind?: FunctionKind; timeout?: Duration; reserve?: boolean },
   ): nodejs.NodejsFunction {
     const plan = this.config.functions.concurrency;
     const logGroup = new logs.LogGroup(this, `${name}Logs`, { retention: LOG_RETENTION });
@@ -469,7 +487,7 @@ export class TimebillApiStack extends Stack {
       // Functions that call nothing need no room for the DynamoDB retry budget.
       timeout: options.timeout ?? Duration.seconds(options.kind === 'none' ? NO_DEPENDENCY_TIMEOUT_SECONDS : this.config.functions.timeoutSeconds),
       // Bounded blast radius: stage rate x worst-case duration (environments.ts, docs/deploy.md).
-      ...(plan === 'unreserved' || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind) }),
+      ...(plan === 'unreserved' || options.kind === undefined || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind) }),
       description: options.description,
       role,
       logGroup,
@@ -484,6 +502,61 @@ export class TimebillApiStack extends Stack {
     return fn;
   }
 
+  /**
+   * The functions that are not routes, each with its trigger (the table's stream or a queue,
+   * with its dead-letter queue) and only the grants it declares.
+   */
+  private backgroundFunctions(
+    declared: readonly BackgroundFunction[],
+    functions: Map<string, nodejs.NodejsFunction>,
+    environment: Record<string, string>,
+  ): Map<string, sqs.Queue> {
+    const queues = new Map<string, sqs.Queue>();
+    const queue = (name: string) => {
+      let found = queues.get(name);
+      if (!found) {
+        const common = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
+        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, { ...common, retentionPeriod: Duration.days(14) });
+        found = new sqs.Queue(this, `${constructName(name)}Queue`, {
+          ...common,
+          // Six times the consumer's timeout, as Lambda recommends for SQS event sources.
+          visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
+          deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+        });
+        queues.set(name, found);
+      }
+      return found;
+    };
+    for (const declaration of declared) {
+      const fn = this.apiFunction(constructName(declaration.operation), {
+        entry: declaration.entry,
+        description: `${declaration.operation}: ${declaration.description}`,
+        environment,
+        access: declaration.table,
+      });
+      if (declaration.trigger === 'table-stream') {
+        fn.addEventSource(
+          new eventSources.DynamoEventSource(this.table, {
+            startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+            batchSize: declaration.batchSize ?? 100,
+            bisectBatchOnError: true,
+            reportBatchItemFailures: true,
+            retryAttempts: 10,
+          }),
+        );
+      } else {
+        fn.addEventSource(new eventSources.SqsEventSource(queue(declaration.queue), { batchSize: declaration.batchSize ?? 10, reportBatchItemFailures: true }));
+      }
+      for (const name of declaration.sendsTo ?? []) {
+        const target = queue(name);
+        target.grantSendMessages(fn);
+        fn.addEnvironment(`${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`, target.queueUrl);
+      }
+      functions.set(declaration.operation, fn);
+    }
+    return queues;
+  }
+
   private addRoute(route: Route, fn: lambda.IFunction, authorizer: apigw.IAuthorizer, acknowledge: boolean): void {
     const method = this.api.root.resourceForPath(route.path).addMethod(
       route.method,
@@ -491,7 +564,8 @@ export class TimebillApiStack extends Stack {
       // A public route (the OpenAPI document) has no authorizer; every other has.
       isPublic(route)
         ? { operationName: route.operation, authorizationType: apigw.AuthorizationType.NONE }
-        : { operationName: route.operation, authorizer, authorizationType: apigw.AuthorizationType.CUSTOM },
+        : // Every authorized method requires an API key: its usage plan throttles and meters the client.
+          { operationName: route.operation, authorizer, authorizationType: apigw.AuthorizationType.CUSTOM, apiKeyRequired: true },
     );
     if (isPublic(route) && acknowledge) {
       for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.publicMethod) Validations.of(method).acknowledge(acknowledgement);
@@ -504,7 +578,6 @@ export class TimebillApiStack extends Stack {
    */
   private acknowledgeNagFindings(cursorKey: secretsmanager.Secret): void {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
-    for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.stage) Validations.of(this.api.deploymentStage).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
   }

@@ -13,14 +13,14 @@ import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { AUTHORIZER_ENTRY, ROUTES } from '../shared/routes.ts';
+import { AUTHORIZER_ENTRY, FUNCTION_ENTRIES } from '../shared/routes.ts';
 import { esbuildOptions } from '../infra/bundling.ts';
 
 /** The size limit the tests enforce on every bundle (minified, before compression). */
 export const MAX_BUNDLE_BYTES = 500 * 1024;
 
 export interface BundleTarget {
-  /** Operation name of the route, or `authorizer`. */
+  /** Operation name of the route or background function, or `authorizer`. */
   name: string;
   /** Entry file, relative to the repository root. */
   entry: string;
@@ -38,11 +38,12 @@ export interface BundleSize extends BundleTarget {
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
-  ...ROUTES.map((r) => ({ name: r.operation, entry: r.entry })),
+  ...FUNCTION_ENTRIES,
   { name: 'authorizer', entry: AUTHORIZER_ENTRY },
 ];
 
-function packageOf(inputPath: string): string {
+/** The npm package an esbuild input belongs to (`(project)` for this repository's own code). */
+export function packageOf(inputPath: string): string {
   const at = inputPath.lastIndexOf('node_modules/');
   if (at === -1) return '(project)';
   const parts = inputPath.slice(at + 'node_modules/'.length).split('/');

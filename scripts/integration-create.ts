@@ -1,18 +1,22 @@
 /**
  * Onboards a third-party integration against a deployed stack:
  *
- *   npm run integration:create -- --workspace <id> --name <name> --scopes <comma list> [--json]
+ *   npm run integration:create -- --workspace <id> --name <name> --scopes <comma list> [--plan <plan>] [--json]
  *
  * 1. creates a Cognito app client: client-credentials grant only, with a secret, allowed exactly
  *    the given scopes (as `<resource server>/<scope>`);
- * 2. registers it in the table: `API_CLIENT#<clientId>` → workspace (the authorizer resolves the
- *    workspace of every request from this item), and creates the workspace item unless it exists;
- * 3. prints the client id, the secret and the token endpoint.
- * If the registration fails, the app client is deleted again, so no unregistered client remains.
+ * 2. creates its API Gateway API key and adds it to the usage plan of --plan (default `default`,
+ *    shared/limits.ts), which throttles and meters it;
+ * 3. registers it in the table: `API_CLIENT#<clientId>` → workspace, plan and API key (the
+ *    authorizer resolves the workspace and the key of every request from this item), and creates
+ *    the workspace item unless it exists;
+ * 4. prints the client id, the secret, the plan and the token endpoint.
+ * If a step fails, what the earlier ones created is deleted again, so nothing half-made remains.
  *
  * Where the stack is (first found wins):
  *   flags    --user-pool-id --table-name --token-endpoint [--resource-server]
  *   env      TIMEBILL_USER_POOL_ID TIMEBILL_TABLE_NAME TIMEBILL_TOKEN_ENDPOINT [TIMEBILL_RESOURCE_SERVER]
+ *            TIMEBILL_USAGE_PLAN_ID_<PLAN> (e.g. TIMEBILL_USAGE_PLAN_ID_DEFAULT)
  *   outputs  the file `npx cdk deploy` writes (cdk.json `outputsFile`: cdk-outputs.json), stack
  *            TimebillApi unless --stack-name; --outputs-file picks another file
  * The region is the user pool's (its id starts with it). Credentials: the usual AWS chain
@@ -27,16 +31,16 @@ import {
   CreateUserPoolClientCommand,
   DeleteUserPoolClientCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE, RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
+import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE, RESOURCE_SERVER_IDENTIFIER, usagePlanOutput } from '../infra/names.ts';
 import { WORKSPACE_ID_PATTERN, registerApiClient } from '../shared/data/registry.ts';
+import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
 import { SCOPES, type Scope } from '../shared/routes.ts';
+import { UsageError, createIntegrationKey, deleteApiKey, describe, usagePlanIdOf } from './api-keys.ts';
 
-/** A mistake in the command line or the configuration: reported without a stack trace. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError };
 
 /** Cognito's rule for app client names. */
 const CLIENT_NAME = /^[\w\s+=,.@-]{1,128}$/;
@@ -49,6 +53,8 @@ export interface StackConfig {
   tokenEndpoint: string;
   resourceServerIdentifier: string;
   region: string;
+  /** The usage plan of each plan name (stack outputs UsagePlan<Plan>Id). */
+  usagePlanIds: Partial<Record<PlanName, string>>;
 }
 
 export interface IntegrationRequest {
@@ -56,6 +62,8 @@ export interface IntegrationRequest {
   name: string;
   /** Bare (`clients:read`) or resource-server form (`timebill-api/clients:read`). */
   scopes: readonly string[];
+  /** A plan of shared/limits.ts; `default` when absent. */
+  plan?: string;
 }
 
 export interface Integration {
@@ -68,6 +76,8 @@ export interface Integration {
   /** As requested from the token endpoint (`<resource server>/<scope>`). */
   oauthScopes: string[];
   tokenEndpoint: string;
+  plan: PlanName;
+  apiKeyId: string;
 }
 
 /** Validates and normalizes the requested scopes: each must be one of SCOPES; duplicates dropped. */
@@ -84,27 +94,29 @@ export function parseScopes(requested: readonly string[], resourceServerIdentifi
   return scopes;
 }
 
-function validate(request: IntegrationRequest, stack: StackConfig): Scope[] {
+function validate(request: IntegrationRequest, stack: StackConfig): { scopes: Scope[]; plan: PlanName; usagePlanId: string } {
   if (!WORKSPACE_ID_PATTERN.test(request.workspaceId)) {
     throw new UsageError('--workspace must be 1 to 64 letters, digits, - or _');
   }
   if (!CLIENT_NAME.test(request.name)) {
     throw new UsageError('--name must be 1 to 128 letters, digits, spaces or + = , . @ - _');
   }
-  return parseScopes(request.scopes, stack.resourceServerIdentifier);
+  const plan = (request.plan ?? DEFAULT_PLAN) as PlanName;
+  const usagePlanId = usagePlanIdOf(stack.usagePlanIds, plan);
+  return { scopes: parseScopes(request.scopes, stack.resourceServerIdentifier), plan, usagePlanId };
 }
 
 /**
- * Creates the app client and registers it. Clients are injected (tests use a mocked Cognito and
- * DynamoDB Local); nothing is called before every input is valid.
+ * Creates the app client and its API key, and registers both. Clients are injected (tests use a
+ * mocked Cognito and API Gateway, and DynamoDB Local); nothing is called before every input is valid.
  */
 export async function createIntegration(
-  clients: { cognito: CognitoIdentityProviderClient; db: DynamoDBDocumentClient },
+  clients: { cognito: CognitoIdentityProviderClient; db: DynamoDBDocumentClient; apiGateway: APIGatewayClient },
   stack: StackConfig,
   request: IntegrationRequest,
   now: Date = new Date(),
 ): Promise<Integration> {
-  const scopes = validate(request, stack);
+  const { scopes, plan, usagePlanId } = validate(request, stack);
   const oauthScopes = scopes.map((s) => `${stack.resourceServerIdentifier}/${s}`);
 
   const created = await clients.cognito.send(
@@ -127,30 +139,43 @@ export async function createIntegration(
   const clientSecret = created.UserPoolClient?.ClientSecret;
   if (!clientId || !clientSecret) throw new Error('Cognito created no client id or secret');
 
+  let apiKeyId: string | undefined;
   try {
+    const key = await createIntegrationKey(clients.apiGateway, usagePlanId, { clientId, workspaceId: request.workspaceId, name: request.name });
+    apiKeyId = key.apiKeyId;
     await registerApiClient(
       clients.db,
       stack.tableName,
-      { api_client_id: clientId, workspace_id: request.workspaceId, name: request.name, scopes },
+      { api_client_id: clientId, workspace_id: request.workspaceId, name: request.name, scopes, plan, api_key_id: key.apiKeyId, usage_key: key.usageKey },
       now,
     );
   } catch (error) {
-    // An app client without a registration would only ever get 401s: remove it.
+    // An app client without a key and a registration would only ever be refused: remove both.
     try {
+      if (apiKeyId) await deleteApiKey(clients.apiGateway, apiKeyId);
       await clients.cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: stack.userPoolId, ClientId: clientId }));
     } catch (cleanup) {
       throw new Error(
-        `Registering app client ${clientId} failed (${describe(error)}) and deleting it failed too (${describe(cleanup)}): delete it in the Cognito console`,
+        `Setting up app client ${clientId} failed (${describe(error)}) and deleting it failed too (${describe(cleanup)}): ` +
+          `delete the app client in the Cognito console${apiKeyId ? ` and API key ${apiKeyId} in the API Gateway console` : ''}`,
         { cause: error },
       );
     }
-    throw new Error(`Registering the app client failed (it was deleted again): ${describe(error)}`, { cause: error });
+    throw new Error(`Setting up the app client failed (it was deleted again): ${describe(error)}`, { cause: error });
   }
 
-  return { clientId, clientSecret, workspaceId: request.workspaceId, name: request.name, scopes, oauthScopes, tokenEndpoint: stack.tokenEndpoint };
+  return {
+    clientId,
+    clientSecret,
+    workspaceId: request.workspaceId,
+    name: request.name,
+    scopes,
+    oauthScopes,
+    tokenEndpoint: stack.tokenEndpoint,
+    plan,
+    apiKeyId,
+  };
 }
-
-const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
 /** The region of a user pool is the prefix of its id (`eu-west-1_AbC123`). */
 export function regionOfUserPool(userPoolId: string): string {
@@ -196,7 +221,19 @@ export function resolveStackConfig({ flags, env, cwd }: ConfigSources): StackCon
         `so that ${path.relative(cwd, outputsPath) || outputsPath} holds the outputs of stack ${stackName}`,
     );
   }
-  return { userPoolId: userPoolId!, tableName: tableName!, tokenEndpoint: tokenEndpoint!, resourceServerIdentifier, region: regionOfUserPool(userPoolId!) };
+  const usagePlanIds: Partial<Record<PlanName, string>> = {};
+  for (const plan of PLAN_NAMES) {
+    const id = env[`TIMEBILL_USAGE_PLAN_ID_${plan.toUpperCase()}`] ?? outputs[usagePlanOutput(plan)];
+    if (id) usagePlanIds[plan] = id;
+  }
+  return {
+    userPoolId: userPoolId!,
+    tableName: tableName!,
+    tokenEndpoint: tokenEndpoint!,
+    resourceServerIdentifier,
+    region: regionOfUserPool(userPoolId!),
+    usagePlanIds,
+  };
 }
 
 function report(integration: Integration): string {
@@ -207,6 +244,7 @@ function report(integration: Integration): string {
     `  client_id       ${integration.clientId}`,
     `  client_secret   ${integration.clientSecret}`,
     `  scopes          ${scope}`,
+    `  plan            ${integration.plan} (${describePlan(integration.plan)})`,
     `  token endpoint  ${integration.tokenEndpoint}`,
     '',
     'The secret is shown once here: hand it over through a secret manager, not by email or chat.',
@@ -220,21 +258,27 @@ function report(integration: Integration): string {
 }
 
 const USAGE =
-  'Usage: npm run integration:create -- --workspace <id> --name <name> --scopes <comma-separated scopes> [--json]\n' +
+  `Usage: npm run integration:create -- --workspace <id> --name <name> --scopes <comma-separated scopes> [--plan <${PLAN_NAMES.join('|')}>] [--json]\n` +
   '         [--user-pool-id <id> --table-name <name> --token-endpoint <url>] [--resource-server <identifier>]\n' +
   `         [--outputs-file <cdk-outputs.json>] [--stack-name <${DEFAULT_STACK_NAME}>]`;
+
+/** The options that say where the deployed stack is (every operator script takes them). */
+export const STACK_OPTIONS = {
+  'user-pool-id': { type: 'string' },
+  'table-name': { type: 'string' },
+  'token-endpoint': { type: 'string' },
+  'outputs-file': { type: 'string' },
+  'stack-name': { type: 'string' },
+} as const;
 
 const OPTIONS = {
   workspace: { type: 'string' },
   name: { type: 'string' },
   scopes: { type: 'string' },
+  plan: { type: 'string', default: DEFAULT_PLAN },
   json: { type: 'boolean', default: false },
-  'user-pool-id': { type: 'string' },
-  'table-name': { type: 'string' },
-  'token-endpoint': { type: 'string' },
   'resource-server': { type: 'string' },
-  'outputs-file': { type: 'string' },
-  'stack-name': { type: 'string' },
+  ...STACK_OPTIONS,
 } as const;
 
 async function main(): Promise<void> {
@@ -247,17 +291,19 @@ async function main(): Promise<void> {
   const { values } = parsed;
   if (!values.workspace || !values.name || !values.scopes) throw new UsageError(USAGE);
 
-  const { json, workspace, name, scopes, ...flags } = values;
+  const { json, workspace, name, scopes, plan, ...flags } = values;
   const stack = resolveStackConfig({ flags, env: process.env, cwd: process.cwd() });
   const cognito = new CognitoIdentityProviderClient({ region: stack.region });
   const dynamodb = new DynamoDBClient({ region: stack.region });
+  const apiGateway = new APIGatewayClient({ region: stack.region });
   const db = DynamoDBDocumentClient.from(dynamodb, { marshallOptions: { removeUndefinedValues: true } });
   try {
-    const integration = await createIntegration({ cognito, db }, stack, { workspaceId: workspace, name, scopes: scopes.split(',') });
+    const integration = await createIntegration({ cognito, db, apiGateway }, stack, { workspaceId: workspace, name, scopes: scopes.split(','), plan });
     console.log(json ? JSON.stringify(integration, null, 2) : report(integration));
   } finally {
     cognito.destroy();
     dynamodb.destroy();
+    apiGateway.destroy();
   }
 }
 

@@ -5,12 +5,16 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
+import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
+import { STAGE_THROTTLING } from '../infra/names.ts';
+import { contractOf } from '../shared/operations.ts';
+import { RESOURCES, RESOURCE_LIST } from '../shared/resources/registry.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
-import { ClientList, ClientObject, DeleteResult, ErrorBody, ProjectList, ProjectObject, TimeEntryList, TimeEntryObject } from '../shared/schemas/objects.ts';
+import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { ANY_OPERATION, OPERATION_DOCS, PROTECTED_OPERATION, type ResponseSchemaName } from './openapi-operations.ts';
+import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
+import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 
 type Json = Record<string, unknown>;
@@ -38,17 +42,6 @@ function describeDefaults(schema: Json): Json {
   return { ...schema, properties: described };
 }
 
-const RESPONSE_SCHEMAS: Record<ResponseSchemaName | 'Error', v.GenericSchema> = {
-  Client: ClientObject,
-  Project: ProjectObject,
-  TimeEntry: TimeEntryObject,
-  ClientList,
-  ProjectList,
-  TimeEntryList,
-  DeleteResult,
-  Error: ErrorBody,
-};
-
 const ERROR_RESPONSES: Record<number, { name: string; description: string; headers?: string[] }> = {
   400: {
     name: 'InvalidRequest',
@@ -60,7 +53,12 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
     description: 'authentication_required: no token, or a token that is malformed, expired, wrongly signed or of an unknown API client',
     headers: ['WWW-Authenticate'],
   },
-  403: { name: 'InsufficientScope', description: 'insufficient_scope: the token lacks the scope of the operation', headers: ['WWW-Authenticate'] },
+  403: {
+    name: 'InsufficientScope',
+    description:
+      'insufficient_scope: the token lacks the scope of the operation; or forbidden: the web application firewall refused the request (its body has request_id null)',
+    headers: ['WWW-Authenticate'],
+  },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
   409: {
     name: 'Conflict',
@@ -72,7 +70,14 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused)' },
   422: { name: 'IdempotencyKeyReused', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request' },
   431: { name: 'RequestHeadersTooLarge', description: 'request_headers_too_large: the request headers are over the limit (local stack: 16 KiB in all)' },
-  429: { name: 'RateLimited', description: 'rate_limited: slow down, retry after Retry-After seconds', headers: ['Retry-After'] },
+  429: {
+    name: 'RateLimited',
+    description:
+      'rate_limited: over a rate limit (your API client\'s plan, the stage\'s, or the firewall\'s per-address rule); slow down and retry after Retry-After seconds. ' +
+      `quota_exceeded: your API client's monthly quota is spent (it renews on the 1st, 00:00 UTC). Limits per API client by plan: ${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}. ` +
+      'Every API client has its own limits: another client\'s traffic never uses them.',
+    headers: ['Retry-After'],
+  },
   500: { name: 'InternalError', description: 'internal_error: an unexpected error (a bug); quote the request id' },
   503: {
     name: 'ServiceUnavailable',
@@ -110,48 +115,48 @@ function queryParameters(schema: v.GenericSchema): Json[] {
 
 function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
-  if (!doc) throw new Error(`No OpenAPI description for ${route.operation}`);
-  const isPublic = route.scope === null;
-  const retriable = route.method === 'POST' || route.method === 'PATCH';
-  const versioned = route.method === 'PATCH' || route.method === 'DELETE';
+  const contract = contractOf(route);
+  const resource = route.resource === null ? undefined : RESOURCES[route.resource];
   const parameters: Json[] = [];
-  if (route.path.includes('{id}')) parameters.push(ref('parameters', 'Id'));
-  if (doc.query) parameters.push(...queryParameters(doc.query));
-  if (retriable) parameters.push(ref('parameters', 'IdempotencyKey'));
-  if (versioned) parameters.push(ref('parameters', 'IfMatch'));
+  if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
+  if (contract?.query) parameters.push(...queryParameters(contract.query));
+  if (contract?.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
+  if (contract?.conditional) parameters.push(ref('parameters', 'IfMatch'));
 
   const responses: Json = {};
-  if (isPublic) {
+  if (!contract || !resource) {
     responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
-  } else if (doc.success) {
-    const single = ['Client', 'Project', 'TimeEntry'].includes(doc.success.schema);
-    responses[String(doc.success.status)] = {
-      description: doc.success.status === 201 ? 'Created' : 'OK',
+  } else {
+    const { status, returns } = contract.success;
+    const schema = returns === 'deleted' ? 'DeleteResult' : `${schemaName(resource.kind)}${returns === 'list' ? 'List' : ''}`;
+    responses[String(status)] = {
+      description: status === 201 ? 'Created' : 'OK',
       headers: {
         'X-Request-Id': ref('headers', 'X-Request-Id'),
-        ...(doc.success.status === 201 ? { Location: ref('headers', 'Location') } : {}),
-        ...(single ? { ETag: ref('headers', 'ETag') } : {}),
-        ...(retriable ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
+        ...(status === 201 ? { Location: ref('headers', 'Location') } : {}),
+        ...(returns === 'object' ? { ETag: ref('headers', 'ETag') } : {}),
+        ...(contract.idempotent ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
       },
-      content: { 'application/json': { schema: ref('schemas', doc.success.schema) } },
+      content: { 'application/json': { schema: ref('schemas', schema) } },
     };
   }
-  const statuses = [...new Set([...doc.errors, ...ANY_OPERATION, ...(isPublic ? [] : PROTECTED_OPERATION)])];
+  const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];
   for (const status of statuses.sort()) responses[String(status)] = ref('responses', ERROR_RESPONSES[status]!.name);
 
   return {
     operationId: route.operation,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    tags: [doc.tag],
-    security: isPublic ? [] : [{ oauth2: [oauthScope(route.scope!)] }],
+    tags: [resource?.tag ?? DESCRIPTION_TAG],
+    security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(doc.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', doc.body.name) } } } }
-      : {}),
+    ...(contract?.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)) } } } } : {}),
     responses,
   };
 }
+
+/** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
+const bodyName = (route: Route) => route.operation.charAt(0).toUpperCase() + route.operation.slice(1);
 
 export function buildOpenApiDocument(): Json {
   const paths: Record<string, Json> = {};
@@ -160,11 +165,12 @@ export function buildOpenApiDocument(): Json {
     paths[route.path]![route.method.toLowerCase()] = operationObject(route);
   }
   const requestSchemas = Object.fromEntries(
-    Object.values(OPERATION_DOCS)
-      .filter((d) => d.body)
-      .map((d) => [d.body!.name, describeDefaults(jsonSchema(d.body!.schema))]),
+    ROUTES.flatMap((route) => {
+      const body = contractOf(route)?.body;
+      return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
+    }),
   );
-  const responseSchemas = Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)]));
+  const responses = Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -174,17 +180,17 @@ export function buildOpenApiDocument(): Json {
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
         'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST and PATCH accept an `Idempotency-Key` (kept 24 hours); PATCH and DELETE accept `If-Match` with an `ETag`.',
-        `The stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
+        `Each API client has its own limits, by plan (${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}); over them the answer is 429 \`rate_limited\` or \`quota_exceeded\` with \`Retry-After\`. The whole stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
       ].join('\n\n'),
     },
     servers: [
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [{ name: 'Clients' }, { name: 'Projects' }, { name: 'Time entries' }, { name: 'API description' }],
+    tags: [...RESOURCE_LIST.map((r) => ({ name: r.tag })), { name: DESCRIPTION_TAG }],
     paths,
     components: {
-      schemas: { ...responseSchemas, ...requestSchemas },
+      schemas: { ...responses, ...requestSchemas },
       parameters: {
         Id: { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } },
         IdempotencyKey: {

@@ -71,3 +71,18 @@ export function authorizerConfig(): AuthorizerConfig {
   if (!resourceServer.success) throw new Error('Invalid authorizer configuration: RESOURCE_SERVER_IDENTIFIER is not a Cognito resource-server identifier');
   return { ...result.output, ...resourceServer.output };
 }
+
+const UsageKeyEnvSchema = v.object({
+  /**
+   * Value of the API key that all invalid-token traffic is metered on (infra/limits.ts creates
+   * it in its own small usage plan). API Gateway's rule for key values: 20 to 128 characters.
+   */
+  INVALID_TOKEN_API_KEY: v.pipe(v.string(), v.minLength(20), v.maxLength(128)),
+});
+
+/** The authorizer's usage key for invalid tokens; checked at the authorizer's load. */
+export function invalidTokenUsageKey(): string {
+  const result = v.safeParse(UsageKeyEnvSchema, process.env);
+  if (!result.success) throw new Error('Invalid authorizer configuration: INVALID_TOKEN_API_KEY must hold 20 to 128 characters');
+  return result.output.INVALID_TOKEN_API_KEY;
+}

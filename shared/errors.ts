@@ -6,6 +6,8 @@ export const ERROR_TYPES = {
   invalid_request: 400,
   authentication_required: 401,
   insufficient_scope: 403,
+  /** Refused by the web application firewall (AWS WAF custom response, infra/limits.ts). */
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   idempotency_key_in_use: 409,
@@ -15,6 +17,7 @@ export const ERROR_TYPES = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  quota_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
@@ -31,13 +34,11 @@ export class ApiError extends Error {
   readonly param: string | undefined;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
-  /** Extra machine-readable facts (e.g. what blocks a delete). */
-  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     type: ErrorType,
     message: string,
-    options: { param?: string; errors?: FieldError[]; headers?: Record<string, string>; details?: Record<string, unknown> } = {},
+    options: { param?: string; errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -45,7 +46,6 @@ export class ApiError extends Error {
     this.param = options.param ?? options.errors?.[0]?.param;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
-    this.details = options.details;
   }
 
   get status(): number {
@@ -61,11 +61,7 @@ export const invalidParam = (param: string, message: string) => invalidRequest([
 export const notFound = (kind: string, id: string) =>
   new ApiError('not_found', `No ${kind} with id '${id}'`);
 
-export const routeNotFound = () =>
-  new ApiError('not_found', 'No such route. See the API reference for the available methods and paths');
-
-export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new ApiError('conflict', message, details ? { details } : {});
+export const conflict = (message: string) => new ApiError('conflict', message);
 
 export const WWW_AUTHENTICATE_REALM = 'Bearer realm="timebill-api"';
 

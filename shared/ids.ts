@@ -1,13 +1,15 @@
 /**
  * Resource ids: a type prefix and a ULID (48-bit millisecond time + 80 random bits, Crockford
- * base32). Ids therefore sort by creation time, which the key schema relies on.
+ * base32). Ids therefore sort by creation time, which the key schema relies on. Each resource's
+ * prefix is declared in shared/resources/registry.ts.
  */
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export const ID_PREFIX = { client: 'cli_', project: 'prj_', time_entry: 'te_' } as const;
-export type IdKind = keyof typeof ID_PREFIX;
+/** A ULID as a regular expression source (Crockford base32: no I, L, O or U). */
+export const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const ULID = new RegExp(`^${ULID_PATTERN}$`);
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -26,18 +28,11 @@ function encodeRandom(): string {
   return out;
 }
 
-export function newId(kind: IdKind, now: Date): string {
-  return `${ID_PREFIX[kind]}${encodeTime(now.getTime())}${encodeRandom()}`;
+export function newId(prefix: string, now: Date): string {
+  return `${prefix}${encodeTime(now.getTime())}${encodeRandom()}`;
 }
 
-const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
-const ID_PATTERNS: Record<IdKind, RegExp> = {
-  client: new RegExp(`^${ID_PREFIX.client}${ULID}$`),
-  project: new RegExp(`^${ID_PREFIX.project}${ULID}$`),
-  time_entry: new RegExp(`^${ID_PREFIX.time_entry}${ULID}$`),
-};
-
-/** True when `id` could name a resource of `kind`; anything else cannot exist, so is a 404 without a read. */
-export function isWellFormedId(kind: IdKind, id: string): boolean {
-  return ID_PATTERNS[kind].test(id);
+/** True when `id` could name a resource with this prefix; anything else cannot exist, so is a 404 without a read. */
+export function isWellFormedId(prefix: string, id: string): boolean {
+  return id.startsWith(prefix) && ULID.test(id.slice(prefix.length));
 }

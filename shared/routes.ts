@@ -1,121 +1,125 @@
 /**
- * The route table: the one source of truth for every operation of the API.
- * The CDK stack, the authorizer's policy, the local gateway and the OpenAPI document all read it.
+ * The route table: the one source of truth for every operation of the API, and for the functions
+ * that are not routes (stream and queue consumers). The CDK stack, the authorizer's policy, the
+ * local gateway, the bundle-size script, the bench and the OpenAPI document all read it.
+ *
+ * It is typed against the resource registry (type-only imports: the authorizer's bundle carries
+ * no schemas), so a route whose path, scope or method does not fit its resource and action fails
+ * `tsc`, not a cold start.
  */
-export const SCOPES = [
-  'clients:read',
-  'clients:write',
-  'projects:read',
-  'projects:write',
-  'time_entries:read',
-  'time_entries:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-export interface Route {
-  /** Stable operation name; also the Lambda function's logical name. */
-  readonly operation: string;
-  readonly method: HttpMethod;
-  /** API Gateway resource path; `{id}` is the only path parameter. */
-  readonly path: string;
-  /** The scope the token must hold; null for the one public route (the OpenAPI document). */
-  readonly scope: Scope | null;
-  /** Handler module, relative to the repository root; it exports `handler`. */
-  readonly entry: string;
-  /** What the function may do to the table (least privilege in the CDK stack). */
-  readonly access: 'read' | 'write' | 'none';
-}
-
-const route = (
-  operation: string,
-  method: HttpMethod,
-  path: string,
-  scope: Scope | null,
-  entry: string,
-): Route => ({
-  operation,
-  method,
-  path,
-  scope,
-  entry: `functions/${entry}.ts`,
-  access: scope === null ? 'none' : method === 'GET' ? 'read' : 'write',
-});
+import type { Collection, ResourceKind, RESOURCES } from './resources/registry.ts';
 
 export const API_PREFIX = '/api/v1';
+type Prefix = typeof API_PREFIX;
 
-export const ROUTES: readonly Route[] = [
-  route('listClients', 'GET', `${API_PREFIX}/clients`, 'clients:read', 'clients/list'),
-  route('retrieveClient', 'GET', `${API_PREFIX}/clients/{id}`, 'clients:read', 'clients/retrieve'),
-  route('createClient', 'POST', `${API_PREFIX}/clients`, 'clients:write', 'clients/create'),
-  route('updateClient', 'PATCH', `${API_PREFIX}/clients/{id}`, 'clients:write', 'clients/update'),
-  route('deleteClient', 'DELETE', `${API_PREFIX}/clients/{id}`, 'clients:write', 'clients/delete'),
-  route('listProjects', 'GET', `${API_PREFIX}/projects`, 'projects:read', 'projects/list'),
-  route('retrieveProject', 'GET', `${API_PREFIX}/projects/{id}`, 'projects:read', 'projects/retrieve'),
-  route('createProject', 'POST', `${API_PREFIX}/projects`, 'projects:write', 'projects/create'),
-  route('updateProject', 'PATCH', `${API_PREFIX}/projects/{id}`, 'projects:write', 'projects/update'),
-  route('deleteProject', 'DELETE', `${API_PREFIX}/projects/{id}`, 'projects:write', 'projects/delete'),
-  route('listTimeEntries', 'GET', `${API_PREFIX}/time_entries`, 'time_entries:read', 'time-entries/list'),
-  route('retrieveTimeEntry', 'GET', `${API_PREFIX}/time_entries/{id}`, 'time_entries:read', 'time-entries/retrieve'),
-  route('logTimeEntry', 'POST', `${API_PREFIX}/time_entries`, 'time_entries:write', 'time-entries/log'),
-  route('deleteTimeEntry', 'DELETE', `${API_PREFIX}/time_entries/{id}`, 'time_entries:write', 'time-entries/delete'),
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Action = 'list' | 'retrieve' | 'create' | 'update' | 'delete';
+export type Scope = `${Collection}:${'read' | 'write'}`;
+
+/** What a function may do to the table: infra/access.ts grants each level's actions. */
+export type TableAccess = 'read' | 'write' | 'authorizer' | 'none';
+
+/** What each action is over HTTP, for a resource whose collection is C. */
+type ActionRoute<C extends string> =
+  | { action: 'list'; method: 'GET'; path: `${Prefix}/${C}`; scope: `${C}:read` }
+  | { action: 'retrieve'; method: 'GET'; path: `${Prefix}/${C}/{id}`; scope: `${C}:read` }
+  | { action: 'create'; method: 'POST'; path: `${Prefix}/${C}`; scope: `${C}:write` }
+  | { action: 'update'; method: 'PATCH'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
+  | { action: 'delete'; method: 'DELETE'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` };
+
+interface FunctionBase {
+  /** Stable operation name; also the Lambda function's logical name. */
+  readonly operation: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  readonly entry: `functions/${string}.ts`;
+}
+
+type ResourceRoute = {
+  [K in ResourceKind]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
+}[ResourceKind];
+
+/** A route without a token (the API description). */
+interface PublicRoute extends FunctionBase {
+  readonly resource: null;
+  readonly action: 'describe';
+  readonly method: 'GET';
+  readonly path: `${Prefix}/${string}`;
+  readonly scope: null;
+}
+
+export type RouteDeclaration = ResourceRoute | PublicRoute;
+
+export const ROUTES = [
+  // clients
+  { operation: 'listClients', resource: 'client', action: 'list', method: 'GET', path: '/api/v1/clients', scope: 'clients:read', entry: 'functions/clients/list.ts' },
+  { operation: 'retrieveClient', resource: 'client', action: 'retrieve', method: 'GET', path: '/api/v1/clients/{id}', scope: 'clients:read', entry: 'functions/clients/retrieve.ts' },
+  { operation: 'createClient', resource: 'client', action: 'create', method: 'POST', path: '/api/v1/clients', scope: 'clients:write', entry: 'functions/clients/create.ts' },
+  { operation: 'updateClient', resource: 'client', action: 'update', method: 'PATCH', path: '/api/v1/clients/{id}', scope: 'clients:write', entry: 'functions/clients/update.ts' },
+  { operation: 'deleteClient', resource: 'client', action: 'delete', method: 'DELETE', path: '/api/v1/clients/{id}', scope: 'clients:write', entry: 'functions/clients/delete.ts' },
+  // projects
+  { operation: 'listProjects', resource: 'project', action: 'list', method: 'GET', path: '/api/v1/projects', scope: 'projects:read', entry: 'functions/projects/list.ts' },
+  { operation: 'retrieveProject', resource: 'project', action: 'retrieve', method: 'GET', path: '/api/v1/projects/{id}', scope: 'projects:read', entry: 'functions/projects/retrieve.ts' },
+  { operation: 'createProject', resource: 'project', action: 'create', method: 'POST', path: '/api/v1/projects', scope: 'projects:write', entry: 'functions/projects/create.ts' },
+  { operation: 'updateProject', resource: 'project', action: 'update', method: 'PATCH', path: '/api/v1/projects/{id}', scope: 'projects:write', entry: 'functions/projects/update.ts' },
+  { operation: 'deleteProject', resource: 'project', action: 'delete', method: 'DELETE', path: '/api/v1/projects/{id}', scope: 'projects:write', entry: 'functions/projects/delete.ts' },
+  // time entries: logged and deleted, never changed
+  { operation: 'listTimeEntries', resource: 'time_entry', action: 'list', method: 'GET', path: '/api/v1/time_entries', scope: 'time_entries:read', entry: 'functions/time-entries/list.ts' },
+  { operation: 'retrieveTimeEntry', resource: 'time_entry', action: 'retrieve', method: 'GET', path: '/api/v1/time_entries/{id}', scope: 'time_entries:read', entry: 'functions/time-entries/retrieve.ts' },
+  { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
+  { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
   // Public: integrators fetch the API description before they have a token.
-  route('getOpenApiDocument', 'GET', `${API_PREFIX}/openapi.json`, null, 'openapi'),
+  { operation: 'getOpenApiDocument', resource: null, action: 'describe', method: 'GET', path: '/api/v1/openapi.json', scope: null, entry: 'functions/openapi.ts' },
+] as const satisfies readonly RouteDeclaration[];
+
+export type Route = (typeof ROUTES)[number];
+export type Operation = Route['operation'];
+export type ProtectedRoute = Extract<Route, { scope: Scope }>;
+
+/** Every scope, in route order (each resource has a read and a write scope). */
+export const SCOPES = [...new Set(ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))] as Scope[];
+
+/** What a route's function may do to the table (least privilege in the CDK stack). */
+export const accessOf = (route: Route): TableAccess => (route.scope === null ? 'none' : route.method === 'GET' ? 'read' : 'write');
+
+/** Lists sign cursors; no other function gets the key. */
+export const signsCursors = (route: Route) => route.action === 'list';
+
+/**
+ * Functions that are not routes: triggered by a DynamoDB stream or an SQS queue. Each says what
+ * it may do to the table and what else it needs (least privilege in the CDK stack); the stack,
+ * the bundle-size script and the bench build them as they do the routes.
+ */
+export type BackgroundFunction = FunctionBase & {
+  readonly table: TableAccess;
+  readonly description: string;
+} & (
+    | { readonly trigger: 'table-stream'; readonly batchSize?: number }
+    | { readonly trigger: 'queue'; readonly queue: string; readonly batchSize?: number }
+  ) & {
+    /** Queues (by name) the function sends messages to. */
+    readonly sendsTo?: readonly string[];
+  };
+
+export const BACKGROUND_FUNCTIONS = [] as const satisfies readonly BackgroundFunction[];
+
+/** Every function the stack deploys, routes or not, by name and entry. */
+export const FUNCTION_ENTRIES: readonly { name: string; entry: string }[] = [
+  ...ROUTES.map((r) => ({ name: r.operation as string, entry: r.entry as string })),
+  ...(BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]).map((f) => ({ name: f.operation, entry: f.entry })),
 ];
 
 /** The routes that need a token (all but the public ones). */
-export const PROTECTED_ROUTES = ROUTES.filter((r): r is Route & { scope: Scope } => r.scope !== null);
+export const PROTECTED_ROUTES = ROUTES.filter((r): r is ProtectedRoute => r.scope !== null);
 
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 
-/** Seconds API Gateway caches an authorizer's policy for a token (the local gateway does the same). */
-export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
-
-export function routeByOperation(operation: string): Route {
+export function routeByOperation<O extends Operation>(operation: O): Extract<Route, { operation: O }> {
   const found = ROUTES.find((r) => r.operation === operation);
   if (!found) throw new Error(`No route for operation ${operation}`);
-  return found;
-}
-
-/** Matches a concrete request path against a route's resource path; returns the path parameters. */
-export function matchPath(resourcePath: string, requestPath: string): Record<string, string> | undefined {
-  const want = resourcePath.split('/');
-  const got = requestPath.split('/');
-  if (want.length !== got.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const segment = want[i]!;
-    const actual = got[i]!;
-    if (segment.startsWith('{') && segment.endsWith('}')) {
-      if (actual === '') return undefined;
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(actual);
-      } catch {
-        return undefined; // not valid percent-encoding: names nothing
-      }
-      params[segment.slice(1, -1)] = decoded;
-    } else if (segment !== actual) {
-      return undefined;
-    }
-  }
-  return params;
+  return found as Extract<Route, { operation: O }>;
 }
 
 /** The execute-api resource pattern of a route (`GET/api/v1/clients/*`), used in authorizer policies. */
 export function policyResource(r: Route): string {
   return `${r.method}${r.path.replace(/\{[^}]+\}/g, '*')}`;
 }
-
-/** Stage-wide throttling (API Gateway's token bucket); the local gateway applies the same. */
-export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
-
-/** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
-export const GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
-
-/** Each function's timeout: well under API Gateway's 29 s, so a stuck call ends as a function error. */
-export const FUNCTION_TIMEOUT_SECONDS = 10;
-
-/** API Gateway's maximum integration timeout. */
-export const GATEWAY_INTEGRATION_TIMEOUT_MS = 29_000;

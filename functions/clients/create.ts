@@ -1,8 +1,5 @@
 import { created, defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { CreateClientBody } from '../../shared/schemas/resources.ts';
-import { createClient } from '../../shared/domain/clients.ts';
+import { create } from '../../shared/domain/entity.ts';
+import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('createClient', async (req) => {
-  const client = await createClient(req.caller, req.body(CreateClientBody));
-  return created(client, req.path);
-});
+export const handler = defineWriteHandler('createClient', async (req) => created(await create(req.caller, client, req.body(), new Date()), req.path));

@@ -1,4 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
-import { deleteClient } from '../../shared/domain/clients.ts';
+import { remove } from '../../shared/domain/entity.ts';
+import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('deleteClient', async (req) => ok(await deleteClient(req.caller, req.id(), req.expectedVersion())));
+export const handler = defineHandler('deleteClient', async (req) => ok(await remove(req.caller, client, req.id(), req.expectedVersion())));

@@ -1,5 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
-import { ListClientsQuery } from '../../shared/schemas/resources.ts';
-import { listClients } from '../../shared/domain/clients.ts';
+import { list } from '../../shared/domain/entity.ts';
+import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('listClients', async (req) => ok(await listClients(req.caller, req.query(ListClientsQuery))));
+export const handler = defineHandler('listClients', async (req) => ok(await list(req.caller, client, req.query())));

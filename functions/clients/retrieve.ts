@@ -1,4 +1,5 @@
 import { current, defineHandler } from '../../shared/http/handler.ts';
-import { retrieveClient } from '../../shared/domain/clients.ts';
+import { retrieve } from '../../shared/domain/entity.ts';
+import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('retrieveClient', async (req) => current(await retrieveClient(req.caller, req.id())));
+export const handler = defineHandler('retrieveClient', async (req) => current(await retrieve(req.caller, client, req.id())));

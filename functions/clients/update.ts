@@ -1,5 +1,7 @@
 import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { UpdateClientBody } from '../../shared/schemas/resources.ts';
-import { updateClient } from '../../shared/domain/clients.ts';
+import { update } from '../../shared/domain/entity.ts';
+import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('updateClient', async (req) => current(await updateClient(req.caller, req.id(), req.body(UpdateClientBody), req.expectedVersion())));
+export const handler = defineWriteHandler('updateClient', async (req) =>
+  current(await update(req.caller, client, req.id(), req.body(), req.expectedVersion(), new Date())),
+);

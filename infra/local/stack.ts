@@ -10,14 +10,21 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { WORKSPACE_ID_PATTERN, findApiClient, registerApiClient } from '../../shared/data/registry.ts';
+import { DEFAULT_PLAN, PLAN_NAMES } from '../../shared/limits.ts';
+import type { ClientLimitOptions } from './client-limits.ts';
 import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
 import { createLocalGateway, type LocalRoute } from './gateway.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
+import { superviseDynamoDbLocal } from './supervisor.ts';
 
 export const LOCAL_TABLE_NAME = 'timebill-local';
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const TOKEN_PATH = '/_local/token';
+/** The local value of the invalid-token API key (INVALID_TOKEN_API_KEY); in AWS, infra/limits.ts makes one per stack. */
+export const LOCAL_INVALID_TOKEN_API_KEY = 'local-invalid-token-traffic';
+/** The local API key of an API client (API Gateway would generate one); at least 20 characters, as there. */
+export const localUsageKey = (clientId: string) => `local-api-key-${clientId}`;
 
 export interface LocalStackOptions {
   repoRoot: string;
@@ -28,6 +35,13 @@ export interface LocalStackOptions {
   /** Where the issuer's key pair and the cursor key live (git-ignored). */
   stateDir: string;
   throttling?: { rateLimit: number; burstLimit: number };
+  /**
+   * Called once if DynamoDB Local exits or stops answering while the stack runs, with the message
+   * to print (see supervisor.ts). Unwatched when absent.
+   */
+  onDynamoDbDeath?: (message: string) => void;
+  /** Per-API-client limits (usage plans); the plans of shared/limits.ts by default. */
+  clientLimits?: ClientLimitOptions;
 }
 
 export interface LocalStack {
@@ -35,7 +49,8 @@ export interface LocalStack {
   dynamo: DynamoDbLocal;
   tableName: string;
   issuer: LocalIssuer;
-  stop(): Promise<void>;
+  /** Stops everything; requests under way get up to `graceMs` to finish first. */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 const TokenRequest = v.strictObject({
@@ -46,6 +61,7 @@ const TokenRequest = v.strictObject({
     v.minLength(1, 'give at least one scope'),
   ),
   expires_in: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-86_400), v.maxValue(86_400)), 3600),
+  plan: v.optional(v.picklist(PLAN_NAMES, `plan must be one of ${PLAN_NAMES.join(', ')}`), DEFAULT_PLAN),
 });
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
@@ -63,6 +79,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       LOCAL_JWKS_URI: `${baseUrl}${JWKS_PATH}`,
       // The same resource server as the deployed stack's default: `timebill-api/clients:read`.
       RESOURCE_SERVER_IDENTIFIER,
+      INVALID_TOKEN_API_KEY: LOCAL_INVALID_TOKEN_API_KEY,
     });
     const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
     await createTable(client, LOCAL_TABLE_NAME);
@@ -101,6 +118,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             workspace_id: parsed.workspace,
             name: `Local integration of ${parsed.workspace}`,
             scopes: [...new Set([...(before?.scopes ?? []), ...parsed.scopes])],
+            plan: parsed.plan,
+            api_key_id: clientId,
+            usage_key: localUsageKey(clientId),
           });
           const token = issuer.mint({ clientId, scopes: parsed.scopes, ttlSeconds: parsed.expires_in });
           res.end(
@@ -120,19 +140,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       repoRoot: options.repoRoot,
       localRoutes,
       ...(options.throttling ? { throttling: options.throttling } : {}),
+      ...(options.clientLimits ? { clientLimits: options.clientLimits } : {}),
+      invalidTokenKey: LOCAL_INVALID_TOKEN_API_KEY,
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, host, () => resolve());
     });
+    const { onDynamoDbDeath } = options;
+    const supervisor = onDynamoDbDeath ? superviseDynamoDbLocal(dynamo, { dataDir: options.dataDir }, onDynamoDbDeath) : undefined;
     return {
       baseUrl,
       dynamo,
       tableName: LOCAL_TABLE_NAME,
       issuer,
-      stop: async () => {
+      stop: async ({ graceMs = 0 } = {}) => {
+        supervisor?.stop();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
         server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await closed;
         client.destroy();
         await dynamo.stop();
       },

@@ -1,6 +1,6 @@
 /**
  * What the authorizer cannot decide on: its dependencies (the registry, the issuer's signing keys)
- * failed. Such a request is answered 503 (docs/decisions/0006), never 401: only a token that is
+ * failed. Such a request is answered 503 (docs/decisions/0007), never 401: only a token that is
  * really invalid may be refused.
  */
 import { FetchError, JwksNotAvailableInCacheError, JwksValidationError, JwkValidationError } from 'aws-jwt-verify/error';

@@ -15,11 +15,16 @@ export function apiStageArn(methodArn: string): string {
 
 export type AuthorizerContext = Record<string, string | number | boolean>;
 
+/**
+ * `usageKey` is the API client's API key value: API Gateway meters and throttles the request by
+ * the usage plan that holds it (apiKeySourceType AUTHORIZER). Without one, every method answers 403.
+ */
 export function policyFor(
   methodArn: string,
   principalId: string,
   scopes: readonly Scope[],
   context: AuthorizerContext,
+  usageKey?: string,
 ): APIGatewayAuthorizerResult {
   const base = apiStageArn(methodArn);
   const allowed = PROTECTED_ROUTES.filter((r) => scopes.includes(r.scope)).map((r) => `${base}/${policyResource(r)}`);
@@ -33,11 +38,16 @@ export function policyFor(
           : [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${base}/*` }],
     },
     context,
+    ...(usageKey ? { usageIdentifierKey: usageKey } : {}),
   };
 }
 
-/** Every route allowed, so that the handler itself answers 401 with `error="invalid_token"`. */
-export function invalidTokenPolicy(methodArn: string): APIGatewayAuthorizerResult {
+/**
+ * Every route allowed, so that the handler itself answers 401 with `error="invalid_token"`. The
+ * API key of all invalid-token traffic keeps that 401 (an Allow without a key would be API
+ * Gateway's 403) and throttles garbage tokens in a plan of their own (shared/limits.ts).
+ */
+export function invalidTokenPolicy(methodArn: string, usageKey: string): APIGatewayAuthorizerResult {
   const base = apiStageArn(methodArn);
   return {
     principalId: 'invalid-token',
@@ -46,5 +56,6 @@ export function invalidTokenPolicy(methodArn: string): APIGatewayAuthorizerResul
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${policyResource(r)}`) }],
     },
     context: { authError: 'invalid_token' },
+    usageIdentifierKey: usageKey,
   };
 }

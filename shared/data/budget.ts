@@ -1,5 +1,5 @@
 /**
- * The time budget of DynamoDB calls (docs/decisions/0006-dependency-failures.md): the SDK's
+ * The time budget of DynamoDB calls (docs/decisions/0007-dependency-failures.md): the SDK's
  * timeouts and bounded retries, and a per-request deadline after which no new attempt starts,
  * so that a request always ends well inside its function's timeout, as a 503 when DynamoDB is
  * slow or gone.
@@ -7,7 +7,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { FUNCTION_TIMEOUT_SECONDS } from '../routes.ts';
+
+/** Each function's timeout (the CDK stack and the local gateway set it): well under API Gateway's 29 s. */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
 
 export const SDK_BUDGET = {
   /** TCP (and TLS) connect to DynamoDB; in-region it takes a few ms. */

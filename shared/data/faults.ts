@@ -3,7 +3,7 @@
  * than a bug (500). Classification is the SDK's own (the same predicates its retry strategy uses),
  * plus what the SDK does not retry: transactions cancelled for conflicts or throttling that
  * outlasted our retries, and the request deadline of budget.ts.
- * See docs/decisions/0006-dependency-failures.md.
+ * See docs/decisions/0007-dependency-failures.md.
  */
 import { isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { RETRY_AFTER_SECONDS } from '../errors.ts';

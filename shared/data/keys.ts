@@ -5,107 +5,122 @@
  * `<TYPE>#<id>`. Ids embed a time-ordered ULID, so a descending Query on `<TYPE>#` lists
  * newest first by creation time (ties broken by id) with strongly consistent reads.
  *
- * GSIs reuse the resource's sort key, so every list is ordered the same way:
- * - GSI1: a kind filtered by status           (clients, projects)
- * - GSI2: children of a parent                 (projects of a client, time entries of a project)
- * - GSI3: children of a parent, second axis    (projects of a client, sorted within status;
- *                                               time entries of a client)
- * GSI3's sort key for projects is `STATUS#<status>#PROJECT#<id>`: it depends only on the
- * project itself, so a status change rewrites it without knowing the client.
+ * The GSIs are generic: a resource declares (shared/resources/registry.ts) which of its fields
+ * name an index partition, and optionally which field leads the sort key. Their keys are
+ *   GSIxPK = `WS#<ws>#<TYPE>#<field>#<value>[#<field>#<value>...]`
+ *   GSIxSK = `[<field>#<value>#]<TYPE>#<id>`
+ * so every list is ordered the same way, and a field that leads a sort key can change without
+ * knowing the partition's fields.
  */
-import type { IndexName } from './table.ts';
-
-export type Kind = 'CLIENT' | 'PROJECT' | 'TIME_ENTRY';
+import { TABLE, type IndexName } from './table.ts';
 
 export interface PrimaryKey {
   PK: string;
   SK: string;
 }
 
+/** What the key schema needs of a resource (see shared/resources/define.ts). */
+export interface Keyed {
+  type: string;
+  indexes?: { readonly [I in IndexName]?: { partition: readonly string[]; sortPrefix?: string } };
+}
+
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
+const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
+
+const pair = (field: string, value: unknown) => `${field}#${String(value)}`;
 
 export const keys = {
   workspacePartition: ws,
-  item: (workspaceId: string, kind: Kind, id: string): PrimaryKey => ({ PK: ws(workspaceId), SK: `${kind}#${id}` }),
-  kindPrefix: (kind: Kind) => `${kind}#`,
+  item: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: ws(workspaceId), SK: `${type}#${id}` }),
+  typePrefix: (type: string) => `${type}#`,
   apiClient: (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' }),
   workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
   /** Idempotency records (Powertools) of a workspace: `SK = IDEMPOTENCY#<hash of the key>`. */
   idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
 
-  clientIndexes: (workspaceId: string, id: string, status: string) => ({
-    GSI1PK: `${ws(workspaceId)}#CLIENT#STATUS#${status}`,
-    GSI1SK: `CLIENT#${id}`,
-  }),
-  projectIndexes: (workspaceId: string, id: string, clientId: string, status: string) => ({
-    GSI1PK: `${ws(workspaceId)}#PROJECT#STATUS#${status}`,
-    GSI1SK: `PROJECT#${id}`,
-    GSI2PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT`,
-    GSI2SK: `PROJECT#${id}`,
-    GSI3PK: `${ws(workspaceId)}#CLIENT#${clientId}#PROJECT`,
-    GSI3SK: `STATUS#${status}#PROJECT#${id}`,
-  }),
-  /** The index attributes that follow a project's status (none of them needs the client). */
-  projectStatusIndexes: (workspaceId: string, id: string, status: string) => ({
-    GSI1PK: `${ws(workspaceId)}#PROJECT#STATUS#${status}`,
-    GSI3SK: `STATUS#${status}#PROJECT#${id}`,
-  }),
-  timeEntryIndexes: (workspaceId: string, id: string, clientId: string, projectId: string | null) => ({
-    ...(projectId === null
-      ? {}
-      : { GSI2PK: `${ws(workspaceId)}#PROJECT#${projectId}#TIME_ENTRY`, GSI2SK: `TIME_ENTRY#${id}` }),
-    GSI3PK: `${ws(workspaceId)}#CLIENT#${clientId}#TIME_ENTRY`,
-    GSI3SK: `TIME_ENTRY#${id}`,
-  }),
+  /**
+   * The index attributes of an item with these field values. An index whose partition fields
+   * are not all set (null) does not list the item: its attributes are left out.
+   */
+  indexes(resource: Keyed, workspaceId: string, id: string, fields: Record<string, unknown>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of INDEX_NAMES) {
+      const index = resource.indexes?.[name];
+      if (!index || index.partition.some((f) => fields[f] == null)) continue;
+      out[`${name}PK`] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
+      out[`${name}SK`] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${resource.type}#${id}`;
+    }
+    return out;
+  },
+
+  /**
+   * The index attributes a change of `changed` fields rewrites: those built from a changed field.
+   * Each needs only the changed values (a declaration where a mutable field shares a key
+   * attribute with another field is refused here).
+   */
+  changedIndexes(resource: Keyed, workspaceId: string, id: string, changed: Record<string, unknown>): Record<string, string> {
+    const all = keys.indexes(resource, workspaceId, id, changed);
+    const out: Record<string, string> = {};
+    for (const name of INDEX_NAMES) {
+      const index = resource.indexes?.[name];
+      if (!index) continue;
+      const partitionChanged = index.partition.some((f) => f in changed);
+      const sortChanged = index.sortPrefix !== undefined && index.sortPrefix in changed;
+      if (partitionChanged && index.partition.some((f) => !(f in changed))) {
+        throw new Error(`${resource.type}: ${name}'s partition mixes a changed field with others`);
+      }
+      if (partitionChanged) out[`${name}PK`] = all[`${name}PK`]!;
+      if (sortChanged) {
+        out[`${name}SK`] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${resource.type}#${id}`;
+      }
+    }
+    return out;
+  },
 };
+
+function indexPartition(type: string, workspaceId: string, pairs: readonly string[]): string {
+  return [ws(workspaceId), type, ...pairs].join('#');
+}
 
 /** Where a list is read from: the base table's workspace partition or a GSI partition. */
 export interface ListSource {
   index: IndexName | undefined;
   partitionKey: string;
-  kind: Kind;
-  /** What the index's sort key holds before the item's own sort key (`STATUS#ACTIVE#`, or ''). */
+  type: string;
+  /** What the index's sort key holds before the item's own sort key (`status#ACTIVE#`, or ''). */
   sortKeyPrefix: string;
+  /** The filters the source does not serve: the read filters on them. */
+  remaining: Record<string, string>;
 }
 
-export const listSources = {
-  clients: (workspaceId: string, status?: string): ListSource =>
-    status === undefined
-      ? { index: undefined, partitionKey: ws(workspaceId), kind: 'CLIENT', sortKeyPrefix: '' }
-      : { index: 'GSI1', partitionKey: keys.clientIndexes(workspaceId, '', status).GSI1PK, kind: 'CLIENT', sortKeyPrefix: '' },
-  projects: (workspaceId: string, filter: { status?: string; clientId?: string }): ListSource => {
-    const { status, clientId } = filter;
-    if (clientId !== undefined) {
-      const k = keys.projectIndexes(workspaceId, '', clientId, status ?? '');
-      return status === undefined
-        ? { index: 'GSI2', partitionKey: k.GSI2PK, kind: 'PROJECT', sortKeyPrefix: '' }
-        : { index: 'GSI3', partitionKey: k.GSI3PK, kind: 'PROJECT', sortKeyPrefix: `STATUS#${status}#` };
-    }
-    if (status !== undefined) {
-      return { index: 'GSI1', partitionKey: keys.projectIndexes(workspaceId, '', '', status).GSI1PK, kind: 'PROJECT', sortKeyPrefix: '' };
-    }
-    return { index: undefined, partitionKey: ws(workspaceId), kind: 'PROJECT', sortKeyPrefix: '' };
-  },
-  timeEntries: (workspaceId: string, filter: { projectId?: string; clientId?: string }): ListSource => {
-    if (filter.projectId !== undefined) {
-      return {
-        index: 'GSI2',
-        partitionKey: keys.timeEntryIndexes(workspaceId, '', '', filter.projectId).GSI2PK!,
-        kind: 'TIME_ENTRY',
-        sortKeyPrefix: '',
-      };
-    }
-    if (filter.clientId !== undefined) {
-      return {
-        index: 'GSI3',
-        partitionKey: keys.timeEntryIndexes(workspaceId, '', filter.clientId, null).GSI3PK,
-        kind: 'TIME_ENTRY',
-        sortKeyPrefix: '',
-      };
-    }
-    return { index: undefined, partitionKey: ws(workspaceId), kind: 'TIME_ENTRY', sortKeyPrefix: '' };
-  },
-};
+/**
+ * The source of a list with these exact-match filters: the index that serves the most of them
+ * (the first declared on a tie), or the workspace partition when none does.
+ */
+export function listSource(resource: Keyed, workspaceId: string, filters: Record<string, string | undefined>): ListSource {
+  const given = Object.fromEntries(Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined));
+  let best: ListSource = { index: undefined, partitionKey: ws(workspaceId), type: resource.type, sortKeyPrefix: '', remaining: given };
+  let served = 0;
+  for (const name of INDEX_NAMES) {
+    const index = resource.indexes?.[name];
+    if (!index || index.partition.some((f) => given[f] === undefined)) continue;
+    // An index sorted by a field serves only lists filtered by it too: its sort keys start with it.
+    const sort = index.sortPrefix;
+    if (sort !== undefined && given[sort] === undefined) continue;
+    const used = [...index.partition, ...(sort === undefined ? [] : [sort])];
+    if (used.length <= served) continue;
+    served = used.length;
+    best = {
+      index: name,
+      partitionKey: indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, given[f]))),
+      type: resource.type,
+      sortKeyPrefix: sort === undefined ? '' : `${pair(sort, given[sort])}#`,
+      remaining: Object.fromEntries(Object.entries(given).filter(([f]) => !used.includes(f))),
+    };
+  }
+  return best;
+}
 
 /** The key attributes of a list item at `sortKey`, in the source it was read from (ExclusiveStartKey). */
 export function startKeyFor(source: ListSource, workspaceId: string, sortKey: string): Record<string, string> {

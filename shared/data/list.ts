@@ -6,6 +6,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys, startKeyFor, type ListSource } from './keys.ts';
 import { dynamo, tableName } from './dynamo.ts';
+import type { Condition } from './writes.ts';
 
 export interface PageRequest {
   source: ListSource;
@@ -13,8 +14,8 @@ export interface PageRequest {
   limit: number;
   /** Sort key of the last item of the previous page. */
   after: string | undefined;
-  /** Optional post-key filter: expression over `#f0..` names and `:f0..` values. */
-  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+  /** Optional post-key filter. */
+  filter?: Condition;
 }
 
 export interface PageResult<T> {
@@ -36,7 +37,7 @@ export function pageQueryParams(req: PageRequest, batch: number, startKey: Recor
     ExpressionAttributeNames: { '#pk': pkName, '#sk': skName, ...req.filter?.names },
     ExpressionAttributeValues: {
       ':pk': source.partitionKey,
-      ':kind': `${source.sortKeyPrefix}${keys.kindPrefix(source.kind)}`,
+      ':kind': `${source.sortKeyPrefix}${keys.typePrefix(source.type)}`,
       ...req.filter?.values,
     },
     ...(req.filter ? { FilterExpression: req.filter.expression } : {}),

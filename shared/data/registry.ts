@@ -2,13 +2,21 @@
  * The API-client registry: each API client (Cognito app client) belongs to exactly one
  * workspace. The authorizer resolves the workspace of a request from here, never from the request.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
+import type { PlanName } from '../limits.ts';
 
 /** What a workspace id may be: it becomes part of every key of the workspace's data. */
 export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * How long the authorizer keeps a registration in memory. Registrations change rarely; the cache
+ * spares a read on most policy evaluations. With API Gateway's policy cache
+ * (AUTHORIZER_CACHE_TTL_SECONDS) it bounds how long a revoked integration's tokens keep working.
+ */
+export const REGISTRY_CACHE_SECONDS = 60;
 
 export interface ApiClientRegistration {
   api_client_id: string;
@@ -16,6 +24,15 @@ export interface ApiClientRegistration {
   name: string;
   scopes: string[];
   created_at: string;
+  /** Usage plan (shared/limits.ts). Absent on items from before usage plans. */
+  plan?: PlanName;
+  /** The API Gateway API key of the integration: its id (plan changes, revocation, usage report)... */
+  api_key_id?: string;
+  /**
+   * ...and its value, which the authorizer returns as usageIdentifierKey. Not a credential: the
+   * API takes keys from the authorizer only, so a caller cannot present it.
+   */
+  usage_key?: string;
 }
 
 export async function findApiClient(db: DynamoDBDocumentClient, table: string, apiClientId: string): Promise<ApiClientRegistration | undefined> {
@@ -45,4 +62,35 @@ export async function registerApiClient(
   const item = { ...registration, created_at };
   await db.send(new PutCommand({ TableName: table, Item: { ...keys.apiClient(registration.api_client_id), ...item } }));
   return item;
+}
+
+/** Moves an existing registration to another plan; false when there is no such API client. */
+export async function setApiClientPlan(
+  db: DynamoDBDocumentClient,
+  table: string,
+  apiClientId: string,
+  change: { plan: PlanName; api_key_id: string; usage_key: string },
+): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.apiClient(apiClientId),
+        UpdateExpression: 'SET #plan = :plan, api_key_id = :id, usage_key = :key',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#plan': 'plan' },
+        ExpressionAttributeValues: { ':plan': change.plan, ':id': change.api_key_id, ':key': change.usage_key },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Removes a registration: the authorizer answers its tokens 401 once its caches expire. */
+export async function deleteApiClient(db: DynamoDBDocumentClient, table: string, apiClientId: string): Promise<ApiClientRegistration | undefined> {
+  const out = await db.send(new DeleteCommand({ TableName: table, Key: keys.apiClient(apiClientId), ReturnValues: 'ALL_OLD' }));
+  return out.Attributes as ApiClientRegistration | undefined;
 }

@@ -5,15 +5,18 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './dynamo.ts';
-import { itemOfConditionFailure, setExpression, versionCondition } from './writes.ts';
+import { existsAtVersion, itemOfConditionFailure, matchesVersion, versionOf, type Condition } from './writes.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from './table.ts';
 import type { PrimaryKey } from './keys.ts';
 
 export interface ConditionalUpdate {
   key: PrimaryKey;
-  /** Attributes to set (null clears). `updated_at` is added here. */
+  /** API fields to set in the item's data map (null clears). `updated_at` is added here. */
   fields: Record<string, unknown>;
-  /** Extra condition over `#name`s of `fields`/`names` and `:value`s of `fields`/`values`. */
-  condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  /** Item attributes to set beside the data map (index keys, the search field). */
+  attributes?: Record<string, unknown>;
+  /** Extra condition; it may use `#f_<field>`/`:f_<field>` of each field sent, and `#data` (the data map). */
+  condition?: Partial<Condition> & { expression: string };
   /** If-Match: the versions the caller names; the write happens only if one is still current. */
   expectedVersion?: readonly number[] | undefined;
   now: Date;
@@ -25,6 +28,22 @@ export type UpdateOutcome =
   | { kind: 'precondition_failed' }
   | { kind: 'condition_failed'; item: Record<string, unknown> };
 
+/** `SET #data.#f_a = :f_a, #a_b = :a_b, ...` for every field and attribute given. */
+export function setExpression(fields: Record<string, unknown>, attributes: Record<string, unknown> = {}) {
+  const names: Record<string, string> = { '#data': DATA_ATTRIBUTE };
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const add = (prefix: 'f' | 'a', name: string, value: unknown) => {
+    if (value === undefined) return;
+    names[`#${prefix}_${name}`] = name;
+    values[`:${prefix}_${name}`] = value;
+    sets.push(`${prefix === 'f' ? '#data.' : ''}#${prefix}_${name} = :${prefix}_${name}`);
+  };
+  for (const [name, value] of Object.entries(fields)) add('f', name, value);
+  for (const [name, value] of Object.entries(attributes)) add('a', name, value);
+  return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}
+
 /**
  * A retry happens only after another writer's change landed, so contention always makes progress;
  * with N concurrent changes the last one needs N - 1 retries. The cap only guards against a runaway.
@@ -33,18 +52,11 @@ const MAX_CLOCK_RETRIES = 50;
 
 export async function conditionalUpdate(update: ConditionalUpdate): Promise<UpdateOutcome> {
   let now = update.now;
+  const expected = update.expectedVersion;
+  const exists = existsAtVersion(expected);
   for (let attempt = 0; ; attempt++) {
-    const parts = setExpression({ ...update.fields, updated_at: now.toISOString() });
-    const expected = update.expectedVersion;
-    const ifMatch = versionCondition(expected, '#version');
-    const condition = [
-      'attribute_exists(PK)',
-      '#updated_at < :updated_at',
-      ifMatch?.expression,
-      update.condition?.expression,
-    ]
-      .filter(Boolean)
-      .join(' AND ');
+    const parts = setExpression({ ...update.fields, updated_at: now.toISOString() }, update.attributes);
+    const condition = [exists.expression, '#data.#f_updated_at < :f_updated_at', update.condition?.expression].filter(Boolean).join(' AND ');
     try {
       const out = await dynamo().send(
         new UpdateCommand({
@@ -53,12 +65,12 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
           // Every change bumps the version that ETag / If-Match compare.
           UpdateExpression: `${parts.UpdateExpression}, #version = if_not_exists(#version, :zero) + :one`,
           ConditionExpression: condition,
-          ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, '#version': 'version', ...update.condition?.names },
+          ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...exists.names, '#version': VERSION_ATTRIBUTE, ...update.condition?.names },
           ExpressionAttributeValues: {
             ...parts.ExpressionAttributeValues,
             ':zero': 0,
             ':one': 1,
-            ...ifMatch?.values,
+            ...exists.values,
             ...update.condition?.values,
           },
           ReturnValues: 'ALL_NEW',
@@ -70,8 +82,8 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
       const old = itemOfConditionFailure(error);
       if (old === null) throw error;
       if (old === undefined) return { kind: 'missing' };
-      if (expected !== undefined && !expected.includes(Number(old.version ?? 0))) return { kind: 'precondition_failed' };
-      const storedUpdatedAt = Date.parse(String(old.updated_at));
+      if (!matchesVersion(expected, versionOf(old))) return { kind: 'precondition_failed' };
+      const storedUpdatedAt = Date.parse(String((old[DATA_ATTRIBUTE] as Record<string, unknown> | undefined)?.updated_at));
       if (storedUpdatedAt >= now.getTime()) {
         // Not a failed condition of the caller's: reporting one would turn into a wrong 404 or 400.
         if (attempt >= MAX_CLOCK_RETRIES) throw new Error(`updated_at still contended after ${attempt} retries`);

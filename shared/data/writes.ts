@@ -1,30 +1,73 @@
 /**
- * Write helpers shared by the resources: update-expression building, transactions retried on
- * conflicts, and reading the item DynamoDB hands back when a condition fails.
+ * Item helpers shared by every resource: the one consistent get, the version condition, the
+ * counter update, transactions whose parts are read by name, and reading the item DynamoDB
+ * hands back when a condition fails.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { dynamo } from './dynamo.ts';
+import { dynamo, tableName } from './dynamo.ts';
+import type { PrimaryKey } from './keys.ts';
+import { VERSION_ATTRIBUTE } from './table.ts';
 
-export interface UpdateParts {
-  UpdateExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues: Record<string, unknown>;
+/** The item at `key`, read strongly consistent; undefined when there is none. */
+export async function getItem(key: PrimaryKey): Promise<Record<string, unknown> | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return out.Item;
 }
 
-/** `SET #a = :a, ...` for every field given (null stores DynamoDB NULL: the field is cleared). */
-export function setExpression(fields: Record<string, unknown>): UpdateParts {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    sets.push(`#${name} = :${name}`);
-  }
-  return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+export const versionOf = (item: Record<string, unknown>): number => Number(item[VERSION_ATTRIBUTE] ?? 0);
+
+export interface Condition {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/** The item exists, and (with If-Match) is still at one of the versions the caller names. */
+export function existsAtVersion(ifMatch: readonly number[] | undefined): Condition {
+  const version = versionCondition(ifMatch, '#version');
+  return version === undefined
+    ? { expression: 'attribute_exists(PK)', names: {}, values: {} }
+    : { expression: `attribute_exists(PK) AND ${version.expression}`, names: { '#version': VERSION_ATTRIBUTE }, values: version.values };
+}
+
+/** True when an item at `version` satisfies If-Match (absent or `*`: any version does). */
+export const matchesVersion = (ifMatch: readonly number[] | undefined, version: number): boolean => ifMatch === undefined || ifMatch.includes(version);
+
+/** Conditions joined by AND, their names and values merged. */
+export function allOf(...conditions: Condition[]): Condition {
+  return {
+    expression: conditions.map((c) => c.expression).join(' AND '),
+    names: Object.assign({}, ...conditions.map((c) => c.names)),
+    values: Object.assign({}, ...conditions.map((c) => c.values)),
+  };
+}
+
+/** `ExpressionAttributeNames`/`Values` of a condition, leaving out the empty ones (DynamoDB refuses them). */
+export function conditionParts(condition: Condition) {
+  return {
+    ConditionExpression: condition.expression,
+    ...(Object.keys(condition.names).length > 0 ? { ExpressionAttributeNames: condition.names } : {}),
+    ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+  };
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Adds `delta` to a counter of an existing item (and whatever else `condition` requires of it). */
+export function counterUpdate(key: PrimaryKey, counter: string, delta: number, condition?: Condition): TransactItem {
+  const exists = allOf(existsAtVersion(undefined), ...(condition ? [condition] : []));
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'ADD #counter :delta',
+      ConditionExpression: exists.expression,
+      ExpressionAttributeNames: { '#counter': counter, ...exists.names },
+      ExpressionAttributeValues: { ':delta': delta, ...exists.values },
+    },
+  };
 }
 
 /** The item a failed condition returned (ReturnValuesOnConditionCheckFailure: ALL_OLD), if any. */
@@ -35,21 +78,26 @@ export function itemOfConditionFailure(error: unknown): Record<string, unknown> 
   return null; // not a condition failure
 }
 
-export type CancellationCode = string | undefined;
-
-export interface CancelledTransaction {
-  codes: CancellationCode[];
-  items: (Record<string, unknown> | undefined)[];
+/** A transaction cancelled by a condition, read by the names its parts were given. */
+export interface CancelledTransaction<N extends string> {
+  /** True when the condition of this part failed. */
+  failed(name: N): boolean;
+  /** The item of this part when its condition failed (ALL_OLD), if it existed. */
+  item(name: N): Record<string, unknown> | undefined;
+  /** Every part's cancellation code, for the error of a cancellation nobody expected. */
+  codes: (string | undefined)[];
 }
 
 const MAX_TRANSACTION_ATTEMPTS = 6;
 
 /**
- * Runs a transaction; retries (with jittered backoff) only when DynamoDB cancelled it for a
- * conflict with a concurrent transaction. Other cancellations come back to the caller, which
- * knows what each condition meant.
+ * Runs a transaction of named parts; retries (with jittered backoff) only when DynamoDB
+ * cancelled it for a conflict with a concurrent transaction. A cancellation by a condition comes
+ * back to the caller, which knows what each part's condition meant.
  */
-export async function transactWrite(input: TransactWriteCommandInput): Promise<CancelledTransaction | undefined> {
+export async function transact<N extends string>(parts: Record<N, TransactItem>): Promise<CancelledTransaction<N> | undefined> {
+  const names = Object.keys(parts) as N[];
+  const input = { TransactItems: names.map((name) => parts[name]) };
   for (let attempt = 1; ; attempt++) {
     try {
       await dynamo().send(new TransactWriteCommand(input));
@@ -58,8 +106,8 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<C
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
       const codes = reasons.map((r) => (r.Code === 'None' ? undefined : r.Code));
-      const conflicted = codes.some((c) => c === 'TransactionConflict');
-      const conditionFailed = codes.some((c) => c === 'ConditionalCheckFailed');
+      const conflicted = codes.includes('TransactionConflict');
+      const conditionFailed = codes.includes('ConditionalCheckFailed');
       if (conflicted && !conditionFailed && attempt < MAX_TRANSACTION_ATTEMPTS) {
         await sleep(Math.random() * 25 * 2 ** attempt);
         continue;
@@ -69,9 +117,14 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<C
         if (conflicted) error.$metadata = { ...error.$metadata, attempts: attempt };
         throw error;
       }
+      const at = (name: N) => names.indexOf(name);
       return {
         codes,
-        items: reasons.map((r) => (r.Item ? unmarshall(r.Item as Record<string, AttributeValue>) : undefined)),
+        failed: (name) => codes[at(name)] === 'ConditionalCheckFailed',
+        item: (name) => {
+          const item = reasons[at(name)]?.Item;
+          return item ? unmarshall(item as Record<string, AttributeValue>) : undefined;
+        },
       };
     }
   }

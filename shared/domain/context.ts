@@ -12,12 +12,16 @@ export interface Versioned<T> {
   version: number;
 }
 
-export const versionOf = (item: Record<string, unknown>): number => Number(item.version ?? 0);
-
 /**
  * If-Match as versions: a change happens only if the current version is one of them (an empty
  * list matches nothing). Undefined means no precondition: If-Match absent or `*`.
  */
 export type IfMatch = readonly number[] | undefined;
 
-export const matchesVersion = (ifMatch: IfMatch, version: number): boolean => ifMatch === undefined || ifMatch.includes(version);
+
+/** What a delete answers. */
+export interface Deleted {
+  object: string;
+  id: string;
+  deleted: true;
+}

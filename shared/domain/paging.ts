@@ -41,8 +41,3 @@ export async function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>>
 
 /** Case-insensitive substring search: items store a folded copy of the searched field. */
 export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase();
-
-export function searchFilter(search: string | undefined): PageRequest['filter'] | undefined {
-  if (search === undefined) return undefined;
-  return { expression: 'contains(#search_text, :search_text)', names: { '#search_text': 'search_text' }, values: { ':search_text': foldForSearch(search) } };
-}

@@ -5,12 +5,14 @@
  */
 import { RETRY_AFTER_SECONDS, WWW_AUTHENTICATE_REALM, type ErrorType } from '../errors.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
+import { QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS } from '../limits.ts';
 
 export type GatewayResponseType =
   | 'UNAUTHORIZED'
   | 'ACCESS_DENIED'
   | 'MISSING_AUTHENTICATION_TOKEN'
   | 'RESOURCE_NOT_FOUND'
+  | 'INVALID_API_KEY'
   | 'THROTTLED'
   | 'QUOTA_EXCEEDED'
   | 'REQUEST_TOO_LARGE'
@@ -63,10 +65,23 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   def('ACCESS_DENIED', 403, 'insufficient_scope', 'The access token lacks the scope that this operation requires', {
     'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope"`,
   }),
+  // The authorizer allowed a registered API client that has no API key (registered before usage
+  // plans): an operator's fix (`npm run integration:plan`), not the caller's.
+  def('INVALID_API_KEY', 403, 'forbidden', 'This API client is on no usage plan: ask the API operator to assign one'),
   def('MISSING_AUTHENTICATION_TOKEN', 404, 'not_found', 'No such route. See the API reference for the available methods and paths'),
   def('RESOURCE_NOT_FOUND', 404, 'not_found', 'No such route. See the API reference for the available methods and paths'),
-  def('THROTTLED', 429, 'rate_limited', 'Too many requests: slow down and retry after the time in Retry-After', { 'Retry-After': '1' }),
-  def('QUOTA_EXCEEDED', 429, 'rate_limited', 'The request quota of this API client is used up for the period', { 'Retry-After': '3600' }),
+  // THROTTLED: the API client's bucket (usage plan) or the stage's. API Gateway does not say which.
+  def('THROTTLED', 429, 'rate_limited', 'Too many requests: slow down and retry after the time in Retry-After', {
+    'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS),
+  }),
+  // Static like every gateway response: Retry-After cannot be the time until the quota resets.
+  def(
+    'QUOTA_EXCEEDED',
+    429,
+    'quota_exceeded',
+    "The monthly request quota of this API client is spent; it renews on the first day of the next month (UTC). Ask for a larger plan to raise it",
+    { 'Retry-After': String(QUOTA_RETRY_AFTER_SECONDS) },
+  ),
   def('REQUEST_TOO_LARGE', 413, 'payload_too_large', 'The request is larger than API Gateway accepts'),
   def('UNSUPPORTED_MEDIA_TYPE', 415, 'unsupported_media_type', 'Send the request body as application/json'),
   // Lambda throttled or timed out, or the authorizer could not reach the registry or the signing

@@ -4,12 +4,12 @@
  * validate, call the domain, say what to return.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type * as v from 'valibot';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest } from '../errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
-import { routeByOperation } from '../routes.ts';
+import { routeByOperation, type Operation } from '../routes.ts';
+import { contractOf, type BodyOf, type Contract, type QueryOf } from '../operations.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
@@ -18,12 +18,14 @@ import { etagOf, ifMatchOf } from './conditional.ts';
 
 export const logger = new Logger({ serviceName: 'timebill-api' });
 
-export interface Request {
+export interface Request<O extends Operation> {
   caller: CallerContext;
   /** The `{id}` path parameter. */
   id(): string;
-  query<S extends v.GenericSchema>(schema: S): v.InferOutput<S>;
-  body<S extends v.GenericSchema>(schema: S): v.InferOutput<S>;
+  /** The query string, parsed by the operation's contract (lists). */
+  query(): QueryOf<O>;
+  /** The JSON body, parsed by the operation's contract (create and update). */
+  body(): BodyOf<O>;
   /** The path this request was made to, as the caller sees it (stage prefix included). */
   path: string;
   /** If-Match as the versions it names (strong comparison); undefined when absent or `*`. */
@@ -52,28 +54,25 @@ export const created = (v: Versioned<{ id: string }>, collectionPath: string): R
 export type RetryPolicy = (call: {
   operation: string;
   event: APIGatewayProxyEvent;
-  context: Context | undefined;
+  context: Context;
   caller: CallerContext;
   run: () => Promise<Reply>;
 }) => Promise<Reply>;
 
-export function defineHandler(operation: string, run: (req: Request) => Promise<Reply>, retries?: RetryPolicy) {
+export function defineHandler<O extends Operation>(operation: O, run: (req: Request<O>) => Promise<Reply>, retries?: RetryPolicy) {
   const route = routeByOperation(operation);
-  if ((route.method === 'POST' || route.method === 'PATCH') && !retries) {
-    throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
-  }
-  // Only lists take query parameters; anywhere else one is a mistake worth saying.
-  const takesQuery = route.method === 'GET' && !route.path.includes('{id}');
-  // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
-  const takesBody = route.method === 'POST' || route.method === 'PATCH';
-  return async (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult> => {
+  const contract = contractOf(route);
+  if (!contract) throw new Error(`${operation} is public and has no caller`);
+  if (contract.idempotent && !retries) throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
+  return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
-      if (route.scope === null) throw new Error(`${operation} is public and has no caller`);
-      const caller = callerOf(event, route.scope, requestId);
-      if (!takesQuery) refuseQuery(event);
-      if (!takesBody) refuseBody(event);
-      const request = requestOf(event, caller);
+      const caller = callerOf(event, route.scope!, requestId);
+      // Only lists take query parameters; anywhere else one is a mistake worth saying.
+      if (!contract.query) refuseQuery(event);
+      // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
+      if (!contract.body) refuseBody(event);
+      const request = requestOf<O>(event, caller, contract);
       const reply = await withRequestDeadline(() =>
         retries ? retries({ operation, event, context, caller, run: () => run(request) }) : run(request),
       );
@@ -103,14 +102,14 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
   return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };
 }
 
-function requestOf(event: APIGatewayProxyEvent, caller: CallerContext): Request {
+function requestOf<O extends Operation>(event: APIGatewayProxyEvent, caller: CallerContext, contract: Contract): Request<O> {
   return {
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
-    query: (schema) => parseOrThrow(schema, singleValuedQuery(event), 'query parameter'),
-    body: (schema) => parseOrThrow(schema, jsonBody(event)),
+    query: () => parseOrThrow(contract.query!, singleValuedQuery(event), 'query parameter') as QueryOf<O>,
+    body: () => parseOrThrow(contract.body!, jsonBody(event)) as BodyOf<O>,
   };
 }
 

@@ -124,15 +124,12 @@ export async function runIdempotently(
   }
 }
 
-/** When no Lambda context is given (a direct call), the in-progress mark of a retry lasts this long. */
-const FALLBACK_REMAINING_MS = 10_000;
-
 /** The retry policy of every POST and PATCH: idempotent when the caller sends a key. */
 export const idempotentRetries: RetryPolicy = async ({ operation, event, context, caller, run }) => {
   const key = idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER));
   if (key === undefined) return run();
   const fingerprint = { operation, id: event.pathParameters?.id ?? null, body: fingerprintOf(event.body) };
-  return runIdempotently(caller, key, fingerprint, contextOf(context), run);
+  return runIdempotently(caller, key, fingerprint, context, run);
 };
 
 /** The body as a retry must repeat it: parsed JSON (so key order and spacing do not matter), or the raw text. */
@@ -143,10 +140,4 @@ function fingerprintOf(body: string | null): unknown {
   } catch {
     return body;
   }
-}
-
-function contextOf(context: Context | undefined): Context {
-  if (context) return context;
-  const deadline = Date.now() + FALLBACK_REMAINING_MS;
-  return { getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
 }

@@ -1,8 +1,9 @@
 /** The frame of POST and PATCH handlers: the common frame plus idempotent retries. */
 import { defineHandler, type Reply, type Request } from './handler.ts';
 import { idempotentRetries } from './idempotency.ts';
+import type { Operation } from '../routes.ts';
 
 export { created, current } from './handler.ts';
 
-export const defineWriteHandler = (operation: string, run: (req: Request) => Promise<Reply>) =>
+export const defineWriteHandler = <O extends Operation>(operation: O, run: (req: Request<O>) => Promise<Reply>) =>
   defineHandler(operation, run, idempotentRetries);

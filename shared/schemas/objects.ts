@@ -1,68 +1,13 @@
 /**
  * The objects the API returns, as schemas: they document the responses in the OpenAPI document,
- * and the contract tests validate real responses against them.
+ * and the contract tests validate real responses against them. Each resource's own schema is
+ * derived from its declaration (shared/resources/registry.ts).
  */
 import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
-import { BILLING_TYPES, CLIENT_STATUSES, INTERVAL_UNITS, LANGUAGES, PROJECT_STATUSES } from './resources.ts';
+import { RESOURCE_LIST, objectSchema } from '../resources/registry.ts';
 
-const timestamp = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
-const id = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}[0-9A-HJKMNP-TV-Z]{26}$`)));
-const nullableString = v.nullable(v.string());
-const nullableMoney = v.nullable(v.pipe(v.number(), v.minValue(0)));
-
-export const ClientObject = v.strictObject({
-  object: v.literal('client'),
-  id: id('cli_'),
-  company_name: v.string(),
-  company_email: v.pipe(v.string(), v.email()),
-  company_address: nullableString,
-  website: nullableString,
-  status: v.picklist(CLIENT_STATUSES),
-  language: v.picklist(LANGUAGES),
-  business_number: nullableString,
-  tps_number: nullableString,
-  tvq_number: nullableString,
-  relationship_start_date: timestamp,
-  workspace_id: v.string(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-export const ProjectObject = v.strictObject({
-  object: v.literal('project'),
-  id: id('prj_'),
-  name: v.string(),
-  description: nullableString,
-  status: v.picklist(PROJECT_STATUSES),
-  billing_type: v.picklist(BILLING_TYPES),
-  hourly_rate: nullableMoney,
-  fixed_price: nullableMoney,
-  amount: nullableMoney,
-  interval_count: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  interval_unit: v.nullable(v.picklist(INTERVAL_UNITS)),
-  client_id: id('cli_'),
-  workspace_id: v.string(),
-  start_date: timestamp,
-  end_date: v.nullable(timestamp),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-export const TimeEntryObject = v.strictObject({
-  object: v.literal('time_entry'),
-  id: id('te_'),
-  project_id: v.nullable(id('prj_')),
-  client_id: id('cli_'),
-  started_at: timestamp,
-  duration_minutes: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  description: nullableString,
-  workspace_id: v.string(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-const listOf = <T extends v.GenericSchema>(item: T) =>
+export const listOf = <T extends v.GenericSchema>(item: T) =>
   v.strictObject({
     object: v.literal('list'),
     data: v.array(item),
@@ -70,12 +15,10 @@ const listOf = <T extends v.GenericSchema>(item: T) =>
     next_cursor: v.nullable(v.string()),
   });
 
-export const ClientList = listOf(ClientObject);
-export const ProjectList = listOf(ProjectObject);
-export const TimeEntryList = listOf(TimeEntryObject);
+const KINDS = RESOURCE_LIST.map((r) => r.kind) as [string, ...string[]];
 
 export const DeleteResult = v.strictObject({
-  object: v.picklist(['client', 'project', 'time_entry']),
+  object: v.picklist(KINDS),
   id: v.string(),
   deleted: v.literal(true),
 });
@@ -91,3 +34,17 @@ export const ErrorBody = v.strictObject({
     request_id: v.string(),
   }),
 });
+
+/** Every response schema by its name in the OpenAPI document: `Client`, `ClientList`, ... */
+export function responseSchemas(): Record<string, v.GenericSchema> {
+  const out: Record<string, v.GenericSchema> = {};
+  for (const resource of RESOURCE_LIST) {
+    const object = objectSchema(resource);
+    out[schemaName(resource.kind)] = object;
+    out[`${schemaName(resource.kind)}List`] = listOf(object);
+  }
+  return { ...out, DeleteResult, Error: ErrorBody };
+}
+
+/** `time_entry` -> `TimeEntry` */
+export const schemaName = (kind: string) => kind.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');

@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { PROJECT_ROOT, esbuildOptions } from '../../infra/bundling.ts';
 import { floorSource, type FloorCommand } from './lib/floor.ts';
+import { packageOf } from '../../scripts/bundle-sizes.ts';
 
 export interface BuiltBundle {
   path: string;
@@ -17,13 +18,6 @@ export interface BuiltBundle {
   gzipBytes: number;
   /** Bytes in the output per package (`(project)` for this repository). */
   packages: Record<string, number>;
-}
-
-function packageOf(inputPath: string): string {
-  const at = inputPath.lastIndexOf('node_modules/');
-  if (at === -1) return '(project)';
-  const parts = inputPath.slice(at + 'node_modules/'.length).split('/');
-  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
 async function build(options: esbuild.BuildOptions, outfile: string): Promise<BuiltBundle> {

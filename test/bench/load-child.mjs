@@ -16,6 +16,7 @@ const result = await autocannon({
   body: options.body,
   connections: options.connections,
   duration: options.duration,
+  ...(options.overallRate ? { overallRate: options.overallRate } : {}),
   timeout: 10,
 });
 process.stdout.write(

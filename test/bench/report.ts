@@ -6,7 +6,9 @@ import { PRICES, MIX } from './cost.ts';
 import type { BenchResults, Target } from './results.ts';
 import { atFloorRules } from './units.ts';
 import type { ScalingResult } from './scaling.ts';
-import { fmt, fmtRatio, kb, mdTable, textTable } from './lib/stats.ts';
+import { fmt, fmtRatio, kb, mdTable, median, textTable } from './lib/stats.ts';
+import { P99_TOLERANCE, fairnessMet, type FairnessResult } from './fairness.ts';
+import type { LoadRun } from './throughput.ts';
 
 /** The cold-start row that runs the same bundle on both sides: the machine's noise, not a function. */
 export const NOISE_CHECK = 'noise check: a floor against itself';
@@ -157,6 +159,15 @@ export function evaluateTargets(r: BenchResults): Target[] {
       result: failures === 0 ? `zero errors, timeouts or non-2xx answers in ${r.throughput.reduce((s, t) => s + t.runs.length, 0)} runs` : `${failures} failed requests`,
     });
   }
+  if (r.fairness) {
+    const f = r.fairness;
+    targets.push({
+      id: 'fairness',
+      target: `a well-behaved client's p99 and errors unchanged beside a client far over its limit (p99 within x${P99_TOLERANCE.factor} + ${P99_TOLERANCE.plusMs} ms, zero errors)`,
+      met: fairnessMet(f),
+      result: `p99 ${ms(f.aloneP99, 1)} alone, ${ms(f.besideP99, 1)} beside; errors ${f.aloneFailures} alone, ${f.besideFailures} beside; the noisy client got ${f.noisyRefused} 429s`,
+    });
+  }
   return targets;
 }
 
@@ -263,8 +274,28 @@ function throughputTable(r: BenchResults): Table {
   return {
     title: '6. Throughput of the local stack (autocannon; handlers run in the gateway\'s process; medians of the runs)',
     header: ['operation', 'connections', 'req/s', 'p50', 'p99', 'errors + timeouts + non-2xx'],
-    rows: r.throughput.map((t) => [t.name, String(t.connections), fmt(t.rps, 0), ms(t.p50, 0), ms(t.p99, 0), String(t.failures)]),
+    rows: [
+      ...r.throughput.map((t) => [t.name, String(t.connections), fmt(t.rps, 0), ms(t.p50, 0), ms(t.p99, 0), String(t.failures)]),
+      ...(r.fairness ? fairnessRows(r.fairness) : []),
+    ],
   };
+}
+
+/** The well-behaved client alone and beside the noisy one, and the noisy one (its 429s are the point, not failures). */
+function fairnessRows(f: FairnessResult): string[][] {
+  const row = (name: string, runs: LoadRun[], failures: string) => [
+    name,
+    String(runs === f.noisy ? f.noisyConnections : 1),
+    fmt(median(runs.map((x) => x.rps)), 0),
+    ms(median(runs.map((x) => x.p50)), 0),
+    ms(median(runs.map((x) => x.p99)), 0),
+    failures,
+  ];
+  return [
+    row(`list, well-behaved client (${f.quietRate}/s on the ${f.plan} plan) alone`, f.alone, String(f.aloneFailures)),
+    row(`list, well-behaved client beside a noisy one`, f.beside, String(f.besideFailures)),
+    row(`list, noisy client (${f.noisyRate}/s, 20 x its ${f.plan} plan)`, f.noisy, `${f.noisyRefused} x 429 (expected)`),
+  ];
 }
 
 function costTables(r: BenchResults): Table[] {
@@ -526,6 +557,14 @@ The authorizer's policy is cached per token (as API Gateway does), so it runs on
 
 ${table('6.')}
 ${verdict('throughput-errors')}
+
+The last rows are fairness between API clients: on a gateway of its own with the usage plans'
+per-client limits (the stage's bucket lifted), a well-behaved client sending half its plan's rate is
+measured alone, then beside a noisy client sending twenty times its own plan's rate. The noisy
+client's excess is refused by its own bucket (429) before the stage's bucket or any handler, so the
+well-behaved client's p99 and error count should stay as they are alone.
+
+${verdict('fairness')}
 
 ## 7. Cost per million requests
 

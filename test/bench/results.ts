@@ -3,6 +3,7 @@ import type { ColdResult } from './cold-start.ts';
 import type { CostResult } from './cost.ts';
 import type { ScalingResult } from './scaling.ts';
 import type { ThroughputResult } from './throughput.ts';
+import type { FairnessResult } from './fairness.ts';
 import type { UnitsResult } from './units.ts';
 import type { WarmResult } from './warm.ts';
 
@@ -60,6 +61,8 @@ export interface BenchResults {
   units: UnitsRow[];
   scaling: { workspaces: { size: number; writeSeconds: number }[]; results: ScalingResult[] } | undefined;
   throughput: ThroughputResult[];
+  /** Absent in results written before per-client limits. */
+  fairness?: FairnessResult | undefined;
   cost: CostResult | undefined;
   warnings: string[];
 }

@@ -17,7 +17,8 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
-import { AUTHORIZER_ENTRY, ROUTES, SCOPES } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
 import { costPerMillion, MIX, type OperationInput } from './cost.ts';
@@ -31,8 +32,10 @@ import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './resu
 import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
 import { runThroughput, type LoadTarget } from './throughput.ts';
+import { runFairness } from './fairness.ts';
 import { explainExcess, measureScenarioUnits } from './units.ts';
 import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
+import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 
 const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -62,6 +65,7 @@ const SETTINGS = args.quick
       unitRuns: 2,
       scale: { sizes: [100, 1000], pages: [1, 10, 100], limits: [1, 25], repeats: 2 },
       throughput: { connections: [1, 8, 64], duration: 1, reps: 1, warmupSeconds: 1 },
+      fairness: { duration: 3, reps: 1 },
     }
   : {
       coldStartRuns: 11,
@@ -69,6 +73,7 @@ const SETTINGS = args.quick
       unitRuns: 3,
       scale: { sizes: [100, 10_000], pages: [1, 10, 100], limits: [1, 25], repeats: 5 },
       throughput: { connections: [1, 8, 64], duration: 3, reps: 3, warmupSeconds: 1 },
+      fairness: { duration: 10, reps: 3 },
     };
 const COST_ASSUMPTIONS = { authorizerCacheHitRate: 0.99, coldStartRate: 0.01 };
 
@@ -130,6 +135,8 @@ async function main() {
     stateDir: join(workDir, 'state'),
     // Lifted: the throughput runs must measure the stack, not the stage's throttle.
     throttling: { rateLimit: 1e6, burstLimit: 1e6 },
+    // And each API client's: the fairness row has a gateway of its own with the plans' limits.
+    clientLimits: { override: { rateLimit: 1e6, burstLimit: 1e6 } },
   });
   const tableName = stack.tableName;
   installHooks();
@@ -155,7 +162,7 @@ async function main() {
   };
   for (const route of ROUTES.filter((r) => !primaryScenario(r.operation))) {
     warnings.push(
-      `no scenario in test/bench/scenarios.ts for ${route.operation}${route.access === 'none' ? ' (it makes no DynamoDB call, so it has no SDK floor)' : ''}: its bundle size only`,
+      `no scenario in test/bench/scenarios.ts for ${route.operation}${accessOf(route) === 'none' ? ' (it makes no DynamoDB call, so it has no SDK floor)' : ''}: its bundle size only`,
     );
   }
 
@@ -206,8 +213,7 @@ async function main() {
   if (sections.has('bundles') || sections.has('cold')) {
     log('bundles: building every function and its floor with the stack\'s esbuild options');
     const floors = new Map<string, BuiltBundle>();
-    const targets = [...ROUTES.map((r) => ({ name: r.operation, entry: r.entry })), { name: 'authorizer', entry: AUTHORIZER_ENTRY }];
-    for (const target of targets) {
+    for (const target of BUNDLE_TARGETS) {
       const bundle = await buildFunctionBundle(target.name, target.entry, join(workDir, 'bundles'));
       const commands = floorCommands.get(target.name);
       let floor: BuiltBundle | undefined;
@@ -330,6 +336,9 @@ async function main() {
       { name: 'create', method: 'POST', url: `${api}/clients`, body: JSON.stringify({ company_name: 'Load Co', company_email: 'billing@load.test' }) },
     ];
     results.throughput = await runThroughput(targets, token, SETTINGS.throughput, repoRoot, log);
+    log(`fairness: a well-behaved client alone, then beside one far over its limit, ${SETTINGS.fairness.reps} x ${SETTINGS.fairness.duration} s each`);
+    const [quiet, noisy] = await Promise.all([tokenFor(stack.baseUrl, `${workspaceId}-quiet`), tokenFor(stack.baseUrl, `${workspaceId}-noisy`)]);
+    results.fairness = await runFairness({ quiet, noisy }, SETTINGS.fairness, repoRoot, log);
   }
 
   // ---- 7. cost
@@ -372,7 +381,9 @@ async function main() {
     // Times to the microsecond and ratios to 1/1000 are more than the noise allows; rounded to keep the file readable.
     const rounded = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
     writeFileSync(join(repoRoot, 'docs/benchmarks.json'), `${JSON.stringify(results, rounded, 1)}\n`);
-    writeFileSync(join(repoRoot, 'docs/benchmarks.md'), renderMarkdown(results));
+    // The last soak run (npm run soak -- --write) keeps its section.
+    const previous = readFileSync(join(repoRoot, 'docs/benchmarks.md'), 'utf8');
+    writeFileSync(join(repoRoot, 'docs/benchmarks.md'), withSoakSection(renderMarkdown(results), soakSectionOf(previous)));
     log('wrote docs/benchmarks.md and docs/benchmarks.json');
   } else {
     log('partial run: docs/benchmarks.md and docs/benchmarks.json left as they were (--write to write them)');

@@ -8,6 +8,7 @@
  * search that matches 1 %. Each list is walked page by page with its cursors; pages 1, 10 and
  * 100 are measured (units and latency, median of a few repeats of the same page).
  */
+import type { Operation } from '../../shared/routes.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { intercept, observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';
@@ -94,7 +95,7 @@ export async function buildScaleWorkspace(repoRoot: string, workspaceId: string,
 
 export interface ListVariant {
   key: string;
-  operation: string;
+  operation: Operation;
   query: (ws: ScaleWorkspace) => Record<string, string>;
   /** Filtered by search: its cost grows with what it passes over. */
   search?: boolean;

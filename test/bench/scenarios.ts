@@ -3,6 +3,7 @@
  * and its capacity floor as docs/data-model.md derives it. The cold-start, warm and units
  * sections all run these.
  */
+import type { Operation } from '../../shared/routes.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ export type UnitFloor =
 
 export interface Scenario {
   key: string;
-  operation: string;
+  operation: Operation;
   label: string;
   /** The scenario the cold-start and warm sections use for this operation. */
   primary?: boolean;
@@ -78,7 +79,7 @@ export const entryBody = (n: number, target: { project_id?: string; client_id?: 
   description: 'Design review with the client',
 });
 
-const create = async (fx: Fixture, operation: string, body: unknown): Promise<string> =>
+const create = async (fx: Fixture, operation: Operation, body: unknown): Promise<string> =>
   (await invokeOk(fx.repoRoot, fx.caller, { operation, body })).body.id as string;
 
 const freshClient = (fx: Fixture, overrides: Record<string, unknown> = {}) => create(fx, 'createClient', clientBody(next(), overrides));

@@ -14,6 +14,8 @@ export interface LoadTarget {
   method: 'GET' | 'POST';
   url: string;
   body?: string;
+  /** Requests per second over all connections (autocannon overallRate); flat out when absent. */
+  overallRate?: number;
 }
 
 export interface LoadRun {
@@ -48,6 +50,7 @@ export async function loadOnce(target: LoadTarget, token: string, connections: n
     body: target.body,
     connections,
     duration,
+    ...(target.overallRate ? { overallRate: target.overallRate } : {}),
   };
   const result = await runChild(process.execPath, [CHILD], {
     env: { PATH: process.env.PATH ?? '', BENCH_LOAD: JSON.stringify(options) },

@@ -12,6 +12,12 @@ import {
   CreateUserPoolClientCommand,
   DeleteUserPoolClientCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
@@ -25,22 +31,20 @@ import {
   resolveStackConfig,
   type StackConfig,
 } from '../../scripts/integration-create.ts';
+import { testStack } from '../support/local-table.ts';
 
 const TABLE_NAME = 'timebill-integration-create';
-const stack: StackConfig = {
-  userPoolId: 'eu-west-1_AbCdEf123',
-  tableName: TABLE_NAME,
-  tokenEndpoint: 'https://timebill-123456789012.auth.eu-west-1.amazoncognito.com/oauth2/token',
-  resourceServerIdentifier: 'timebill-api',
-  region: 'eu-west-1',
-};
+const stack: StackConfig = testStack(TABLE_NAME);
 
 let local: DynamoDbLocal;
 let dynamodb: DynamoDBClient;
 let db: DynamoDBDocumentClient;
 const cognito = new CognitoIdentityProviderClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 const cognitoMock = mockClient(cognito);
+const apiGateway = new APIGatewayClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+const apiGatewayMock = mockClient(apiGateway);
 let clientCounter = 0;
+let keyCounter = 0;
 
 beforeAll(async () => {
   local = await startDynamoDbLocal();
@@ -65,13 +69,20 @@ beforeEach(() => {
     return { UserPoolClient: { ClientId: `client${clientCounter}`, ClientSecret: `secret${clientCounter}` } };
   });
   cognitoMock.on(DeleteUserPoolClientCommand).resolves({});
+  apiGatewayMock.reset();
+  apiGatewayMock.on(CreateApiKeyCommand).callsFake(() => {
+    keyCounter += 1;
+    return { id: `key${keyCounter}`, value: `value-of-key-${keyCounter}-0123456789` };
+  });
+  apiGatewayMock.on(CreateUsagePlanKeyCommand).resolves({});
+  apiGatewayMock.on(DeleteApiKeyCommand).resolves({});
 });
 
 const getItem = async (key: { PK: string; SK: string }) => (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key }))).Item;
 
 describe('createIntegration', () => {
   it('creates a client-credentials app client with a secret and exactly the requested scopes', async () => {
-    const result = await createIntegration({ cognito, db }, stack, {
+    const result = await createIntegration({ cognito, db, apiGateway }, stack, {
       workspaceId: 'acme',
       name: 'Acme billing sync',
       scopes: ['clients:read', 'projects:write'],
@@ -103,7 +114,7 @@ describe('createIntegration', () => {
 
   it('registers the app client to its workspace (the item the authorizer reads) and creates the workspace', async () => {
     const now = new Date('2026-11-21T09:30:00.000Z');
-    const { clientId } = await createIntegration({ cognito, db }, stack, { workspaceId: 'globex', name: 'Globex', scopes: ['time_entries:write'] }, now);
+    const { clientId } = await createIntegration({ cognito, db, apiGateway }, stack, { workspaceId: 'globex', name: 'Globex', scopes: ['time_entries:write'] }, now);
 
     expect(await getItem(keys.apiClient(clientId))).toEqual({
       PK: `API_CLIENT#${clientId}`,
@@ -113,6 +124,9 @@ describe('createIntegration', () => {
       name: 'Globex',
       scopes: ['time_entries:write'],
       created_at: '2026-11-21T09:30:00.000Z',
+      plan: 'default',
+      api_key_id: `key${keyCounter}`,
+      usage_key: `value-of-key-${keyCounter}-0123456789`,
     });
     expect(await getItem(keys.workspace('globex'))).toEqual({
       PK: 'WORKSPACE#globex',
@@ -125,15 +139,15 @@ describe('createIntegration', () => {
   });
 
   it('a second integration of a workspace keeps the workspace item as it was', async () => {
-    await createIntegration({ cognito, db }, stack, { workspaceId: 'initech', name: 'First', scopes: ['clients:read'] }, new Date('2026-01-01T00:00:00.000Z'));
-    const second = await createIntegration({ cognito, db }, stack, { workspaceId: 'initech', name: 'Second', scopes: ['projects:read'] }, new Date('2026-06-01T00:00:00.000Z'));
+    await createIntegration({ cognito, db, apiGateway }, stack, { workspaceId: 'initech', name: 'First', scopes: ['clients:read'] }, new Date('2026-01-01T00:00:00.000Z'));
+    const second = await createIntegration({ cognito, db, apiGateway }, stack, { workspaceId: 'initech', name: 'Second', scopes: ['projects:read'] }, new Date('2026-06-01T00:00:00.000Z'));
 
     expect((await getItem(keys.workspace('initech')))?.created_at).toBe('2026-01-01T00:00:00.000Z');
     expect(await getItem(keys.apiClient(second.clientId))).toMatchObject({ workspace_id: 'initech', name: 'Second', created_at: '2026-06-01T00:00:00.000Z' });
   });
 
   it('accepts scopes in the resource-server form and drops duplicates', async () => {
-    const result = await createIntegration({ cognito, db }, stack, {
+    const result = await createIntegration({ cognito, db, apiGateway }, stack, {
       workspaceId: 'acme',
       name: 'Mixed',
       scopes: ['timebill-api/clients:read', ' clients:read ', 'clients:write'],
@@ -147,34 +161,68 @@ describe('createIntegration', () => {
     [{ workspaceId: 'acme', name: 'X', scopes: [' '] }, /at least one scope/],
     [{ workspaceId: 'ac me', name: 'X', scopes: ['clients:read'] }, /--workspace/],
     [{ workspaceId: 'acme', name: 'Bad/name', scopes: ['clients:read'] }, /--name/],
+    [{ workspaceId: 'acme', name: 'X', scopes: ['clients:read'], plan: 'gold' }, /Unknown plan gold: use default, large/],
   ])('refuses %j before calling AWS', async (request, message) => {
-    await expect(createIntegration({ cognito, db }, stack, request)).rejects.toThrow(message);
-    await expect(createIntegration({ cognito, db }, stack, request)).rejects.toBeInstanceOf(UsageError);
+    await expect(createIntegration({ cognito, db, apiGateway }, stack, request)).rejects.toThrow(message);
+    await expect(createIntegration({ cognito, db, apiGateway }, stack, request)).rejects.toBeInstanceOf(UsageError);
+    expect(cognitoMock.calls()).toHaveLength(0);
+    expect(apiGatewayMock.calls()).toHaveLength(0);
+  });
+
+  it('refuses a plan whose usage plan id the stack outputs do not give, before calling AWS', async () => {
+    const request = { workspaceId: 'acme', name: 'X', scopes: ['clients:read'], plan: 'large' };
+    await expect(createIntegration({ cognito, db, apiGateway }, { ...stack, usagePlanIds: { default: 'p' } }, request)).rejects.toThrow(
+      /usage plan large is unknown.*TIMEBILL_USAGE_PLAN_ID_LARGE/,
+    );
     expect(cognitoMock.calls()).toHaveLength(0);
   });
 
-  it('deletes the app client again when the registration fails', async () => {
+  it('creates an API key named after the app client and adds it to the usage plan of --plan', async () => {
+    const result = await createIntegration({ cognito, db, apiGateway }, stack, { workspaceId: 'acme', name: 'Bulk import', scopes: ['clients:write'], plan: 'large' });
+    const [createKey] = apiGatewayMock.commandCalls(CreateApiKeyCommand);
+    expect(createKey!.args[0].input).toMatchObject({ name: result.clientId, enabled: true, tags: { workspace: 'acme', api_client_id: result.clientId } });
+    const [planKey] = apiGatewayMock.commandCalls(CreateUsagePlanKeyCommand);
+    expect(planKey!.args[0].input).toEqual({ usagePlanId: 'plan-large', keyId: result.apiKeyId, keyType: 'API_KEY' });
+    // What the authorizer returns as usageIdentifierKey.
+    expect(await findApiClient(db, TABLE_NAME, result.clientId)).toMatchObject({ plan: 'large', api_key_id: result.apiKeyId, usage_key: expect.stringMatching(/^value-of-key-/) });
+    expect(result.plan).toBe('large');
+  });
+
+  it('deletes the app client and the API key again when the registration fails', async () => {
     const missingTable = { ...stack, tableName: 'no-such-table' };
     await expect(
-      createIntegration({ cognito, db }, missingTable, { workspaceId: 'acme', name: 'Doomed', scopes: ['clients:read'] }),
-    ).rejects.toThrow(/Registering the app client failed \(it was deleted again\): ResourceNotFoundException/);
+      createIntegration({ cognito, db, apiGateway }, missingTable, { workspaceId: 'acme', name: 'Doomed', scopes: ['clients:read'] }),
+    ).rejects.toThrow(/Setting up the app client failed \(it was deleted again\): ResourceNotFoundException/);
 
     const created = cognitoMock.commandCalls(CreateUserPoolClientCommand);
     const deleted = cognitoMock.commandCalls(DeleteUserPoolClientCommand);
     expect(created).toHaveLength(1);
     expect(deleted).toHaveLength(1);
     expect(deleted[0]!.args[0].input).toEqual({ UserPoolId: stack.userPoolId, ClientId: `client${clientCounter}` });
+    expect(apiGatewayMock.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input)).toEqual([{ apiKey: `key${keyCounter}` }]);
+  });
+
+  it('deletes the API key and the app client when the key cannot join its plan, and registers nothing', async () => {
+    apiGatewayMock.on(CreateUsagePlanKeyCommand).rejects(new Error('TooManyRequests'));
+    await expect(createIntegration({ cognito, db, apiGateway }, stack, { workspaceId: 'acme', name: 'No plan', scopes: ['clients:read'] })).rejects.toThrow(
+      /deleted again/,
+    );
+    expect(apiGatewayMock.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
+    expect(cognitoMock.commandCalls(DeleteUserPoolClientCommand)).toHaveLength(1);
+    expect(await findApiClient(db, TABLE_NAME, `client${clientCounter}`)).toBeUndefined();
   });
 
   it('names the orphan app client when deleting it fails too', async () => {
     cognitoMock.on(DeleteUserPoolClientCommand).rejects(new Error('AccessDenied'));
-    const error = await createIntegration({ cognito, db }, { ...stack, tableName: 'no-such-table' }, { workspaceId: 'acme', name: 'Doomed', scopes: ['clients:read'] }).then(
+    const error = await createIntegration({ cognito, db, apiGateway }, { ...stack, tableName: 'no-such-table' }, { workspaceId: 'acme', name: 'Doomed', scopes: ['clients:read'] }).then(
       () => undefined,
       (e: unknown) => e as Error,
     );
     const deleted = cognitoMock.commandCalls(DeleteUserPoolClientCommand);
     expect(deleted).toHaveLength(1);
-    expect(error?.message).toMatch(new RegExp(`app client ${deleted[0]!.args[0].input.ClientId} failed .*deleting it failed too .*delete it in the Cognito console`));
+    expect(error?.message).toMatch(
+      new RegExp(`app client ${deleted[0]!.args[0].input.ClientId} failed .*deleting it failed too .*delete the app client in the Cognito console and API key key\\d+`),
+    );
   });
 });
 
@@ -193,6 +241,8 @@ describe('resolveStackConfig', () => {
       TableName: 'table-from-file',
       TokenEndpoint: 'https://file.auth.us-east-2.amazoncognito.com/oauth2/token',
       ResourceServerIdentifier: 'timebill-api',
+      UsagePlanDefaultId: 'abc123',
+      UsagePlanLargeId: 'def456',
     },
     Staging: { UserPoolId: 'eu-central-1_Staging1', TableName: 'staging-table', TokenEndpoint: 'https://staging/oauth2/token' },
   };
@@ -210,7 +260,9 @@ describe('resolveStackConfig', () => {
       tokenEndpoint: 'https://file.auth.us-east-2.amazoncognito.com/oauth2/token',
       resourceServerIdentifier: 'timebill-api',
       region: 'us-east-2',
+      usagePlanIds: { default: 'abc123', large: 'def456' },
     });
+    expect(resolveStackConfig({ flags: {}, env: { TIMEBILL_USAGE_PLAN_ID_LARGE: 'fromenv' }, cwd: dir }).usagePlanIds.large).toBe('fromenv');
     expect(resolveStackConfig({ flags: { 'stack-name': 'Staging' }, env: {}, cwd: dir }).tableName).toBe('staging-table');
   });
 

@@ -24,7 +24,8 @@ import {
 import { TimebillApiStack, functionKinds } from '../../infra/stack.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
-import { ROUTES, STAGE_THROTTLING } from '../../shared/routes.ts';
+import { ROUTES, accessOf } from '../../shared/routes.ts';
+import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -429,7 +430,7 @@ describe('reserved concurrency', () => {
         const fn = s.resources[refId(alias.Properties.FunctionName)!]!;
         const description: string = fn.Properties.Description;
         const route = ROUTES.find((r) => description.startsWith(`${r.operation}:`));
-        const kind = route ? route.access : 'authorizer';
+        const kind = route ? accessOf(route) : 'authorizer';
         const reserved = fn.Properties.ReservedConcurrentExecutions;
         expect(reserved, description).toBe(reservedConcurrency(plan, kind));
         expect(STAGE_THROTTLING.rateLimit * plan.worstCaseSeconds[kind]).toBeLessThanOrEqual(reserved);

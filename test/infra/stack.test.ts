@@ -16,7 +16,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../../infra/bundling.ts';
-import { DEFAULT_STACK_NAME, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME } from '../../infra/names.ts';
+import { DEFAULT_STACK_NAME, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME, usagePlanOutput } from '../../infra/names.ts';
+import { PLAN_NAMES } from '../../shared/limits.ts';
 import {
   ACCESS_LOG_FORMAT,
   FUNCTION_MEMORY_MB,
@@ -29,7 +30,8 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES, SCOPES, STAGE_THROTTLING } from '../../shared/routes.ts';
+import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS } from '../../infra/config/environments.ts';
@@ -219,14 +221,14 @@ describe('functions', () => {
   });
 
   it('are arm64, ESM-bundled, 512 MB, 10 s (the OpenAPI document 3 s, the smoke test 30 s), JSON logs into their own log group with retention', () => {
-    const withoutTable = new Set([...ROUTES.filter((r) => r.access === 'none').map((r) => functionIdOf(r.operation)), smokeTestId()]);
+    const withoutTable = new Set([...ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation)), smokeTestId()]);
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const p = fn.Properties;
       expect(p.Runtime, id).toBe(LAMBDA_RUNTIME.name);
       expect(p.Architectures, id).toEqual(['arm64']);
       expect(p.Handler, id).toBe('index.handler');
       expect(p.MemorySize, id).toBe(FUNCTION_MEMORY_MB);
-      const callsNothing = ROUTES.filter((r) => r.access === 'none').map((r) => functionIdOf(r.operation));
+      const callsNothing = ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation));
       expect(p.Timeout, id).toBe(id === smokeTestId() ? 30 : callsNothing.includes(id) ? NO_DEPENDENCY_TIMEOUT_SECONDS : 10);
       if (id !== smokeTestId()) expect(p.Timeout, id).toBeLessThan(29);
       expect(p.LoggingConfig.LogFormat, id).toBe('JSON');
@@ -257,9 +259,16 @@ describe('functions', () => {
     });
   });
 
-  it('the authorizer knows the user pool and the table, and nothing else', () => {
+  it('the authorizer knows the user pool, the table and the invalid-token API key, and nothing else', () => {
     const vars = resources[authorizerFunctionId()]!.Properties.Environment.Variables;
-    expect(Object.keys(vars).sort()).toEqual(['COGNITO_USER_POOL_ID', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'RESOURCE_SERVER_IDENTIFIER', 'TABLE_NAME']);
+    expect(Object.keys(vars).sort()).toEqual([
+      'COGNITO_USER_POOL_ID',
+      'INVALID_TOKEN_API_KEY',
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_SERVICE_NAME',
+      'RESOURCE_SERVER_IDENTIFIER',
+      'TABLE_NAME',
+    ]);
     expect(vars.RESOURCE_SERVER_IDENTIFIER).toBe(RESOURCE_SERVER_IDENTIFIER);
     expect(resources[refId(vars.COGNITO_USER_POOL_ID)!]!.Type).toBe('AWS::Cognito::UserPool');
   });
@@ -298,6 +307,7 @@ describe('functions', () => {
         TABLE_NAME: 'timebill-test',
         CURSOR_SIGNING_KEY: 'k'.repeat(64),
         COGNITO_USER_POOL_ID: 'eu-west-1_abcDEF123',
+        INVALID_TOKEN_API_KEY: 'invalid-token-00000000-0000-0000-0000-000000000000',
         POWERTOOLS_LOG_LEVEL: 'ERROR',
       },
       encoding: 'utf8',
@@ -311,10 +321,10 @@ describe('functions', () => {
 describe('IAM', () => {
   it('read routes only read, write routes also write, the authorizer only gets items', () => {
     for (const route of ROUTES) {
-      expect([...dynamoActionsOf(functionIdOf(route.operation))].sort(), route.operation).toEqual([...TABLE_ACTIONS[route.access]].sort());
+      expect([...dynamoActionsOf(functionIdOf(route.operation))].sort(), route.operation).toEqual([...TABLE_ACTIONS[accessOf(route)]].sort());
     }
     expect([...dynamoActionsOf(authorizerFunctionId())]).toEqual(['dynamodb:GetItem']);
-    for (const route of ROUTES.filter((r) => r.access === 'read')) {
+    for (const route of ROUTES.filter((r) => accessOf(r) === 'read')) {
       for (const action of dynamoActionsOf(functionIdOf(route.operation))) {
         expect(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], route.operation).toContain(action);
       }
@@ -327,7 +337,7 @@ describe('IAM', () => {
     const indexArns = TABLE.indexes.map((i) => ({ 'Fn::Join': ['', [tableArn, `/index/${i.name}`]] }));
     for (const route of ROUTES) {
       const statements = statementsOf(functionIdOf(route.operation)).filter((s) => asArray<string>(s.Action).some((a) => a.startsWith('dynamodb:')));
-      if (route.access === 'none') {
+      if (accessOf(route) === 'none') {
         expect(statements, `${route.operation} has no access to the table`).toEqual([]);
         continue;
       }
@@ -528,6 +538,15 @@ describe('REST API', () => {
     expect(byType('THROTTLED').ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
   });
 
+  it('authorizer and integration failures (Lambda throttled, timed out, authorizer threw) are 503 service_unavailable with Retry-After', () => {
+    const byType = (type: string) => ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)![1].Properties;
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'INTEGRATION_FAILURE', 'INTEGRATION_TIMEOUT']) {
+      expect(byType(type).StatusCode, type).toBe('503');
+      expect(byType(type).ResponseParameters['gatewayresponse.header.Retry-After'], type).toMatch(/^'\d+'$/);
+      expect(JSON.parse(byType(type).ResponseTemplates['application/json']).error.type, type).toBe('service_unavailable');
+    }
+  });
+
   it('quotes static header values and refuses values API Gateway cannot quote', () => {
     const def = { ...GATEWAY_RESPONSES[0]!, headers: { 'X-Test': "it's" } };
     expect(() => gatewayResponseHeaders(def)).toThrow(/single quote/);
@@ -602,9 +621,9 @@ describe('Cognito', () => {
 // ---- operations ------------------------------------------------------------------------------
 
 describe('outputs', () => {
-  it('API URL (base and /api/v1), token endpoint, user pool, table, resource server, region, alarm topic', () => {
+  it('API URL (base and /api/v1), token endpoint, user pool, table, resource server, region, alarm topic, usage plans', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: Json }>;
-    expect(Object.keys(outputs).sort()).toEqual(Object.values(OUTPUTS).sort());
+    expect(Object.keys(outputs).sort()).toEqual([...Object.values(OUTPUTS), ...PLAN_NAMES.map(usagePlanOutput)].sort());
     const joined = (name: string) => JSON.stringify(outputs[name]!.Value);
     expect(joined(OUTPUTS.apiUrl)).toMatch(/execute-api.*\/prod"\]\]\}$/);
     expect(joined(OUTPUTS.apiV1Url)).toMatch(/\/prod\/api\/v1"\]\]\}$/);

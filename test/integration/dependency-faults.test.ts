@@ -24,6 +24,12 @@ import { pathToFileURL } from 'node:url';
 import { SCOPES, routeByOperation } from '../../shared/routes.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DEPENDENCY_ERRORS, transactionConflictCancellation, type DependencyErrorCase } from '../support/dependency-errors.ts';
+import type { Server } from 'node:http';
+import { createLocalGateway } from '../../infra/local/gateway.ts';
+import { LOCAL_ISSUER } from '../../infra/local/issuer.ts';
+import { JWKS_PATH } from '../../infra/local/stack.ts';
+import { freePort } from '../../infra/local/dynamodb.ts';
+import { token as mintToken } from '../support/api.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
 const handlers: Record<string, Handler> = {};
@@ -41,8 +47,11 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'local',
     CURSOR_SIGNING_KEY: 'dependency-faults-test-cursor-signing-key',
     POWERTOOLS_LOG_LEVEL: 'WARN',
+    // The authorizer of the in-process gateway below verifies the shared test stack's tokens.
+    LOCAL_JWT_ISSUER: LOCAL_ISSUER,
+    LOCAL_JWKS_URI: `${inject('baseUrl')}${JWKS_PATH}`,
   });
-  for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject']) {
+  for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject'] as const) {
     const url = pathToFileURL(resolve(import.meta.dirname, '../..', routeByOperation(name).entry)).href;
     handlers[name] = ((await import(/* @vite-ignore */ url)) as { handler: Handler }).handler;
   }
@@ -278,5 +287,47 @@ describe('idempotency records of failed requests', () => {
     expect(r.body.error.type).toBe('internal_error');
     expect(r.headers['Retry-After']).toBeUndefined();
     expect(JSON.stringify(lines)).toContain('stack');
+  });
+});
+
+describe('through the local gateway (in process, so the same mocks apply)', () => {
+  let gateway: Server;
+  let base: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    gateway = createLocalGateway({ repoRoot: resolve(import.meta.dirname, '../..'), throttling: { rateLimit: 1000, burstLimit: 1000 } });
+    await new Promise<void>((done) => gateway.listen(port, '127.0.0.1', done));
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    gateway.closeAllConnections();
+    await new Promise((done) => gateway.close(done));
+  });
+
+  const get = (token: string) => fetch(`${base}/api/v1/clients`, { headers: { Authorization: `Bearer ${token}` } });
+  async function expectGateway503(response: Response, retryAfter: string) {
+    const body = (await response.json()) as any;
+    expect(response.status, JSON.stringify(body)).toBe(503);
+    expect(response.headers.get('retry-after')).toBe(retryAfter);
+    expect(body.error).toEqual({ type: 'service_unavailable', message: expect.stringContaining('Retry-After'), request_id: response.headers.get('x-request-id') });
+  }
+
+  it('the registry read failing in the authorizer: 503 AUTHORIZER_CONFIGURATION_ERROR, and the token works once it recovers (no cached 401)', async () => {
+    const token = await mintToken(newWorkspace());
+    docMock.on(GetCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[0]!.make()));
+    const failed = await get(token);
+    passThrough();
+    expect(failed.headers.get('x-amzn-errortype')).toBe('AUTHORIZER_CONFIGURATION_ERROR');
+    await expectGateway503(failed, '5');
+    expect((await get(token)).status).toBe(200);
+  });
+
+  it("a handler's Query failing: the handler's 503 passes through the gateway", async () => {
+    const token = await mintToken(newWorkspace());
+    expect((await get(token)).status).toBe(200); // the policy is cached from here on
+    docMock.on(QueryCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[1]!.make()));
+    const failed = await get(token);
+    passThrough();
+    await expectGateway503(failed, '1');
   });
 });

@@ -2,96 +2,14 @@
  * `npm start` and `npm run token` as a developer runs them: separate processes, real ports,
  * DATA_DIR persistence, and no Java process left behind however the stack ends.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb.ts';
+import { cleanUpStarted, ctrlC, dirs, lastLine, npmRunToken, npmStart, waitUntilClosed } from '../support/npm-start.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-
-const started: ChildProcess[] = [];
-const dirs: string[] = [];
-
-afterAll(() => {
-  for (const child of started) {
-    try {
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Running {
-  child: ChildProcess;
-  port: number;
-  dynamoPort: number;
-  output: () => string;
-}
-
-async function npmStart(env: Record<string, string> = {}): Promise<Running> {
-  const port = await freePort();
-  // As `npm start` does, through npm itself: a kill of npm must also end the stack.
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group, as in a terminal, so ctrlC() can signal the group
-  });
-  started.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/API on /.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start failed: ${output}`);
-    await sleep(100);
-  }
-  const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
-  return { child, port, dynamoPort, output: () => output };
-}
-
-function npmRunToken(port: number, workspace: string, scopes: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise) => {
-    const child = spawn('npm', ['run', '--silent', 'token', '--', '--workspace', workspace, '--scopes', scopes], {
-      cwd: repoRoot,
-      env: { ...process.env, PORT: String(port) },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolvePromise({ code, stdout, stderr }));
-  });
-}
-
-/** What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. */
-const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, 'SIGINT');
-
-const lastLine = (s: string) => s.trim().split('\n').at(-1)!;
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolvePromise) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolvePromise(true)));
-    socket.once('error', () => resolvePromise(false));
-  });
-}
-
-async function waitUntilClosed(port: number, ms = 15_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!(await accepts(port))) return true;
-    await sleep(200);
-  }
-  return false;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+afterAll(cleanUpStarted);
 
 async function createClient(port: number, token: string, name: string) {
   return fetch(`http://127.0.0.1:${port}/api/v1/clients`, {
@@ -112,6 +30,16 @@ describe('npm start', { timeout: 180_000 }, () => {
     const token1 = await npmRunToken(first.port, 'acme', 'clients:read,clients:write');
     expect(token1.code).toBe(0);
     const token2 = await npmRunToken(second.port, 'acme', 'clients:read,clients:write');
+    // The banner's token hint names the PORT the stack runs on; the served OpenAPI document names it too.
+    expect(first.output()).toContain(`PORT=${first.port} npm run token -- --workspace`);
+    const served = (await (await fetch(`http://127.0.0.1:${first.port}/api/v1/openapi.json`)).json()) as { servers: { url: string }[] };
+    expect(served.servers).toEqual([{ url: `http://127.0.0.1:${first.port}` }]);
+    // npm run token puts scopes into the token as given, warning about those that grant nothing.
+    const foreign = await npmRunToken(first.port, 'acme', 'other-api/clients:write,clients:read');
+    expect(foreign.code).toBe(0);
+    expect(foreign.stderr).toMatch(/other-api\/clients:write grants nothing/);
+    expect(JSON.parse(Buffer.from(lastLine(foreign.stdout).split('.')[1]!, 'base64url').toString()).scope).toBe('other-api/clients:write clients:read');
+    expect((await createClient(first.port, lastLine(foreign.stdout), 'Refused')).status).toBe(403);
     expect((await createClient(first.port, lastLine(token1.stdout), 'On the first')).status).toBe(201);
     expect((await createClient(second.port, lastLine(token2.stdout), 'On the second')).status).toBe(201);
     // Separate DynamoDB Locals: each stack sees only its own data.

@@ -14,7 +14,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
 import { ROUTES } from '../../shared/routes.ts';
-import { call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
+import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
+import { servedFrom } from '../../functions/openapi.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -55,10 +56,21 @@ describe('the OpenAPI document', () => {
 
   it('says that a time entry needs project_id or client_id, and that If-Match takes a list', () => {
     expect(doc.components.schemas.LogTimeEntry.anyOf).toEqual([
-      { required: ['project_id'], properties: { project_id: { type: 'string' } } },
-      { required: ['client_id'] },
+      { required: ['project_id'], properties: { project_id: { not: { type: 'null' } } } },
+      { required: ['client_id'], properties: { client_id: { not: { type: 'null' } } } },
     ]);
     expect(doc.components.parameters.IfMatch.description).toMatch(/list/);
+  });
+
+  it("names the deployed stage as the server, from API Gateway's event, and ignores a Host that is not a host", () => {
+    const event = (headers: Record<string, string>, path = '/prod/api/v1/openapi.json') =>
+      ({ headers, path: '/api/v1/openapi.json', requestContext: { path } }) as never;
+    expect(servedFrom(event({ Host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'X-Forwarded-Proto': 'https' }))).toBe(
+      'https://abc123.execute-api.eu-west-1.amazonaws.com/prod',
+    );
+    expect(servedFrom(event({ host: '127.0.0.1:4321' }, '/api/v1/openapi.json'))).toBe('http://127.0.0.1:4321');
+    expect(servedFrom(event({ Host: 'evil.test/"><script>' }))).toBeUndefined();
+    expect(servedFrom(event({ Host: 'a.test', 'X-Forwarded-Proto': 'javascript' }))).toBeUndefined();
   });
 
   it('is served without a token at /api/v1/openapi.json', async () => {
@@ -66,7 +78,8 @@ describe('the OpenAPI document', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-request-id')).toBeTruthy();
-    expect(response.body).toEqual(JSON.parse(committed));
+    // The committed document, with `servers` naming where it was served from (this stack's port).
+    expect(response.body).toEqual({ ...JSON.parse(committed), servers: [{ url: baseUrl() }] });
   });
 });
 

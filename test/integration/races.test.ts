@@ -39,7 +39,7 @@ async function stored(workspaceId: string, kind: 'PROJECT' | 'TIME_ENTRY'): Prom
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    items.push(...(out.Items ?? []));
+    items.push(...(out.Items ?? []).map(flatten));
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
@@ -47,8 +47,11 @@ async function stored(workspaceId: string, kind: 'PROJECT' | 'TIME_ENTRY'): Prom
 
 async function storedItem(workspaceId: string, kind: 'CLIENT' | 'PROJECT', id: string): Promise<Obj | undefined> {
   const out = await db.send(new GetCommand({ TableName: table, Key: { PK: `WS#${workspaceId}`, SK: `${kind}#${id}` }, ConsistentRead: true }));
-  return out.Item;
+  return out.Item && flatten(out.Item);
 }
+
+/** The stored item with its API fields (kept in the `data` map) beside its counters. */
+const flatten = (item: Obj): Obj => ({ ...item, ...(item.data as Obj) });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -29,6 +29,11 @@ export async function setup(project: TestProject) {
     stateDir,
     // The tests create data quickly; throttling has a test of its own on a separate gateway.
     throttling: { rateLimit: 100_000, burstLimit: 100_000 },
+    // So are the per-client limits (test/integration/client-limits.test.ts).
+    clientLimits: {
+      override: { rateLimit: 100_000, burstLimit: 100_000 },
+      invalidToken: { rateLimit: 100_000, burstLimit: 100_000, monthlyQuota: undefined },
+    },
   });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('dynamoEndpoint', stack.dynamo.endpoint);

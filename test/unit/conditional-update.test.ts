@@ -13,7 +13,7 @@ const { conditionalUpdate } = await import('../../shared/data/update.ts');
 const ddb = mockClient(DynamoDBDocumentClient);
 
 const contended = (updatedAt: string) =>
-  new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ PK: 'WS#a', SK: 'CLIENT#c', updated_at: updatedAt }) });
+  new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: marshall({ PK: 'WS#a', SK: 'CLIENT#c', data: { updated_at: updatedAt } }) });
 
 describe('conditionalUpdate', () => {
   beforeAll(() => ddb.reset());
@@ -24,13 +24,13 @@ describe('conditionalUpdate', () => {
     const calls: string[] = [];
     let failures = 0;
     ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => {
-      const at = input.ExpressionAttributeValues[':updated_at']!;
+      const at = input.ExpressionAttributeValues[':f_updated_at']!;
       calls.push(at);
       if (failures < 7) {
         failures++;
         throw contended(new Date(base + failures * 5).toISOString());
       }
-      return { Attributes: { updated_at: at } };
+      return { Attributes: { data: { updated_at: at } } };
     });
     const outcome = await conditionalUpdate({ key: { PK: 'WS#a', SK: 'CLIENT#c' }, fields: { status: 'ACTIVE' }, now: new Date(base) });
     expect(outcome.kind).toBe('updated');

@@ -48,6 +48,37 @@ describe('cursor', () => {
     expectInvalid(() => decodeCursor(key, binding, '...'));
   });
 
+  it('is refused (400, never a 500) when its MAC has the wrong length', () => {
+    const [body, mac] = cursor.split('.') as [string, string];
+    const bytes = Buffer.from(mac, 'base64url');
+    for (const wrong of [bytes.subarray(0, 15), Buffer.concat([bytes, Buffer.from([0])]), bytes.subarray(0, 1), Buffer.alloc(32)]) {
+      expectInvalid(() => decodeCursor(key, binding, `${body}.${wrong.toString('base64url')}`));
+    }
+  });
+
+  it('is refused when its MAC or body is not in canonical base64url', () => {
+    const [body, mac] = cursor.split('.') as [string, string];
+    // Same bytes, another spelling: padding, or the unused trailing bits of the last character set.
+    expectInvalid(() => decodeCursor(key, binding, `${body}.${mac}==`));
+    const last = mac.at(-1)!;
+    const sibling = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('').find((c) => c !== last && Buffer.from(`${mac.slice(0, -1)}${c}`, 'base64url').equals(Buffer.from(mac, 'base64url')));
+    if (sibling) expectInvalid(() => decodeCursor(key, binding, `${body}.${mac.slice(0, -1)}${sibling}`));
+    expectInvalid(() => decodeCursor(key, binding, `${body}=.${mac}`));
+  });
+
+  it('signs the position and the binding: another position under the same MAC fails', () => {
+    const other = encodeCursor(key, binding, `${position}X`);
+    expect(other).not.toBe(cursor);
+    expect(other.split('.')[1]).not.toBe(cursor.split('.')[1]);
+    expect(decodeCursor(key, binding, other)).toBe(`${position}X`);
+    // Binding fields are delimited: moving text between list and workspace changes the MAC.
+    const a = encodeCursor(key, { list: 'ab', workspaceId: 'c', filters: {} }, position);
+    expectInvalid(() => decodeCursor(key, { list: 'a', workspaceId: 'bc', filters: {} }, a));
+    // A filter value with a separator in it is encoded, so it cannot pose as two filters.
+    const b = encodeCursor(key, { list: 'l', workspaceId: 'w', filters: { a: 'x&b=y' } }, position);
+    expectInvalid(() => decodeCursor(key, { list: 'l', workspaceId: 'w', filters: { a: 'x', b: 'y' } }, b));
+  });
+
   it('does not show the workspace or filters in the cursor', () => {
     const decoded = Buffer.from(cursor.split('.')[0]!, 'base64url').toString('utf8');
     expect(decoded).not.toContain('acme');

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors.ts';
 import { parseOrThrow } from '../../shared/schemas/parse.ts';
 import { codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
-import { CreateClientBody, CreateProjectBody, ListClientsQuery, UpdateClientBody, UpdateProjectBody } from '../../shared/schemas/resources.ts';
+import { client, project } from '../../shared/resources/registry.ts';
+
+const CreateClientBody = client.create;
+const UpdateClientBody = client.update;
+const ListClientsQuery = client.listQuery;
+const CreateProjectBody = project.create;
+const UpdateProjectBody = project.update;
 
 function refusal(fn: () => unknown) {
   try {

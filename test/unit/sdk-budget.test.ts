@@ -1,5 +1,5 @@
 /**
- * The time budget of DynamoDB calls (docs/decisions/0006-dependency-failures.md), tested against
+ * The time budget of DynamoDB calls (docs/decisions/0007-dependency-failures.md), tested against
  * a server that never answers or drops every connection: the real SDK client, as the functions
  * build it, gives up after its bounded attempts, and a request never starts an attempt past its
  * deadline. The bounds asserted are the budget's worst cases, not speed targets.

@@ -1,5 +1,5 @@
 /**
- * transactWrite retries a transaction that DynamoDB cancelled for a conflict with another
+ * transact retries a transaction that DynamoDB cancelled for a conflict with another
  * transaction (DynamoDB Local never produces one, so the client is mocked here), and hands
  * condition failures back to the caller without retrying.
  */
@@ -14,7 +14,7 @@ Object.assign(process.env, {
   AWS_ACCESS_KEY_ID: 'unit',
   AWS_SECRET_ACCESS_KEY: 'unit',
 });
-const { transactWrite } = await import('../../shared/data/writes.ts');
+const { transact } = await import('../../shared/data/writes.ts');
 
 const ddb = mockClient(DynamoDBDocumentClient);
 
@@ -29,22 +29,21 @@ const NONE: CancellationReason = { Code: 'None' };
 const CONFLICT: CancellationReason = { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' };
 const CONDITION: CancellationReason = { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' };
 
-const input: TransactWriteCommandInput = {
-  TransactItems: [
-    { Put: { TableName: 'timebill-unit', Item: { PK: 'WS#a', SK: 'PROJECT#p' }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    {
-      Update: {
-        TableName: 'timebill-unit',
-        Key: { PK: 'WS#a', SK: 'CLIENT#c' },
-        UpdateExpression: 'ADD project_count :one',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':one': 1 },
-      },
+const parts = {
+  project: { Put: { TableName: 'timebill-unit', Item: { PK: 'WS#a', SK: 'PROJECT#p' }, ConditionExpression: 'attribute_not_exists(PK)' } },
+  client: {
+    Update: {
+      TableName: 'timebill-unit',
+      Key: { PK: 'WS#a', SK: 'CLIENT#c' },
+      UpdateExpression: 'ADD project_count :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':one': 1 },
     },
-  ],
+  },
 };
+const input: TransactWriteCommandInput = { TransactItems: [parts.project, parts.client] };
 
-describe('transactWrite', () => {
+describe('transact', () => {
   beforeAll(() => {
     vi.spyOn(Math, 'random').mockReturnValue(0); // no backoff wait unless a test asks for one
   });
@@ -63,7 +62,7 @@ describe('transactWrite', () => {
       .rejectsOnce(cancelled(NONE, CONFLICT))
       .rejectsOnce(cancelled(CONFLICT, NONE))
       .resolvesOnce({});
-    await expect(transactWrite(input)).resolves.toBeUndefined();
+    await expect(transact(parts)).resolves.toBeUndefined();
     const calls = ddb.commandCalls(TransactWriteCommand);
     expect(calls).toHaveLength(3);
     for (const call of calls) expect(call.args[0].input).toEqual(input);
@@ -73,7 +72,7 @@ describe('transactWrite', () => {
     vi.mocked(Math.random).mockReturnValue(1);
     ddb.on(TransactWriteCommand).rejectsOnce(cancelled(CONFLICT, NONE)).rejectsOnce(cancelled(CONFLICT, NONE)).resolvesOnce({});
     const started = Date.now();
-    await expect(transactWrite(input)).resolves.toBeUndefined();
+    await expect(transact(parts)).resolves.toBeUndefined();
     // 25 * 2^1 + 25 * 2^2 ms at the top of the jitter.
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(3);
@@ -81,28 +80,34 @@ describe('transactWrite', () => {
 
   it('returns a condition failure at once, with its codes and items, without retrying', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled({ ...CONDITION, Item: { PK: { S: 'WS#a' }, time_entry_count: { N: '2' } } }, NONE));
-    const result = await transactWrite(input);
-    expect(result).toEqual({ codes: ['ConditionalCheckFailed', undefined], items: [{ PK: 'WS#a', time_entry_count: 2 }, undefined] });
+    const result = await transact(parts);
+    expect(result?.codes).toEqual(['ConditionalCheckFailed', undefined]);
+    expect(result?.failed('project')).toBe(true);
+    expect(result?.failed('client')).toBe(false);
+    expect(result?.item('project')).toEqual({ PK: 'WS#a', time_entry_count: 2 });
+    expect(result?.item('client')).toBeUndefined();
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
   it('returns a condition failure that comes with a conflict without retrying', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled(CONFLICT, CONDITION));
-    const result = await transactWrite(input);
+    const result = await transact(parts);
     expect(result?.codes).toEqual(['TransactionConflict', 'ConditionalCheckFailed']);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
   it('returns a condition failure that follows a conflict, after one retry', async () => {
     ddb.on(TransactWriteCommand).rejectsOnce(cancelled(CONFLICT, NONE)).rejectsOnce(cancelled(NONE, CONDITION));
-    const result = await transactWrite(input);
+    const result = await transact(parts);
     expect(result?.codes).toEqual([undefined, 'ConditionalCheckFailed']);
+    expect(result?.failed('client')).toBe(true);
+    expect(result?.failed('project')).toBe(false);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
   });
 
   it('gives up on a conflict that never clears, and throws it', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled(CONFLICT, NONE));
-    await expect(transactWrite(input)).rejects.toBeInstanceOf(TransactionCanceledException);
+    await expect(transact(parts)).rejects.toBeInstanceOf(TransactionCanceledException);
     const attempts = ddb.commandCalls(TransactWriteCommand).length;
     expect(attempts).toBeGreaterThan(2);
     expect(attempts).toBeLessThanOrEqual(10);
@@ -110,12 +115,12 @@ describe('transactWrite', () => {
 
   it('throws other cancellations and other errors without retrying', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ValidationError', Message: 'bad' }, NONE));
-    await expect(transactWrite(input)).rejects.toBeInstanceOf(TransactionCanceledException);
+    await expect(transact(parts)).rejects.toBeInstanceOf(TransactionCanceledException);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
 
     ddb.reset();
     ddb.on(TransactWriteCommand).rejects(new Error('socket hang up'));
-    await expect(transactWrite(input)).rejects.toThrow('socket hang up');
+    await expect(transact(parts)).rejects.toThrow('socket hang up');
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 });

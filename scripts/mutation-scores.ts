@@ -1,0 +1,47 @@
+/**
+ * After `stryker run`: the mutation score of each module named in issue 11 (a module is a file,
+ * or every file of a folder), from Stryker's JSON report. Exits 1 when one is under 80 %.
+ * Score = killed (or timed out) / (killed + timed out + survived + no coverage); mutants that
+ * do not compile or fail at run time for another reason do not count, as in Stryker's own score.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const MODULES = [
+  'shared/auth/',
+  'shared/cursor.ts',
+  'shared/ids.ts',
+  'shared/http/conditional.ts',
+  'shared/schemas/',
+  'shared/data/keys.ts',
+  'shared/resources/',
+] as const;
+export const MIN_SCORE = 80;
+
+interface Report {
+  files: Record<string, { mutants: { status: string }[] }>;
+}
+
+export function scores(report: Report): { module: string; killed: number; total: number; score: number }[] {
+  return MODULES.map((module) => {
+    let killed = 0;
+    let total = 0;
+    for (const [file, { mutants }] of Object.entries(report.files)) {
+      if (!(module.endsWith('/') ? file.startsWith(module) : file === module)) continue;
+      for (const { status } of mutants) {
+        if (status === 'Killed' || status === 'Timeout') killed++;
+        if (['Killed', 'Timeout', 'Survived', 'NoCoverage'].includes(status)) total++;
+      }
+    }
+    return { module, killed, total, score: total === 0 ? 100 : (100 * killed) / total };
+  });
+}
+
+const report = JSON.parse(readFileSync(resolve(import.meta.dirname, '../reports/mutation/mutation.json'), 'utf8')) as Report;
+let failed = false;
+for (const row of scores(report)) {
+  const ok = row.score >= MIN_SCORE;
+  failed ||= !ok;
+  console.log(`${row.module.padEnd(28)} ${row.score.toFixed(1).padStart(5)} %  (${row.killed}/${row.total})${ok ? '' : `  under ${MIN_SCORE} %`}`);
+}
+if (failed) process.exitCode = 1;

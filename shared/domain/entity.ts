@@ -1,0 +1,256 @@
+/**
+ * The operations every resource has, driven by its declaration (shared/resources/registry.ts):
+ * create, retrieve, list, update and delete, with the references and deletion guards it declares.
+ * A resource with rules of its own (domain/projects.ts, domain/time-entries.ts) wraps these.
+ *
+ * References: creating an item that references another (a project's client) adds 1 to a counter
+ * on the referenced item (`project_count`) in the same transaction, on condition that it exists;
+ * deleting subtracts 1. A resource is guarded by the counters of every resource referencing it:
+ * its delete is conditional on all of them being 0 (docs/decisions/0004-deletion-guards.md).
+ */
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError, conflict, invalidParam, notFound, preconditionFailed } from '../errors.ts';
+import { isWellFormedId, newId } from '../ids.ts';
+import { keys, listSource } from '../data/keys.ts';
+import { dynamo, tableName } from '../data/dynamo.ts';
+import { DATA_ATTRIBUTE, SEARCH_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { conditionalUpdate, type ConditionalUpdate } from '../data/update.ts';
+import {
+  allOf,
+  conditionParts,
+  counterUpdate,
+  existsAtVersion,
+  getItem,
+  itemOfConditionFailure,
+  matchesVersion,
+  transact,
+  versionOf,
+  type Condition,
+} from '../data/writes.ts';
+import { dataOf, objectOf, type AnyResource, type ObjectOf } from '../resources/define.ts';
+import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
+import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
+import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
+
+const ITEM = 'item';
+
+/** The stored item of a resource, or undefined (an id that cannot be one is not read). */
+export async function readItem(ctx: CallerContext, resource: AnyResource, id: string): Promise<Record<string, unknown> | undefined> {
+  if (!isWellFormedId(resource.idPrefix, id)) return undefined;
+  return getItem(keys.item(ctx.workspaceId, resource.type, id));
+}
+
+async function mustRead(ctx: CallerContext, resource: AnyResource, id: string): Promise<Record<string, unknown>> {
+  const item = await readItem(ctx, resource, id);
+  if (!item) throw notFound(resource.noun, id);
+  return item;
+}
+
+const versioned = <R extends AnyResource>(resource: R, item: Record<string, unknown>): Versioned<ObjectOf<R>> => ({
+  resource: objectOf(resource, item),
+  version: versionOf(item),
+});
+
+export async function retrieve<R extends AnyResource>(ctx: CallerContext, resource: R, id: string): Promise<Versioned<ObjectOf<R>>> {
+  return versioned(resource, await mustRead(ctx, resource, id));
+}
+
+/** The error of a reference that names nothing in the workspace. */
+export const unknownReference = (field: string, target: AnyResource) =>
+  invalidParam(field, `${field} does not name a ${target.noun} in this workspace`);
+
+/** The references an item holds: field, referenced resource and id. */
+function referencesOf(resource: AnyResource, data: Record<string, unknown>) {
+  return Object.entries(resource.references ?? {})
+    .filter(([field]) => data[field] != null)
+    .map(([field, kind]) => ({ field, target: resourceOf(kind!), id: String(data[field]) }));
+}
+
+/**
+ * What a referenced item must satisfy besides existing: where this resource references two
+ * resources and one of them references the other by the same field (a time entry's project and
+ * client), the first must hold the same value (the project belongs to that client).
+ */
+function consistencyCondition(resource: AnyResource, target: AnyResource, data: Record<string, unknown>): Condition | undefined {
+  const shared = Object.entries(target.references ?? {}).filter(([field, kind]) => resource.references?.[field] === kind && data[field] != null);
+  if (shared.length === 0) return undefined;
+  return allOf(
+    ...shared.map(([field]) => ({
+      expression: `#data.#r_${field} = :r_${field}`,
+      names: { '#data': DATA_ATTRIBUTE, [`#r_${field}`]: field },
+      values: { [`:r_${field}`]: data[field] },
+    })),
+  );
+}
+
+export interface CreateOptions {
+  /** The error when a reference names nothing (default: 400 naming the reference's field). */
+  unknownReference?: (field: string, target: AnyResource) => ApiError;
+}
+
+/**
+ * Creates the item; when it references others, counts it on each in one transaction whose
+ * conditions are that they exist, so a reference deleted concurrently never ends up dangling.
+ */
+export async function create<R extends AnyResource>(
+  ctx: CallerContext,
+  resource: R,
+  input: Record<string, unknown>,
+  now: Date,
+  options: CreateOptions = {},
+): Promise<Versioned<ObjectOf<R>>> {
+  const refuse = options.unknownReference ?? unknownReference;
+  const id = newId(resource.idPrefix, now);
+  const data = dataOf(resource, { id, workspaceId: ctx.workspaceId }, input, now.toISOString());
+  const references = referencesOf(resource, data);
+  for (const ref of references) if (!isWellFormedId(ref.target.idPrefix, ref.id)) throw refuse(ref.field, ref.target);
+  const item = {
+    ...keys.item(ctx.workspaceId, resource.type, id),
+    ...keys.indexes(resource, ctx.workspaceId, id, data),
+    [DATA_ATTRIBUTE]: data,
+    [VERSION_ATTRIBUTE]: 1,
+    ...(resource.search ? { [SEARCH_ATTRIBUTE]: foldForSearch(String(data[resource.search])) } : {}),
+    ...Object.fromEntries(referrersOf(resource).map((r) => [r.counter, 0])),
+  };
+  const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
+  if (references.length === 0) {
+    await dynamo().send(new PutCommand(put));
+    return versioned(resource, item);
+  }
+  const cancelled = await transact<string>({
+    [ITEM]: { Put: put },
+    ...Object.fromEntries(
+      references.map((ref) => [
+        ref.field,
+        counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), 1, consistencyCondition(resource, ref.target, data)),
+      ]),
+    ),
+  });
+  if (cancelled) {
+    const failed = references.find((ref) => cancelled.failed(ref.field));
+    if (failed) throw refuse(failed.field, failed.target);
+    throw new Error(`${resource.noun} create cancelled: ${cancelled.codes.join(',')}`);
+  }
+  return versioned(resource, item);
+}
+
+export function list<R extends AnyResource>(
+  ctx: CallerContext,
+  resource: R,
+  query: { limit: number; cursor?: string | undefined; search?: string | undefined } & Record<string, unknown>,
+): Promise<ListEnvelope<ObjectOf<R>>> {
+  const filters = Object.fromEntries((resource.filters ?? []).map((f) => [f, query[f] as string | undefined]));
+  const source = listSource(resource, ctx.workspaceId, filters);
+  const conditions: Condition[] = Object.entries(source.remaining).map(([field, value]) => ({
+    expression: `#data.#q_${field} = :q_${field}`,
+    names: { '#data': DATA_ATTRIBUTE, [`#q_${field}`]: field },
+    values: { [`:q_${field}`]: value },
+  }));
+  if (query.search !== undefined) {
+    conditions.push({ expression: 'contains(#search, :search)', names: { '#search': SEARCH_ATTRIBUTE }, values: { ':search': foldForSearch(query.search) } });
+  }
+  return listPage({
+    binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, search: query.search } },
+    source,
+    limit: query.limit,
+    cursor: query.cursor,
+    ...(conditions.length > 0 ? { filter: allOf(...conditions) } : {}),
+    toResource: (item) => objectOf(resource, item),
+  });
+}
+
+export interface UpdateRules {
+  /** A condition on the stored item that the change must satisfy (over `#data`, `#f_<field>`). */
+  condition?: ConditionalUpdate['condition'];
+  /** The error when that condition fails. */
+  refused?: () => ApiError;
+}
+
+/**
+ * Changes the fields sent (null clears), with their index keys and search field. An empty change
+ * writes nothing: it answers the current resource, and still honours If-Match.
+ */
+export async function update<R extends AnyResource>(
+  ctx: CallerContext,
+  resource: R,
+  id: string,
+  patch: Record<string, unknown>,
+  expectedVersion: IfMatch,
+  now: Date,
+  rules: UpdateRules = {},
+): Promise<Versioned<ObjectOf<R>>> {
+  if (!isWellFormedId(resource.idPrefix, id)) throw notFound(resource.noun, id);
+  if (Object.keys(patch).length === 0) {
+    const current = await retrieve(ctx, resource, id);
+    if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed(resource.noun, id);
+    return current;
+  }
+  const search = resource.search !== undefined && typeof patch[resource.search] === 'string' ? foldForSearch(patch[resource.search] as string) : undefined;
+  const outcome = await conditionalUpdate({
+    key: keys.item(ctx.workspaceId, resource.type, id),
+    fields: patch,
+    attributes: { ...keys.changedIndexes(resource, ctx.workspaceId, id, patch), ...(search === undefined ? {} : { [SEARCH_ATTRIBUTE]: search }) },
+    expectedVersion,
+    now,
+    ...(rules.condition ? { condition: rules.condition } : {}),
+  });
+  if (outcome.kind === 'missing') throw notFound(resource.noun, id);
+  if (outcome.kind === 'precondition_failed') throw preconditionFailed(resource.noun, id);
+  if (outcome.kind === 'condition_failed') {
+    if (rules.refused) throw rules.refused();
+    throw new Error(`${resource.noun} update refused by a condition it did not set`);
+  }
+  return versioned(resource, outcome.item);
+}
+
+/**
+ * Deletes the item, on condition that no referrer's counter holds it (409 otherwise), and
+ * uncounts it on what it references, in one transaction.
+ */
+export async function remove(ctx: CallerContext, resource: AnyResource, id: string, expectedVersion: IfMatch): Promise<Deleted> {
+  if (!isWellFormedId(resource.idPrefix, id)) throw notFound(resource.noun, id);
+  const counters = [...new Set(referrersOf(resource).map((r) => r.counter))];
+  const condition = allOf(
+    existsAtVersion(expectedVersion),
+    ...counters.map((counter, i) => ({ expression: `#g${i} = :zero`, names: { [`#g${i}`]: counter }, values: { ':zero': 0 } })),
+  );
+  const key = keys.item(ctx.workspaceId, resource.type, id);
+  const del = { TableName: tableName(), Key: key, ...conditionParts(condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const hasReferences = Object.keys(resource.references ?? {}).length > 0;
+  if (!hasReferences) {
+    try {
+      await dynamo().send(new DeleteCommand(del));
+    } catch (error) {
+      const old = itemOfConditionFailure(error);
+      if (old === null) throw error;
+      throw refusedDelete(resource, id, old, counters, expectedVersion);
+    }
+  } else {
+    // What it references is in the item: read it first (the delete's condition covers a change since).
+    const current = (await mustRead(ctx, resource, id))[DATA_ATTRIBUTE] as Record<string, unknown>;
+    const references = referencesOf(resource, current);
+    const cancelled = await transact<string>({
+      [ITEM]: { Delete: del },
+      ...Object.fromEntries(references.map((ref) => [ref.field, counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1)])),
+    });
+    if (cancelled) {
+      if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
+      throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
+    }
+  }
+  return { object: resource.kind, id, deleted: true };
+}
+
+/** Why a delete's condition failed: gone (404), changed (412) or still referenced (409). */
+function refusedDelete(resource: AnyResource, id: string, old: Record<string, unknown> | undefined, counters: string[], expectedVersion: IfMatch): Error {
+  if (old === undefined) return notFound(resource.noun, id);
+  if (!matchesVersion(expectedVersion, versionOf(old))) return preconditionFailed(resource.noun, id);
+  const blockers = referrersOf(resource)
+    .filter((r, i, all) => all.findIndex((x) => x.counter === r.counter) === i && counters.includes(r.counter))
+    .map((r) => ({ count: Number(old[r.counter] ?? 0), referrer: r.resource }))
+    .filter((b) => b.count > 0);
+  if (blockers.length === 0) return new Error(`${resource.noun} delete refused, but the item returned explains nothing`);
+  const named = blockers.map((b) => `${b.count} ${b.count === 1 ? b.referrer.noun : b.referrer.plural}`).join(' and ');
+  const noun = resource.noun.charAt(0).toUpperCase() + resource.noun.slice(1);
+  return conflict(`${noun} ${id} still has ${named} and cannot be deleted. Delete those first${resource.deleteHint ? `, or ${resource.deleteHint}` : ''}`);
+}

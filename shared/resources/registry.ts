@@ -1,0 +1,121 @@
+/**
+ * The resource registry: one declaration per resource. Everything else about a resource (its
+ * type, its request and response schemas, its item, its keys and indexes, its scopes, its
+ * guards, its OpenAPI schemas and tags) is derived from these; docs/extending.md walks through
+ * adding one.
+ */
+import * as v from 'valibot';
+import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl } from '../schemas/fields.ts';
+import { defineResource, type AnyResource, type ObjectOf } from './define.ts';
+
+export const client = defineResource({
+  kind: 'client',
+  idPrefix: 'cli_',
+  collection: 'clients',
+  tag: 'Clients',
+  fields: v.strictObject({
+    company_name: text('company_name', LIMITS.nameLength),
+    company_email: email('company_email'),
+    company_address: v.nullable(text('company_address', LIMITS.addressLength)),
+    website: v.nullable(webUrl('website')),
+    status: v.optional(enumOf('status', ['LEAD', 'ACTIVE', 'SLEEPING', 'LOST']), 'LEAD'),
+    language: v.optional(enumOf('language', ['ENGLISH', 'FRENCH']), 'ENGLISH'),
+    business_number: v.nullable(taxId('business_number')),
+    tps_number: v.nullable(taxId('tps_number')),
+    tvq_number: v.nullable(taxId('tvq_number')),
+    relationship_start_date: timestamp('relationship_start_date'),
+  }),
+  readOnly: { relationship_start_date: 'created_at' },
+  filters: ['status'],
+  search: 'company_name',
+  indexes: { GSI1: { partition: ['status'] } },
+  deleteHint: 'archive the client instead by setting its status to SLEEPING or LOST',
+});
+
+export const project = defineResource({
+  kind: 'project',
+  idPrefix: 'prj_',
+  collection: 'projects',
+  tag: 'Projects',
+  fields: v.strictObject({
+    name: text('name', LIMITS.nameLength),
+    description: v.nullable(text('description', LIMITS.descriptionLength)),
+    status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
+    billing_type: enumOf('billing_type', ['Weekly', 'BiMonthly', 'Monthly', 'CreditBased', 'Retainer', 'ProjectBased']),
+    hourly_rate: v.nullable(money('hourly_rate')),
+    fixed_price: v.nullable(money('fixed_price')),
+    amount: v.nullable(money('amount')),
+    interval_count: v.nullable(positiveInteger('interval_count', LIMITS.intervalCount)),
+    interval_unit: v.nullable(enumOf('interval_unit', ['Day', 'Week', 'Month', 'Year'])),
+    client_id: reference('client_id'),
+    /** Defaults to the creation time (domain/projects.ts). */
+    start_date: v.optional(timestamp('start_date')),
+    end_date: v.nullable(timestamp('end_date')),
+  }),
+  immutable: { client_id: 'a project stays with the client it was created for' },
+  references: { client_id: 'client' },
+  filters: ['status', 'client_id'],
+  search: 'name',
+  indexes: {
+    GSI1: { partition: ['status'] },
+    GSI2: { partition: ['client_id'] },
+    // The status leads the sort key: a status change rewrites it without knowing the client.
+    GSI3: { partition: ['client_id'], sortPrefix: 'status' },
+  },
+  deleteHint: 'close the project instead by setting its status to COMPLETED or CANCELLED',
+});
+
+export const timeEntry = defineResource({
+  kind: 'time_entry',
+  idPrefix: 'te_',
+  collection: 'time_entries',
+  tag: 'Time entries',
+  fields: v.strictObject({
+    project_id: v.nullable(reference('project_id')),
+    /** Implied by the project when one is given (domain/time-entries.ts). */
+    client_id: v.optional(reference('client_id')),
+    started_at: timestamp('started_at'),
+    duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
+    description: v.nullable(text('description', LIMITS.descriptionLength)),
+  }),
+  references: { client_id: 'client', project_id: 'project' },
+  createRequiresOneOf: ['project_id', 'client_id'],
+  filters: ['project_id', 'client_id'],
+  indexes: { GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
+});
+
+/** Every resource, by kind. */
+export const RESOURCES = { client, project, time_entry: timeEntry } as const;
+
+export type ResourceKind = keyof typeof RESOURCES;
+export type Resource = (typeof RESOURCES)[ResourceKind];
+export type Collection = Resource['collection'];
+export type Client = ObjectOf<typeof client>;
+export type Project = ObjectOf<typeof project>;
+export type TimeEntry = ObjectOf<typeof timeEntry>;
+
+export const RESOURCE_LIST: readonly AnyResource[] = Object.values(RESOURCES) as AnyResource[];
+
+export const resourceOf = (kind: string): AnyResource => {
+  const found = (RESOURCES as Record<string, AnyResource>)[kind];
+  if (!found) throw new Error(`Unknown resource ${kind}`);
+  return found;
+};
+
+/** The response schema of a resource (its references answer with the referenced id pattern). */
+export const objectSchema = (resource: AnyResource) => resource.object((kind) => resourceOf(kind).idPrefix);
+
+/**
+ * The resources that reference `target` (their creation counts on it): a guarded resource
+ * cannot be deleted while any of their counters is above zero.
+ */
+export function referrersOf(target: AnyResource): { resource: AnyResource; field: string; counter: string }[] {
+  return RESOURCE_LIST.flatMap((resource) =>
+    Object.entries(resource.references ?? {})
+      .filter(([, kind]) => kind === target.kind)
+      .map(([field]) => ({ resource, field, counter: counterOf(resource) })),
+  );
+}
+
+/** The attribute that counts a referrer on the items it references: `time_entry_count`. */
+export const counterOf = (referrer: AnyResource) => `${referrer.kind}_count`;

@@ -1,0 +1,132 @@
+/**
+ * The request frame of every operation, driven by the route table and the registry's fixtures
+ * rather than written out per resource: JSON bodies and their media type and size, the fields an
+ * update refuses, ids that name nothing, and request ids. A resource added to the registry and
+ * the route table is covered here without a line of its own.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../shared/routes.ts';
+import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/resources/registry.ts';
+import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
+import { expectError, workspace, type ApiResponse } from '../support/api.ts';
+import { FIXTURES, createOne, unknownId } from '../support/fixtures.ts';
+
+type Workspace = Awaited<ReturnType<typeof workspace>>;
+
+const ROUTES_OF_RESOURCES = ROUTES.filter((r): r is Extract<(typeof ROUTES)[number], { resource: ResourceKind }> => r.resource !== null);
+const concrete = (path: string, id: string) => path.replace('/api/v1', '').replace('{id}', id);
+
+let ws: Workspace;
+beforeAll(async () => {
+  ws = await workspace('frame');
+});
+
+/** What a route's collection holds now: a refused request must leave it as it was. */
+async function snapshot(kind: ResourceKind) {
+  const response = await ws.api.get(`/${RESOURCES[kind].collection}?limit=100`);
+  expect(response.status).toBe(200);
+  return response.body.data;
+}
+
+describe.each(ROUTES_OF_RESOURCES.filter((r) => r.action === 'create' || r.action === 'update').map((r) => [r.operation, r] as const))(
+  '%s: the JSON body',
+  (_operation, route) => {
+    let path: string;
+    let body: Record<string, unknown>;
+    beforeAll(async () => {
+      const fixture = FIXTURES[route.resource];
+      path = concrete(route.path, route.action === 'update' ? (await createOne(ws.api, route.resource)).id : '');
+      body = route.action === 'update' ? fixture.change! : await fixture.body(ws.api);
+    });
+
+    it('refuses a body that is not a JSON object (400, param body), changing nothing', async () => {
+      const before = await snapshot(route.resource);
+      for (const raw of ['{"a": 1,', '[]', '[{}]', '"x"', '42', 'null', 'true', '']) {
+        const error = expectError(await send(route.method, path, ws.token, raw, 'application/json'), 400, 'invalid_request');
+        expect(error.param, raw).toBe('body');
+      }
+      expectError(await send(route.method, path, ws.token, undefined, 'application/json'), 400, 'invalid_request');
+      expect(await snapshot(route.resource)).toEqual(before);
+    });
+
+    it('refuses a Content-Type other than JSON, or none, with 415', async () => {
+      const before = await snapshot(route.resource);
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'text/json', undefined]) {
+        const error = expectError(await send(route.method, path, ws.token, JSON.stringify(body), contentType), 415, 'unsupported_media_type');
+        expect(error.message).toMatch(/application\/json/);
+      }
+      expect(await snapshot(route.resource)).toEqual(before);
+    });
+
+    it('refuses a body over 64 KiB with 413, changing nothing', async () => {
+      const before = await snapshot(route.resource);
+      expectError(await send(route.method, path, ws.token, JSON.stringify({ ...body, pad: 'a'.repeat(70_000) }), 'application/json'), 413, 'payload_too_large');
+      expect(await snapshot(route.resource)).toEqual(before);
+    });
+
+    it('accepts Content-Type application/json; charset=utf-8', async () => {
+      const response = await send(route.method, path, ws.token, JSON.stringify(body), 'application/json; charset=utf-8');
+      expect(response.status, JSON.stringify(response.body)).toBe(route.action === 'create' ? 201 : 200);
+    });
+  },
+);
+
+describe.each(ROUTES_OF_RESOURCES.filter((r) => r.action === 'update').map((r) => [r.operation, r] as const))('%s: refused fields', (_operation, route) => {
+  const resource = RESOURCES[route.resource];
+  let item: Record<string, unknown>;
+  beforeAll(async () => {
+    item = await createOne(ws.api, route.resource);
+  });
+
+  /** What no update may set: the common read-only fields, the resource's own, and its immutable ones. */
+  const refused = ['id', 'object', 'workspace_id', 'created_at', 'updated_at', ...Object.keys(resource.readOnly ?? {}), ...Object.keys(resource.immutable ?? {})];
+
+  it.each(refused)('refuses %s (400 naming it), alone or beside a valid change, applying neither', async (field) => {
+    const value = item[field] ?? 'x';
+    for (const body of [{ [field]: value }, { ...FIXTURES[route.resource].change, [field]: value }]) {
+      const error = expectInvalid(await ws.api.patch(concrete(route.path, String(item.id)), body), [field]);
+      expect(error.param).toBe(field);
+    }
+    expect((await ws.api.get(concrete(route.path, String(item.id)))).body).toEqual(item);
+  });
+
+  it('refuses an unknown field as such', async () => {
+    const error = expectInvalid(await ws.api.patch(concrete(route.path, String(item.id)), { colour: 'blue' }), ['colour']);
+    expect(error.message).toBe('colour is not a known field');
+  });
+});
+
+describe.each(ROUTES_OF_RESOURCES.filter((r) => r.path.includes('{id}')).map((r) => [r.operation, r] as const))('%s: ids', (_operation, route) => {
+  const other = RESOURCE_LIST.find((r) => r.kind !== route.resource)!.kind as ResourceKind;
+  it.each([
+    ['an unknown id', () => unknownId(route.resource)],
+    ['a malformed id', () => 'nope'],
+    ['an id of another kind', () => unknownId(other)],
+  ])('answers 404 not_found for %s', async (_name, id) => {
+    const body = route.action === 'update' ? JSON.stringify(FIXTURES[route.resource].change) : undefined;
+    const error = expectError(await send(route.method, concrete(route.path, id()), ws.token, body, body ? 'application/json' : undefined), 404, 'not_found');
+    expect(error.message).toContain(id());
+  });
+});
+
+describe('request ids', () => {
+  it('are distinct on every response of every operation, success or error, and repeated in error bodies', async () => {
+    const responses: ApiResponse[] = [];
+    for (const kind of Object.keys(FIXTURES) as ResourceKind[]) {
+      const item = await createOne(ws.api, kind);
+      for (const route of ROUTES_OF_RESOURCES.filter((r) => r.resource === kind && r.action !== 'create')) {
+        const body = route.action === 'update' ? JSON.stringify(FIXTURES[kind].change) : undefined;
+        const path = concrete(route.path, String(item.id));
+        responses.push(await send(route.method, path, ws.token, body, body ? 'application/json' : undefined));
+        // The same operation failing: a deleted or unknown id, or a list with an unknown parameter.
+        const failing = route.action === 'list' ? `${path}?colour=blue` : concrete(route.path, unknownId(kind));
+        const error = await send(route.method, failing, ws.token, body, body ? 'application/json' : undefined);
+        expectError(error, error.status, error.body.error.type);
+        responses.push(error);
+      }
+    }
+    expect(responses.filter((r) => r.status < 300).length).toBe(responses.length / 2);
+    const ids = responses.map(requestIdOf);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * One fixture per resource of the registry: a valid create body (making whatever it references
+ * first) and a valid change. The registry-driven suites (request-frame.test.ts) run every
+ * resource through them; a resource added to the registry without a fixture fails them.
+ */
+import { RESOURCES, type ResourceKind } from '../../shared/resources/registry.ts';
+import { createClient, createProject, type Api } from './api.ts';
+
+export interface Fixture {
+  /** A valid create body; may create what it references in the workspace of `api`. */
+  body(api: Api): Promise<Record<string, unknown>>;
+  /** A valid change (for resources that can be updated). */
+  change?: Record<string, unknown>;
+}
+
+export const FIXTURES: Record<ResourceKind, Fixture> = {
+  client: {
+    body: async () => ({ company_name: 'Fixture Co', company_email: 'fixture@fixture.test' }),
+    change: { company_name: 'Changed Co' },
+  },
+  project: {
+    body: async (api) => ({ name: 'Fixture project', client_id: (await createClient(api)).id, billing_type: 'Monthly' }),
+    change: { name: 'Changed project' },
+  },
+  time_entry: {
+    body: async (api) => {
+      const client = await createClient(api);
+      return { project_id: (await createProject(api, client.id)).id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 };
+    },
+  },
+};
+
+/** Creates one resource of `kind` through the API. */
+export async function createOne(api: Api, kind: ResourceKind): Promise<Record<string, any>> {
+  const response = await api.post(`/${RESOURCES[kind].collection}`, await FIXTURES[kind].body(api));
+  if (response.status !== 201) throw new Error(`create ${kind}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** A well-formed id of `kind` that names nothing. */
+export const unknownId = (kind: ResourceKind) => `${RESOURCES[kind].idPrefix}01ARZ3NDEKTSV4RRFFQ69G5FAV`;

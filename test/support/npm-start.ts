@@ -1,0 +1,94 @@
+/**
+ * `npm start` and `npm run token` as a developer runs them, in separate processes on real ports,
+ * for the tests of the local stack itself (each starts its own stacks, not the shared one).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { freePort } from '../../infra/local/dynamodb.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+export const started: ChildProcess[] = [];
+/** Folders to remove at the end (DATA_DIRs). */
+export const dirs: string[] = [];
+
+export function cleanUpStarted() {
+  for (const child of started) {
+    try {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface Running {
+  child: ChildProcess;
+  port: number;
+  dynamoPort: number;
+  output: () => string;
+}
+
+export async function npmStart(env: Record<string, string> = {}): Promise<Running> {
+  const port = await freePort();
+  // As `npm start` does, through npm itself: a kill of npm must also end the stack.
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, as in a terminal, so ctrlC() can signal the group
+  });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!/API on /.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start failed: ${output}`);
+    await sleep(100);
+  }
+  const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
+  return { child, port, dynamoPort, output: () => output };
+}
+
+export function npmRunToken(port: number, workspace: string, scopes: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn('npm', ['run', '--silent', 'token', '--', '--workspace', workspace, '--scopes', scopes], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(port) },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/** What Ctrl-C in a terminal does: SIGINT to the whole foreground process group. */
+export const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, 'SIGINT');
+
+export const lastLine = (s: string) => s.trim().split('\n').at(-1)!;
+
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolvePromise(true)));
+    socket.once('error', () => resolvePromise(false));
+  });
+}
+
+export async function waitUntilClosed(port: number, ms = 15_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!(await accepts(port))) return true;
+    await sleep(200);
+  }
+  return false;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+

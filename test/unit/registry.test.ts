@@ -1,0 +1,196 @@
+/** What the registry derives from each declaration: schemas, item mapping, guards and names. */
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { dataOf, defineResource, objectOf } from '../../shared/resources/define.ts';
+import { RESOURCES, RESOURCE_LIST, client, counterOf, objectSchema, project, referrersOf, resourceOf, timeEntry } from '../../shared/resources/registry.ts';
+import { SCOPES, ROUTES } from '../../shared/routes.ts';
+import { DeleteResult, responseSchemas, schemaName } from '../../shared/schemas/objects.ts';
+import { text } from '../../shared/schemas/fields.ts';
+
+const ok = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input);
+const CLIENT_ID = 'cli_01M80V5QD5HHXT44J8T6S4HD6W';
+const PROJECT_ID = 'prj_01M80V5Z1BGJ4D4KG6XRMJFSS6';
+const AT = '2026-11-21T09:00:00.000Z';
+
+describe('names', () => {
+  it('derive the type, nouns and schema names from the kind and collection', () => {
+    expect([timeEntry.type, timeEntry.noun, timeEntry.plural]).toEqual(['TIME_ENTRY', 'time entry', 'time entries']);
+    expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
+    expect(schemaName('time_entry')).toBe('TimeEntry');
+    expect(Object.keys(responseSchemas())).toEqual(['Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'DeleteResult', 'Error']);
+  });
+
+  it('are unique across resources, and the routes use each resource\'s scopes', () => {
+    for (const key of ['kind', 'idPrefix', 'collection', 'type', 'tag'] as const) {
+      expect(new Set(RESOURCE_LIST.map((r) => r[key])).size, key).toBe(RESOURCE_LIST.length);
+    }
+    expect(SCOPES).toEqual(RESOURCE_LIST.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]));
+    for (const route of ROUTES) {
+      if (route.resource === null) continue;
+      expect(route.path.startsWith(`/api/v1/${RESOURCES[route.resource].collection}`), route.operation).toBe(true);
+    }
+  });
+
+  it('looks resources up by kind, and refuses an unknown one', () => {
+    expect(resourceOf('project')).toBe(project);
+    expect(() => resourceOf('invoice')).toThrow('Unknown resource invoice');
+  });
+});
+
+describe('guards', () => {
+  it('are the counters of every resource referencing another', () => {
+    expect(referrersOf(client).map((r) => [r.resource.kind, r.field, r.counter])).toEqual([
+      ['project', 'client_id', 'project_count'],
+      ['time_entry', 'client_id', 'time_entry_count'],
+    ]);
+    expect(referrersOf(project).map((r) => r.counter)).toEqual(['time_entry_count']);
+    expect(referrersOf(timeEntry)).toEqual([]);
+    expect(counterOf(timeEntry)).toBe('time_entry_count');
+  });
+
+  it('name only declared resources', () => {
+    for (const r of RESOURCE_LIST) for (const kind of Object.values(r.references ?? {})) expect(() => resourceOf(kind!)).not.toThrow();
+  });
+});
+
+describe('request schemas', () => {
+  it('make plain fields required on create, defaults apply, nullable ones optional', () => {
+    const out = ok(client.create, { company_name: 'Acme', company_email: 'a@acme.test' });
+    expect(out.success && out.output).toEqual({ company_name: 'Acme', company_email: 'a@acme.test', status: 'LEAD', language: 'ENGLISH' });
+    expect(ok(client.create, { company_name: 'Acme', company_email: 'a@acme.test', website: null }).success).toBe(true);
+    expect(ok(client.create, { company_name: 'Acme' }).success).toBe(false);
+    expect(ok(client.create, { company_name: null, company_email: 'a@acme.test' }).success).toBe(false);
+  });
+
+  it('leave read-only fields out of create and update, as unknown fields', () => {
+    expect(Object.keys(client.create.pipe[0].entries)).not.toContain('relationship_start_date');
+    expect(Object.keys(client.update.entries)).not.toContain('relationship_start_date');
+    expect(ok(client.create, { company_name: 'A', company_email: 'a@b.co', relationship_start_date: AT }).success).toBe(false);
+  });
+
+  it('make every field optional on update, without defaults, nullable ones clearable and the others not', () => {
+    const empty = ok(client.update, {});
+    expect(empty.success && empty.output).toEqual({});
+    expect(ok(client.update, { website: null }).success).toBe(true);
+    expect(ok(client.update, { company_name: null }).success).toBe(false);
+    expect(ok(client.update, { status: 'LOST' }).success).toBe(true);
+  });
+
+  it('refuse an immutable field on update, whatever its value, saying why', () => {
+    for (const value of [CLIENT_ID, null, 'x', 1]) {
+      const out = ok(project.update, { client_id: value });
+      expect(out.success).toBe(false);
+      expect(out.issues?.[0].message).toBe('client_id cannot be changed: a project stays with the client it was created for');
+    }
+    expect(ok(project.create, { name: 'P', client_id: CLIENT_ID, billing_type: 'Monthly' }).success).toBe(true);
+  });
+
+  it('take list filters as optional, non-null query parameters, with limit, cursor and search only where declared', () => {
+    expect(Object.keys(project.listQuery.entries)).toEqual(['limit', 'cursor', 'status', 'client_id', 'search']);
+    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id']);
+    const out = ok(timeEntry.listQuery, { project_id: PROJECT_ID });
+    expect(out.success && out.output).toEqual({ limit: 25, project_id: PROJECT_ID });
+    expect(ok(timeEntry.listQuery, { project_id: '' }).success).toBe(false);
+    expect(ok(timeEntry.listQuery, { search: 'x' }).success).toBe(false);
+    expect(ok(client.listQuery, { limit: '100' }).success).toBe(true);
+    for (const limit of ['0', '101', '1000', '1.5', '', 'abc']) expect(ok(client.listQuery, { limit }).success, limit).toBe(false);
+    for (const cursor of ['', 'x'.repeat(1025)]) expect(ok(client.listQuery, { cursor }).success).toBe(false);
+    expect(ok(client.listQuery, { cursor: 'x'.repeat(1024) }).success).toBe(true);
+  });
+});
+
+describe('response schemas', () => {
+  const projectObject = {
+    object: 'project',
+    id: PROJECT_ID,
+    name: 'P',
+    description: null,
+    status: 'ACTIVE',
+    billing_type: 'Monthly',
+    hourly_rate: null,
+    fixed_price: null,
+    amount: null,
+    interval_count: null,
+    interval_unit: null,
+    client_id: CLIENT_ID,
+    start_date: AT,
+    end_date: null,
+    workspace_id: 'ws',
+    created_at: AT,
+    updated_at: AT,
+  };
+
+  it('hold every field, references as the referenced id pattern, timestamps in the stored form', () => {
+    const schema = objectSchema(project);
+    expect(ok(schema, projectObject).success).toBe(true);
+    expect(ok(schema, { ...projectObject, client_id: PROJECT_ID }).success).toBe(false);
+    expect(ok(schema, { ...projectObject, id: CLIENT_ID }).success).toBe(false);
+    expect(ok(schema, { ...projectObject, object: 'client' }).success).toBe(false);
+    expect(ok(schema, { ...projectObject, created_at: '2026-11-21T09:00:00Z' }).success).toBe(false);
+    expect(ok(schema, { ...projectObject, extra: 1 }).success).toBe(false);
+    const { status: _status, ...withoutStatus } = projectObject;
+    expect(ok(schema, withoutStatus).success).toBe(false);
+  });
+
+  it('keep a nullable reference nullable', () => {
+    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    expect(ok(objectSchema(timeEntry), entry).success).toBe(true);
+    expect(ok(objectSchema(timeEntry), { ...entry, project_id: CLIENT_ID }).success).toBe(false);
+    expect(ok(objectSchema(timeEntry), { ...entry, client_id: null }).success).toBe(false);
+  });
+
+  it('answer a read-only field as a stored timestamp', () => {
+    const schema = objectSchema(client);
+    const base = { object: 'client', id: CLIENT_ID, company_name: 'A', company_email: 'a@b.co', company_address: null, website: null, status: 'LEAD', language: 'ENGLISH', business_number: null, tps_number: null, tvq_number: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    expect(ok(schema, { ...base, relationship_start_date: AT }).success).toBe(true);
+    expect(ok(schema, { ...base, relationship_start_date: 'yesterday' }).success).toBe(false);
+  });
+
+  it('delete results name one of the kinds', () => {
+    for (const kind of ['client', 'project', 'time_entry']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
+    expect(ok(DeleteResult, { object: 'invoice', id: 'x', deleted: true }).success).toBe(false);
+  });
+});
+
+describe('item mapping', () => {
+  it('stores exactly the declared fields, absent ones null, read-only ones at the creation time', () => {
+    const data = dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { company_name: 'A', company_email: 'a@b.co', status: 'LEAD', language: 'ENGLISH', extra: 'dropped' }, AT);
+    expect(data).toEqual({
+      id: CLIENT_ID,
+      company_name: 'A',
+      company_email: 'a@b.co',
+      company_address: null,
+      website: null,
+      status: 'LEAD',
+      language: 'ENGLISH',
+      business_number: null,
+      tps_number: null,
+      tvq_number: null,
+      relationship_start_date: AT,
+      workspace_id: 'ws',
+      created_at: AT,
+      updated_at: AT,
+    });
+    expect(dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { relationship_start_date: '1999-01-01T00:00:00.000Z' }, AT).relationship_start_date).toBe(AT);
+    expect(dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { website: 'https://a.test' }, AT).website).toBe('https://a.test');
+  });
+
+  it('answers the object in the declared order, whatever the stored order, absent fields null', () => {
+    const object = objectOf(client, { version: 3, data: { updated_at: AT, workspace_id: 'ws', company_name: 'A', id: CLIENT_ID, created_at: AT, extra: 'x' } });
+    expect(Object.keys(object)).toEqual(['object', 'id', ...client.fieldNames, 'workspace_id', 'created_at', 'updated_at']);
+    expect(object).toMatchObject({ object: 'client', id: CLIENT_ID, company_name: 'A', website: null, workspace_id: 'ws', created_at: AT, updated_at: AT });
+    expect(object).not.toHaveProperty('extra');
+    expect(objectOf(client, {}).object).toBe('client');
+  });
+});
+
+describe('defineResource', () => {
+  it('derives a resource from a minimal declaration', () => {
+    const note = defineResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: v.strictObject({ body: text('body', 10) }) });
+    expect([note.type, note.noun, note.plural, note.fieldNames]).toEqual(['STICKY_NOTE', 'sticky note', 'sticky notes', ['body']]);
+    expect(Object.keys(note.listQuery.entries)).toEqual(['limit', 'cursor']);
+    expect(ok(note.create, { body: 'hi' }).success).toBe(true);
+    expect(ok(note.update, {}).success).toBe(true);
+    expect(ok(note.object(() => 'x_'), { object: 'sticky_note', id: 'sn_01M80V5Z1BGJ4D4KG6XRMJFSS7', body: 'hi', workspace_id: 'w', created_at: AT, updated_at: AT }).success).toBe(true);
+  });
+});
