@@ -5,21 +5,19 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * tests of the pure modules it mutates. Only defined for it (VITEST_MUTATION=1), so `npm test`
  * does not run these files twice.
  */
-const MUTATION_PROJECT: TestProjectInlineConfiguration = {
-  extends: true,
-  test: {
-    name: 'mutation',
-    include: [
-      'test/unit/cursor.test.ts',
-      'test/unit/keys.test.ts',
-      'test/unit/policy.test.ts',
-      'test/unit/schemas.test.ts',
-      'test/unit/conditional.test.ts',
-      'test/unit/registry.test.ts',
-      'test/unit/entity.test.ts',
-    ],
-  },
-};
+export const MUTATION_TESTS = [
+  'test/unit/cursor.test.ts',
+  'test/unit/keys.test.ts',
+  'test/unit/policy.test.ts',
+  'test/unit/schemas.test.ts',
+  'test/unit/conditional.test.ts',
+  'test/unit/registry.test.ts',
+  'test/unit/entity.test.ts',
+  'test/unit/fields.test.ts',
+  'test/unit/load.test.ts',
+] as const;
+
+const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };
 
 export default defineConfig({
   test: {

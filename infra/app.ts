@@ -10,6 +10,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { App, Stage, Tags, Validations } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TimebillApiStack, functionKinds } from './stack.ts';
 import { ENVIRONMENTS, configurationErrors, type EnvironmentConfig } from './config/environments.ts';
@@ -29,6 +30,7 @@ export function buildApp(app: App, environments: readonly EnvironmentConfig[] = 
       stackName: config.stackName,
       config,
       ...(config.resourceServerIdentifier ? { resourceServerIdentifier: config.resourceServerIdentifier } : {}),
+      ...(config.logRetentionDays ? { logRetention: config.logRetentionDays as RetentionDays } : {}),
     });
     Validations.of(stage).addPlugins(new AwsSolutionsChecks(stage, { verbose: true }));
     stacks.set(config.name, stack);

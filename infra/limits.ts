@@ -11,6 +11,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName, type PlanLimits, type PlanName } from '../shared/limits.ts';
 import { usagePlanOutput } from './names.ts';
+import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
 
 export interface ClientLimitsProps {
   /** Rate, burst and monthly quota of each plan; the values of shared/limits.ts by default. */
@@ -118,7 +119,8 @@ export function addClientLimits(scope: Construct, api: apigw.RestApi, authorizer
     customResponse: {
       responseCode: WAF_RESPONSE_BODIES[type].status,
       customResponseBodyKey: type,
-      responseHeaders: Object.entries({ 'Cache-Control': 'no-store', ...headers }).map(([name, value]) => ({ name, value })),
+      // nosniff and HSTS on the firewall's answers too: every response carries them.
+      responseHeaders: Object.entries({ 'Cache-Control': 'no-store', ...SECURITY_HEADERS, ...headers }).map(([name, value]) => ({ name, value })),
     },
   });
 

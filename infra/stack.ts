@@ -46,12 +46,12 @@ import { OperationsDashboard } from './operations/dashboard.ts';
 import { CustomDomains } from './operations/domain.ts';
 import { CostGuards } from './operations/cost-guards.ts';
 import { TableBackup, acknowledgeBackupFindings } from './operations/backup.ts';
+import { EncryptedLogs, checkedLogRetention } from './observability.ts';
 
 export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
 
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
-export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
@@ -72,6 +72,8 @@ export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   readonly resourceServerIdentifier?: string;
   /** The functions that are not routes (default: BACKGROUND_FUNCTIONS of shared/routes.ts). */
   readonly backgroundFunctions?: readonly BackgroundFunction[];
+  /** How long every log group keeps its events: at least 365 days (Control Tower CT.CLOUDWATCH.PR.2). Default one year. */
+  readonly logRetention?: logs.RetentionDays;
 }
 
 /** The kind of every function that gets reserved concurrency: the authorizer and one per route. */
@@ -169,6 +171,22 @@ export const NAG_ACKNOWLEDGEMENTS = {
         'The pool has no human users: it only issues client-credentials tokens to app clients, which threat protection (Plus feature plan) does not cover; Plus would add cost for no protection.',
     },
   ],
+  /** On the role of each function that consumes the table's stream. */
+  streamConsumer: [
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams, which the Lambda event source mapping needs to find the table stream, has no resource-level permissions (the IAM reference lists no resource type for it), so it can only be granted on *; every other stream action is granted on the one table stream. The same finding covers its X-Ray actions (see functionRole).',
+    },
+  ],
+  /** On each function's role: active tracing lets it send X-Ray segments. */
+  functionRole: [
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing (Control Tower CT.APIGATEWAY.PR.2 with traces continued into the functions) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions: `*` is the only resource they accept.',
+    },
+  ],
   cursorKey: [
     {
       id: 'AwsSolutions-SMG4',
@@ -198,6 +216,10 @@ export class TimebillApiStack extends Stack {
   readonly paging: PagingAlarms;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
   readonly limits: ClientLimits;
+  /** Every log group of the stack: retention and KMS key (infra/observability.ts). */
+  readonly logs: EncryptedLogs;
+  /** Their role's IAM5[Resource::*] is acknowledged once, as stream consumers (X-Ray included). */
+  private readonly streamConsumers = new Set<lambda.IFunction>();
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
     const config = props.config ?? ENVIRONMENTS.prod;
@@ -208,6 +230,7 @@ export class TimebillApiStack extends Stack {
     });
     this.config = config;
 
+    this.logs = new EncryptedLogs(this, 'Logs', { retention: checkedLogRetention(props.logRetention) });
     const background = props.backgroundFunctions ?? (BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]);
 
     // ---- Data -------------------------------------------------------------------------------
@@ -220,6 +243,9 @@ export class TimebillApiStack extends Stack {
       });
     } else {
       const table = new dynamodb.Table(this, 'Table', {
+        // KMS encryption at rest (CT.DYNAMODB.PR.2) with the AWS managed key: no key to pay for or
+        // grant, and the functions' table permissions stay the same (docs/deploy.md).
+        encryption: dynamodb.TableEncryption.AWS_MANAGED,
         // The stream exists only for a function that consumes it (one shard per partition, both images).
         ...(background.some((f) => f.trigger === 'table-stream') ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
         partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
@@ -312,7 +338,7 @@ export class TimebillApiStack extends Stack {
         }),
       );
     }
-    this.queues = this.backgroundFunctions(background, functions, commonEnvironment);
+    this.queues = this.backgroundFunctions(background, functions, commonEnvironment, props.acknowledgeNagFindings ?? true);
     this.functions = functions;
 
     // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
@@ -329,7 +355,7 @@ export class TimebillApiStack extends Stack {
     const live = (name: string) => this.deployments.functions.get(name)!.alias;
 
     // ---- API --------------------------------------------------------------------------------
-    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: LOG_RETENTION });
+    const accessLogs = this.logs.logGroup(this, 'ApiAccessLogs');
     this.api = new apigw.RestApi(this, 'Api', {
       // API Gateway's metrics are per API name: one name per environment, so two in an account never mix.
       restApiName: `${SERVICE_NAME}-${config.name}`,
@@ -354,7 +380,7 @@ export class TimebillApiStack extends Stack {
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: false,
-        tracingEnabled: false,
+        tracingEnabled: true, // X-Ray (CT.APIGATEWAY.PR.2)
       },
     });
 
@@ -470,7 +496,7 @@ export class TimebillApiStack extends Stack {
     options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; kind?: FunctionKind; timeout?: Duration; reserve?: boolean },
   ): nodejs.NodejsFunction {
     const plan = this.config.functions.concurrency;
-    const logGroup = new logs.LogGroup(this, `${name}Logs`, { retention: LOG_RETENTION });
+    const logGroup = this.logs.logGroup(this, `${name}Logs`);
     const role = new iam.Role(this, `${name}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of the ${name} function`,
@@ -496,6 +522,7 @@ export class TimebillApiStack extends Stack {
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       environment: options.environment,
       awsSdkConnectionReuse: false,
+      tracing: lambda.Tracing.ACTIVE, // X-Ray, continuing the stage's traces
       bundling: cdkBundlingOptions(),
     });
     bindTable(fn, this.table, options.access);
@@ -510,6 +537,7 @@ export class TimebillApiStack extends Stack {
     declared: readonly BackgroundFunction[],
     functions: Map<string, nodejs.NodejsFunction>,
     environment: Record<string, string>,
+    acknowledge: boolean,
   ): Map<string, sqs.Queue> {
     const queues = new Map<string, sqs.Queue>();
     const queue = (name: string) => {
@@ -544,6 +572,8 @@ export class TimebillApiStack extends Stack {
             retryAttempts: 10,
           }),
         );
+        if (acknowledge) for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamConsumer) Validations.of(fn.role!).acknowledge(acknowledgement);
+        this.streamConsumers.add(fn);
       } else {
         fn.addEventSource(new eventSources.SqsEventSource(queue(declaration.queue), { batchSize: declaration.batchSize ?? 10, reportBatchItemFailures: true }));
       }
@@ -580,5 +610,8 @@ export class TimebillApiStack extends Stack {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
+    for (const fn of [this.authorizerFunction, ...this.functions.values()].filter((f) => !this.streamConsumers.has(f))) {
+      for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.functionRole) Validations.of(fn.role!).acknowledge(acknowledgement);
+    }
   }
 }

@@ -77,6 +77,8 @@ export interface EnvironmentConfig {
    * a changed prefix makes CloudFormation replace the domain, which fails.
    */
   readonly cognitoDomainPrefix: string;
+  /** Retention of every log group in days, a CloudWatch Logs value of at least 365 (default 365; Control Tower). */
+  readonly logRetentionDays?: number;
   /** Cognito resource server of the scopes (tokens carry `<identifier>/clients:read`); default timebill-api. */
   readonly resourceServerIdentifier?: string;
   /**

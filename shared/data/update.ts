@@ -82,8 +82,12 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
       const old = itemOfConditionFailure(error);
       if (old === null) throw error;
       if (old === undefined) return { kind: 'missing' };
+      const data = (old[DATA_ATTRIBUTE] as Record<string, unknown> | undefined) ?? {};
+      // The SDK retried an attempt that timed out after it was written (budget.ts): the item
+      // holds exactly our change, at our timestamp. That is our update, not a conflict.
+      if (data.updated_at === now.toISOString() && holdsFields(data, update.fields)) return { kind: 'updated', item: old };
       if (!matchesVersion(expected, versionOf(old))) return { kind: 'precondition_failed' };
-      const storedUpdatedAt = Date.parse(String((old[DATA_ATTRIBUTE] as Record<string, unknown> | undefined)?.updated_at));
+      const storedUpdatedAt = Date.parse(String(data.updated_at));
       if (storedUpdatedAt >= now.getTime()) {
         // Not a failed condition of the caller's: reporting one would turn into a wrong 404 or 400.
         if (attempt >= MAX_CLOCK_RETRIES) throw new Error(`updated_at still contended after ${attempt} retries`);
@@ -93,4 +97,8 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
       return { kind: 'condition_failed', item: old };
     }
   }
+}
+
+function holdsFields(item: Record<string, unknown>, fields: Record<string, unknown>): boolean {
+  return Object.entries(fields).every(([name, value]) => value === undefined || JSON.stringify(item[name] ?? null) === JSON.stringify(value));
 }

@@ -4,11 +4,11 @@
  * hands back when a condition fails.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo, tableName } from './dynamo.ts';
 import type { PrimaryKey } from './keys.ts';
-import { VERSION_ATTRIBUTE } from './table.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from './table.ts';
 
 /** The item at `key`, read strongly consistent; undefined when there is none. */
 export async function getItem(key: PrimaryKey): Promise<Record<string, unknown> | undefined> {
@@ -77,6 +77,23 @@ export function itemOfConditionFailure(error: unknown): Record<string, unknown> 
   }
   return null; // not a condition failure
 }
+
+/**
+ * Puts a new item under a fresh id (`attribute_not_exists(PK)`). Nobody else can hold that key,
+ * so a failed condition whose stored item is the one we wrote means the SDK retried an attempt
+ * that had landed before it timed out: the put happened, once. Anything else is a real clash.
+ */
+export async function putNew(put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string }): Promise<void> {
+  try {
+    await dynamo().send(new PutCommand({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+  } catch (error) {
+    const stored = itemOfConditionFailure(error);
+    if (stored && createdAt(stored) !== undefined && createdAt(stored) === createdAt(put.Item)) return;
+    throw error;
+  }
+}
+
+const createdAt = (item: Record<string, unknown>) => (item[DATA_ATTRIBUTE] as { created_at?: string } | undefined)?.created_at;
 
 /** A transaction cancelled by a condition, read by the names its parts were given. */
 export interface CancelledTransaction<N extends string> {

@@ -23,6 +23,7 @@ import {
   getItem,
   itemOfConditionFailure,
   matchesVersion,
+  putNew,
   transact,
   versionOf,
   type Condition,
@@ -114,7 +115,7 @@ export async function create<R extends AnyResource>(
   };
   const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
   if (references.length === 0) {
-    await dynamo().send(new PutCommand(put));
+    await putNew(put);
     return versioned(resource, item);
   }
   const cancelled = await transact<string>({

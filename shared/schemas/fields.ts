@@ -157,5 +157,3 @@ export const timestamp = (field: string) =>
     v.transform((s) => new Date(instantOf(s)!).toISOString()),
   );
 
-/** Optional on create: absent or null both mean "no value". */
-export const optionalNullable = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));

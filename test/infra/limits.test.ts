@@ -123,7 +123,9 @@ describe('web ACL', () => {
     expect(r.Statement.RateBasedStatement).toEqual({ Limit: WAF_RATE_LIMIT_PER_IP, EvaluationWindowSec: 300, AggregateKeyType: 'IP' });
     expect(r.Action.Block.CustomResponse.ResponseCode).toBe(429);
     expect(r.Action.Block.CustomResponse.CustomResponseBodyKey).toBe('rate_limited');
-    expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'Retry-After', Value: String(WAF_RETRY_AFTER_SECONDS) });
+    expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'Retry-After', Value: String(WAF_RETRY_AFTER_SECONDS) });    // The firewall's answers carry nosniff and HSTS too, as every response does.
+    expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'X-Content-Type-Options', Value: 'nosniff' });
+    expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'Strict-Transport-Security', Value: 'max-age=31536000; includeSubDomains' });
   });
 
   it('runs the common and known-bad-inputs managed groups, the body-size rule counted only', () => {

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../../infra/bundling.ts';
@@ -30,7 +32,7 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { ROUTES, SCOPES, accessOf, type BackgroundFunction } from '../../shared/routes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
@@ -47,10 +49,17 @@ interface CfnResource {
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { app: string; notices: boolean; context: Record<string, unknown> };
 
+/** Functions that are not routes, as issue 12 declares them: a stream consumer sending to a queue, and its worker. */
+const BACKGROUND_SAMPLE: readonly BackgroundFunction[] = [
+  { operation: 'recordEvents', entry: 'functions/clients/retrieve.ts', description: 'Stream consumer', trigger: 'table-stream', table: 'write', sendsTo: ['deliveries'], batchSize: 50 },
+  { operation: 'deliverEvents', entry: 'functions/clients/list.ts', description: 'Queue worker', trigger: 'queue', queue: 'deliveries', table: 'read' },
+];
+
 let outdir: string;
 let app: App;
 let stack: TimebillApiStack;
 let unacknowledged: TimebillApiStack;
+let withBackground: TimebillApiStack;
 let template: Template;
 let resources: Record<string, CfnResource>;
 let bundles: Map<string, BundleSize>;
@@ -81,6 +90,9 @@ beforeAll(async () => {
   stack = new TimebillApiStack(app, DEFAULT_STACK_NAME);
   // The same stack without the acknowledgements (bundles come from the asset cache).
   unacknowledged = new TimebillApiStack(app, 'Unacknowledged', { acknowledgeNagFindings: false });
+  // With functions that are not routes (a stream consumer, a queue worker and its sender); their
+  // entries reuse route handlers, whose bundles are in the asset cache: the wiring is under test.
+  withBackground = new TimebillApiStack(app, 'WithBackground', { backgroundFunctions: BACKGROUND_SAMPLE });
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Record<string, CfnResource>;
   // Built right after synthesis, from the same sources, to compare with the stack's assets.
@@ -234,7 +246,9 @@ describe('functions', () => {
       expect(p.LoggingConfig.LogFormat, id).toBe('JSON');
       const logGroup = resources[refId(p.LoggingConfig.LogGroup)!]!;
       expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
-      expect(logGroup.Properties.RetentionInDays, id).toBe(30);
+      expect(logGroup.Properties.RetentionInDays, id).toBe(365);
+      expect(refId(logGroup.Properties.KmsKeyId), id).toBe(logsKeyId());
+      expect(p.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(p.Environment.Variables.NODE_OPTIONS, 'no source maps, so no --enable-source-maps').toBeUndefined();
       expect(p.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('timebill-api');
       expect(p.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe('INFO');
@@ -348,13 +362,19 @@ describe('IAM', () => {
     expect(authorizerStatements.map((s) => s.Resource)).toEqual([tableArn]);
   });
 
-  it('functions may write their own log group and nothing else besides the table (the smoke test: see operations.test.ts)', () => {
+  it('functions may write their own log group and X-Ray traces, and nothing else besides the table (the smoke test: see operations.test.ts)', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       if (id === smokeTestId()) continue;
       const logGroup = refId(fn.Properties.LoggingConfig.LogGroup);
       for (const s of statementsOf(id)) {
         const actions = asArray<string>(s.Action);
         if (actions.every((a) => a.startsWith('dynamodb:'))) continue;
+        if (actions.every((a) => a.startsWith('xray:'))) {
+          // X-Ray's write actions have no resource-level permissions: `*` is the only resource.
+          expect(actions.sort(), id).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+          expect(s.Resource, id).toBe('*');
+          continue;
+        }
         expect(actions.sort(), id).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
         expect(s.Resource, id).toEqual({ 'Fn::GetAtt': [logGroup, 'Arn'] });
       }
@@ -504,7 +524,9 @@ describe('REST API', () => {
     expect(sample).toMatchObject({ status: 429, requestId: '-', errorType: '-', errorMessage: '-' });
     expect(JSON.parse(format.replace('$context.status', '200'))).toMatchObject({ requestId: '$context.requestId', errorType: '$context.error.responseType' });
     const logGroupId = (stage.Properties.AccessLogSetting.DestinationArn['Fn::Join'][1] as Json[]).map(refId).find((id) => id && resources[id]?.Type === 'AWS::Logs::LogGroup')!;
-    expect(resources[logGroupId]!.Properties.RetentionInDays).toBe(30);
+    expect(resources[logGroupId]!.Properties.RetentionInDays).toBe(365);
+    expect(refId(resources[logGroupId]!.Properties.KmsKeyId)).toBe(logsKeyId());
+    expect(stage.Properties.TracingEnabled).toBe(true);
     // REST API logging goes through the account's API Gateway CloudWatch role, kept on teardown.
     const [[accountId, account]] = ofType('AWS::ApiGateway::Account') as [[string, CfnResource]];
     expect(account.DeletionPolicy).toBe('Retain');
@@ -524,6 +546,8 @@ describe('REST API', () => {
       for (const [name, source] of Object.entries(def.contextHeaders)) expected[`gatewayresponse.header.${name}`] = source;
       expect(p.ResponseParameters, def.type).toEqual(expected);
       expect(p.ResponseParameters['gatewayresponse.header.X-Request-Id']).toBe('context.requestId');
+      expect(p.ResponseParameters['gatewayresponse.header.X-Content-Type-Options'], def.type).toBe("'nosniff'");
+      expect(p.ResponseParameters['gatewayresponse.header.Strict-Transport-Security'], def.type).toBe("'max-age=31536000; includeSubDomains'");
       expect(JSON.parse(p.ResponseTemplates['application/json'])).toMatchObject({ error: { type: def.errorType, request_id: '$context.requestId' } });
     }
   });
@@ -634,6 +658,82 @@ describe('outputs', () => {
   });
 });
 
+// ---- encryption, retention and tracing (AWS Control Tower) -----------------------------------
+
+function logsKeyId(): string {
+  const keys = ofType('AWS::KMS::Key');
+  expect(keys).toHaveLength(1);
+  return keys[0]![0];
+}
+
+describe('encryption, log retention and tracing', () => {
+  it('encrypts the table with KMS', () => {
+    // SSEEnabled without a key: the AWS managed key of DynamoDB (aws/dynamodb), KMS encryption.
+    expect(resources[tableId()]!.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+  });
+
+  it('encrypts every log group with one customer-managed key that rotates, which CloudWatch Logs of this account may use', () => {
+    const key = resources[logsKeyId()]!;
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.Properties.RotationPeriodInDays).toBe(365);
+    expect(key.DeletionPolicy).toBe('Retain');
+    const logsStatement = (key.Properties.KeyPolicy.Statement as Json[]).find((s) => s.Sid === 'AllowCloudWatchLogsOfThisAccount');
+    expect(logsStatement.Principal.Service).toEqual({ 'Fn::Join': ['', ['logs.', { Ref: 'AWS::Region' }, '.amazonaws.com']] });
+    expect(JSON.stringify(logsStatement.Condition.ArnLike['kms:EncryptionContext:aws:logs:arn'])).toContain(':log-group:*');
+    const groups = ofType('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(ROUTES.length);
+    for (const [id, group] of groups) {
+      expect(refId(group.Properties.KmsKeyId), id).toBe(logsKeyId());
+      expect(group.Properties.RetentionInDays, id).toBeGreaterThanOrEqual(365);
+    }
+  });
+
+  it('makes log retention a stack property of at least 365 days', () => {
+    // No bundling: only the log groups matter here.
+    const unbundled = () => new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const longer = new TimebillApiStack(unbundled(), 'Longer', { logRetention: RetentionDays.TWO_YEARS });
+    for (const [, group] of Object.entries(Template.fromStack(longer).findResources('AWS::Logs::LogGroup'))) {
+      expect((group as CfnResource).Properties.RetentionInDays).toBe(731);
+    }
+    expect(() => new TimebillApiStack(unbundled(), 'Shorter', { logRetention: RetentionDays.SIX_MONTHS })).toThrow(/at least 365 days/);
+  });
+});
+
+/**
+ * AWS Control Tower proactive controls, checked by AWS's own rules (cfn-guard through
+ * @cdklabs/cdk-validator-cfnguard). Two controls are exempt, each for a reason:
+ */
+const CONTROL_TOWER_EXEMPTIONS: Record<string, string> = {
+  // CT.LAMBDA.PR.3 asks that functions run in a VPC. Nothing here lives in a VPC: the functions
+  // reach DynamoDB, Cognito and CloudWatch through their public AWS endpoints, and a VPC would add
+  // NAT or endpoint costs and cold-start time for no resource to reach.
+  'ct-lambda-pr-3': 'Functions in a VPC: nothing here lives in a VPC',
+  // CT.LAMBDA.PR.2 checks that a Lambda permission for a service names its SourceArn, but reads
+  // SourceArn only as a plain string or a local reference; CDK writes the stage ARN, correctly
+  // scoped to the API, stage, method and path, as an Fn::Join (see the test of the invoke permissions).
+  'ct-lambda-pr-2': 'The rule reads SourceArn only as a string or a local reference; CDK writes the scoped stage ARN as an Fn::Join',
+};
+
+describe('AWS Control Tower proactive controls (cfn-guard)', () => {
+  it(`pass, with only the exemptions ${Object.keys(CONTROL_TOWER_EXEMPTIONS).join(' and ')}`, () => {
+    const templatePath = path.join(outdir, 'control-tower-check.template.json');
+    writeFileSync(templatePath, JSON.stringify(template.toJSON()));
+    const report = new CfnGuardValidator({ disabledRules: Object.keys(CONTROL_TOWER_EXEMPTIONS), maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templatePath], appConstruct: app });
+    const violations = report.violations.map((v) => `${v.ruleName}: ${v.description} at ${v.violatingResources.map((r) => r.resourceLogicalId).join(', ')}`);
+    expect(violations).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('exempts exactly two controls, each still failing without its exemption', () => {
+    const templatePath = path.join(outdir, 'control-tower-check.template.json');
+    writeFileSync(templatePath, JSON.stringify(template.toJSON()));
+    const report = new CfnGuardValidator({ maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templatePath], appConstruct: app });
+    // Violations name the guard rule (lambda_inside_vpc_check); the control id is in the description.
+    const failing = new Set(report.violations.map((v) => /\[(CT\.\w+\.PR\.\d+)\]/.exec(v.description)![1]!.toLowerCase().replaceAll('.', '-')));
+    expect([...failing].sort()).toEqual(Object.keys(CONTROL_TOWER_EXEMPTIONS).sort());
+  });
+});
+
 // ---- cdk-nag ---------------------------------------------------------------------------------
 
 describe('cdk-nag AwsSolutions', () => {
@@ -642,6 +742,13 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('reports nothing that the stack has not acknowledged', () => {
     expect(violations(stack)).toEqual([]);
+  });
+
+  it('reports nothing more for functions that are not routes, and needs the stream consumer\'s acknowledgement', () => {
+    expect(violations(withBackground)).toEqual([]);
+    const consumerRole = withBackground.node.findAll().find((c) => c.node.path === 'WithBackground/RecordEventsRole')!;
+    const acknowledged = consumerRole.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules').flatMap((m) => Object.keys(m.data as object));
+    expect(acknowledged).toEqual(NAG_ACKNOWLEDGEMENTS.streamConsumer.map((a) => a.id));
   });
 
   const acknowledgedRules = () => {
@@ -656,9 +763,10 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('every acknowledgement has a written reason', () => {
     const acknowledged = acknowledgedRules();
-    const { publicMethod, ...once } = NAG_ACKNOWLEDGEMENTS;
-    const fixed = Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length;
-    // Safe deployments: per function, the CodeDeploy role (2) and the smoke test's invoke grant (1); the backup role.
+    const { publicMethod, functionRole, streamConsumer: _perStreamConsumer, ...once } = NAG_ACKNOWLEDGEMENTS;
+    // Per function role: the routes, the authorizer and the deployments' smoke test.
+    const fixed = Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + 2);
+    // Safe deployments: per deployed function, the CodeDeploy role (2) and the smoke test's invoke grant (1); the backup role.
     expect(acknowledged.length).toBe(fixed + 3 * (ROUTES.length + 1) + 1);
     for (const [id, reason] of acknowledged) {
       expect(id).toMatch(/AwsSolutions-/);
@@ -670,5 +778,72 @@ describe('cdk-nag AwsSolutions', () => {
     const reported = new Set(violations(unacknowledged).map((v) => v.split(' ')[0]));
     const acknowledgedIds = new Set(acknowledgedRules().map(([id]) => id.replace(/^Annotation::/, '')));
     expect([...reported].sort()).toEqual([...acknowledgedIds].sort());
+  });
+});
+
+// ---- functions that are not routes -------------------------------------------------------------
+
+describe('functions that are not routes', () => {
+  const bg = () => Template.fromStack(withBackground).toJSON().Resources as Record<string, CfnResource>;
+  const ofTypeIn = (all: Record<string, CfnResource>, type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
+  const fnId = (all: Record<string, CfnResource>, operation: string) =>
+    ofTypeIn(all, 'AWS::Lambda::Function').find(([id]) => id.startsWith(`${operation.charAt(0).toUpperCase()}${operation.slice(1)}Function`))![0];
+  const statementsOf = (all: Record<string, CfnResource>, functionId: string) => {
+    const role = refId(all[functionId]!.Properties.Role)!;
+    return ofTypeIn(all, 'AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: Json) => refId(r) === role))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Json[]);
+  };
+  const actionsOf = (all: Record<string, CfnResource>, functionId: string) => statementsOf(all, functionId).flatMap((s) => asArray(s.Action as string | string[]));
+
+  it('turns the table stream on only when a function consumes it', () => {
+    const tables = (all: Record<string, CfnResource>) => ofTypeIn(all, 'AWS::DynamoDB::Table').map(([, t]) => t.Properties.StreamSpecification);
+    expect(tables(resources)).toEqual([undefined]);
+    expect(tables(bg())).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
+  });
+
+  it('subscribes the stream consumer with bisection and per-item failures, and the worker to its queue', () => {
+    const all = bg();
+    const mappings = ofTypeIn(all, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    expect(mappings).toHaveLength(2);
+    const stream = mappings.find((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')!;
+    expect(refId(stream.FunctionName)).toBe(fnId(all, 'recordEvents'));
+    expect(stream).toMatchObject({ BatchSize: 50, BisectBatchOnFunctionError: true, FunctionResponseTypes: ['ReportBatchItemFailures'], StartingPosition: 'TRIM_HORIZON' });
+    const queue = mappings.find((m) => m !== stream)!;
+    expect(refId(queue.FunctionName)).toBe(fnId(all, 'deliverEvents'));
+    expect(queue).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('creates each queue once, encrypted, with a dead-letter queue, and tells the sender its URL', () => {
+    const all = bg();
+    const queues = ofTypeIn(all, 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    const [mainId, main] = queues.find(([, q]) => q.Properties.RedrivePolicy)!;
+    const [dlqId] = queues.find(([, q]) => !q.Properties.RedrivePolicy)!;
+    expect(main.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 });
+    for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(main.Properties.VisibilityTimeout).toBe(60);
+    expect(all[fnId(all, 'recordEvents')]!.Properties.Environment.Variables.DELIVERIES_QUEUE_URL).toEqual({ Ref: mainId });
+  });
+
+  it('grants each only what it declares: the sender may send, the worker may receive, neither more table access than declared', () => {
+    const all = bg();
+    const sender = actionsOf(all, fnId(all, 'recordEvents'));
+    const worker = actionsOf(all, fnId(all, 'deliverEvents'));
+    expect(sender).toEqual(expect.arrayContaining(['sqs:SendMessage', 'dynamodb:PutItem', 'dynamodb:GetRecords']));
+    expect(sender).not.toContain('sqs:ReceiveMessage');
+    expect(worker).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'dynamodb:Query']));
+    expect(worker).not.toContain('sqs:SendMessage');
+    expect(worker).not.toContain('dynamodb:PutItem');
+    expect(worker).not.toContain('dynamodb:GetRecords');
+    for (const action of [...sender, ...worker]) expect(action).not.toMatch(/\*$/);
+  });
+
+  it('deploys them beside the routes, each with its own error alarm', () => {
+    const all = bg();
+    expect(ofTypeIn(all, 'AWS::Lambda::Function').filter(([id]) => !id.startsWith('LogRetention'))).toHaveLength(ofType('AWS::Lambda::Function').length + 2);
+    expect(withBackground.functions.size).toBe(ROUTES.length + 2);
+    const alarms = ofTypeIn(all, 'AWS::CloudWatch::Alarm').map(([id]) => id);
+    expect(alarms.filter((id) => /^(RecordEvents|DeliverEvents)ErrorsAlarm/.test(id))).toHaveLength(2);
   });
 });

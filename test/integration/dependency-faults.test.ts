@@ -50,6 +50,7 @@ beforeAll(async () => {
     // The authorizer of the in-process gateway below verifies the shared test stack's tokens.
     LOCAL_JWT_ISSUER: LOCAL_ISSUER,
     LOCAL_JWKS_URI: `${inject('baseUrl')}${JWKS_PATH}`,
+    INVALID_TOKEN_API_KEY: 'dependency-faults-invalid-token-traffic',
   });
   for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject'] as const) {
     const url = pathToFileURL(resolve(import.meta.dirname, '../..', routeByOperation(name).entry)).href;
@@ -275,6 +276,38 @@ describe('idempotency records of failed requests', () => {
     const retried = await invoke('createClient', request());
     expect(retried.status).toBe(201);
     expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
+  });
+
+  it('a create whose timed-out attempt had been written: the retry meets our own item, 201 and one client', async () => {
+    const ws = newWorkspace();
+    // What the SDK surfaces when an attempt is written but times out and its retry fails the
+    // condition: the first attempt's write, then the retry's ConditionalCheckFailed (with ALL_OLD).
+    docMock.on(PutCommand).callsFakeOnce(async (input: any) => {
+      await raw.send(new PutCommand({ TableName: input.TableName, Item: input.Item }));
+      return raw.send(new PutCommand(input));
+    });
+    const r = await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Once', company_email: 'o@once.test' } }));
+    passThrough();
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const clients = (await snapshot(ws)).filter((i) => String(i.SK).startsWith('CLIENT#'));
+    expect(clients.map((c) => c.SK)).toEqual([`CLIENT#${r.body.id}`]);
+  });
+
+  it('an update whose timed-out attempt had been written: 200 with that version, applied once (also under If-Match)', async () => {
+    const ws = newWorkspace();
+    const id = await createClient(ws);
+    // The first attempt's write, then the retry's condition failure, as the SDK would surface it.
+    docMock.on(UpdateCommand).callsFakeOnce(async (input: any) => {
+      await raw.send(new UpdateCommand({ ...input, ReturnValues: 'NONE' }));
+      return raw.send(new UpdateCommand(input));
+    });
+    const r = await invoke('updateClient', event(ws, 'PATCH', '/api/v1/clients/{id}', { id, body: { company_name: 'Renamed once' }, headers: { 'If-Match': '"1"' } }));
+    passThrough();
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.company_name).toBe('Renamed once');
+    expect(r.headers.ETag).toBe('"2"');
+    const stored = await raw.send(new GetCommand({ TableName: table(), Key: keys.item(ws, 'CLIENT', id), ConsistentRead: true }));
+    expect(stored.Item?.version).toBe(2);
   });
 
   it('a bug is still a 500 internal_error, and its log keeps the stack', async () => {

@@ -42,7 +42,7 @@ export function renderSoakSection(r: SoakResult): string {
   return `${BEGIN}
 ## 8. Soak
 
-\`npm run soak\` (\`test/soak/run.ts\`): ${r.apiClients} API clients (one workspace each) send a mix of
+\`npm run soak\` (\`test/soak/run.ts\`): ${r.apiClients} API clients (one workspace each, each client's own bucket raised to the stage's, so that the stage's limit is the one that binds) send a mix of
 reads and writes (list, retrieve, create, update, log time, delete; half the writes with an
 Idempotency-Key) paced together at the stage's rate limit (${r.targetRate} req/s), for a bounded
 time, to a local stack started as \`npm start\` does (its own process, stage throttling on). It ends
@@ -52,7 +52,7 @@ Target: no error other than 429, and RSS growth of the gateway process under ${R
 
 - **Machine**: ${r.machine}
 - **Date**: ${r.date}
-- **Command**: \`${r.command}\` (${r.durationSeconds} s of load, ${r.requests} requests)${r.note ? `\n- **Note**: ${r.note}` : ''}
+- **Command**: \`${r.command}\` (${r.durationSeconds} s of load, ${r.requests} requests: ${Math.round(r.requests / r.durationSeconds)} req/s achieved)${r.note ? `\n- **Note**: ${r.note}` : ''}
 
 | status | requests |
 |---|---:|

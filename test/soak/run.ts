@@ -21,6 +21,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_AWS_ENV, freePort } from '../../infra/local/dynamodb.ts';
 import { keys } from '../../shared/data/keys.ts';
+import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
 import { SCOPES } from '../../shared/routes.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { quantile } from '../bench/lib/stats.ts';
@@ -223,7 +224,9 @@ for (const m of models) {
     items.push(...(out.Items ?? []));
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  const of = (kind: string) => items.filter((i) => String(i.SK).startsWith(`${kind}#`));
+  // An item keeps its API fields in its data map, its deletion-guard counters beside it.
+  const of = (kind: string) =>
+    items.filter((i) => String(i.SK).startsWith(`${kind}#`)).map((i) => ({ ...i, ...((i[DATA_ATTRIBUTE] as Record<string, any> | undefined) ?? {}) }));
   const clients = of('CLIENT');
   const projects = of('PROJECT');
   const entries = of('TIME_ENTRY');
@@ -236,12 +239,12 @@ for (const m of models) {
   for (const c of clients) {
     const projectsOf = projects.filter((p) => p.client_id === c.id).length;
     const entriesOf = entries.filter((e) => e.client_id === c.id).length;
-    if (Number(c.project_count) !== projectsOf) v(`client ${c.id} project_count ${c.project_count}, has ${projectsOf}`);
-    if (Number(c.time_entry_count) !== entriesOf) v(`client ${c.id} time_entry_count ${c.time_entry_count}, has ${entriesOf}`);
+    if (Number(c.project_count ?? 0) !== projectsOf) v(`client ${c.id} project_count ${c.project_count}, has ${projectsOf}`);
+    if (Number(c.time_entry_count ?? 0) !== entriesOf) v(`client ${c.id} time_entry_count ${c.time_entry_count}, has ${entriesOf}`);
   }
   for (const p of projects) {
     const entriesOf = entries.filter((e) => e.project_id === p.id).length;
-    if (Number(p.time_entry_count) !== entriesOf) v(`project ${p.id} time_entry_count ${p.time_entry_count}, has ${entriesOf}`);
+    if (Number(p.time_entry_count ?? 0) !== entriesOf) v(`project ${p.id} time_entry_count ${p.time_entry_count}, has ${entriesOf}`);
     if (!clientIds.has(p.client_id)) v(`project ${p.id} of missing client ${p.client_id}`);
   }
   for (const e of entries) {
@@ -262,8 +265,10 @@ await Promise.race([stackExited, sleep(5000)]);
 const byStatus: Record<string, number> = {};
 for (const s of samples) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
 const perMinute: SoakResult['perMinute'] = [];
-for (let minute = 0; minute * 60_000 < endsAt - startedAt; minute++) {
-  const ms = samples.filter((s) => Math.floor((s.at - startedAt) / 60_000) === minute).map((s) => s.ms);
+// A request answered just after the end counts in the last minute.
+const lastMinute = Math.max(0, Math.ceil((endsAt - startedAt) / 60_000) - 1);
+for (let minute = 0; minute <= lastMinute; minute++) {
+  const ms = samples.filter((s) => Math.min(lastMinute, Math.floor((s.at - startedAt) / 60_000)) === minute).map((s) => s.ms);
   if (ms.length > 0) perMinute.push({ minute, requests: ms.length, p50: Math.round(quantile(ms, 0.5)), p99: Math.round(quantile(ms, 0.99)) });
 }
 const javaVersion = spawnSync('java', ['-version'], { encoding: 'utf8' });

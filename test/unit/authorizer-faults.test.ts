@@ -32,6 +32,7 @@ Object.assign(process.env, {
   LOCAL_JWT_ISSUER: LOCAL_ISSUER,
   LOCAL_JWKS_URI: `http://127.0.0.1:${jwksPort}/.well-known/jwks.json`,
   POWERTOOLS_LOG_LEVEL: 'INFO',
+  INVALID_TOKEN_API_KEY: 'unit-invalid-token-traffic',
 });
 const { handler } = await import('../../functions/authorizer.ts');
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../../shared/cursor.ts';
 import { ApiError } from '../../shared/errors.ts';
 
@@ -17,9 +17,30 @@ function expectInvalid(fn: () => unknown) {
   throw new Error('expected the cursor to be refused');
 }
 
+const position = 'CLIENT#cli_01M7YN6FC9FCH8W24JAA49XGS6';
+let cursor: string;
+
 describe('cursor', () => {
-  const position = 'CLIENT#cli_01M7YN6FC9FCH8W24JAA49XGS6';
-  const cursor = encodeCursor(key, binding, position);
+  // Built in a hook, not while collecting: a fault in the code under test then fails a test.
+  beforeAll(() => {
+    cursor = encodeCursor(key, binding, position);
+  });
+
+  it('is exactly this signed spelling: a change of format or signing scheme invalidates every cursor out there', () => {
+    expect(cursor).toBe('Q0xJRU5UI2NsaV8wMU03WU42RkM5RkNIOFcyNEpBQTQ5WEdTNg.DkRejsK2qdmQCA0dkzRyPw');
+    expect(encodeCursor(key, { ...binding, filters: { status: 'LEAD', search: 'a b' } }, position)).toBe(
+      'Q0xJRU5UI2NsaV8wMU03WU42RkM5RkNIOFcyNEpBQTQ5WEdTNg.r_cpznM6334UL3Q5g2eIHg',
+    );
+  });
+
+  it('says what to do when refused', () => {
+    try {
+      decodeCursor(key, binding, 'x.y');
+      throw new Error('accepted');
+    } catch (error) {
+      expect((error as ApiError).message).toBe('cursor is not valid for this list: pass the next_cursor of a previous page of the same list and filters');
+    }
+  });
 
   it('round-trips the position for the same list, filters and workspace', () => {
     expect(decodeCursor(key, binding, cursor)).toBe(position);

@@ -226,3 +226,23 @@ describe('retrieve', () => {
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ ConsistentRead: true, Key: { PK: 'WS#ws', SK: `PROJECT#${PROJECT_ID}` } });
   });
 });
+
+describe('create', () => {
+  const input = { company_name: 'Acme', company_email: 'ap@acme.test' };
+
+  it('counts a put that landed before its attempt timed out as done: the SDK retry meets our own item', async () => {
+    // The retried attempt's condition fails on the item the first attempt wrote: same key, same creation.
+    ddb.on(PutCommand).callsFake((put: { Item: Record<string, unknown> }) => Promise.reject(conditionFailed(put.Item)));
+    const created = await create(ctx, client, input, now);
+    expect(created.resource.company_name).toBe('Acme');
+    expect(created.version).toBe(1);
+    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  });
+
+  it('still fails on an item it did not write under that key', async () => {
+    ddb.on(PutCommand).callsFake((put: { Item: Record<string, unknown> }) =>
+      Promise.reject(conditionFailed({ ...put.Item, data: { ...(put.Item.data as object), created_at: '2020-01-01T00:00:00.000Z' } })),
+    );
+    await expect(create(ctx, client, input, now)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+  });
+});

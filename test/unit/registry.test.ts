@@ -1,5 +1,6 @@
 /** What the registry derives from each declaration: schemas, item mapping, guards and names. */
 import * as v from 'valibot';
+import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { dataOf, defineResource, objectOf } from '../../shared/resources/define.ts';
 import { RESOURCES, RESOURCE_LIST, client, counterOf, objectSchema, project, referrersOf, resourceOf, timeEntry } from '../../shared/resources/registry.ts';
@@ -34,6 +35,57 @@ describe('names', () => {
   it('looks resources up by kind, and refuses an unknown one', () => {
     expect(resourceOf('project')).toBe(project);
     expect(() => resourceOf('invoice')).toThrow('Unknown resource invoice');
+  });
+});
+
+describe('declarations', () => {
+  it('are the resources of the interface spec, with their prefixes, paths, tags and hints', () => {
+    expect(RESOURCE_LIST.map((r) => [r.kind, r.idPrefix, r.collection, r.tag])).toEqual([
+      ['client', 'cli_', 'clients', 'Clients'],
+      ['project', 'prj_', 'projects', 'Projects'],
+      ['time_entry', 'te_', 'time_entries', 'Time entries'],
+    ]);
+    expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');
+    expect(project.deleteHint).toBe('close the project instead by setting its status to COMPLETED or CANCELLED');
+    expect([client.search, project.search, timeEntry.search]).toEqual(['company_name', 'name', undefined]);
+    expect([client.filters, project.filters, timeEntry.filters]).toEqual([['status'], ['status', 'client_id'], ['project_id', 'client_id']]);
+    expect(timeEntry.createRequiresOneOf).toEqual(['project_id', 'client_id']);
+  });
+
+  it('take exactly the enumerations of the interface spec', () => {
+    const values = (schema: v.GenericSchema, field: string) => (toJsonSchema(schema, { errorMode: 'ignore' }) as any).properties[field];
+    expect(values(client.update, 'status').enum).toEqual(['LEAD', 'ACTIVE', 'SLEEPING', 'LOST']);
+    expect(values(client.update, 'language').enum).toEqual(['ENGLISH', 'FRENCH']);
+    expect(values(project.update, 'status').enum).toEqual(['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']);
+    expect(values(project.update, 'billing_type').enum).toEqual(['Weekly', 'BiMonthly', 'Monthly', 'CreditBased', 'Retainer', 'ProjectBased']);
+    expect(values(project.update, 'interval_unit').anyOf[0].enum).toEqual(['Day', 'Week', 'Month', 'Year']);
+  });
+
+  it('name each field in its own messages', () => {
+    for (const resource of RESOURCE_LIST) {
+      for (const field of resource.fieldNames) {
+        if (resource.immutable?.[field] || resource.readOnly?.[field]) continue;
+        const out = v.safeParse(resource.update, { [field]: { not: 'a value' } });
+        expect(out.success, `${resource.kind}.${field}`).toBe(false);
+        expect(out.issues![0].message.startsWith(`${field} `), `${resource.kind}.${field}: ${out.issues![0].message}`).toBe(true);
+      }
+      for (const field of resource.fieldNames) {
+        if (resource.readOnly?.[field] || resource.kind !== 'time_entry') continue;
+        const out = v.safeParse(resource.create, { [field]: { not: 'a value' } }, { abortEarly: false });
+        const issue = out.issues!.find((i) => v.getDotPath(i) === field)!;
+        expect(issue.message.startsWith(`${field} `), `${resource.kind}.${field}: ${issue.message}`).toBe(true);
+      }
+    }
+  });
+
+  it('say the list query rules in words', () => {
+    const first = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).issues![0].message;
+    expect(first(client.listQuery, { limit: '0' })).toBe('limit must be an integer from 1 to 100');
+    expect(first(client.listQuery, { limit: 'x' })).toBe('limit must be an integer from 1 to 100');
+    expect(first(client.listQuery, { limit: '101' })).toBe('limit must be an integer from 1 to 100');
+    expect(first(client.listQuery, { cursor: '' })).toBe('cursor must not be empty');
+    expect(first(client.listQuery, { cursor: 'x'.repeat(1025) })).toBe('cursor is not valid');
+    expect(first(client.listQuery, { search: 1 })).toBe('search must be a string');
   });
 });
 
@@ -144,6 +196,24 @@ describe('response schemas', () => {
     const base = { object: 'client', id: CLIENT_ID, company_name: 'A', company_email: 'a@b.co', company_address: null, website: null, status: 'LEAD', language: 'ENGLISH', business_number: null, tps_number: null, tvq_number: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
     expect(ok(schema, { ...base, relationship_start_date: AT }).success).toBe(true);
     expect(ok(schema, { ...base, relationship_start_date: 'yesterday' }).success).toBe(false);
+    // An RFC 3339 input is not the stored form: a response always holds UTC with milliseconds.
+    expect(ok(schema, { ...base, relationship_start_date: '2026-11-21T09:00:00Z' }).success).toBe(false);
+    for (const stamp of [`x${AT}`, `${AT}x`]) expect(ok(schema, { ...base, created_at: stamp }).success, stamp).toBe(false);
+    expect((toJsonSchema(schema, { errorMode: 'ignore' }) as any).properties.created_at.format).toBe('date-time');
+  });
+
+  it('wrap lists in the list envelope, and errors in the error body', () => {
+    const { ClientList, Error: errorBody } = responseSchemas();
+    expect(ok(ClientList!, { object: 'list', data: [], has_more: false, next_cursor: null }).success).toBe(true);
+    expect(ok(ClientList!, { object: 'lists', data: [], has_more: false, next_cursor: null }).success).toBe(false);
+    expect(ok(ClientList!, { object: 'list', data: [], has_more: false, next_cursor: null, extra: 1 }).success).toBe(false);
+    expect(ok(ClientList!, { object: 'list', data: [{}], has_more: false, next_cursor: null }).success).toBe(false);
+    const error = { type: 'invalid_request', message: 'm', param: 'a', errors: [{ param: 'a', message: 'm' }], request_id: 'r' };
+    expect(ok(errorBody!, { error }).success).toBe(true);
+    expect(ok(errorBody!, { error: { ...error, type: 'nope' } }).success).toBe(false);
+    expect(ok(errorBody!, { error: { ...error, extra: 1 } }).success).toBe(false);
+    expect(ok(errorBody!, { error, extra: 1 }).success).toBe(false);
+    expect(ok(errorBody!, { error: { ...error, errors: [{ param: 'a', message: 'm', x: 1 }] } }).success).toBe(false);
   });
 
   it('delete results name one of the kinds', () => {

@@ -1,0 +1,119 @@
+/** The field schemas: each rule, and each message naming its field. */
+import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { email, enumOf, instantOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl } from '../../shared/schemas/fields.ts';
+import { toFieldErrors, parseOrThrow } from '../../shared/schemas/parse.ts';
+import { ApiError } from '../../shared/errors.ts';
+
+const messageOf = (schema: v.GenericSchema, input: unknown) => {
+  const out = v.safeParse(schema, input);
+  if (out.success) throw new Error(`accepted ${JSON.stringify(input)}`);
+  return out.issues[0].message;
+};
+const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
+const json = (schema: v.GenericSchema) => toJsonSchema(schema, { errorMode: 'ignore' }) as Record<string, unknown>;
+
+describe('messages name the field and the rule', () => {
+  it.each([
+    [text('f', 3), 1, 'f must be a string'],
+    [text('f', 3), ' \u200b', 'f must contain at least one visible character'],
+    [text('f', 3), 'abcd', 'f must be at most 3 characters'],
+    [email('f'), 1, 'f must be a string'],
+    [email('f'), 'nope', 'f must be a valid email address'],
+    [webUrl('f'), 1, 'f must be a string'],
+    [webUrl('f'), 'ftp://x.test', 'f must be a valid http or https URL'],
+    [taxId('f'), 1, 'f must be a string'],
+    [taxId('f'), '#1', 'f may hold only letters, digits, spaces, dots, hyphens and slashes'],
+    [enumOf('f', ['A', 'B']), 'C', 'f must be one of A, B'],
+    [money('f'), '1', 'f must be a number'],
+    [money('f'), Infinity, 'f must be a finite number'],
+    [money('f'), -1, 'f must be non-negative'],
+    [positiveInteger('f', 9), '1', 'f must be a number'],
+    [positiveInteger('f', 9), 1.5, 'f must be a positive integer'],
+    [positiveInteger('f', 9), 0, 'f must be a positive integer'],
+    [positiveInteger('f', 9), 10, 'f must be at most 9'],
+    [reference('f'), 1, 'f must be a string'],
+    [reference('f'), '', 'f must not be empty'],
+    [timestamp('f'), 1, 'f must be a string'],
+  ] as const)('%#', (schema, input, message) => {
+    expect(messageOf(schema, input)).toBe(message);
+  });
+
+  it('money: the range and the decimals say their limits', () => {
+    expect(messageOf(money('f'), 2_000_000_000)).toMatch(/^f must be at most \d/);
+    expect(messageOf(money('f'), 1.00001)).toBe('f must have at most 4 decimal places');
+    expect(messageOf(timestamp('f'), 'x')).toMatch(/^f must be an RFC 3339 date-time with seconds and a time zone, from year 1900 to 9999/);
+  });
+});
+
+describe('rules', () => {
+  it('web URLs: http and https with a host only', () => {
+    for (const url of ['http://a.test', 'https://a.test/x?y#z']) expect(accepts(webUrl('w'), url), url).toBe(true);
+    for (const url of ['ftp://a.test', 'mailto:a@b.test', 'http://', 'https:', 'not a url', 'file:///etc/passwd']) expect(accepts(webUrl('w'), url), url).toBe(false);
+  });
+
+  it('tax ids: letters or digits first, then letters, digits, spaces, dots, hyphens and slashes, to the end', () => {
+    for (const id of ['1', 'BN 1', 'TVQ/3', 'é-2.3', '٣']) expect(accepts(taxId('t'), id), id).toBe(true);
+    for (const id of ['-1', ' 1', '.1', '1#', '1_', 'a\n', '#']) expect(accepts(taxId('t'), id), id).toBe(false);
+  });
+
+  it('timestamps: calendar days and hours that Date.parse would let through are refused', () => {
+    for (const s of ['2026-02-30T00:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-32T00:00:00Z']) expect(instantOf(s), s).toBeUndefined();
+    expect(instantOf('2024-02-29T00:00:00Z')).toBe(Date.parse('2024-02-29T00:00:00Z'));
+    expect(instantOf('2026-01-01t10:00:00z')).toBe(Date.parse('2026-01-01T10:00:00Z'));
+    expect(instantOf('2026-01-01T10:00:00+02:30')).toBe(Date.parse('2026-01-01T07:30:00Z'));
+    for (const s of ['2026-01-01T10:00:00+24:00', '2026-01-01T10:00:00+23:60', '2026-01-01T10:00Z', 'x2026-01-01T10:00:00Z', '2026-01-01T10:00:00Zx', '2026-01-01 10:00:00Z']) {
+      expect(instantOf(s), s).toBeUndefined();
+    }
+    expect(instantOf('1900-01-01T00:00:00Z')).toBe(Date.parse('1900-01-01T00:00:00Z'));
+    expect(instantOf('1899-12-31T23:59:59Z')).toBeUndefined();
+    expect(instantOf('1900-01-01T00:30:00+01:00')).toBeUndefined();
+  });
+
+  it('say their shape to the OpenAPI document', () => {
+    expect(json(webUrl('w'))).toMatchObject({ type: 'string', format: 'uri', pattern: '^https?://' });
+    expect(json(taxId('t'))).toMatchObject({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' });
+    expect(json(timestamp('t'))).toMatchObject({ format: 'date-time' });
+    expect(String(json(timestamp('t')).description)).toMatch(/^RFC 3339 date-time/);
+    expect(json(text('t', 5))).toMatchObject({ minLength: 1, maxLength: 5 });
+    expect(String(json(money('m')).description)).toMatch(/^From 0 to /);
+  });
+});
+
+describe('field errors', () => {
+  it('name the body when the input is not an object, and a field once however many rules it breaks', () => {
+    const out = v.safeParse(v.strictObject({ a: text('a', 1) }), 'x');
+    expect(toFieldErrors(out.issues!)).toEqual([{ param: 'body', message: expect.any(String) }]);
+    const twice = v.safeParse(v.strictObject({ a: text('a', 1) }), { a: ' \u200b' }, { abortEarly: false });
+    expect(toFieldErrors(twice.issues!)).toEqual([{ param: 'a', message: 'a must contain at least one visible character' }]);
+  });
+
+  it('say "field" by default, and what is missing, unknown or null, in objects strict or not', () => {
+    const strict = v.safeParse(v.strictObject({ a: text('a', 5) }), { b: 1 }, { abortEarly: false });
+    expect(toFieldErrors(strict.issues!)).toEqual([
+      { param: 'a', message: 'a is required' },
+      { param: 'b', message: 'b is not a known field' },
+    ]);
+    const loose = v.safeParse(v.object({ a: text('a', 5) }), {});
+    expect(toFieldErrors(loose.issues!, 'query parameter')).toEqual([{ param: 'a', message: 'a is required' }]);
+    const nulled = v.safeParse(v.strictObject({ a: text('a', 5) }), { a: null });
+    expect(toFieldErrors(nulled.issues!)).toEqual([{ param: 'a', message: 'a cannot be null' }]);
+    // A null refused by a rule of the value (not its type) keeps the rule's message.
+    const ruled = v.safeParse(v.strictObject({ a: v.pipe(v.unknown(), v.check(() => false, 'a is wrong')) }), { a: null });
+    expect(toFieldErrors(ruled.issues!)).toEqual([{ param: 'a', message: 'a is wrong' }]);
+    // A field given as undefined by the caller's object is "required" only at the object level.
+    const inner = v.safeParse(v.strictObject({ a: v.strictObject({ b: text('b', 5) }) }), { a: {} });
+    expect(toFieldErrors(inner.issues!)).toEqual([{ param: 'a.b', message: 'a.b is required' }]);
+  });
+
+  it('are thrown as one 400 listing every field', () => {
+    try {
+      parseOrThrow(v.strictObject({ a: text('a', 1), b: text('b', 1) }), {});
+      throw new Error('accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).errors?.map((e) => e.param)).toEqual(['a', 'b']);
+    }
+  });
+});

@@ -1,0 +1,15 @@
+/**
+ * The registry and the schemas load: imported inside a test, so that a fault in what they run at
+ * load fails a test (Stryker's vitest runner counts a file that fails to load as no test at all).
+ */
+import { expect, it } from 'vitest';
+
+it('loads the registry, the response schemas and the operations', async () => {
+  const { RESOURCE_LIST } = await import('../../shared/resources/registry.ts');
+  const { responseSchemas } = await import('../../shared/schemas/objects.ts');
+  const { contractOf } = await import('../../shared/operations.ts');
+  const { ROUTES } = await import('../../shared/routes.ts');
+  expect(RESOURCE_LIST.length).toBe(3);
+  expect(Object.keys(responseSchemas()).length).toBe(3 * 2 + 2);
+  for (const route of ROUTES) expect(route.resource === null || contractOf(route) !== undefined).toBe(true);
+});
