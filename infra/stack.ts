@@ -449,6 +449,21 @@ export class TimebillApiStack extends Stack {
       noticeTopic,
     });
     throttledAlarm.addAlarmAction(new cwActions.SnsAction(noticeTopic));
+    // Functions that are not routes (stream and queue consumers) have no alias or canary: their
+    // failures page through the composite too (DLQ depth and iterator age: see alarms.ts).
+    for (const [operation, fn] of functions) {
+      if (ROUTES.some((route) => route.operation === operation)) continue;
+      this.paging.add(
+        fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) }).createAlarm(this, `${constructName(operation)}ErrorsAlarm`, {
+          alarmDescription: `The ${operation} function failed (unhandled error or timeout) in 2 of the last 3 minutes. Runbook: docs/deploy.md#alarms.`,
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
     new OperationsDashboard(this, 'Dashboard', {
       dashboardName: `timebill-api-${config.name}-${this.region}`,
       api: this.api,
@@ -610,7 +625,7 @@ export class TimebillApiStack extends Stack {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
-    for (const fn of [this.authorizerFunction, ...this.functions.values()].filter((f) => !this.streamConsumers.has(f))) {
+    for (const fn of [this.authorizerFunction, ...this.functions.values(), this.deployments.smokeTest].filter((f) => !this.streamConsumers.has(f))) {
       for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.functionRole) Validations.of(fn.role!).acknowledge(acknowledgement);
     }
   }

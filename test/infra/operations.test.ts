@@ -277,7 +277,15 @@ describe('safe deployments', () => {
     expect(asArray(byAction('codedeploy:GetDeployment')[0].Resource)).toHaveLength(FUNCTION_COUNT);
     expect(byAction('codedeploy:PutLifecycleEventHookExecutionStatus').length).toBeGreaterThan(0);
     const actions = new Set(statements.flatMap((st: Json) => asArray<string>(st.Action)));
-    expect([...actions].sort()).toEqual(['codedeploy:GetDeployment', 'codedeploy:PutLifecycleEventHookExecutionStatus', 'lambda:InvokeFunction', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect([...actions].sort()).toEqual([
+      'codedeploy:GetDeployment',
+      'codedeploy:PutLifecycleEventHookExecutionStatus',
+      'lambda:InvokeFunction',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
     // It knows which operation each function serves.
     const targets = JSON.stringify(s.resources[hookId(s)]!.Properties.Environment.Variables.SMOKE_TARGETS);
     for (const route of ROUTES) expect(targets).toContain(`\\"operation\\":\\"${route.operation}\\"`);

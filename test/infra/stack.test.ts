@@ -747,7 +747,9 @@ describe('cdk-nag AwsSolutions', () => {
   it('reports nothing more for functions that are not routes, and needs the stream consumer\'s acknowledgement', () => {
     expect(violations(withBackground)).toEqual([]);
     const consumerRole = withBackground.node.findAll().find((c) => c.node.path === 'WithBackground/RecordEventsRole')!;
-    const acknowledged = consumerRole.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules').flatMap((m) => Object.keys(m.data as object));
+    const acknowledged = consumerRole.node.metadata
+      .filter((m) => m.type === 'aws:cdk:acknowledged-rules')
+      .flatMap((m) => Object.keys(m.data as object).map((id) => id.replace(/^Annotation::/, '')));
     expect(acknowledged).toEqual(NAG_ACKNOWLEDGEMENTS.streamConsumer.map((a) => a.id));
   });
 
