@@ -39,6 +39,7 @@ beforeAll(async () => {
     TABLE_NAME,
     DYNAMODB_ENDPOINT: localTable.local.endpoint,
     LOCAL_JWT_ISSUER: LOCAL_ISSUER,
+    INVALID_TOKEN_API_KEY: 'invalid-token-registry-scopes-key',
     LOCAL_JWKS_URI: `http://127.0.0.1:${port}/.well-known/jwks.json`,
   });
   const authorizer = await import('../../functions/authorizer.ts');

@@ -36,6 +36,7 @@ beforeAll(async () => {
     DYNAMODB_ENDPOINT: localTable.local.endpoint,
     CURSOR_SIGNING_KEY: 'k'.repeat(64),
     COGNITO_USER_POOL_ID: 'eu-west-1_AbCdEf123',
+    INVALID_TOKEN_API_KEY: 'invalid-token-smoke-test-key',
     SMOKE_TARGETS: JSON.stringify([
       { functionName: 'TimebillApi-ListClientsFunction-abc', operation: 'listClients' },
       { functionName: 'TimebillApi-AuthorizerFunction-def', operation: AUTHORIZER_TARGET },
