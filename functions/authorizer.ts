@@ -1,7 +1,8 @@
 /**
  * Lambda TOKEN authorizer. Verifies the access token (Cognito in AWS; the local issuer
  * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
- * and returns a policy allowing exactly the routes the token's scopes grant, with the API
+ * and returns a policy allowing exactly the routes granted by both the token's scopes and the
+ * registry's (the registry bounds what a client may do), with the API
  * client's API key as usageIdentifierKey (its usage plan throttles it; shared/limits.ts).
  */
 import { get } from 'node:http';
@@ -14,6 +15,7 @@ import { authorizerConfig, invalidTokenUsageKey } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/registry.ts';
 import { grantedScopes } from '../shared/auth/scopes.ts';
+import type { Scope } from '../shared/routes.ts';
 import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
 import { AuthorizerDependencyFailure, isKeyFetchFailure } from '../shared/auth/dependency-failure.ts';
 import { dependencyFailureOf } from '../shared/data/faults.ts';
@@ -52,11 +54,18 @@ function loopbackGet(uri: string): Promise<ArrayBuffer> {
   });
 }
 
-const REGISTRY_CACHE_MS = REGISTRY_CACHE_SECONDS * 1000;
+/**
+ * Registrations change rarely; a short cache spares a read on most cold policy evaluations. It is
+ * also the bound on how long a narrowed (or revoked) registration keeps its old scopes here; API
+ * Gateway's policy cache (AUTHORIZER_CACHE_TTL_SECONDS) adds its own.
+ */
+export const REGISTRY_CACHE_MS = REGISTRY_CACHE_SECONDS * 1000;
 interface Registered {
   workspaceId: string;
   usageKey: string | undefined;
   plan: string;
+  /** What the registry allows this client, whatever its tokens say. */
+  scopes: readonly Scope[];
 }
 const registryCache = new Map<string, Registered & { until: number }>();
 
@@ -72,7 +81,14 @@ async function registrationOf(apiClientId: string): Promise<Registered | undefin
     throw error;
   }
   if (!registration) return undefined;
-  const found = { workspaceId: registration.workspace_id, usageKey: registration.usage_key, plan: registration.plan ?? DEFAULT_PLAN };
+  // Registered scopes are bare (`clients:read`); anything unknown, or no list at all, grants nothing.
+  const registered = Array.isArray(registration.scopes) ? registration.scopes.join(' ') : '';
+  const found = {
+    workspaceId: registration.workspace_id,
+    usageKey: registration.usage_key,
+    plan: registration.plan ?? DEFAULT_PLAN,
+    scopes: grantedScopes(registered, settings.RESOURCE_SERVER_IDENTIFIER),
+  };
   registryCache.set(apiClientId, { ...found, until: Date.now() + REGISTRY_CACHE_MS });
   return found;
 }
@@ -123,7 +139,9 @@ async function authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGate
   }
   // Registered before usage plans: API Gateway will answer 403 until `npm run integration:plan` gives it a key.
   if (!registration.usageKey) logger.error('API client has no API key: run npm run integration:plan for it', { apiClientId });
-  const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER);
+  // The token's scopes, bounded by the registry's: narrowing an integration's scopes in the
+  // registry takes effect within the caches' bound, not after the tokens it already holds expire.
+  const scopes = grantedScopes(payload.scope, settings.RESOURCE_SERVER_IDENTIFIER).filter((scope) => registration.scopes.includes(scope));
   return policyFor(
     event.methodArn,
     apiClientId,

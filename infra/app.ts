@@ -1,40 +1,45 @@
 /**
- * The CDK app (`npx cdk synth|deploy`, see cdk.json and docs/deploy.md).
+ * The CDK app (`npx cdk synth|deploy`, see cdk.json and docs/deploy.md): one Stage per environment
+ * of infra/config/environments.ts (dev, staging, prod), each with an explicit account and region
+ * and its typed configuration; no `-c` flags. Deploy one with `npx cdk deploy 'prod/*'`.
  *
- * Environment-agnostic on purpose: no lookups, so synthesis needs no credentials and no network,
- * and the template is the same on every machine. `cdk deploy` targets the account and region of
- * the current AWS credentials/profile (AWS_REGION, AWS_PROFILE).
- *
- * Context values (`-c name=value` or cdk.json):
- * - stackName: name of the CloudFormation stack (default TimebillApi)
- * - cognitoDomainPrefix: prefix of the Cognito domain of the token endpoint (default timebill-<account id>)
- * - alarmEmail: email address subscribed to the alarm topic (default: none)
- * - resourceServerIdentifier: Cognito resource server of the scopes (default timebill-api)
- * - logRetentionDays: retention of every log group, a CloudWatch Logs value of at least 365 (default 365)
+ * No lookups: synthesis needs no credentials and no network, for every environment.
  *
  * cdk-nag's AwsSolutions pack runs on every synthesis as a validation plugin: any finding that the
  * stack does not acknowledge (with a reason, see NAG_ACKNOWLEDGEMENTS in stack.ts) fails `cdk synth`.
  */
-import { App, Validations } from 'aws-cdk-lib';
+import { pathToFileURL } from 'node:url';
+import { App, Stage, Tags, Validations } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { TimebillApiStack } from './stack.ts';
-import { DEFAULT_STACK_NAME } from './names.ts';
+import { TimebillApiStack, functionKinds } from './stack.ts';
+import { ENVIRONMENTS, configurationErrors, type EnvironmentConfig } from './config/environments.ts';
+import { COST_TAGS, ENVIRONMENT_TAG } from './operations/cost-guards.ts';
 
-const app = new App();
-const context = (name: string): string | undefined => {
-  const value: unknown = app.node.tryGetContext(name);
-  return typeof value === 'string' && value !== '' ? value : undefined;
-};
+/** Builds every environment's Stage and stack into `app`; refuses a configuration that breaks a rule. */
+export function buildApp(app: App, environments: readonly EnvironmentConfig[] = Object.values(ENVIRONMENTS)): Map<string, TimebillApiStack> {
+  const errors = configurationErrors(environments, functionKinds());
+  if (errors.length > 0) throw new Error(`infra/config/environments.ts:\n- ${errors.join('\n- ')}`);
+  const stacks = new Map<string, TimebillApiStack>();
+  for (const config of environments) {
+    const stage = new Stage(app, config.name, { env: { account: config.account, region: config.region } });
+    // Cost-allocation tags on every resource of the environment (activate them once, docs/deploy.md).
+    for (const [key, value] of Object.entries(COST_TAGS)) Tags.of(stage).add(key, value);
+    Tags.of(stage).add(ENVIRONMENT_TAG, config.name);
+    const stack = new TimebillApiStack(stage, 'Api', {
+      stackName: config.stackName,
+      config,
+      ...(config.resourceServerIdentifier ? { resourceServerIdentifier: config.resourceServerIdentifier } : {}),
+      ...(config.logRetentionDays ? { logRetention: config.logRetentionDays as RetentionDays } : {}),
+    });
+    Validations.of(stage).addPlugins(new AwsSolutionsChecks(stage, { verbose: true }));
+    stacks.set(config.name, stack);
+  }
+  return stacks;
+}
 
-new TimebillApiStack(app, context('stackName') ?? DEFAULT_STACK_NAME, {
-  // Stack tags propagate to every resource: cost allocation by service.
-  tags: { service: 'timebill-api' },
-  cognitoDomainPrefix: context('cognitoDomainPrefix'),
-  alarmEmail: context('alarmEmail'),
-  resourceServerIdentifier: context('resourceServerIdentifier'),
-  ...(context('logRetentionDays') ? { logRetention: Number(context('logRetentionDays')) as RetentionDays } : {}),
-});
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-
-app.synth();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const app = new App();
+  buildApp(app);
+  app.synth();
+}

@@ -3,7 +3,7 @@
  * (scripts/integration-create.ts). Plain constants: importing them does not load aws-cdk-lib.
  */
 
-/** Default CloudFormation stack name (`-c stackName=...` overrides it). */
+/** CloudFormation stack name of the prod environment (infra/config/environments.ts names the others). */
 export const DEFAULT_STACK_NAME = 'TimebillApi';
 
 import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../shared/auth/scopes.ts';
@@ -14,7 +14,7 @@ import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../shared/auth/scopes.ts';
  */
 export const RESOURCE_SERVER_IDENTIFIER = DEFAULT_RESOURCE_SERVER_IDENTIFIER;
 
-/** The API Gateway stage; the routes already carry the version (/api/v1). */
+/** The prod environment's API Gateway stage: every stage is named after its environment (the routes carry the version, /api/v1). */
 export const STAGE_NAME = 'prod';
 
 /** CloudFormation output names (also the keys of `cdk-outputs.json`, see cdk.json `outputsFile`). */

@@ -8,7 +8,7 @@
  * The stack is environment-agnostic (no lookups), so `cdk synth` needs no credentials or network.
  */
 import * as path from 'node:path';
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type Acknowledgment, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -39,6 +39,13 @@ import {
 } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
+import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
+import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
+import { PagingAlarms } from './operations/alarms.ts';
+import { OperationsDashboard } from './operations/dashboard.ts';
+import { CustomDomains } from './operations/domain.ts';
+import { CostGuards } from './operations/cost-guards.ts';
+import { TableBackup, acknowledgeBackupFindings } from './operations/backup.ts';
 import { EncryptedLogs, checkedLogRetention } from './observability.ts';
 
 export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
@@ -51,10 +58,11 @@ export const METRICS_NAMESPACE = 'TimebillApi';
 
 /** Usage plans (rate, burst, monthly quota per plan) and the firewall's per-IP threshold: infra/limits.ts. */
 export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
-  /** Prefix of the Cognito domain (`<prefix>.auth.<region>.amazoncognito.com`); default `timebill-<account id>`. */
-  readonly cognitoDomainPrefix?: string;
-  /** Email address subscribed to the alarm topic (optional). */
-  readonly alarmEmail?: string;
+  /**
+   * The environment's typed configuration (infra/config/environments.ts). infra/app.ts passes
+   * each environment's; without one (tests, tools) the stack is built as prod is.
+   */
+  readonly config?: EnvironmentConfig;
   /**
    * Record the accepted cdk-nag findings (NAG_ACKNOWLEDGEMENTS). Default true; false only to see
    * what cdk-nag reports without them (the infra test checks that each one is still needed).
@@ -67,6 +75,9 @@ export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   /** How long every log group keeps its events: at least 365 days (Control Tower CT.CLOUDWATCH.PR.2). Default one year. */
   readonly logRetention?: logs.RetentionDays;
 }
+
+/** The kind of every function that gets reserved concurrency: the authorizer and one per route. */
+export const functionKinds = (): FunctionKind[] => ['authorizer', ...ROUTES.map((route) => accessOf(route))];
 
 /** Routes without a scope are public: no authorizer (today only the OpenAPI document). */
 export const isPublic = (route: Route) => route.scope === null;
@@ -186,7 +197,11 @@ export const NAG_ACKNOWLEDGEMENTS = {
 } satisfies Record<string, Acknowledgment[]>;
 
 export class TimebillApiStack extends Stack {
-  readonly table: dynamodb.Table;
+  readonly config: EnvironmentConfig;
+  /** The table the functions use: the stack's own, or the one named by `table.tableNameOverride`. */
+  readonly table: dynamodb.ITable;
+  /** The stack's own table; undefined when the configuration points the stack at another one. */
+  readonly ownTable?: dynamodb.Table;
   readonly api: apigw.RestApi;
   readonly userPool: cognito.UserPool;
   /** One function per route and per background function, by operation name. */
@@ -194,7 +209,11 @@ export class TimebillApiStack extends Stack {
   /** The queues background functions consume or send to, by name. */
   readonly queues: ReadonlyMap<string, sqs.Queue>;
   readonly authorizerFunction: nodejs.NodejsFunction;
+  /** The pager topic: the composite alarm's only action. */
   readonly alarmTopic: sns.Topic;
+  readonly deployments: SafeDeployments;
+  /** Every paging alarm; `paging.add(alarm)` makes another one page (DLQ depth, iterator age, ...). */
+  readonly paging: PagingAlarms;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
   readonly limits: ClientLimits;
   /** Every log group of the stack: retention and KMS key (infra/observability.ts). */
@@ -203,37 +222,56 @@ export class TimebillApiStack extends Stack {
   private readonly streamConsumers = new Set<lambda.IFunction>();
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
+    const config = props.config ?? ENVIRONMENTS.prod;
     super(scope, id, {
-      description: 'Timebill API: clients, projects and time entries (REST API, Lambda, DynamoDB, Cognito)',
+      description: `Timebill API (${config.name}): clients, projects and time entries (REST API, Lambda, DynamoDB, Cognito)`,
+      terminationProtection: config.terminationProtection,
       ...props,
     });
+    this.config = config;
 
     this.logs = new EncryptedLogs(this, 'Logs', { retention: checkedLogRetention(props.logRetention) });
     const background = props.backgroundFunctions ?? (BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]);
 
     // ---- Data -------------------------------------------------------------------------------
-    this.table = new dynamodb.Table(this, 'Table', {
-      // KMS encryption at rest (CT.DYNAMODB.PR.2) with the AWS managed key: no key to pay for or
-      // grant, and the functions' table permissions stay the same (docs/deploy.md).
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      // The stream exists only for a function that consumes it (one shard per partition, both images).
-      ...(background.some((f) => f.trigger === 'table-stream') ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
-      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: TABLE.ttlAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    for (const index of TABLE.indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.INCLUDE,
-        nonKeyAttributes: [...index.projected],
+    if (config.table.tableNameOverride) {
+      // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned.
+      this.table = dynamodb.Table.fromTableAttributes(this, 'Table', {
+        tableName: config.table.tableNameOverride,
+        ...(config.table.tableStreamArnOverride ? { tableStreamArn: config.table.tableStreamArnOverride } : {}),
+        globalIndexes: TABLE.indexes.map((index) => index.name),
       });
+    } else {
+      const table = new dynamodb.Table(this, 'Table', {
+        // KMS encryption at rest (CT.DYNAMODB.PR.2) with the AWS managed key: no key to pay for or
+        // grant, and the functions' table permissions stay the same (docs/deploy.md).
+        encryption: dynamodb.TableEncryption.AWS_MANAGED,
+        // The stream exists only for a function that consumes it (one shard per partition, both images).
+        ...(background.some((f) => f.trigger === 'table-stream') ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
+        partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        // On demand, but bounded: a runaway client or bug cannot spend without limit.
+        maxReadRequestUnits: config.table.maxReadRequestUnits,
+        maxWriteRequestUnits: config.table.maxWriteRequestUnits,
+        timeToLiveAttribute: TABLE.ttlAttribute,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      for (const index of TABLE.indexes) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+          projectionType: dynamodb.ProjectionType.INCLUDE,
+          nonKeyAttributes: [...index.projected],
+          maxReadRequestUnits: config.table.maxReadRequestUnits,
+          maxWriteRequestUnits: config.table.maxWriteRequestUnits,
+        });
+      }
+      this.table = table;
+      this.ownTable = table;
     }
 
     // HMAC key of the list cursors. Generated by Secrets Manager, never in the template or the
@@ -248,7 +286,7 @@ export class TimebillApiStack extends Stack {
 
     // ---- Identity ---------------------------------------------------------------------------
     this.userPool = new cognito.UserPool(this, 'UserPool', {
-      userPoolName: SERVICE_NAME,
+      userPoolName: `${SERVICE_NAME}-${config.name}`,
       selfSignUpEnabled: false,
       featurePlan: cognito.FeaturePlan.ESSENTIALS,
       // The pool has no human users (integrations use the client-credentials grant). Should any be
@@ -268,9 +306,8 @@ export class TimebillApiStack extends Stack {
         (scope) => new cognito.ResourceServerScope({ scopeName: scope, scopeDescription: `Timebill API ${scope}` }),
       ),
     });
-    const domainPrefix = props.cognitoDomainPrefix ?? Fn.join('-', ['timebill', Aws.ACCOUNT_ID]);
-    const domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix } });
-    const tokenEndpoint = `${domain.baseUrl()}/oauth2/token`;
+    // From the configuration, never derived at deploy time: a changed prefix would replace the domain.
+    const domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: config.cognitoDomainPrefix } });
 
     // ---- Functions --------------------------------------------------------------------------
     const commonEnvironment = {
@@ -283,6 +320,7 @@ export class TimebillApiStack extends Stack {
       description: 'Lambda TOKEN authorizer: Cognito access token -> workspace and scope policy',
       environment: { ...commonEnvironment, COGNITO_USER_POOL_ID: this.userPool.userPoolId, RESOURCE_SERVER_IDENTIFIER: resourceServerIdentifier },
       access: 'authorizer',
+      kind: 'authorizer',
     });
 
     const functions = new Map<string, nodejs.NodejsFunction>();
@@ -296,27 +334,44 @@ export class TimebillApiStack extends Stack {
             ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
             : commonEnvironment,
           access: accessOf(route),
+          kind: accessOf(route),
         }),
       );
     }
     this.queues = this.backgroundFunctions(background, functions, commonEnvironment, props.acknowledgeNagFindings ?? true);
     this.functions = functions;
 
+    // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
+    const deployable: DeployableFunction[] = [
+      { name: 'Authorizer', fn: this.authorizerFunction, kind: 'authorizer', operation: AUTHORIZER_OPERATION },
+      ...ROUTES.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: accessOf(route), operation: route.operation })),
+    ];
+    this.deployments = new SafeDeployments(this, 'Deployments', {
+      config,
+      functions: deployable,
+      environment: commonEnvironment,
+      createFunction: (name, options) => this.apiFunction(name, { ...options, access: 'none', kind: 'none', reserve: false }),
+    });
+    const live = (name: string) => this.deployments.functions.get(name)!.alias;
+
     // ---- API --------------------------------------------------------------------------------
     const accessLogs = this.logs.logGroup(this, 'ApiAccessLogs');
     this.api = new apigw.RestApi(this, 'Api', {
-      restApiName: SERVICE_NAME,
+      // API Gateway's metrics are per API name: one name per environment, so two in an account never mix.
+      restApiName: `${SERVICE_NAME}-${config.name}`,
       description: 'Timebill API (clients, projects, time entries) under /api/v1',
       endpointTypes: [apigw.EndpointType.REGIONAL],
-      disableExecuteApiEndpoint: false,
+      // With a custom domain, the execute-api URL is off: WAF and the TLS policy cannot be bypassed.
+      disableExecuteApiEndpoint: config.domain !== undefined,
       failOnWarnings: true,
       // The authorizer returns the API client's key (usageIdentifierKey): callers never send one.
       apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
-      // API Gateway writes REST API logs (access and execution) through one account-wide role.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // API Gateway writes REST API logs (access and execution) through one account-wide role: only
+      // the environment that owns it in this account and region creates it (see environments.ts).
+      cloudWatchRole: config.ownsApiGatewayAccountRole,
+      ...(config.ownsApiGatewayAccountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
-        stageName: STAGE_NAME,
+        stageName: config.name,
         throttlingRateLimit: STAGE_THROTTLING.rateLimit,
         throttlingBurstLimit: STAGE_THROTTLING.burstLimit,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
@@ -334,13 +389,13 @@ export class TimebillApiStack extends Stack {
 
     const authorizer = new apigw.TokenAuthorizer(this, 'TokenAuthorizer', {
       authorizerName: 'cognito-access-token',
-      handler: this.authorizerFunction,
+      handler: live('Authorizer'),
       identitySource: apigw.IdentitySource.header('Authorization'),
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
 
     for (const route of ROUTES) {
-      this.addRoute(route, functions.get(route.operation)!, authorizer, props.acknowledgeNagFindings ?? true);
+      this.addRoute(route, live(constructName(route.operation)), authorizer, props.acknowledgeNagFindings ?? true);
     }
 
     this.limits = addClientLimits(this, this.api, this.authorizerFunction, props);
@@ -354,68 +409,77 @@ export class TimebillApiStack extends Stack {
       });
     }
 
-    // ---- Alarms -----------------------------------------------------------------------------
-    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: 'Timebill API alarms', enforceSSL: true });
-    if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
-    const alarmAction = new cwActions.SnsAction(this.alarmTopic);
-    const fiveMinutes = Duration.minutes(5);
-    const stage = this.api.deploymentStage;
-
-    const serverErrorRate = new cloudwatch.MathExpression({
-      label: '5xx rate (%)',
-      expression: '100 * errors / requests',
-      usingMetrics: {
-        errors: stage.metricServerError({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }),
-        requests: stage.metricCount({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }),
-      },
-      period: fiveMinutes,
-    });
-    const alarms: cloudwatch.Alarm[] = [];
-    alarms.push(
-      serverErrorRate.createAlarm(this, 'Api5xxRateAlarm', {
-        alarmDescription: 'More than 1% of API requests answered 5xx in 2 of the last 3 five-minute periods',
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    // ---- Operations -------------------------------------------------------------------------
+    // The pager topic: only the composite alarm publishes to it (infra/operations/alarms.ts).
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: `Timebill API (${config.name}) pager`, enforceSSL: true });
+    for (const url of config.paging.httpsEndpoints) this.alarmTopic.addSubscription(new subscriptions.UrlSubscription(url));
+    for (const email of config.paging.emails) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(email));
+    // Symptoms (each alarm) go here, never to the pager: subscribe a chat channel or ticket queue.
+    const noticeTopic = new sns.Topic(this, 'NoticeTopic', { displayName: `Timebill API (${config.name}) alarm notices`, enforceSSL: true });
+    const metricsNamespace = `${METRICS_NAMESPACE}/${config.name}`;
 
     // API Gateway has no metric of its own for 429s (they are inside 4XXError): count them from
-    // the access log.
+    // the access log. Per-client limits make 429s normal, so this alarm does not page: it shows on
+    // the dashboard.
     const throttled = new logs.MetricFilter(this, 'ThrottledRequestsFilter', {
       logGroup: accessLogs,
       filterPattern: logs.FilterPattern.numberValue('$.status', '=', 429),
-      metricNamespace: METRICS_NAMESPACE,
+      metricNamespace: metricsNamespace,
       metricName: 'ThrottledRequests',
       metricValue: '1',
     });
-    alarms.push(
-      throttled.metric({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }).createAlarm(this, 'ApiThrottledAlarm', {
-        alarmDescription: 'At least 50 requests answered 429 in five minutes: API clients exceed their usage plans (rate or monthly quota) or the stage limits',
-        threshold: 50,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    const throttledAlarm = throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(this, 'ApiThrottledAlarm', {
+      alarmDescription: 'At least 50 requests answered 429 in five minutes: API clients exceed their usage plans (rate or monthly quota) or the stage limits (no page)',
+      threshold: 50,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
 
-    for (const [name, fn] of [['Authorizer', this.authorizerFunction] as const, ...[...functions].map(([op, fn]) => [constructName(op), fn] as const)]) {
-      alarms.push(
-        fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }).createAlarm(this, `${name}ErrorsAlarm`, {
-          alarmDescription: `The ${name} function failed (unhandled error or timeout) in the last five minutes`,
+    const deployed = [...this.deployments.functions.values()];
+    this.paging = new PagingAlarms(this, 'Paging', {
+      config,
+      api: this.api,
+      accessLogs,
+      metricsNamespace,
+      table: this.table,
+      indexNames: TABLE.indexes.map((index) => index.name),
+      functions: deployed,
+      pagerTopic: this.alarmTopic,
+      noticeTopic,
+    });
+    throttledAlarm.addAlarmAction(new cwActions.SnsAction(noticeTopic));
+    // Functions that are not routes (stream and queue consumers) have no alias or canary: their
+    // failures page through the composite too (DLQ depth and iterator age: see alarms.ts).
+    for (const [operation, fn] of functions) {
+      if (ROUTES.some((route) => route.operation === operation)) continue;
+      this.paging.add(
+        fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) }).createAlarm(this, `${constructName(operation)}ErrorsAlarm`, {
+          alarmDescription: `The ${operation} function failed (unhandled error or timeout) in 2 of the last 3 minutes. Runbook: docs/deploy.md#alarms.`,
           threshold: 1,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         }),
       );
     }
-    for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
+    new OperationsDashboard(this, 'Dashboard', {
+      dashboardName: `timebill-api-${config.name}-${this.region}`,
+      api: this.api,
+      table: this.table,
+      functions: deployed,
+      paging: this.paging,
+    });
+    new CostGuards(this, 'CostGuards', { config, userPool: this.userPool });
+    const tableBackup = config.backup
+      ? new TableBackup(this, 'Backup', { backup: config.backup, table: this.table, vaultName: `timebill-api-${config.name}` })
+      : undefined;
+    const domains = config.domain ? new CustomDomains(this, 'Domains', { domain: config.domain, api: this.api, userPool: this.userPool }) : undefined;
+    const tokenEndpoint = domains?.tokenEndpoint ?? `${domain.baseUrl()}/oauth2/token`;
 
     // ---- Outputs ----------------------------------------------------------------------------
-    const baseUrl = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}`;
+    const baseUrl = domains?.apiBaseUrl ?? `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${config.name}`;
     new CfnOutput(this, OUTPUTS.apiUrl, {
       value: baseUrl,
       description: 'base_url of the API; every endpoint is under {base_url}/api/v1 (e.g. GET {base_url}/api/v1/clients)',
@@ -429,9 +493,13 @@ export class TimebillApiStack extends Stack {
       description: 'Cognito resource server; scopes are requested as <identifier>/<scope>',
     });
     new CfnOutput(this, OUTPUTS.region, { value: Aws.REGION, description: 'Region of the stack' });
-    new CfnOutput(this, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS topic of the alarms' });
+    new CfnOutput(this, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS pager topic of the composite alarm' });
 
-    if (props.acknowledgeNagFindings ?? true) this.acknowledgeNagFindings(cursorKey);
+    if (props.acknowledgeNagFindings ?? true) {
+      this.acknowledgeNagFindings(cursorKey);
+      acknowledgeDeploymentFindings(this.deployments);
+      if (tableBackup) acknowledgeBackupFindings(tableBackup);
+    }
   }
 
   /**
@@ -440,8 +508,9 @@ export class TimebillApiStack extends Stack {
    */
   private apiFunction(
     name: string,
-    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess },
+    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; kind?: FunctionKind; timeout?: Duration; reserve?: boolean },
   ): nodejs.NodejsFunction {
+    const plan = this.config.functions.concurrency;
     const logGroup = this.logs.logGroup(this, `${name}Logs`);
     const role = new iam.Role(this, `${name}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -456,7 +525,10 @@ export class TimebillApiStack extends Stack {
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      // Functions that call nothing need no room for the DynamoDB retry budget.
+      timeout: options.timeout ?? Duration.seconds(options.kind === 'none' ? NO_DEPENDENCY_TIMEOUT_SECONDS : this.config.functions.timeoutSeconds),
+      // Bounded blast radius: stage rate x worst-case duration (environments.ts, docs/deploy.md).
+      ...(plan === 'unreserved' || options.kind === undefined || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind) }),
       description: options.description,
       role,
       logGroup,
@@ -553,7 +625,7 @@ export class TimebillApiStack extends Stack {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
-    for (const fn of [this.authorizerFunction, ...this.functions.values()].filter((f) => !this.streamConsumers.has(f))) {
+    for (const fn of [this.authorizerFunction, ...this.functions.values(), this.deployments.smokeTest].filter((f) => !this.streamConsumers.has(f))) {
       for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.functionRole) Validations.of(fn.role!).acknowledge(acknowledgement);
     }
   }

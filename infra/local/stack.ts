@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { WORKSPACE_ID_PATTERN, registerApiClient } from '../../shared/data/registry.ts';
+import { WORKSPACE_ID_PATTERN, findApiClient, registerApiClient } from '../../shared/data/registry.ts';
 import { DEFAULT_PLAN, PLAN_NAMES } from '../../shared/limits.ts';
 import type { ClientLimitOptions } from './client-limits.ts';
 import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
@@ -109,11 +109,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             return;
           }
           const clientId = `local-${parsed.workspace}`;
+          // The registry bounds a client's scopes (as an app client's allowed scopes do): the local
+          // client of a workspace is allowed every scope it was ever given a token for, so tokens
+          // handed out before keep what they were granted.
+          const before = await findApiClient(db, LOCAL_TABLE_NAME, clientId);
           await registerApiClient(db, LOCAL_TABLE_NAME, {
             api_client_id: clientId,
             workspace_id: parsed.workspace,
             name: `Local integration of ${parsed.workspace}`,
-            scopes: parsed.scopes,
+            scopes: [...new Set([...(before?.scopes ?? []), ...parsed.scopes])],
             plan: parsed.plan,
             api_key_id: clientId,
             usage_key: localUsageKey(clientId),

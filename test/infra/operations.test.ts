@@ -1,0 +1,596 @@
+/**
+ * Operating the service, proven on the synthesized templates of every environment (bundling
+ * skipped: only the templates matter here; test/infra/stack.test.ts checks the bundles):
+ * environments from one app, safe deployments, paging alarms, the dashboard, reserved
+ * concurrency, the custom domain, the table-name override, backups and cost guards.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildApp } from '../../infra/app.ts';
+import { PROJECT_ROOT } from '../../infra/bundling.ts';
+import {
+  ENVIRONMENTS,
+  UNRESERVED_MINIMUM,
+  configurationErrors,
+  reservedConcurrency,
+  type ConcurrencyPlan,
+  type EnvironmentConfig,
+} from '../../infra/config/environments.ts';
+import { TimebillApiStack, functionKinds } from '../../infra/stack.ts';
+import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
+import { OUTPUTS } from '../../infra/names.ts';
+import { ROUTES, accessOf } from '../../shared/routes.ts';
+import { STAGE_THROTTLING } from '../../infra/names.ts';
+import { TABLE } from '../../shared/data/table.ts';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+interface CfnResource {
+  Type: string;
+  Properties: Json;
+  UpdatePolicy?: Json;
+  DependsOn?: string[];
+}
+
+const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+const newApp = () => new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+const FUNCTION_COUNT = ROUTES.length + 1; // the routes and the authorizer
+
+const DOMAIN: NonNullable<EnvironmentConfig['domain']> = {
+  hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+  hostedZoneName: 'example.com',
+  apiDomainName: 'api.example.com',
+  authDomainName: 'auth.api.example.com',
+  authCertificateArn: 'arn:aws:acm:us-east-1:333333333333:certificate/11111111-2222-3333-4444-555555555555',
+};
+
+class Synth {
+  readonly resources: Record<string, CfnResource>;
+  readonly template: Template;
+  constructor(readonly stack: TimebillApiStack) {
+    this.template = Template.fromStack(stack);
+    this.resources = this.template.toJSON().Resources as Record<string, CfnResource>;
+  }
+  ofType(type: string): Array<[string, CfnResource]> {
+    return Object.entries(this.resources).filter(([, r]) => r.Type === type);
+  }
+  one(type: string): [string, CfnResource] {
+    const found = this.ofType(type);
+    expect(found, type).toHaveLength(1);
+    return found[0]!;
+  }
+  get outputs(): Record<string, { Value: Json }> {
+    return this.template.toJSON().Outputs;
+  }
+}
+
+const refId = (value: Json): string | undefined => value?.Ref ?? (value?.['Fn::GetAtt'] ? value['Fn::GetAtt'][0] : undefined);
+const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+let app: App;
+let envs: Map<string, Synth>;
+const prod = () => envs.get('prod')!;
+const dev = () => envs.get('dev')!;
+
+beforeAll(() => {
+  app = newApp();
+  const stacks = buildApp(app);
+  envs = new Map([...stacks].map(([name, stack]) => [name, new Synth(stack)]));
+});
+
+/** One stack with another configuration (bundling skipped). */
+function withConfig(config: EnvironmentConfig): Synth {
+  return new Synth(new TimebillApiStack(newApp(), 'Variant', { config, env: { account: config.account, region: config.region } }));
+}
+
+// ---- environments ----------------------------------------------------------------------------
+
+describe('environments from one app', () => {
+  it('the repository configuration passes every rule', () => {
+    expect(configurationErrors(Object.values(ENVIRONMENTS), functionKinds())).toEqual([]);
+  });
+
+  it('one Stage per environment, each stack with its explicit account and region, its name, and no lookups', () => {
+    const assembly = app.synth();
+    for (const config of Object.values(ENVIRONMENTS)) {
+      const stack = envs.get(config.name)!.stack;
+      expect(stack.account).toBe(config.account);
+      expect(stack.region).toBe(config.region);
+      expect(stack.stackName).toBe(config.stackName);
+      expect(stack.node.path).toBe(`${config.name}/Api`);
+    }
+    const nested = assembly.nestedAssemblies.map((n) => n.nestedAssembly);
+    expect(nested).toHaveLength(3);
+    for (const a of nested) expect(a.manifest.missing ?? []).toEqual([]);
+  });
+
+  it('termination protection for prod only', () => {
+    expect(prod().stack.terminationProtection).toBe(true);
+    expect(dev().stack.terminationProtection).toBe(false);
+    expect(envs.get('staging')!.stack.terminationProtection).toBe(false);
+  });
+
+  it('the stage is named after the environment, and so are the URLs', () => {
+    for (const [name, s] of envs) {
+      expect(s.one('AWS::ApiGateway::Stage')[1].Properties.StageName).toBe(name);
+      expect(JSON.stringify(s.outputs[OUTPUTS.apiUrl]!.Value)).toContain(`/${name}"`);
+    }
+  });
+
+  it('every resource carries the cost-allocation tags service and environment', () => {
+    for (const [name, s] of envs) {
+      for (const type of ['AWS::Lambda::Function', 'AWS::DynamoDB::Table', 'AWS::SNS::Topic', 'AWS::Logs::LogGroup']) {
+        for (const [id, r] of s.ofType(type)) {
+          expect(r.Properties.Tags, `${name} ${id}`).toEqual(expect.arrayContaining([{ Key: 'service', Value: 'timebill-api' }, { Key: 'environment', Value: name }]));
+        }
+      }
+      const pool = s.one('AWS::Cognito::UserPool')[1];
+      expect(pool.Properties.UserPoolTags).toMatchObject({ service: 'timebill-api', environment: name });
+    }
+  });
+
+  it('two environments in one account and region: no name collides, and only one creates the API Gateway logging role', () => {
+    const shared = { account: ENVIRONMENTS.dev.account, region: ENVIRONMENTS.dev.region };
+    const environments = [ENVIRONMENTS.dev, { ...ENVIRONMENTS.staging, ...shared, cognitoDomainPrefix: 'timebill-staging-111111111111', ownsApiGatewayAccountRole: false }];
+    expect(configurationErrors(environments, functionKinds())).toEqual([]);
+    const sharedApp = newApp();
+    const stacks = [...buildApp(sharedApp, environments).values()].map((stack) => new Synth(stack));
+    const names = (s: Synth) => [
+      s.stack.stackName,
+      s.one('AWS::ApiGateway::RestApi')[1].Properties.Name,
+      s.one('AWS::Cognito::UserPool')[1].Properties.UserPoolName,
+      ...s.ofType('AWS::Cognito::UserPoolDomain').map(([, d]) => d.Properties.Domain),
+      s.one('AWS::CloudWatch::Dashboard')[1].Properties.DashboardName,
+      s.one('AWS::Budgets::Budget')[1].Properties.Budget.BudgetName,
+      s.one('AWS::CE::AnomalyMonitor')[1].Properties.MonitorName,
+      s.one('AWS::CE::AnomalySubscription')[1].Properties.SubscriptionName,
+      ...s.ofType('AWS::WAFv2::WebACL').map(([, acl]) => acl.Properties.Name),
+      ...s.ofType('AWS::Backup::BackupVault').map(([, v]) => v.Properties.BackupVaultName),
+    ];
+    const [a, b] = stacks as [Synth, Synth];
+    // A name built from AWS::StackName is the stack's name once deployed.
+    const deployed = (s: Synth) => names(s).map((n) => JSON.stringify(n).replaceAll('{"Ref":"AWS::StackName"}', JSON.stringify(s.stack.stackName)));
+    const namesA = deployed(a);
+    for (const n of deployed(b)) expect(namesA, n).not.toContain(n);
+    // Access-log metrics are per environment too.
+    const namespaces = stacks.map((s) => new Set(s.ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties.MetricTransformations[0].MetricNamespace)));
+    expect([...namespaces[0]!]).toEqual(['TimebillApi/dev']);
+    expect([...namespaces[1]!]).toEqual(['TimebillApi/staging']);
+    expect(a.ofType('AWS::ApiGateway::Account')).toHaveLength(1);
+    expect(b.ofType('AWS::ApiGateway::Account')).toHaveLength(0);
+    expect(b.one('AWS::ApiGateway::Stage')[1].DependsOn ?? []).not.toContain(a.one('AWS::ApiGateway::Account')[0]);
+  });
+
+  it('a configuration that breaks a rule is refused, with the reason', () => {
+    const errorsOf = (environments: EnvironmentConfig[]) => configurationErrors(environments, functionKinds()).join('\n');
+    const shared = { ...ENVIRONMENTS.staging, account: ENVIRONMENTS.dev.account, region: ENVIRONMENTS.dev.region };
+    expect(errorsOf([ENVIRONMENTS.dev, { ...shared, cognitoDomainPrefix: 'timebill-staging-x' }])).toMatch(/exactly one environment must own the API Gateway logging role/);
+    expect(errorsOf([ENVIRONMENTS.dev, { ...shared, ownsApiGatewayAccountRole: false, cognitoDomainPrefix: ENVIRONMENTS.dev.cognitoDomainPrefix }])).toMatch(/share the Cognito domain prefix/);
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, terminationProtection: false }])).toMatch(/prod must have termination protection/);
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, account: '1234' }])).toMatch(/account must be 12 digits/);
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, functions: { ...ENVIRONMENTS.prod.functions, timeoutSeconds: 8 } }])).toMatch(/exceed the DynamoDB budget's worst request \(8500 ms\)/);
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, cognitoDomainPrefix: 'aws-timebill-prod' }])).toMatch(/not a valid Cognito domain prefix/);
+    const greedy: ConcurrencyPlan = { worstCaseSeconds: { authorizer: 5, read: 5, write: 5, none: 5 }, accountConcurrencyLimit: 1000 };
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, functions: { timeoutSeconds: 10, concurrency: greedy } }])).toMatch(/reserved concurrency \d+ exceeds the account limit/);
+    expect(errorsOf([{ ...ENVIRONMENTS.prod, domain: { ...DOMAIN, authCertificateArn: DOMAIN.authCertificateArn.replace('us-east-1', 'eu-west-1') } }])).toMatch(/us-east-1/);
+    expect(() => buildApp(newApp(), [{ ...ENVIRONMENTS.prod, account: 'x' }])).toThrow(/infra\/config\/environments.ts/);
+  });
+
+  it('cdk-nag reports nothing unacknowledged in any environment, with a domain and a copied backup too', () => {
+    for (const s of envs.values()) expect(new AwsSolutionsChecks(app).validateScope(s.stack).violations.map((v) => v.ruleName)).toEqual([]);
+    const full = withConfig({ ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } });
+    expect(new AwsSolutionsChecks(newApp()).validateScope(full.stack).violations.map((v) => v.ruleName)).toEqual([]);
+  });
+});
+
+// ---- safe deployments ------------------------------------------------------------------------
+
+describe('safe deployments', () => {
+  const aliases = (s: Synth) => s.ofType('AWS::Lambda::Alias');
+  const hookId = (s: Synth) => s.ofType('AWS::Lambda::Function').find(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook'))![0];
+
+  it('every function but the hook is a published version behind a `live` alias', () => {
+    const s = prod();
+    const functionIds = s.ofType('AWS::Lambda::Function').map(([id]) => id).filter((id) => id !== hookId(s));
+    expect(aliases(s)).toHaveLength(FUNCTION_COUNT);
+    expect(new Set(aliases(s).map(([, a]) => refId(a.Properties.FunctionName)))).toEqual(new Set(functionIds));
+    for (const [id, alias] of aliases(s)) {
+      expect(alias.Properties.Name, id).toBe(LIVE_ALIAS);
+      const versionId = alias.Properties.FunctionVersion['Fn::GetAtt'][0];
+      expect(s.resources[versionId]!.Type).toBe('AWS::Lambda::Version');
+      expect(refId(s.resources[versionId]!.Properties.FunctionName)).toBe(refId(alias.Properties.FunctionName));
+    }
+  });
+
+  it('API Gateway and the authorizer call the aliases, never the functions', () => {
+    const s = prod();
+    const aliasIds = new Set(aliases(s).map(([id]) => id));
+    const calledIn = (uri: Json) => (uri['Fn::Join'][1] as Json[]).map(refId).filter((id): id is string => id !== undefined && id in s.resources);
+    for (const [, m] of s.ofType('AWS::ApiGateway::Method')) for (const id of calledIn(m.Properties.Integration.Uri)) expect(aliasIds).toContain(id);
+    for (const id of calledIn(s.one('AWS::ApiGateway::Authorizer')[1].Properties.AuthorizerUri)) expect(aliasIds).toContain(id);
+    for (const [, p] of s.ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com')) {
+      expect(aliasIds).toContain(refId(p.Properties.FunctionName));
+    }
+  });
+
+  it('one CodeDeploy deployment group per function: canary in prod and staging, all at once in dev', () => {
+    for (const [name, s] of envs) {
+      const groups = s.ofType('AWS::CodeDeploy::DeploymentGroup');
+      expect(groups).toHaveLength(FUNCTION_COUNT);
+      const expected = name === 'dev' ? 'CodeDeployDefault.LambdaAllAtOnce' : 'CodeDeployDefault.LambdaCanary10Percent5Minutes';
+      for (const [, g] of groups) expect(g.Properties.DeploymentConfigName, name).toBe(expected);
+    }
+  });
+
+  it('each alias update goes through its deployment group with the smoke test as pre-traffic hook', () => {
+    const s = prod();
+    const groups = new Set(s.ofType('AWS::CodeDeploy::DeploymentGroup').map(([id]) => id));
+    const seen = new Set<string>();
+    for (const [id, alias] of aliases(s)) {
+      const policy = alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate;
+      expect(policy, id).toBeDefined();
+      expect(refId(policy.BeforeAllowTrafficHook)).toBe(hookId(s));
+      expect(groups).toContain(refId(policy.DeploymentGroupName));
+      seen.add(refId(policy.DeploymentGroupName)!);
+    }
+    expect(seen.size).toBe(FUNCTION_COUNT);
+  });
+
+  it('rolls back on failure, on stop and on the alias errors and p99 alarms', () => {
+    const s = prod();
+    for (const [id, group] of s.ofType('AWS::CodeDeploy::DeploymentGroup')) {
+      expect(group.Properties.AutoRollbackConfiguration.Enabled, id).toBe(true);
+      expect([...group.Properties.AutoRollbackConfiguration.Events].sort()).toEqual(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM', 'DEPLOYMENT_STOP_ON_REQUEST']);
+      const alarms = group.Properties.AlarmConfiguration.Alarms.map((a: Json) => refId(a.Name)!);
+      expect(group.Properties.AlarmConfiguration.Enabled).toBe(true);
+      expect(alarms).toHaveLength(2);
+      const metrics = alarms.map((a: string) => s.resources[a]!.Properties);
+      expect(metrics.map((m: Json) => m.MetricName).sort()).toEqual(['Duration', 'Errors']);
+      for (const m of metrics) {
+        expect(m.Period).toBe(60);
+        // On the alias: the dimension Resource is <function>:live.
+        const resource = m.Dimensions.find((d: Json) => d.Name === 'Resource');
+        expect(JSON.stringify(resource.Value)).toContain(`:${LIVE_ALIAS}`);
+      }
+      expect(metrics.find((m: Json) => m.MetricName === 'Duration').ExtendedStatistic).toBe('p99');
+    }
+  });
+
+  it('the smoke test may invoke versions of the functions it tests, read its deployments and report; nothing else', () => {
+    const s = prod();
+    const role = refId(s.resources[hookId(s)]!.Properties.Role)!;
+    const statements = s
+      .ofType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: Json) => refId(r) === role))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+    const byAction = (action: string) => statements.filter((st: Json) => asArray(st.Action).includes(action));
+    const invoke = byAction('lambda:InvokeFunction');
+    expect(invoke).toHaveLength(1);
+    const invokable = asArray(invoke[0].Resource).map((r: Json) => r['Fn::Join'][1][0]['Fn::GetAtt'][0]);
+    const tested = aliases(s).map(([, a]) => refId(a.Properties.FunctionName));
+    expect(new Set(invokable)).toEqual(new Set(tested));
+    for (const r of asArray(invoke[0].Resource)) expect((r as Json)['Fn::Join'][1][1]).toBe(':*');
+    expect(asArray(byAction('codedeploy:GetDeployment')[0].Resource)).toHaveLength(FUNCTION_COUNT);
+    expect(byAction('codedeploy:PutLifecycleEventHookExecutionStatus').length).toBeGreaterThan(0);
+    const actions = new Set(statements.flatMap((st: Json) => asArray<string>(st.Action)));
+    expect([...actions].sort()).toEqual([
+      'codedeploy:GetDeployment',
+      'codedeploy:PutLifecycleEventHookExecutionStatus',
+      'lambda:InvokeFunction',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+    // It knows which operation each function serves.
+    const targets = JSON.stringify(s.resources[hookId(s)]!.Properties.Environment.Variables.SMOKE_TARGETS);
+    for (const route of ROUTES) expect(targets).toContain(`\\"operation\\":\\"${route.operation}\\"`);
+    expect(targets).toContain('\\"operation\\":\\"authorizer\\"');
+  });
+});
+
+// ---- alarms ----------------------------------------------------------------------------------
+
+describe('paging alarms', () => {
+  const composite = (s: Synth) => s.one('AWS::CloudWatch::CompositeAlarm');
+  const children = (s: Synth) => {
+    const rule = composite(s)[1].Properties.AlarmRule;
+    return (rule['Fn::Join'][1] as Json[]).map(refId).filter((id): id is string => id !== undefined);
+  };
+  const metricAlarms = (s: Synth) => s.ofType('AWS::CloudWatch::Alarm');
+  const pagingAlarm = (s: Synth, predicate: (p: Json) => boolean) => {
+    const found = children(s).map((id) => s.resources[id]!.Properties).filter(predicate);
+    expect(found.length).toBeGreaterThan(0);
+    return found;
+  };
+  const usesMetric = (name: string) => (p: Json) => p.MetricName === name || (p.Metrics ?? []).some((m: Json) => m.MetricStat?.Metric.MetricName === name);
+
+  it('one composite alarm pages: its only action is the pager topic, which the configuration subscribes', () => {
+    for (const [name, s] of envs) {
+      const [, alarm] = composite(s);
+      const topic = refId(s.outputs[OUTPUTS.alarmTopicArn]!.Value)!;
+      expect(s.resources[topic]!.Type).toBe('AWS::SNS::Topic');
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
+      const endpoints = s.ofType('AWS::SNS::Subscription').filter(([, sub]) => refId(sub.Properties.TopicArn) === topic).map(([, sub]) => sub.Properties.Endpoint);
+      const config = ENVIRONMENTS[name as keyof typeof ENVIRONMENTS];
+      expect(endpoints.sort()).toEqual([...config.paging.emails, ...config.paging.httpsEndpoints].sort());
+    }
+  });
+
+  it('every other alarm pages only through the composite: 1-minute periods, M of N (M ≥ 2), its only action the notices topic', () => {
+    const s = prod();
+    const inRule = new Set(children(s));
+    const pager = refId(s.outputs[OUTPUTS.alarmTopicArn]!.Value)!;
+    const [notices] = s.ofType('AWS::SNS::Topic').map(([id]) => id).filter((id) => id !== pager);
+    expect(s.resources[notices!]!.Properties.DisplayName).toMatch(/alarm notices/);
+    // Nobody is subscribed to the notices topic by the stack: it is for a chat channel or a ticket queue.
+    expect(s.ofType('AWS::SNS::Subscription').filter(([, sub]) => refId(sub.Properties.TopicArn) === notices)).toEqual([]);
+    for (const [id, alarm] of metricAlarms(s)) {
+      const p = alarm.Properties;
+      if (/ApiThrottledAlarm/.test(id)) {
+        expect(inRule.has(id), '429s are the limits working: they do not page').toBe(false);
+        expect(p.AlarmActions).toEqual([{ Ref: notices }]);
+        continue;
+      }
+      expect(inRule.has(id), `${id} is in the composite rule`).toBe(true);
+      // Control Tower (CT.CLOUDWATCH.PR.1) wants an action on every alarm: the notices topic, never the pager.
+      expect(p.AlarmActions, id).toEqual([{ Ref: notices }]);
+      const period = p.Period ?? p.Metrics.find((m: Json) => m.ReturnData !== false)?.Period ?? p.Metrics.find((m: Json) => m.MetricStat)?.MetricStat.Period;
+      expect(period, id).toBe(60);
+      expect(p.DatapointsToAlarm, id).toBeGreaterThanOrEqual(2);
+      expect(p.EvaluationPeriods, id).toBeGreaterThan(p.DatapointsToAlarm);
+      expect(p.TreatMissingData, id).toBe('notBreaching');
+      expect(p.AlarmDescription, id).toMatch(/Runbook: docs\/deploy.md#alarms|Rolls a deployment back; pages/);
+    }
+    expect(inRule.size).toBe(metricAlarms(s).length - 1);
+  });
+
+  it('API: p99 Latency and IntegrationLatency, the 5xx rate, a 401 spike, authorizer failures', () => {
+    const s = prod();
+    expect(pagingAlarm(s, (p) => p.MetricName === 'Latency')[0]).toMatchObject({ ExtendedStatistic: 'p99', Threshold: ENVIRONMENTS.prod.alarms.apiLatencyP99Ms });
+    expect(pagingAlarm(s, (p) => p.MetricName === 'IntegrationLatency')[0]).toMatchObject({ ExtendedStatistic: 'p99' });
+    const rate5xx = pagingAlarm(s, usesMetric('5XXError'))[0];
+    expect(rate5xx.Metrics.find((m: Json) => m.Expression).Expression).toBe('IF(requests >= 20, 100 * FILL(part, 0) / requests, 0)');
+    expect(rate5xx.Threshold).toBe(ENVIRONMENTS.prod.alarms.serverErrorRatePercent);
+    const rate401 = pagingAlarm(s, usesMetric('Unauthorized'))[0];
+    expect(rate401.Threshold).toBe(ENVIRONMENTS.prod.alarms.unauthorizedRatePercent);
+    expect(rate401.Metrics.map((m: Json) => m.MetricStat?.Metric.MetricName).filter(Boolean).sort()).toEqual(['Count', 'Unauthorized']);
+    s.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.status = 401 }',
+      MetricTransformations: [{ MetricName: 'Unauthorized', MetricNamespace: 'TimebillApi/prod', MetricValue: '1' }],
+    });
+    s.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ ($.errorType = "AUTHORIZER_FAILURE") || ($.errorType = "AUTHORIZER_CONFIGURATION_ERROR") }',
+      MetricTransformations: [{ MetricName: 'AuthorizerFailures', MetricNamespace: 'TimebillApi/prod', MetricValue: '1' }],
+    });
+    pagingAlarm(s, (p) => p.MetricName === 'AuthorizerFailures');
+  });
+
+  it('functions: errors, p99 duration and throttles of each one, the authorizer included', () => {
+    const s = prod();
+    for (const [aliasId, alias] of s.ofType('AWS::Lambda::Alias')) {
+      const fnId = refId(alias.Properties.FunctionName);
+      const onFunction = (p: Json) => p.Dimensions?.some((d: Json) => d.Name === 'FunctionName' && refId(d.Value) === fnId);
+      for (const metric of ['Errors', 'Duration', 'Throttles']) expect(pagingAlarm(s, (p) => p.MetricName === metric && onFunction(p)), `${aliasId} ${metric}`).toHaveLength(1);
+    }
+  });
+
+  it('DynamoDB: SystemErrors, ThrottledRequests of the table and of each GSI, p99 latency', () => {
+    const s = prod();
+    const sysErrors = pagingAlarm(s, usesMetric('SystemErrors'))[0];
+    const operations = sysErrors.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.MetricStat.Metric.Dimensions.find((d: Json) => d.Name === 'Operation').Value);
+    expect(operations.sort()).toEqual(['DeleteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem']);
+    pagingAlarm(s, usesMetric('ThrottledRequests'));
+    const gsi = pagingAlarm(s, usesMetric('ReadThrottleEvents'))[0];
+    const indexes = gsi.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => `${m.MetricStat.Metric.MetricName} ${m.MetricStat.Metric.Dimensions.find((d: Json) => d.Name === 'GlobalSecondaryIndexName').Value}`);
+    expect(indexes.sort()).toEqual(TABLE.indexes.flatMap((i) => [`ReadThrottleEvents ${i.name}`, `WriteThrottleEvents ${i.name}`]).sort());
+    const latency = pagingAlarm(s, usesMetric('SuccessfulRequestLatency'))[0];
+    expect(latency.Metrics.find((m: Json) => m.Expression).Expression).toMatch(/^MAX\(\[/);
+    expect(latency.Metrics.filter((m: Json) => m.MetricStat).every((m: Json) => m.MetricStat.Stat === 'p99')).toBe(true);
+  });
+
+  it('the hook for later alarms (DLQ depth, iterator age): paging.add() puts an alarm in the composite rule', () => {
+    const variant = new TimebillApiStack(newApp(), 'Hooked', { config: ENVIRONMENTS.staging });
+    const dlq = new cloudwatch.Alarm(variant, 'DlqDepth', {
+      metric: new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),
+      threshold: 0,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    variant.paging.add(dlq);
+    const s = new Synth(variant);
+    const id = s.ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')![0];
+    expect(children(s)).toContain(id);
+  });
+});
+
+// ---- dashboard -------------------------------------------------------------------------------
+
+describe('dashboard', () => {
+  it('one per environment: API, authorizer, each function (invocations, errors, p99, throttles, concurrency), DynamoDB', () => {
+    for (const [name, s] of envs) {
+      const [, dashboard] = s.one('AWS::CloudWatch::Dashboard');
+      expect(dashboard.Properties.DashboardName).toBe(`timebill-api-${name}-${ENVIRONMENTS[name as keyof typeof ENVIRONMENTS].region}`);
+      const body = JSON.stringify(dashboard.Properties.DashboardBody);
+      for (const title of ['## API', '## Authorizer', '## Functions', '## DynamoDB']) expect(body).toContain(title);
+      for (const f of ['Authorizer', ...ROUTES.map((r) => r.operation.charAt(0).toUpperCase() + r.operation.slice(1))]) {
+        for (const what of ['invocations', 'errors', 'p99 duration (ms)', 'throttles', 'concurrency']) expect(body, `${f}: ${what}`).toContain(`${f}: ${what}`);
+      }
+      for (const metric of ['ConcurrentExecutions', 'Throttles', 'Invocations', 'Latency', 'IntegrationLatency', '5XXError', 'ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'SuccessfulRequestLatency', 'SystemErrors', 'ThrottledRequests']) {
+        expect(body, metric).toContain(`\\"${metric}\\"`);
+      }
+    }
+  });
+});
+
+// ---- concurrency -----------------------------------------------------------------------------
+
+describe('reserved concurrency', () => {
+  it('each function reserves stage rate × worst-case duration (prod, staging); the sum leaves 100 unreserved', () => {
+    for (const name of ['prod', 'staging'] as const) {
+      const s = envs.get(name)!;
+      const plan = ENVIRONMENTS[name].functions.concurrency as ConcurrencyPlan;
+      let total = 0;
+      for (const [, alias] of s.ofType('AWS::Lambda::Alias')) {
+        const fn = s.resources[refId(alias.Properties.FunctionName)!]!;
+        const description: string = fn.Properties.Description;
+        const route = ROUTES.find((r) => description.startsWith(`${r.operation}:`));
+        const kind = route ? accessOf(route) : 'authorizer';
+        const reserved = fn.Properties.ReservedConcurrentExecutions;
+        expect(reserved, description).toBe(reservedConcurrency(plan, kind));
+        expect(STAGE_THROTTLING.rateLimit * plan.worstCaseSeconds[kind]).toBeLessThanOrEqual(reserved);
+        total += reserved;
+      }
+      expect(total).toBeLessThanOrEqual(plan.accountConcurrencyLimit - UNRESERVED_MINIMUM);
+    }
+  });
+
+  it('dev reserves nothing (a new account may have a quota of 10); the smoke test never reserves', () => {
+    for (const [, fn] of dev().ofType('AWS::Lambda::Function')) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const hook = prod().ofType('AWS::Lambda::Function').find(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook'))![1];
+    expect(hook.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
+// ---- custom domain ---------------------------------------------------------------------------
+
+describe('custom domain (when configured)', () => {
+  let s: Synth;
+  beforeAll(() => {
+    s = withConfig({ ...ENVIRONMENTS.prod, domain: DOMAIN });
+  });
+
+  it('regional API Gateway domain with an ACM certificate validated in the zone, TLS 1.2, mapped at the root to the stage', () => {
+    const [certId, cert] = s.one('AWS::CertificateManager::Certificate');
+    expect(cert.Properties).toMatchObject({ DomainName: DOMAIN.apiDomainName, ValidationMethod: 'DNS' });
+    expect(cert.Properties.DomainValidationOptions).toEqual([{ DomainName: DOMAIN.apiDomainName, HostedZoneId: DOMAIN.hostedZoneId }]);
+    const [domainId, domain] = s.one('AWS::ApiGateway::DomainName');
+    expect(domain.Properties).toMatchObject({ DomainName: DOMAIN.apiDomainName, EndpointConfiguration: { Types: ['REGIONAL'] }, SecurityPolicy: 'TLS_1_2' });
+    expect(refId(domain.Properties.RegionalCertificateArn)).toBe(certId);
+    const [, mapping] = s.one('AWS::ApiGateway::BasePathMapping');
+    expect(refId(mapping.Properties.DomainName)).toBe(domainId);
+    expect(refId(mapping.Properties.RestApiId)).toBe(s.one('AWS::ApiGateway::RestApi')[0]);
+    expect(refId(mapping.Properties.Stage)).toBe(s.one('AWS::ApiGateway::Stage')[0]);
+    expect(mapping.Properties.BasePath).toBeUndefined();
+  });
+
+  it('the execute-api endpoint is disabled, so WAF and TLS cannot be bypassed', () => {
+    expect(s.one('AWS::ApiGateway::RestApi')[1].Properties.DisableExecuteApiEndpoint).toBe(true);
+    expect(prod().one('AWS::ApiGateway::RestApi')[1].Properties.DisableExecuteApiEndpoint).toBe(false);
+  });
+
+  it('Route 53 aliases for the API and the token endpoint; Cognito custom domain with the us-east-1 certificate', () => {
+    const records = s.ofType('AWS::Route53::RecordSet').map(([, r]) => r.Properties);
+    expect(records.map((r) => [r.Name, r.Type, r.HostedZoneId]).sort()).toEqual([
+      [`${DOMAIN.apiDomainName}.`, 'A', DOMAIN.hostedZoneId],
+      [`${DOMAIN.authDomainName}.`, 'A', DOMAIN.hostedZoneId],
+    ].sort());
+    for (const r of records) expect(r.AliasTarget).toBeDefined();
+    const custom = s.ofType('AWS::Cognito::UserPoolDomain').find(([, d]) => d.Properties.CustomDomainConfig)!;
+    expect(custom[1].Properties).toMatchObject({ Domain: DOMAIN.authDomainName, CustomDomainConfig: { CertificateArn: DOMAIN.authCertificateArn } });
+    // Cognito needs the parent name to resolve: the API record exists first.
+    const apiRecord = s.ofType('AWS::Route53::RecordSet').find(([, r]) => r.Properties.Name === `${DOMAIN.apiDomainName}.`)![0];
+    expect(custom[1].DependsOn).toContain(apiRecord);
+  });
+
+  it('outputs name the custom domains', () => {
+    expect(s.outputs[OUTPUTS.apiUrl]!.Value).toBe(`https://${DOMAIN.apiDomainName}`);
+    expect(s.outputs[OUTPUTS.apiV1Url]!.Value).toBe(`https://${DOMAIN.apiDomainName}/api/v1`);
+    expect(s.outputs[OUTPUTS.tokenEndpoint]!.Value).toBe(`https://${DOMAIN.authDomainName}/oauth2/token`);
+  });
+
+  it('without a domain: none of it', () => {
+    for (const type of ['AWS::ApiGateway::DomainName', 'AWS::ApiGateway::BasePathMapping', 'AWS::Route53::RecordSet', 'AWS::CertificateManager::Certificate']) {
+      expect(prod().ofType(type), type).toHaveLength(0);
+    }
+  });
+});
+
+// ---- table override and backups -------------------------------------------------------------
+
+describe('backups', () => {
+  it('a table-name override points every function at that table and creates none', () => {
+    const s = withConfig({ ...ENVIRONMENTS.prod, table: { ...ENVIRONMENTS.prod.table, tableNameOverride: 'timebill-restored-2026-11-22' } });
+    expect(s.ofType('AWS::DynamoDB::Table')).toHaveLength(0);
+    for (const [id, fn] of s.ofType('AWS::Lambda::Function')) {
+      const name = fn.Properties.Environment.Variables.TABLE_NAME;
+      if (name !== undefined) expect(name, id).toBe('timebill-restored-2026-11-22');
+    }
+    const policies = JSON.stringify(s.ofType('AWS::IAM::Policy').map(([, p]) => p.Properties.PolicyDocument));
+    expect(policies).toContain(':table/timebill-restored-2026-11-22');
+    expect(policies).toContain(':table/timebill-restored-2026-11-22/index/');
+    expect(s.outputs[OUTPUTS.tableName]!.Value).toBe('timebill-restored-2026-11-22');
+  });
+
+  it('prod has an AWS Backup plan of the table (daily, kept 35 days); dev has none', () => {
+    const s = prod();
+    const [, plan] = s.one('AWS::Backup::BackupPlan');
+    const [rule] = plan.Properties.BackupPlan.BackupPlanRule;
+    expect(rule).toMatchObject({ ScheduleExpression: 'cron(0 3 * * ? *)', Lifecycle: { DeleteAfterDays: 35 } });
+    expect(rule.CopyActions).toBeUndefined();
+    const [, selection] = s.one('AWS::Backup::BackupSelection');
+    expect(JSON.stringify(selection.Properties.BackupSelection.Resources)).toContain(s.one('AWS::DynamoDB::Table')[0]);
+    expect(dev().ofType('AWS::Backup::BackupPlan')).toHaveLength(0);
+  });
+
+  it('with a copy vault configured, every recovery point is copied to it', () => {
+    const vault = 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies';
+    const s = withConfig({ ...ENVIRONMENTS.prod, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: vault, copyRetentionDays: 90 } });
+    const [rule] = s.one('AWS::Backup::BackupPlan')[1].Properties.BackupPlan.BackupPlanRule;
+    expect(rule.CopyActions).toEqual([{ DestinationBackupVaultArn: vault, Lifecycle: { DeleteAfterDays: 90 } }]);
+  });
+});
+
+// ---- cost guards -----------------------------------------------------------------------------
+
+describe('cost guards', () => {
+  it('a monthly budget on the environment tags, alerting the configured addresses at 80 % actual and 100 % forecast', () => {
+    for (const [name, s] of envs) {
+      const config = ENVIRONMENTS[name as keyof typeof ENVIRONMENTS];
+      const [, budget] = s.one('AWS::Budgets::Budget');
+      expect(budget.Properties.Budget).toMatchObject({
+        BudgetType: 'COST',
+        TimeUnit: 'MONTHLY',
+        BudgetLimit: { Amount: config.costs.monthlyBudgetUsd, Unit: 'USD' },
+        CostFilters: { TagKeyValue: ['user:service$timebill-api', `user:environment$${name}`] },
+      });
+      const notifications = budget.Properties.NotificationsWithSubscribers;
+      expect(notifications.map((n: Json) => `${n.Notification.NotificationType} ${n.Notification.Threshold}`)).toEqual(['ACTUAL 80', 'FORECASTED 100']);
+      for (const n of notifications) expect(n.Subscribers.map((x: Json) => x.Address)).toEqual(config.costs.alertEmails);
+    }
+  });
+
+  it('a Cost Anomaly Detection monitor on the same tags, with a subscription above the configured impact', () => {
+    const s = prod();
+    const [monitorId, monitor] = s.one('AWS::CE::AnomalyMonitor');
+    expect(monitor.Properties.MonitorType).toBe('CUSTOM');
+    expect(JSON.parse(monitor.Properties.MonitorSpecification)).toEqual({
+      And: [
+        { Tags: { Key: 'service', Values: ['timebill-api'], MatchOptions: ['EQUALS'] } },
+        { Tags: { Key: 'environment', Values: ['prod'], MatchOptions: ['EQUALS'] } },
+      ],
+    });
+    const [, subscription] = s.one('AWS::CE::AnomalySubscription');
+    expect(refId(subscription.Properties.MonitorArnList[0])).toBe(monitorId);
+    expect(subscription.Properties.Subscribers).toEqual(ENVIRONMENTS.prod.costs.alertEmails.map((address) => ({ Type: 'EMAIL', Address: address })));
+    expect(JSON.parse(subscription.Properties.ThresholdExpression).Dimensions.Values).toEqual([String(ENVIRONMENTS.prod.costs.anomalyThresholdUsd)]);
+  });
+
+  it('a WAF rate rule on the user pool bounds token requests per source IP', () => {
+    const s = prod();
+    const [aclId, acl] = s.ofType('AWS::WAFv2::WebACL').find(([, a]) => a.Properties.Name === 'timebill-api-prod-token-endpoint')!;
+    expect(acl.Properties.Scope).toBe('REGIONAL');
+    const [rule] = acl.Properties.Rules;
+    expect(rule.Statement.RateBasedStatement).toEqual({ Limit: ENVIRONMENTS.prod.costs.tokenRequestsPer5MinutesPerIp, EvaluationWindowSec: 300, AggregateKeyType: 'IP' });
+    expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
+    const [, association] = s.ofType('AWS::WAFv2::WebACLAssociation').find(([, a]) => refId(a.Properties.WebACLArn) === aclId)!;
+    expect(refId(association.Properties.ResourceArn)).toBe(s.one('AWS::Cognito::UserPool')[0]);
+    // The stage has its own web ACL (infra/limits.ts); this one guards only the user pool.
+    expect(s.ofType('AWS::WAFv2::WebACLAssociation')).toHaveLength(2);
+  });
+});
