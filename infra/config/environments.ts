@@ -152,55 +152,51 @@ const ALARMS: EnvironmentConfig['alarms'] = {
   dynamoLatencyP99Ms: 100,
 };
 
+type Differences = Pick<EnvironmentConfig, 'terminationProtection' | 'paging' | 'deployment' | 'table' | 'costs'> & Partial<EnvironmentConfig>;
+
+/** An environment in eu-west-1 with the names, alarms and sizing every environment shares, and its differences. */
+const environment = (name: EnvironmentName, account: string, differences: Differences): EnvironmentConfig => ({
+  name,
+  account,
+  region: 'eu-west-1',
+  stackName: `TimebillApi-${name}`,
+  cognitoDomainPrefix: `timebill-${name}-${account}`,
+  ownsApiGatewayAccountRole: true,
+  functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: SIZING },
+  alarms: ALARMS,
+  ...differences,
+});
+
+const alertEmails = ['ops@example.com'];
+
 /** Replace the account ids (and addresses) with yours before the first deploy. */
 export const ENVIRONMENTS: Record<EnvironmentName, EnvironmentConfig> = {
-  dev: {
-    name: 'dev',
-    account: '111111111111',
-    region: 'eu-west-1',
-    stackName: 'TimebillApi-dev',
+  dev: environment('dev', '111111111111', {
     terminationProtection: false,
-    cognitoDomainPrefix: 'timebill-dev-111111111111',
-    ownsApiGatewayAccountRole: true,
     paging: { httpsEndpoints: [], emails: [] },
     deployment: { trafficShifting: 'ALL_AT_ONCE' },
     // A new account's Lambda quota can be as low as 10: reserve nothing in dev.
     functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: 'unreserved' },
-    alarms: ALARMS,
     table: { maxReadRequestUnits: 1_000, maxWriteRequestUnits: 500 },
-    costs: { monthlyBudgetUsd: 50, alertEmails: ['ops@example.com'], anomalyThresholdUsd: 20, tokenRequestsPer5MinutesPerIp: 300 },
-  },
-  staging: {
-    name: 'staging',
-    account: '222222222222',
-    region: 'eu-west-1',
-    stackName: 'TimebillApi-staging',
+    costs: { monthlyBudgetUsd: 50, alertEmails, anomalyThresholdUsd: 20, tokenRequestsPer5MinutesPerIp: 300 },
+  }),
+  staging: environment('staging', '222222222222', {
     terminationProtection: false,
-    cognitoDomainPrefix: 'timebill-staging-222222222222',
-    ownsApiGatewayAccountRole: true,
     paging: { httpsEndpoints: [], emails: ['ops@example.com'] },
     deployment: { trafficShifting: 'CANARY_10PERCENT_5MINUTES' },
-    functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: SIZING },
-    alarms: ALARMS,
     table: { maxReadRequestUnits: 4_000, maxWriteRequestUnits: 2_000 },
-    costs: { monthlyBudgetUsd: 100, alertEmails: ['ops@example.com'], anomalyThresholdUsd: 20, tokenRequestsPer5MinutesPerIp: 300 },
-  },
-  prod: {
-    name: 'prod',
-    account: '333333333333',
-    region: 'eu-west-1',
+    costs: { monthlyBudgetUsd: 100, alertEmails, anomalyThresholdUsd: 20, tokenRequestsPer5MinutesPerIp: 300 },
+  }),
+  prod: environment('prod', '333333333333', {
+    // The first environment's name, kept as the stack's historical name.
     stackName: 'TimebillApi',
     terminationProtection: true,
-    cognitoDomainPrefix: 'timebill-prod-333333333333',
-    ownsApiGatewayAccountRole: true,
     paging: { httpsEndpoints: [], emails: ['oncall@example.com'] },
     deployment: { trafficShifting: 'CANARY_10PERCENT_5MINUTES' },
-    functions: { timeoutSeconds: FUNCTION_TIMEOUT_SECONDS, concurrency: SIZING },
-    alarms: ALARMS,
     table: { maxReadRequestUnits: 10_000, maxWriteRequestUnits: 5_000 },
     backup: { scheduleExpression: 'cron(0 3 * * ? *)', retentionDays: 35 },
-    costs: { monthlyBudgetUsd: 500, alertEmails: ['ops@example.com'], anomalyThresholdUsd: 50, tokenRequestsPer5MinutesPerIp: 300 },
-  },
+    costs: { monthlyBudgetUsd: 500, alertEmails, anomalyThresholdUsd: 50, tokenRequestsPer5MinutesPerIp: 300 },
+  }),
 };
 
 /** Lambda keeps this much of the account's concurrency unreserved. */
