@@ -15,7 +15,7 @@
  */
 import type { IndexName } from './table.ts';
 
-export type Kind = 'CLIENT' | 'PROJECT' | 'TIME_ENTRY';
+export type Kind = 'CLIENT' | 'PROJECT' | 'TIME_ENTRY' | 'WEBHOOK_ENDPOINT';
 
 export interface PrimaryKey {
   PK: string;
@@ -50,6 +50,21 @@ export const keys = {
     GSI1PK: `${ws(workspaceId)}#PROJECT#STATUS#${status}`,
     GSI3SK: `STATUS#${status}#PROJECT#${id}`,
   }),
+  /**
+   * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
+   * workspace's event sequence (see docs/decisions/0006-event-feed-order.md). The sequence's
+   * counter, the per-change dedupe markers and the deletion records are internal items beside them.
+   */
+  eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
+  event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `EVENT#${eventId}` }),
+  eventPrefix: 'EVENT#',
+  eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
+  /** One per change turned into an event: what makes a redelivered stream record a no-op. */
+  eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
+  /** Written in the delete's transaction: carries the delete's request id and time to its event. */
+  deletion: (workspaceId: string, kind: Kind, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${kind}#${id}` }),
+  /** The number of webhook endpoints of a workspace (capped). */
+  webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
   timeEntryIndexes: (workspaceId: string, id: string, clientId: string, projectId: string | null) => ({
     ...(projectId === null
       ? {}
@@ -86,6 +101,7 @@ export const listSources = {
     }
     return { index: undefined, partitionKey: ws(workspaceId), kind: 'PROJECT', sortKeyPrefix: '' };
   },
+  webhookEndpoints: (workspaceId: string): ListSource => ({ index: undefined, partitionKey: ws(workspaceId), kind: 'WEBHOOK_ENDPOINT', sortKeyPrefix: '' }),
   timeEntries: (workspaceId: string, filter: { projectId?: string; clientId?: string }): ListSource => {
     if (filter.projectId !== undefined) {
       return {

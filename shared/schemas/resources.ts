@@ -91,7 +91,7 @@ export type LogTimeEntryInput = v.InferOutput<typeof LogTimeEntryBody>;
 
 // ---- list queries (query string values arrive as strings)
 
-const pageSize = v.optional(
+export const pageSize = v.optional(
   v.pipe(
     v.string(),
     v.regex(/^\d{1,3}$/, `limit must be an integer from 1 to ${LIMITS.pageSizeMax}`),
@@ -101,7 +101,7 @@ const pageSize = v.optional(
   ),
   String(LIMITS.pageSizeDefault),
 );
-const cursor = v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid')));
+export const cursor = v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid')));
 const search = v.optional(text('search', LIMITS.searchLength));
 
 export const ListClientsQuery = v.strictObject({
