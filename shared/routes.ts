@@ -9,6 +9,9 @@ export const SCOPES = [
   'projects:write',
   'time_entries:read',
   'time_entries:write',
+  'events:read',
+  'webhook_endpoints:read',
+  'webhook_endpoints:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -60,6 +63,13 @@ export const ROUTES: readonly Route[] = [
   route('retrieveTimeEntry', 'GET', `${API_PREFIX}/time_entries/{id}`, 'time_entries:read', 'time-entries/retrieve'),
   route('logTimeEntry', 'POST', `${API_PREFIX}/time_entries`, 'time_entries:write', 'time-entries/log'),
   route('deleteTimeEntry', 'DELETE', `${API_PREFIX}/time_entries/{id}`, 'time_entries:write', 'time-entries/delete'),
+  route('listEvents', 'GET', `${API_PREFIX}/events`, 'events:read', 'events/list'),
+  route('retrieveEvent', 'GET', `${API_PREFIX}/events/{id}`, 'events:read', 'events/retrieve'),
+  route('listWebhookEndpoints', 'GET', `${API_PREFIX}/webhook_endpoints`, 'webhook_endpoints:read', 'webhook-endpoints/list'),
+  route('retrieveWebhookEndpoint', 'GET', `${API_PREFIX}/webhook_endpoints/{id}`, 'webhook_endpoints:read', 'webhook-endpoints/retrieve'),
+  route('createWebhookEndpoint', 'POST', `${API_PREFIX}/webhook_endpoints`, 'webhook_endpoints:write', 'webhook-endpoints/create'),
+  route('updateWebhookEndpoint', 'PATCH', `${API_PREFIX}/webhook_endpoints/{id}`, 'webhook_endpoints:write', 'webhook-endpoints/update'),
+  route('deleteWebhookEndpoint', 'DELETE', `${API_PREFIX}/webhook_endpoints/{id}`, 'webhook_endpoints:write', 'webhook-endpoints/delete'),
   // Public: integrators fetch the API description before they have a token.
   route('getOpenApiDocument', 'GET', `${API_PREFIX}/openapi.json`, null, 'openapi'),
 ];

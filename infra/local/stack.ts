@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +18,11 @@ import { createLocalGateway, type LocalRoute } from './gateway.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
 import { superviseDynamoDbLocal } from './supervisor.ts';
+import { startStreamPoller, type StreamPoller } from './stream-poller.ts';
+import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
+import { EVENT_FUNCTIONS } from '../../shared/events/functions.ts';
+import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/events/retry.ts';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 
 export const LOCAL_TABLE_NAME = 'timebill-local';
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -42,6 +48,8 @@ export interface LocalStackOptions {
   onDynamoDbDeath?: (message: string) => void;
   /** Per-API-client limits (usage plans); the plans of shared/limits.ts by default. */
   clientLimits?: ClientLimitOptions;
+  /** First webhook retry delay (ms); each later one doubles. Default: WEBHOOK_RETRY_BASE_MS, else AWS's 60 s. */
+  webhookRetryBaseMs?: number;
 }
 
 export interface LocalStack {
@@ -49,6 +57,7 @@ export interface LocalStack {
   dynamo: DynamoDbLocal;
   tableName: string;
   issuer: LocalIssuer;
+  deliveries: LocalDeliveries;
   /** Stops everything; requests under way get up to `graceMs` to finish first. */
   stop(options?: { graceMs?: number }): Promise<void>;
 }
@@ -69,6 +78,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const baseUrl = `http://${host}:${options.port}`;
   const issuer = loadOrCreateIssuer(join(options.stateDir, 'issuer'));
   const dynamo = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
+  let events: Awaited<ReturnType<typeof startEvents>> | undefined;
   try {
     Object.assign(process.env, {
       ...LOCAL_AWS_ENV,
@@ -80,10 +90,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // The same resource server as the deployed stack's default: `timebill-api/clients:read`.
       RESOURCE_SERVER_IDENTIFIER,
       INVALID_TOKEN_API_KEY: LOCAL_INVALID_TOKEN_API_KEY,
+      // Webhooks to http://127.0.0.1:<port>/ and http://localhost:<port>/ are allowed here only.
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      // Attempt metrics are CloudWatch EMF lines; locally the attempt log lines say the same.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     });
     const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
     await createTable(client, LOCAL_TABLE_NAME);
     const db = DynamoDBDocumentClient.from(client);
+    events = await startEvents(options, client, dynamo.endpoint);
+    const started = events;
 
     const localRoutes: LocalRoute[] = [
       {
@@ -150,20 +166,61 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamo,
       tableName: LOCAL_TABLE_NAME,
       issuer,
+      deliveries: started.deliveries,
       stop: async ({ graceMs = 0 } = {}) => {
         supervisor?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
+        // The poller first (it may still queue deliveries), then the deliveries, then the table.
+        await started.stop();
         client.destroy();
         await dynamo.stop();
       },
     };
   } catch (error) {
+    await events?.stop();
     await dynamo.stop();
     throw error;
   }
+}
+
+/**
+ * The events pipeline, as in AWS: the stream consumer (the same handler, fed by a local stream
+ * poller) and webhook deliveries (the same attempt code, on a local scheduler). Loaded after the
+ * environment is set, as Lambda would load them.
+ */
+async function startEvents(options: LocalStackOptions, client: DynamoDBClient, endpoint: string) {
+  const baseMs = options.webhookRetryBaseMs ?? Number(process.env.WEBHOOK_RETRY_BASE_MS ?? AWS_RETRY_BASE_MS);
+  if (!Number.isInteger(baseMs) || baseMs < 1) throw new Error(`WEBHOOK_RETRY_BASE_MS must be a positive integer (ms), not '${process.env.WEBHOOK_RETRY_BASE_MS}'`);
+  const load = <T>(entry: string) => import(pathToFileURL(join(options.repoRoot, entry)).href) as Promise<T>;
+  const { attemptDelivery } = await load<typeof import('../../shared/events/attempt.ts')>('shared/events/attempt.ts');
+  const { useDeliveryQueue } = await load<typeof import('../../shared/events/queue.ts')>('shared/events/queue.ts');
+  const consumer = await load<{ handler: (event: DynamoDBStreamEvent) => Promise<void> }>(EVENT_FUNCTIONS.consumer.entry);
+  const deliveries = startLocalDeliveries({
+    schedule: retrySchedule(baseMs),
+    attempt: attemptDelivery,
+    ...(options.dataDir ? { stateFile: join(options.dataDir, 'webhook-deliveries.json') } : {}),
+    onError: (error) => console.error('Webhook delivery could not run:', error),
+  });
+  useDeliveryQueue(deliveries);
+  const poller: StreamPoller = await startStreamPoller({
+    client,
+    endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    tableName: LOCAL_TABLE_NAME,
+    handle: (records) => consumer.handler({ Records: records }),
+    onError: (error) => console.error('Stream consumer failed; the batch will be retried:', error),
+  });
+  return {
+    deliveries,
+    stop: async () => {
+      await poller.stop();
+      await deliveries.stop();
+      useDeliveryQueue(undefined);
+    },
+  };
 }
 
 /** Kept with the issuer's keys, so cursors survive a restart over the same DATA_DIR. */

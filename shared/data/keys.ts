@@ -15,7 +15,7 @@
  */
 import type { IndexName } from './table.ts';
 
-export type Kind = 'CLIENT' | 'PROJECT' | 'TIME_ENTRY' | 'WEBHOOK_ENDPOINT';
+export type Kind = 'CLIENT' | 'PROJECT' | 'TIME_ENTRY' | 'WEBHOOK_ENDPOINT' | 'EVENT';
 
 export interface PrimaryKey {
   PK: string;
@@ -57,7 +57,6 @@ export const keys = {
    */
   eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
   event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `EVENT#${eventId}` }),
-  eventPrefix: 'EVENT#',
   eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
   /** One per change turned into an event: what makes a redelivered stream record a no-op. */
   eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
@@ -101,6 +100,8 @@ export const listSources = {
     }
     return { index: undefined, partitionKey: ws(workspaceId), kind: 'PROJECT', sortKeyPrefix: '' };
   },
+  /** A workspace's events, in id order (the workspace's event sequence). */
+  events: (workspaceId: string): ListSource => ({ index: undefined, partitionKey: `${ws(workspaceId)}#EVENT`, kind: 'EVENT', sortKeyPrefix: '' }),
   webhookEndpoints: (workspaceId: string): ListSource => ({ index: undefined, partitionKey: ws(workspaceId), kind: 'WEBHOOK_ENDPOINT', sortKeyPrefix: '' }),
   timeEntries: (workspaceId: string, filter: { projectId?: string; clientId?: string }): ListSource => {
     if (filter.projectId !== undefined) {
@@ -125,7 +126,7 @@ export const listSources = {
 
 /** The key attributes of a list item at `sortKey`, in the source it was read from (ExclusiveStartKey). */
 export function startKeyFor(source: ListSource, workspaceId: string, sortKey: string): Record<string, string> {
+  if (source.index === undefined) return { PK: source.partitionKey, SK: sortKey };
   const base = { PK: ws(workspaceId), SK: sortKey };
-  if (source.index === undefined) return base;
   return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: `${source.sortKeyPrefix}${sortKey}` };
 }

@@ -15,6 +15,8 @@ export interface PageRequest {
   after: string | undefined;
   /** Optional post-key filter: expression over `#f0..` names and `:f0..` values. */
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+  /** Oldest first (the events feed's sync mode); newest first otherwise. */
+  ascending?: boolean;
 }
 
 export interface PageResult<T> {
@@ -40,7 +42,7 @@ export function pageQueryParams(req: PageRequest, batch: number, startKey: Recor
       ...req.filter?.values,
     },
     ...(req.filter ? { FilterExpression: req.filter.expression } : {}),
-    ScanIndexForward: false,
+    ScanIndexForward: req.ascending ?? false,
     Limit: batch,
     ...(startKey ? { ExclusiveStartKey: startKey } : {}),
   };

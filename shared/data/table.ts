@@ -25,6 +25,8 @@ export const TABLE = {
   sortKey: 'SK',
   /** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
   ttlAttribute: 'expires_at',
+  /** The change stream that feeds the events (old and new images: `previous_attributes`, deletes' last state). */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   /**
    * Generic GSIs; their meaning per entity lives in keys.ts. Each projects exactly the fields of
    * the kinds it lists (INCLUDE), not the deletion-guard counters: a counter change then writes

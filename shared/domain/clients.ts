@@ -1,12 +1,13 @@
 /** Clients: the companies that are billed. */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { conflict, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
-import { itemOfConditionFailure, versionCondition } from '../data/writes.ts';
+import { transactWrite, versionCondition } from '../data/writes.ts';
+import { deletionRecordPut } from '../events/deletions.ts';
 import type { CreateClientInput, ListClientsQuery, UpdateClientInput } from '../schemas/resources.ts';
 import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import { foldForSearch, listPage, searchFilter, type ListEnvelope } from './paging.ts';
@@ -73,6 +74,7 @@ export async function createClient(ctx: CallerContext, input: CreateClientInput,
     project_count: 0,
     time_entry_count: 0,
     version: 1,
+    request_id: ctx.requestId,
   };
   await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
   return { resource: toClient(item), version: item.version };
@@ -111,7 +113,7 @@ export async function updateClient(
     if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed('client', id);
     return current;
   }
-  const fields: Record<string, unknown> = { ...patch };
+  const fields: Record<string, unknown> = { ...patch, request_id: ctx.requestId };
   if (patch.status !== undefined) Object.assign(fields, keys.clientIndexes(ctx.workspaceId, id, patch.status));
   if (patch.company_name !== undefined) fields.search_text = foldForSearch(patch.company_name);
   const outcome = await conditionalUpdate({ key: keys.item(ctx.workspaceId, 'CLIENT', id), fields, expectedVersion, now });
@@ -126,23 +128,29 @@ export interface Deleted {
   deleted: true;
 }
 
-/** A conditional delete: refused (409) while projects or time entries still reference the client. */
+/**
+ * A conditional delete: refused (409) while projects or time entries still reference the client.
+ * Its deletion record (request id and time, for the client.deleted event) is written with it.
+ */
 export async function deleteClient(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
   if (!isWellFormedId('client', id)) throw notFound('client', id);
   const ifMatch = versionCondition(expectedVersion, 'version');
-  try {
-    await dynamo().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.item(ctx.workspaceId, 'CLIENT', id),
-        ConditionExpression: `attribute_exists(PK) AND project_count = :zero AND time_entry_count = :zero${ifMatch ? ` AND ${ifMatch.expression}` : ''}`,
-        ExpressionAttributeValues: { ':zero': 0, ...ifMatch?.values },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (error) {
-    const old = itemOfConditionFailure(error);
-    if (old === null) throw error;
+  const cancelled = await transactWrite({
+    TransactItems: [
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.item(ctx.workspaceId, 'CLIENT', id),
+          ConditionExpression: `attribute_exists(PK) AND project_count = :zero AND time_entry_count = :zero${ifMatch ? ` AND ${ifMatch.expression}` : ''}`,
+          ExpressionAttributeValues: { ':zero': 0, ...ifMatch?.values },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      deletionRecordPut(ctx.workspaceId, 'CLIENT', id, ctx.requestId),
+    ],
+  });
+  if (cancelled) {
+    const old = cancelled.items[0];
     if (old === undefined) throw notFound('client', id);
     if (!matchesVersion(expectedVersion, versionOf(old))) throw preconditionFailed('client', id);
     throw clientInUse(id, Number(old.project_count), Number(old.time_entry_count));

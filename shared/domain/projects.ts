@@ -7,6 +7,7 @@ import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
 import { transactWrite, versionCondition } from '../data/writes.ts';
+import { deletionRecordPut } from '../events/deletions.ts';
 import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from '../schemas/resources.ts';
 import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
@@ -93,6 +94,7 @@ export async function createProject(ctx: CallerContext, input: CreateProjectInpu
     search_text: foldForSearch(input.name),
     time_entry_count: 0,
     version: 1,
+    request_id: ctx.requestId,
   };
   const cancelled = await transactWrite({
     TransactItems: [
@@ -162,7 +164,9 @@ export async function updateProject(
   if (!isWellFormedId('project', id)) throw notFound('project', id);
   const { ...fields } = patch as Record<string, unknown>;
   delete fields.client_id;
-  if (Object.keys(fields).length === 0) {
+  const changed = Object.keys(fields).length > 0;
+  fields.request_id = ctx.requestId;
+  if (!changed) {
     const current = await retrieveProject(ctx, id);
     if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed('project', id);
     return current;
@@ -226,6 +230,7 @@ export async function deleteProject(ctx: CallerContext, id: string, expectedVers
           ExpressionAttributeValues: { ':minus_one': -1 },
         },
       },
+      deletionRecordPut(ctx.workspaceId, 'PROJECT', id, ctx.requestId),
     ],
   });
   if (cancelled) {

@@ -10,6 +10,7 @@ import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { transactWrite, versionCondition } from '../data/writes.ts';
+import { deletionRecordPut } from '../events/deletions.ts';
 import type { ListTimeEntriesQuery, LogTimeEntryInput } from '../schemas/resources.ts';
 import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
@@ -92,6 +93,7 @@ export async function logTimeEntry(ctx: CallerContext, input: LogTimeEntryInput,
     created_at: at,
     updated_at: at,
     version: 1,
+    request_id: ctx.requestId,
   };
   const cancelled = await transactWrite({
     TransactItems: [
@@ -151,6 +153,7 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
       },
       counterUpdate(keys.item(ctx.workspaceId, 'CLIENT', entry.client_id as string), -1),
       ...(projectId === null ? [] : [counterUpdate(keys.item(ctx.workspaceId, 'PROJECT', projectId), -1)]),
+      deletionRecordPut(ctx.workspaceId, 'TIME_ENTRY', id, ctx.requestId),
     ],
   });
   if (cancelled) {

@@ -11,11 +11,11 @@ import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSources } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { conditionalUpdate } from '../data/update.ts';
-import { transactWrite } from '../data/writes.ts';
+import { transactWrite, versionCondition } from '../data/writes.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
 import { MAX_WEBHOOK_ENDPOINTS, type CreateWebhookEndpointInput, type ListWebhookEndpointsQuery, type UpdateWebhookEndpointInput } from '../schemas/events.ts';
-import { versionOf, type CallerContext, type Versioned } from './context.ts';
+import { matchesVersion, versionOf, type CallerContext, type IfMatch, type Versioned } from './context.ts';
 import type { Deleted } from './clients.ts';
 import { listPage, type ListEnvelope } from './paging.ts';
 
@@ -137,13 +137,13 @@ export async function updateWebhookEndpoint(
   ctx: CallerContext,
   id: string,
   patch: UpdateWebhookEndpointInput,
-  expectedVersion?: number,
+  expectedVersion?: IfMatch,
   now = new Date(),
 ): Promise<Versioned<WebhookEndpoint>> {
   if (!isWellFormedId('webhook_endpoint', id)) throw notFound('webhook endpoint', id);
   if (Object.keys(patch).length === 0) {
     const current = await retrieveWebhookEndpoint(ctx, id);
-    if (expectedVersion !== undefined && current.version !== expectedVersion) throw preconditionFailed('webhook endpoint', id);
+    if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed('webhook endpoint', id);
     return current;
   }
   if (patch.url !== undefined) await checkUrl(patch.url);
@@ -153,16 +153,17 @@ export async function updateWebhookEndpoint(
   return { resource: toWebhookEndpoint(outcome.item), version: versionOf(outcome.item) };
 }
 
-export async function deleteWebhookEndpoint(ctx: CallerContext, id: string, expectedVersion?: number): Promise<Deleted> {
+export async function deleteWebhookEndpoint(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
   if (!isWellFormedId('webhook_endpoint', id)) throw notFound('webhook endpoint', id);
+  const ifMatch = versionCondition(expectedVersion, 'version');
   const cancelled = await transactWrite({
     TransactItems: [
       {
         Delete: {
           TableName: tableName(),
           Key: keys.item(ctx.workspaceId, 'WEBHOOK_ENDPOINT', id),
-          ConditionExpression: `attribute_exists(PK)${expectedVersion === undefined ? '' : ' AND version = :version'}`,
-          ...(expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':version': expectedVersion } }),
+          ConditionExpression: `attribute_exists(PK)${ifMatch ? ` AND ${ifMatch.expression}` : ''}`,
+          ...(ifMatch ? { ExpressionAttributeValues: ifMatch.values } : {}),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -178,7 +179,8 @@ export async function deleteWebhookEndpoint(ctx: CallerContext, id: string, expe
     ],
   });
   if (cancelled) {
-    if (cancelled.items[0] && expectedVersion !== undefined) throw preconditionFailed('webhook endpoint', id);
+    const old = cancelled.items[0];
+    if (old && !matchesVersion(expectedVersion, versionOf(old))) throw preconditionFailed('webhook endpoint', id);
     throw notFound('webhook endpoint', id);
   }
   return { object: 'webhook_endpoint', id, deleted: true };

@@ -18,6 +18,9 @@ declare module 'vitest' {
   }
 }
 
+/** The local stack's first webhook retry delay in the tests (test/integration/webhooks.test.ts reads it). */
+export const WEBHOOK_RETRY_BASE_MS = 200;
+
 let stack: LocalStack | undefined;
 let stateDir: string | undefined;
 
@@ -34,6 +37,8 @@ export async function setup(project: TestProject) {
       override: { rateLimit: 100_000, burstLimit: 100_000 },
       invalidToken: { rateLimit: 100_000, burstLimit: 100_000, monthlyQuota: undefined },
     },
+    // Webhook retries on a test's time scale: 200 ms, 400 ms, 800 ms…
+    webhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
   });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('dynamoEndpoint', stack.dynamo.endpoint);

@@ -1,0 +1,7 @@
+import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { UpdateWebhookEndpointBody } from '../../shared/schemas/events.ts';
+import { updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints.ts';
+
+export const handler = defineWriteHandler('updateWebhookEndpoint', async (req) =>
+  current(await updateWebhookEndpoint(req.caller, req.id(), req.body(UpdateWebhookEndpointBody), req.expectedVersion())),
+);
