@@ -11,6 +11,6 @@ import type { StreamChange } from '../../shared/events/build.ts';
 export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
   const result = await consumeChanges(event.Records as StreamChange[]);
   if (result.events.length > 0) {
-    logger.info('Stream batch consumed', { records: event.Records.length, events: result.events.length, deliveries: result.deliveries });
+    logger.debug('Stream batch consumed', { records: event.Records.length, events: result.events.length, deliveries: result.deliveries });
   }
 };

@@ -23,7 +23,8 @@ import { EVENT_RETENTION_MS, type Event } from './types.ts';
 export const EVENTS_PER_TRANSACTION = 49;
 /** A change marker outlives any redelivery: streams keep records 24 hours. */
 const MARKER_TTL_SECONDS = 3 * 24 * 60 * 60;
-const MAX_APPEND_ATTEMPTS = 20;
+/** Each retry follows another appender's success, so contention always makes progress; this only stops a runaway. */
+const MAX_APPEND_ATTEMPTS = 50;
 
 export interface StoredEvent {
   event: Event;
@@ -146,7 +147,9 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[], no
       }
     }
     pending = pending.filter((draft) => !duplicates.has(draft));
-    // Otherwise the counter moved (another consumer appended): read it again and retry.
+    // Otherwise the counter moved (another consumer appended): read it again and retry, after a
+    // short jittered pause so that racing appenders spread out.
+    if (duplicates.size === 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
   }
   return group.flatMap((draft) => {
     const s = existing.get(draft);

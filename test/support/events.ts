@@ -1,0 +1,82 @@
+/** Helpers of the events and webhooks tests: reading the feed, and a local webhook receiver. */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Api } from './api.ts';
+
+/** Waits until `probe` returns a value (not undefined), polling; fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every event of the workspace, oldest first (the newest-first list, all pages, reversed). */
+export async function allEvents(api: Api, query = ''): Promise<any[]> {
+  const events: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api.get(`/events?limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`list events: ${page.status} ${JSON.stringify(page.body)}`);
+    events.push(...page.body.data);
+    cursor = page.body.has_more ? page.body.next_cursor : undefined;
+  } while (cursor);
+  return events.reverse();
+}
+
+/** Waits until the feed holds `count` events and returns them, oldest first. */
+export const eventsWhen = (api: Api, count: number, query = '') =>
+  waitFor(async () => {
+    const events = await allEvents(api, query);
+    return events.length >= count ? events : undefined;
+  }, `${count} events`);
+
+/** One sync-mode pass: follows `after=` and next_cursor to the end; returns the events read. */
+export async function syncFrom(api: Api, after: string, query = ''): Promise<any[]> {
+  const events: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api.get(`/events?after=${after}&limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`sync events: ${page.status} ${JSON.stringify(page.body)}`);
+    events.push(...page.body.data);
+    cursor = page.body.has_more ? page.body.next_cursor : undefined;
+  } while (cursor);
+  return events;
+}
+
+export interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** What the next requests get (status), in order; after the list, 200. */
+  respondWith: number[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+  const received: Received[] = [];
+  const receiver: Receiver = { url: '', received, respondWith: [], close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push({ at: Date.now(), headers: req.headers, body });
+      res.writeHead(receiver.respondWith.shift() ?? 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  receiver.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return receiver;
+}
