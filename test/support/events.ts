@@ -3,6 +3,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Api } from './api.ts';
 
+/** The local stack's first webhook retry delay in the tests (global-setup.ts starts it so). */
+export const WEBHOOK_RETRY_BASE_MS = 200;
+
 /** Waits until `probe` returns a value (not undefined), polling; fails after `timeoutMs`. */
 export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
+import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,9 +18,6 @@ declare module 'vitest' {
     stateDir: string;
   }
 }
-
-/** The local stack's first webhook retry delay in the tests (test/integration/webhooks.test.ts reads it). */
-export const WEBHOOK_RETRY_BASE_MS = 200;
 
 let stack: LocalStack | undefined;
 let stateDir: string | undefined;
