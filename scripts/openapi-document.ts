@@ -8,10 +8,26 @@ import type * as v from 'valibot';
 import { ROUTES, SCOPES, STAGE_THROTTLING, type Route } from '../shared/routes.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
-import { ClientList, ClientObject, DeleteResult, ErrorBody, ProjectList, ProjectObject, TimeEntryList, TimeEntryObject } from '../shared/schemas/objects.ts';
+import {
+  ClientList,
+  ClientObject,
+  DeleteResult,
+  ErrorBody,
+  EventList,
+  EventObject,
+  ProjectList,
+  ProjectObject,
+  TimeEntryList,
+  TimeEntryObject,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
+  WebhookEndpointObject,
+} from '../shared/schemas/objects.ts';
+import { EVENT_TYPES } from '../shared/events/types.ts';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../shared/events/signature.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { ANY_OPERATION, OPERATION_DOCS, PROTECTED_OPERATION, type ResponseSchemaName } from './openapi-operations.ts';
+import { ANY_OPERATION, OPERATION_DOCS, PROTECTED_OPERATION, VERSIONED_SCHEMAS, type ResponseSchemaName } from './openapi-operations.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 
 type Json = Record<string, unknown>;
@@ -47,6 +63,11 @@ const RESPONSE_SCHEMAS: Record<ResponseSchemaName | 'Error', v.GenericSchema> = 
   ProjectList,
   TimeEntryList,
   DeleteResult,
+  Event: EventObject,
+  EventList,
+  WebhookEndpoint: WebhookEndpointObject,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
   Error: ErrorBody,
 };
 
@@ -137,7 +158,7 @@ function operationObject(route: Route): Json {
   if (isPublic) {
     responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
   } else if (doc.success) {
-    const single = ['Client', 'Project', 'TimeEntry'].includes(doc.success.schema);
+    const single = VERSIONED_SCHEMAS.includes(doc.success.schema);
     responses[String(doc.success.status)] = {
       description: doc.success.status === 201 ? 'Created' : 'OK',
       headers: {
@@ -194,8 +215,9 @@ export function buildOpenApiDocument(): Json {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [{ name: 'Clients' }, { name: 'Projects' }, { name: 'Time entries' }, { name: 'API description' }],
+    tags: [{ name: 'Clients' }, { name: 'Projects' }, { name: 'Time entries' }, { name: 'Events' }, { name: 'Webhook endpoints' }, { name: 'API description' }],
     paths,
+    webhooks: webhooks(),
     components: {
       schemas: { ...responseSchemas, ...requestSchemas },
       parameters: {
@@ -243,6 +265,58 @@ export function buildOpenApiDocument(): Json {
       },
     },
   };
+}
+
+/** The object each event type carries in data.object. */
+const EVENT_OBJECT_SCHEMA: Record<string, string> = { client: 'Client', project: 'Project', time_entry: 'TimeEntry' };
+
+/**
+ * The `webhooks` section: what each event type's delivery posts (the event object, with that
+ * type, that resource, and previous_attributes on *.updated) and the headers that sign it.
+ */
+function webhooks(): Record<string, Json> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const [resource, action] = type.split('.') as [string, string];
+      const data: Json = {
+        type: 'object',
+        properties: {
+          object: ref('schemas', EVENT_OBJECT_SCHEMA[resource]!),
+          ...(action === 'updated' ? { previous_attributes: { type: 'object', description: 'The old value of every field that changed' } } : {}),
+        },
+        required: action === 'updated' ? ['object', 'previous_attributes'] : ['object'],
+        additionalProperties: false,
+      };
+      return [
+        type,
+        {
+          post: {
+            summary: `${type}: ${action === 'deleted' ? 'data.object is the last state' : 'data.object is the resource after the change'}`,
+            description: `Sent to each enabled endpoint whose enabled_events holds "${type}" or "*". Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff for at least 3 days. Deliveries are at least once: deduplicate by the event id.`,
+            parameters: [
+              { name: EVENT_ID_HEADER, in: 'header', required: true, schema: { type: 'string' }, description: 'The event id (deduplicate by it)' },
+              {
+                name: SIGNATURE_HEADER,
+                in: 'header',
+                required: true,
+                schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}$' },
+                description: '`t=<unix seconds>,v1=<hex>`: lowercase hex HMAC-SHA256, keyed with the endpoint\'s whole `whsec_…` secret, of `<t>.<raw request body>`',
+              },
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: { allOf: [ref('schemas', 'Event'), { type: 'object', properties: { type: { const: type }, data } }] },
+                },
+              },
+            },
+            responses: { '2XX': { description: 'Acknowledged' } },
+          },
+        },
+      ];
+    }),
+  );
 }
 
 export const renderOpenApiDocument = () => `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

@@ -10,13 +10,29 @@ import {
   UpdateClientBody,
   UpdateProjectBody,
 } from '../shared/schemas/resources.ts';
+import { CreateWebhookEndpointBody, ListEventsQuery, ListWebhookEndpointsQuery, UpdateWebhookEndpointBody } from '../shared/schemas/events.ts';
 
-export type ResponseSchemaName = 'Client' | 'Project' | 'TimeEntry' | 'ClientList' | 'ProjectList' | 'TimeEntryList' | 'DeleteResult';
+export type ResponseSchemaName =
+  | 'Client'
+  | 'Project'
+  | 'TimeEntry'
+  | 'ClientList'
+  | 'ProjectList'
+  | 'TimeEntryList'
+  | 'DeleteResult'
+  | 'Event'
+  | 'EventList'
+  | 'WebhookEndpoint'
+  | 'WebhookEndpointCreated'
+  | 'WebhookEndpointList';
+
+/** The single resources that carry an ETag. */
+export const VERSIONED_SCHEMAS: readonly ResponseSchemaName[] = ['Client', 'Project', 'TimeEntry', 'WebhookEndpoint', 'WebhookEndpointCreated'];
 
 export interface OperationDoc {
   summary: string;
   description?: string;
-  tag: 'Clients' | 'Projects' | 'Time entries' | 'API description';
+  tag: 'Clients' | 'Projects' | 'Time entries' | 'Events' | 'Webhook endpoints' | 'API description';
   body?: { name: string; schema: v.GenericSchema };
   query?: v.GenericSchema;
   success?: { status: 200 | 201; schema: ResponseSchemaName };
@@ -118,5 +134,54 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     errors: WRITE_BODY,
   },
   deleteTimeEntry: { summary: 'Delete a time entry', tag: 'Time entries', success: { status: 200, schema: 'DeleteResult' }, errors: [404, 412] },
+  listEvents: {
+    summary: 'List events',
+    description:
+      'Newest first, or with `after=<event id>` (sync mode) the events after that one, oldest first: follow next_cursor while has_more, then poll again with after= the last id. A reader in sync mode sees every event exactly once, each resource\'s in the order of its changes. `type` and `object_id` filter. Events are kept 30 days; after= an event no longer kept is 400 (param after): re-list and start again.',
+    tag: 'Events',
+    query: ListEventsQuery,
+    success: { status: 200, schema: 'EventList' },
+    errors: [],
+  },
+  retrieveEvent: { summary: 'Retrieve an event', tag: 'Events', success: { status: 200, schema: 'Event' }, errors: READ_ONE },
+  listWebhookEndpoints: {
+    summary: 'List webhook endpoints',
+    description: 'Newest first. The secret is never listed.',
+    tag: 'Webhook endpoints',
+    query: ListWebhookEndpointsQuery,
+    success: { status: 200, schema: 'WebhookEndpointList' },
+    errors: [],
+  },
+  retrieveWebhookEndpoint: {
+    summary: 'Retrieve a webhook endpoint',
+    description: 'The secret is never shown again after create.',
+    tag: 'Webhook endpoints',
+    success: { status: 200, schema: 'WebhookEndpoint' },
+    errors: READ_ONE,
+  },
+  createWebhookEndpoint: {
+    summary: 'Create a webhook endpoint',
+    description:
+      'The response alone holds `secret` (`whsec_…`), which signs each delivery: keep it. `url` must be https:// to a public address (400 otherwise; the local stack also accepts http://127.0.0.1:<port>/ and http://localhost:<port>/). At most 16 per workspace (409).',
+    tag: 'Webhook endpoints',
+    body: { name: 'CreateWebhookEndpoint', schema: CreateWebhookEndpointBody },
+    success: { status: 201, schema: 'WebhookEndpointCreated' },
+    errors: WRITE_BODY,
+  },
+  updateWebhookEndpoint: {
+    summary: 'Update a webhook endpoint',
+    description: 'Changes `url`, `enabled_events`, `description` and `status` (`disabled` stops deliveries, including retries).',
+    tag: 'Webhook endpoints',
+    body: { name: 'UpdateWebhookEndpoint', schema: UpdateWebhookEndpointBody },
+    success: { status: 200, schema: 'WebhookEndpoint' },
+    errors: [...WRITE_BODY, 404, 412],
+  },
+  deleteWebhookEndpoint: {
+    summary: 'Delete a webhook endpoint',
+    description: 'Deliveries still queued for it are dropped.',
+    tag: 'Webhook endpoints',
+    success: { status: 200, schema: 'DeleteResult' },
+    errors: [404, 412],
+  },
   getOpenApiDocument: { summary: 'This API description (OpenAPI 3.1)', tag: 'API description', errors: [] },
 };

@@ -5,6 +5,8 @@
 import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
 import { BILLING_TYPES, CLIENT_STATUSES, INTERVAL_UNITS, LANGUAGES, PROJECT_STATUSES } from './resources.ts';
+import { EVENT_TYPES } from '../events/types.ts';
+import { WEBHOOK_ENDPOINT_STATUSES } from './events.ts';
 
 const timestamp = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
 const id = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}[0-9A-HJKMNP-TV-Z]{26}$`)));
@@ -75,10 +77,40 @@ export const ProjectList = listOf(ProjectObject);
 export const TimeEntryList = listOf(TimeEntryObject);
 
 export const DeleteResult = v.strictObject({
-  object: v.picklist(['client', 'project', 'time_entry']),
+  object: v.picklist(['client', 'project', 'time_entry', 'webhook_endpoint']),
   id: v.string(),
   deleted: v.literal(true),
 });
+
+export const EventObject = v.strictObject({
+  object: v.literal('event'),
+  id: id('evt_'),
+  type: v.picklist(EVENT_TYPES),
+  created_at: timestamp,
+  workspace_id: v.string(),
+  request_id: v.nullable(v.string()),
+  data: v.strictObject({
+    object: v.union([ClientObject, ProjectObject, TimeEntryObject]),
+    previous_attributes: v.optional(v.record(v.string(), v.unknown())),
+  }),
+});
+export const EventList = listOf(EventObject);
+
+const webhookEndpointFields = {
+  object: v.literal('webhook_endpoint'),
+  id: id('we_'),
+  url: v.string(),
+  enabled_events: v.array(v.picklist(['*', ...EVENT_TYPES])),
+  description: nullableString,
+  status: v.picklist(WEBHOOK_ENDPOINT_STATUSES),
+  workspace_id: v.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+export const WebhookEndpointObject = v.strictObject(webhookEndpointFields);
+/** The create response alone holds the secret. */
+export const WebhookEndpointCreated = v.strictObject({ ...webhookEndpointFields, secret: v.pipe(v.string(), v.regex(/^whsec_/)) });
+export const WebhookEndpointList = listOf(WebhookEndpointObject);
 
 const ERROR_TYPE_VALUES = Object.keys(ERROR_TYPES) as [ErrorType, ...ErrorType[]];
 

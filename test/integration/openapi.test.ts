@@ -13,6 +13,8 @@ import ts from 'typescript';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
+import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { eventsWhen } from '../support/events.ts';
 import { ROUTES } from '../../shared/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
 import { servedFrom } from '../../functions/openapi.ts';
@@ -71,6 +73,15 @@ describe('the OpenAPI document', () => {
     expect(servedFrom(event({ host: '127.0.0.1:4321' }, '/api/v1/openapi.json'))).toBe('http://127.0.0.1:4321');
     expect(servedFrom(event({ Host: 'evil.test/"><script>' }))).toBeUndefined();
     expect(servedFrom(event({ Host: 'a.test', 'X-Forwarded-Proto': 'javascript' }))).toBeUndefined();
+  });
+
+  it('describes each event type\'s delivery in its webhooks section', () => {
+    const webhooks = (JSON.parse(committed) as { webhooks: Record<string, any> }).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const updated = webhooks['client.updated'].post;
+    expect(updated.parameters.map((p: any) => p.name)).toEqual(['Timebill-Event-Id', 'Timebill-Signature']);
+    expect(JSON.stringify(updated.requestBody)).toMatch(/previous_attributes/);
+    expect(JSON.stringify(webhooks['client.created'].post.requestBody)).not.toMatch(/previous_attributes/);
   });
 
   it('is served without a token at /api/v1/openapi.json', async () => {
@@ -150,7 +161,25 @@ describe('real responses of the local stack match the document', () => {
 
     // Deletes that succeed.
     expectConforms('DELETE', `${T}/{id}`, await api.delete(`/time_entries/${entry.id}`));
-    expect(seen.size).toBeGreaterThanOrEqual(22);
+
+    // Events and webhook endpoints.
+    const E = '/api/v1/events';
+    const W = '/api/v1/webhook_endpoints';
+    const events = await eventsWhen(api, 10);
+    const updated = events.find((e) => e.type === 'client.updated');
+    expectConforms('GET', `${E}/{id}`, await api.get(`/events/${updated.id}`));
+    expectConforms('GET', E, await api.get('/events?limit=3'));
+    expectConforms('GET', E, await api.get(`/events?after=${events[0].id}`));
+    expectConforms('GET', E, await api.get('/events?after=evt_0000000001AAAAAAAAAAAAAAAA'));
+    expectConforms('GET', `${E}/{id}`, await api.get('/events/evt_0000000001AAAAAAAAAAAAAAAA'));
+    const endpoint = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] });
+    expectConforms('POST', W, endpoint);
+    expectConforms('POST', W, await api.post('/webhook_endpoints', { url: 'https://10.0.0.1/', enabled_events: ['*'] }));
+    expectConforms('GET', `${W}/{id}`, await api.get(`/webhook_endpoints/${endpoint.body.id}`));
+    expectConforms('GET', W, await api.get('/webhook_endpoints'));
+    expectConforms('PATCH', `${W}/{id}`, await api.patch(`/webhook_endpoints/${endpoint.body.id}`, { description: 'CRM' }));
+    expectConforms('DELETE', `${W}/{id}`, await api.delete(`/webhook_endpoints/${endpoint.body.id}`));
+    expect(seen.size).toBeGreaterThanOrEqual(33);
   });
 });
 
