@@ -26,6 +26,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS, AUTHORIZER_ENTRY, ROUTES, SCOPES, STAGE_T
 import { TABLE } from '../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
+import { EventsPipeline } from './events.ts';
 import { OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
@@ -151,6 +152,20 @@ export const NAG_ACKNOWLEDGEMENTS = {
         'The pool has no human users: it only issues client-credentials tokens to app clients, which threat protection (Plus feature plan) does not cover; Plus would add cost for no protection.',
     },
   ],
+  streamFailureQueue: [
+    {
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is itself a dead-letter destination: the on-failure destination of the table stream's event source mapping, which receives the descriptions of records the consumer failed on after bisecting and retrying; a queue behind it would only move them once more. Its depth alarms (StreamFailureAlarm).",
+    },
+  ],
+  eventsConsumerRole: [
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "dynamodb:ListStreams, which the event source mapping needs to find the table's stream, cannot be limited to a resource (AWS documents it as resource '*'); every other stream action is granted on the table's stream ARN only.",
+    },
+  ],
   cursorKey: [
     {
       id: 'AwsSolutions-SMG4',
@@ -170,6 +185,8 @@ export class TimebillApiStack extends Stack {
   readonly alarmTopic: sns.Topic;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
   readonly limits: ClientLimits;
+  /** The events pipeline: stream consumer, delivery queue and function, their queues and alarms. */
+  readonly events: EventsPipeline;
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
     super(scope, id, {
@@ -183,6 +200,7 @@ export class TimebillApiStack extends Stack {
       sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: TABLE.ttlAttribute,
+      stream: dynamodb.StreamViewType[TABLE.streamViewType],
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -261,6 +279,13 @@ export class TimebillApiStack extends Stack {
       );
     }
     this.functions = functions;
+
+    // ---- Events and webhooks ----------------------------------------------------------------
+    this.events = new EventsPipeline(this, 'Events', {
+      table: this.table,
+      makeFunction: (name, options) => this.apiFunction(name, options),
+      environment: commonEnvironment,
+    });
 
     // ---- API --------------------------------------------------------------------------------
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: LOG_RETENTION });
@@ -372,6 +397,7 @@ export class TimebillApiStack extends Stack {
         }),
       );
     }
+    alarms.push(...this.events.alarms);
     for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
 
     // ---- Outputs ----------------------------------------------------------------------------
@@ -400,7 +426,7 @@ export class TimebillApiStack extends Stack {
    */
   private apiFunction(
     name: string,
-    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess },
+    options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; timeout?: Duration },
   ): nodejs.NodejsFunction {
     const logGroup = new logs.LogGroup(this, `${name}Logs`, { retention: LOG_RETENTION });
     const role = new iam.Role(this, `${name}Role`, {
@@ -416,7 +442,7 @@ export class TimebillApiStack extends Stack {
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: options.timeout ?? FUNCTION_TIMEOUT,
       description: options.description,
       role,
       logGroup,
@@ -454,5 +480,7 @@ export class TimebillApiStack extends Stack {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
+    for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamFailureQueue) Validations.of(this.events.streamFailureQueue).acknowledge(acknowledgement);
+    for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.eventsConsumerRole) Validations.of(this.events.consumer.role!).acknowledge(acknowledgement);
   }
 }

@@ -7,6 +7,9 @@
 export const EVENT_OBJECTS = ['client', 'project', 'time_entry'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];
 
+/** Their kinds in the key schema (sort key `<KIND>#<id>`): the stream records worth reading. */
+export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY'] as const;
+
 export const EVENT_ACTIONS = ['created', 'updated', 'deleted'] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
 
