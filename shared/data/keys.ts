@@ -52,7 +52,7 @@ export const keys = {
   }),
   /**
    * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
-   * workspace's event sequence (see docs/decisions/0006-event-feed-order.md). The sequence's
+   * workspace's event sequence (see docs/decisions/0010-event-feed-order.md). The sequence's
    * counter, the per-change dedupe markers and the deletion records are internal items beside them.
    */
   eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,

@@ -1,7 +1,7 @@
 /**
  * The events feed (events.md). Newest first by default; with `after=` (sync mode), the events
  * after that one, oldest first. Both read the workspace's event partition strongly consistent,
- * in id order, which is the workspace's sequence order (docs/decisions/0006-event-feed-order.md).
+ * in id order, which is the workspace's sequence order (docs/decisions/0010-event-feed-order.md).
  * Filters (`type`, `object_id`) are applied to the read and pages are kept full.
  */
 import { keys, listSources } from '../data/keys.ts';

@@ -1,7 +1,7 @@
 /**
  * Webhook endpoints (events.md): where a workspace's events are posted. The secret is made
  * here, returned by create only, and kept in the item so that deliveries can sign with it (see
- * docs/decisions/0007-webhook-secrets-and-ssrf.md). A workspace has at most MAX_WEBHOOK_ENDPOINTS,
+ * docs/decisions/0011-webhook-secrets-and-ssrf.md). A workspace has at most MAX_WEBHOOK_ENDPOINTS,
  * counted by an item updated in the same transaction as each create and delete.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';

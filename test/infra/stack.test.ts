@@ -10,11 +10,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
+import { CONSUMER_TIMEOUT, DELIVERY_FUNCTION_TIMEOUT, STREAM_RETRY_ATTEMPTS } from '../../infra/events.ts';
+import { EVENT_FUNCTIONS } from '../../shared/events/functions.ts';
+import { AWS_RETRY_SCHEDULE } from '../../shared/events/retry.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../../infra/bundling.ts';
 import { DEFAULT_STACK_NAME, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME, usagePlanOutput } from '../../infra/names.ts';
 import { PLAN_NAMES } from '../../shared/limits.ts';
@@ -141,6 +144,12 @@ function authorizerFunctionId(): string {
   return parts.find((p) => p?.['Fn::GetAtt'] && p['Fn::GetAtt'][1] === 'Arn')['Fn::GetAtt'][0];
 }
 
+/** The logical id of one of the events pipeline's functions. */
+function eventFunctionId(which: keyof typeof EVENT_FUNCTIONS): string {
+  const fn = which === 'consumer' ? stack.events.consumer : stack.events.delivery;
+  return stack.getLogicalId(fn.node.defaultChild as CfnElement);
+}
+
 /** Every IAM statement that applies to a function's role (inline, attached and managed). */
 function statementsOf(functionId: string): Json[] {
   const roleId = refId(resources[functionId]!.Properties.Role)!;
@@ -186,8 +195,8 @@ describe('CDK app', () => {
 // ---- functions -------------------------------------------------------------------------------
 
 describe('functions', () => {
-  it('one function per route plus the authorizer', () => {
-    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1);
+  it('one function per route, the authorizer, and the events consumer and webhook delivery functions', () => {
+    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1 + Object.keys(EVENT_FUNCTIONS).length);
   });
 
   it('use the newest Node.js runtime aws-cdk-lib offers', () => {
@@ -199,7 +208,11 @@ describe('functions', () => {
     expect(newest.name).toBe('nodejs24.x');
   });
 
-  it('are arm64, ESM-bundled, 512 MB, 10 s, JSON logs into their own log group with retention', () => {
+  it('are arm64, ESM-bundled, 512 MB, 10 s (the events functions: their own timeouts), JSON logs into their own log group with retention', () => {
+    const timeouts = new Map([
+      [eventFunctionId('consumer'), CONSUMER_TIMEOUT.toSeconds()],
+      [eventFunctionId('delivery'), DELIVERY_FUNCTION_TIMEOUT.toSeconds()],
+    ]);
     const withoutTable = new Set(ROUTES.filter((r) => r.access === 'none').map((r) => functionIdOf(r.operation)));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const p = fn.Properties;
@@ -207,8 +220,8 @@ describe('functions', () => {
       expect(p.Architectures, id).toEqual(['arm64']);
       expect(p.Handler, id).toBe('index.handler');
       expect(p.MemorySize, id).toBe(FUNCTION_MEMORY_MB);
-      expect(p.Timeout, id).toBe(10);
-      expect(p.Timeout, id).toBeLessThan(29);
+      expect(p.Timeout, id).toBe(timeouts.get(id) ?? 10);
+      if (!timeouts.has(id)) expect(p.Timeout, id).toBeLessThan(29);
       expect(p.LoggingConfig.LogFormat, id).toBe('JSON');
       const logGroup = resources[refId(p.LoggingConfig.LogGroup)!]!;
       expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
@@ -231,7 +244,7 @@ describe('functions', () => {
       }
       expect(value, route.operation).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listEvents', 'listWebhookEndpoints']);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });
@@ -325,8 +338,9 @@ describe('IAM', () => {
     expect(authorizerStatements.map((s) => s.Resource)).toEqual([tableArn]);
   });
 
-  it('functions may write their own log group and nothing else besides the table', () => {
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+  it('functions may write their own log group and nothing else besides the table (the events functions: see below)', () => {
+    const events = new Set([eventFunctionId('consumer'), eventFunctionId('delivery')]);
+    for (const [id, fn] of ofType('AWS::Lambda::Function').filter(([fnId]) => !events.has(fnId))) {
       const logGroup = refId(fn.Properties.LoggingConfig.LogGroup);
       for (const s of statementsOf(id)) {
         const actions = asArray<string>(s.Action);
@@ -573,12 +587,12 @@ describe('Cognito', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 0); // app clients come from npm run integration:create
   });
 
-  it('resource server carries exactly the six API scopes', () => {
+  it('resource server carries exactly the nine API scopes', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
       Identifier: RESOURCE_SERVER_IDENTIFIER,
       Scopes: SCOPES.map((scope) => ({ ScopeName: scope, ScopeDescription: `Timebill API ${scope}` })),
     });
-    expect(SCOPES).toHaveLength(6);
+    expect(SCOPES).toHaveLength(9);
   });
 
   it('has a Cognito domain (prefix from context, default timebill-<account>) for the token endpoint', () => {
@@ -625,7 +639,7 @@ describe('alarms', () => {
   });
 
   it('all notify the alarm topic, which accepts only TLS publishers', () => {
-    expect(alarms()).toHaveLength(ROUTES.length + 1 + 2);
+    expect(alarms()).toHaveLength(ROUTES.length + 1 + 2 + stack.events.alarms.length);
     for (const alarm of alarms()) expect(alarm.AlarmActions).toEqual([{ Ref: topicId() }]);
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: { Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }] },
@@ -644,6 +658,83 @@ describe('outputs', () => {
     expect(refId(outputs[OUTPUTS.userPoolId]!.Value)).toBe(ofType('AWS::Cognito::UserPool')[0]![0]);
     expect(refId(outputs[OUTPUTS.tableName]!.Value)).toBe(tableId());
     expect(outputs[OUTPUTS.resourceServerIdentifier]!.Value).toBe(RESOURCE_SERVER_IDENTIFIER);
+  });
+});
+
+// ---- events and webhooks ---------------------------------------------------------------------
+
+describe('events pipeline', () => {
+  const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+  it('the table streams new and old images', () => {
+    expect(resources[tableId()]!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  it('the consumer reads the stream from its start, bisects failing batches, retries, then sends them to the failure queue; only resource items invoke it', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => refId(m.Properties.FunctionName) === eventFunctionId('consumer'));
+    expect(mappings).toHaveLength(1);
+    const p = mappings[0]![1].Properties;
+    expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [tableId(), 'StreamArn'] });
+    expect(p).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: STREAM_RETRY_ATTEMPTS, ParallelizationFactor: 1 });
+    expect(p.DestinationConfig.OnFailure.Destination).toEqual(arnOf(idOf(stack.events.streamFailureQueue)));
+    expect(JSON.parse(p.FilterCriteria.Filters[0].Pattern)).toEqual({
+      dynamodb: { Keys: { SK: { S: [{ prefix: 'CLIENT#' }, { prefix: 'PROJECT#' }, { prefix: 'TIME_ENTRY#' }] } } },
+    });
+  });
+
+  it('deliveries go through a queue whose dead-letter queue takes them after the schedule\'s last attempt; the delivery function reports partial failures', () => {
+    const queue = resources[idOf(stack.events.deliveryQueue)]!.Properties;
+    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: arnOf(idOf(stack.events.deliveryDeadLetterQueue)), maxReceiveCount: AWS_RETRY_SCHEDULE.maxAttempts });
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(DELIVERY_FUNCTION_TIMEOUT.toSeconds());
+    expect(queue.MessageRetentionPeriod).toBeGreaterThan(3 * 24 * 3600 + 12 * 3600);
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => refId(m.Properties.FunctionName) === eventFunctionId('delivery'));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]![1].Properties).toMatchObject({ EventSourceArn: arnOf(idOf(stack.events.deliveryQueue)), FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(resources[eventFunctionId('consumer')]!.Properties.Environment.Variables.DELIVERY_QUEUE_URL).toEqual({ Ref: idOf(stack.events.deliveryQueue) });
+    expect(resources[eventFunctionId('delivery')]!.Properties.Environment.Variables.WEBHOOK_ALLOW_LOOPBACK).toBeUndefined();
+  });
+
+  it('every queue is KMS-encrypted and refuses requests without TLS; the dead-letter destinations say they are', () => {
+    for (const [id, q] of ofType('AWS::SQS::Queue')) {
+      expect(q.Properties.KmsMasterKeyId, id).toBe('alias/aws/sqs');
+      const policy = ofType('AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues.some((r: Json) => refId(r) === id));
+      expect(policy, id).toBeDefined();
+      expect(policy![1].Properties.PolicyDocument.Statement).toEqual(
+        expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      );
+    }
+    for (const q of [stack.events.deliveryDeadLetterQueue, stack.events.streamFailureQueue]) {
+      expect(resources[idOf(q)]!.Properties.RedriveAllowPolicy).toEqual({ redrivePermission: 'allowAll' });
+    }
+  });
+
+  it('least privilege: the consumer reads its stream, appends to the table and sends to the delivery queue; the delivery function reads items and consumes its queue', () => {
+    const table = tableId();
+    const summary = (fnId: string) =>
+      statementsOf(fnId)
+        .map((s) => ({ actions: asArray<string>(s.Action).sort(), resource: s.Resource }))
+        .filter((s) => !s.actions.every((a) => a.startsWith('logs:')));
+    expect(summary(eventFunctionId('consumer'))).toEqual(
+      expect.arrayContaining([
+        { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], resource: arnOf(table) },
+        { actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], resource: [arnOf(idOf(stack.events.deliveryQueue)), arnOf(idOf(stack.events.streamFailureQueue))] },
+        { actions: ['dynamodb:ListStreams'], resource: '*' },
+        { actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], resource: { 'Fn::GetAtt': [table, 'StreamArn'] } },
+      ]),
+    );
+    expect(summary(eventFunctionId('consumer'))).toHaveLength(4);
+    expect(summary(eventFunctionId('delivery'))).toEqual([
+      { actions: ['dynamodb:GetItem'], resource: arnOf(table) },
+      { actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'], resource: arnOf(idOf(stack.events.deliveryQueue)) },
+    ]);
+  });
+
+  it('alarms on dead-lettered deliveries, stream failures and a consumer behind its stream', () => {
+    const alarmOf = (alarm: { node: { defaultChild?: unknown } }) => resources[idOf(alarm)]!.Properties;
+    expect(alarmOf(stack.events.deliveryDeadLetterAlarm)).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, Dimensions: [{ Value: { 'Fn::GetAtt': [idOf(stack.events.deliveryDeadLetterQueue), 'QueueName'] } }] });
+    expect(alarmOf(stack.events.streamFailureAlarm)).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, Dimensions: [{ Value: { 'Fn::GetAtt': [idOf(stack.events.streamFailureQueue), 'QueueName'] } }] });
+    expect(alarmOf(stack.events.iteratorAgeAlarm)).toMatchObject({ MetricName: 'IteratorAge', Namespace: 'AWS/Lambda', Statistic: 'Maximum' });
   });
 });
 
