@@ -202,7 +202,7 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
     schedule: retrySchedule(baseMs),
     attempt: attemptDelivery,
     ...(options.dataDir ? { stateFile: join(options.dataDir, 'webhook-deliveries.json') } : {}),
-    onError: (error) => console.error('Webhook delivery could not run:', error),
+    onError: (error) => console.error(`Webhook delivery could not run (retried later): ${oneLine(error)}`),
   });
   useDeliveryQueue(deliveries);
   const poller: StreamPoller = await startStreamPoller({
@@ -211,7 +211,7 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
     region: LOCAL_AWS_ENV.AWS_REGION,
     tableName: LOCAL_TABLE_NAME,
     handle: (records) => consumer.handler({ Records: records }),
-    onError: (error) => console.error('Stream consumer failed; the batch will be retried:', error),
+    onError: (error) => console.error(`Stream consumer failed (the batch is retried): ${oneLine(error)}`),
   });
   return {
     deliveries,
@@ -222,6 +222,9 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
     },
   };
 }
+
+/** An error as one line: the stack's output stays readable when DynamoDB Local fails. */
+const oneLine = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0];
 
 /** Kept with the issuer's keys, so cursors survive a restart over the same DATA_DIR. */
 function cursorKey(stateDir: string): string {

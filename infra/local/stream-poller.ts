@@ -38,9 +38,16 @@ export interface StreamPoller {
 
 const BATCH_SIZE = 100;
 const RETRY_MS = 500;
+const STOP_WAIT_MS = 3000;
 
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
-  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const streams = new DynamoDBStreamsClient({
+    endpoint: options.endpoint,
+    region: options.region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // A DynamoDB Local that stopped answering must not hold the poller (nor the stack's stop).
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
   const streamArn = await ensureStream(options.client, options.tableName);
   const idleMs = options.idleMs ?? 100;
   let stopping = false;
@@ -121,7 +128,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     stop: async () => {
       stopping = true;
       wake?.();
-      await running.catch(() => undefined);
+      // The batch in hand finishes (its writes have their own SDK timeouts); a poll waits no longer than this.
+      await Promise.race([running.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
       streams.destroy();
     },
   };

@@ -112,7 +112,16 @@ const refusal = (what: string) =>
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+/** A lookup that has not answered by then fails the check (a slow resolver must not hold a request). */
+export const DNS_TIMEOUT_MS = 3000;
+
+const systemResolver: Resolver = (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS timeout')), DNS_TIMEOUT_MS);
+  });
+  return Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]).finally(() => clearTimeout(timer));
+};
 
 export type AddressVerdict = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
