@@ -58,6 +58,8 @@ export interface LocalStack {
   tableName: string;
   issuer: LocalIssuer;
   deliveries: LocalDeliveries;
+  /** The stream poller: paused, it reads nothing until resumed (the benchmark measures without it). */
+  events: { pause(): Promise<void>; resume(): void };
   /** Stops everything; requests under way get up to `graceMs` to finish first. */
   stop(options?: { graceMs?: number }): Promise<void>;
 }
@@ -167,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: LOCAL_TABLE_NAME,
       issuer,
       deliveries: started.deliveries,
+      events: { pause: started.pause, resume: started.resume },
       stop: async ({ graceMs = 0 } = {}) => {
         supervisor?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -215,6 +218,8 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
   });
   return {
     deliveries,
+    pause: () => poller.pause(),
+    resume: () => poller.resume(),
     stop: async () => {
       await poller.stop();
       await deliveries.stop();

@@ -34,6 +34,12 @@ export interface StreamPollerOptions {
 
 export interface StreamPoller {
   stop(): Promise<void>;
+  /**
+   * Stops reading after the batch in hand (resolves then) until resume(); records wait in the
+   * stream meanwhile. For the benchmark, whose measurements must see only the calls they make.
+   */
+  pause(): Promise<void>;
+  resume(): void;
 }
 
 const BATCH_SIZE = 100;
@@ -67,8 +73,14 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   // Shards change rarely (DynamoDB Local keeps one open): list them again each second, or when one closes.
   let shards: Shard[] = [];
   let listedAt = 0;
+  let paused: { resolve: () => void; resumed: Promise<void>; resume: () => void } | undefined;
   const loop = async () => {
     while (!stopping) {
+      if (paused) {
+        paused.resolve();
+        await paused.resumed;
+        continue;
+      }
       let busy = false;
       try {
         if (Date.now() - listedAt > 1000) {
@@ -125,9 +137,22 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
 
   const running = loop();
   return {
+    pause: () =>
+      new Promise<void>((resolve) => {
+        let resume!: () => void;
+        const resumed = new Promise<void>((r) => (resume = r));
+        paused = { resolve, resumed, resume };
+        wake?.();
+      }),
+    resume: () => {
+      const p = paused;
+      paused = undefined;
+      p?.resume();
+    },
     stop: async () => {
       stopping = true;
       wake?.();
+      paused?.resume();
       // The batch in hand finishes (its writes have their own SDK timeouts); a poll waits no longer than this.
       await Promise.race([running.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
       streams.destroy();
