@@ -67,6 +67,12 @@ export const ROUTES = [
   { operation: 'retrieveTimeEntry', resource: 'time_entry', action: 'retrieve', method: 'GET', path: '/api/v1/time_entries/{id}', scope: 'time_entries:read', entry: 'functions/time-entries/retrieve.ts' },
   { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
+  // webhook endpoints (docs/events.md): the secret is answered by create alone
+  { operation: 'listWebhookEndpoints', resource: 'webhook_endpoint', action: 'list', method: 'GET', path: '/api/v1/webhook_endpoints', scope: 'webhook_endpoints:read', entry: 'functions/webhook-endpoints/list.ts' },
+  { operation: 'retrieveWebhookEndpoint', resource: 'webhook_endpoint', action: 'retrieve', method: 'GET', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:read', entry: 'functions/webhook-endpoints/retrieve.ts' },
+  { operation: 'createWebhookEndpoint', resource: 'webhook_endpoint', action: 'create', method: 'POST', path: '/api/v1/webhook_endpoints', scope: 'webhook_endpoints:write', entry: 'functions/webhook-endpoints/create.ts' },
+  { operation: 'updateWebhookEndpoint', resource: 'webhook_endpoint', action: 'update', method: 'PATCH', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:write', entry: 'functions/webhook-endpoints/update.ts' },
+  { operation: 'deleteWebhookEndpoint', resource: 'webhook_endpoint', action: 'delete', method: 'DELETE', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:write', entry: 'functions/webhook-endpoints/delete.ts' },
   // Public: integrators fetch the API description before they have a token.
   { operation: 'getOpenApiDocument', resource: null, action: 'describe', method: 'GET', path: '/api/v1/openapi.json', scope: null, entry: 'functions/openapi.ts' },
 ] as const satisfies readonly RouteDeclaration[];

@@ -38,6 +38,8 @@ export const keys = {
   workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
   /** Idempotency records (Powertools) of a workspace: `SK = IDEMPOTENCY#<hash of the key>`. */
   idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
+  /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
+  webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
 
   /**
    * The index attributes of an item with these field values. An index whose partition fields
