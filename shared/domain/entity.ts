@@ -31,6 +31,8 @@ import {
 } from '../data/writes.ts';
 import { dataOf, objectOf, type AnyResource, type ObjectOf } from '../resources/define.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
+import { deletionRecordPut } from '../events/deletions.ts';
+import { EVENT_OBJECTS } from '../events/types.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
 
@@ -95,6 +97,10 @@ export interface CreateOptions {
 }
 
 const ALONGSIDE = 'alongside';
+const DELETION = 'deletion';
+/** The item attribute naming the request that made the item's current version. */
+export const REQUEST_ID_ATTRIBUTE = 'request_id';
+const makesEvents = (resource: AnyResource) => (EVENT_OBJECTS as readonly string[]).includes(resource.kind);
 
 /**
  * Creates the item; when it references others, counts it on each in one transaction whose
@@ -119,6 +125,8 @@ export async function create<R extends AnyResource>(
     [VERSION_ATTRIBUTE]: 1,
     ...(resource.search ? { [SEARCH_ATTRIBUTE]: foldForSearch(String(data[resource.search])) } : {}),
     ...Object.fromEntries(referrersOf(resource).map((r) => [r.counter, 0])),
+    // The request that made this version: its event carries it (shared/events/build.ts).
+    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
     ...options.hidden,
   };
   const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
@@ -200,7 +208,11 @@ export async function update<R extends AnyResource>(
   const outcome = await conditionalUpdate({
     key: keys.item(ctx.workspaceId, resource.type, id),
     fields: patch,
-    attributes: { ...keys.changedIndexes(resource, ctx.workspaceId, id, patch), ...(search === undefined ? {} : { [SEARCH_ATTRIBUTE]: search }) },
+    attributes: {
+      ...keys.changedIndexes(resource, ctx.workspaceId, id, patch),
+      ...(search === undefined ? {} : { [SEARCH_ATTRIBUTE]: search }),
+      [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+    },
     expectedVersion,
     now,
     ...(rules.condition ? { condition: rules.condition } : {}),
@@ -228,8 +240,12 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
   const key = keys.item(ctx.workspaceId, resource.type, id);
   const del = { TableName: tableName(), Key: key, ...conditionParts(condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   const hasReferences = Object.keys(resource.references ?? {}).length > 0;
-  if (!hasReferences && alongside) {
-    const cancelled = await transact<string>({ [ITEM]: { Delete: del }, [ALONGSIDE]: alongside });
+  // A resource whose changes make events also writes its deletion record (the delete's request id and time).
+  const also: Record<string, TransactItem> = {};
+  if (alongside) also[ALONGSIDE] = alongside;
+  if (makesEvents(resource)) also[DELETION] = deletionRecordPut(ctx.workspaceId, resource.type, id, ctx.requestId);
+  if (!hasReferences && Object.keys(also).length > 0) {
+    const cancelled = await transact<string>({ [ITEM]: { Delete: del }, ...also });
     if (cancelled) {
       if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
       throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
@@ -249,7 +265,7 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
     const cancelled = await transact<string>({
       [ITEM]: { Delete: del },
       ...Object.fromEntries(references.map((ref) => [ref.field, counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1)])),
-      ...(alongside ? { [ALONGSIDE]: alongside } : {}),
+      ...also,
     });
     if (cancelled) {
       if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);

@@ -267,7 +267,7 @@ describe('functions', () => {
       }
       expect(value, route.operation).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listWebhookEndpoints']);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });
@@ -625,12 +625,12 @@ describe('Cognito', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 0); // app clients come from npm run integration:create
   });
 
-  it('resource server carries exactly the six API scopes', () => {
+  it('resource server carries exactly the eight API scopes', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
       Identifier: RESOURCE_SERVER_IDENTIFIER,
       Scopes: SCOPES.map((scope) => ({ ScopeName: scope, ScopeDescription: `Timebill API ${scope}` })),
     });
-    expect(SCOPES).toHaveLength(6);
+    expect(SCOPES).toHaveLength(8);
   });
 
   it('has a Cognito domain, its prefix from the environment configuration', () => {
