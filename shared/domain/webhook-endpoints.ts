@@ -7,11 +7,14 @@
  * - a workspace has at most MAX_WEBHOOK_ENDPOINTS, counted by an item written in the same
  *   transaction as each create and delete.
  */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { conflict, invalidParam } from '../errors.ts';
 import { keys } from '../data/keys.ts';
-import { tableName } from '../data/dynamo.ts';
-import type { TransactItem } from '../data/writes.ts';
+import { dynamo, tableName } from '../data/dynamo.ts';
+import { getItem, type TransactItem } from '../data/writes.ts';
+import { isWellFormedId } from '../ids.ts';
+import { objectOf } from '../resources/define.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
 import { webhookEndpoint, type WebhookEndpoint } from '../resources/registry.ts';
@@ -71,4 +74,23 @@ export async function updateWebhookEndpoint(
 
 export function deleteWebhookEndpoint(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
   return remove(ctx, webhookEndpoint, id, expectedVersion, countBy(ctx.workspaceId, -1));
+}
+
+/** The stored item (secret included), for deliveries; undefined when there is none. */
+export async function webhookEndpointItem(workspaceId: string, id: string): Promise<Record<string, unknown> | undefined> {
+  if (!isWellFormedId(webhookEndpoint.idPrefix, id)) return undefined;
+  return getItem(keys.item(workspaceId, webhookEndpoint.type, id));
+}
+
+/** Every endpoint of a workspace, for the fan-out (at most MAX_WEBHOOK_ENDPOINTS: one page), secrets left out. */
+export async function allWebhookEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      ConsistentRead: true,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.workspacePartition(workspaceId), ':prefix': keys.typePrefix(webhookEndpoint.type) },
+    }),
+  );
+  return (out.Items ?? []).map((item) => objectOf(webhookEndpoint, item));
 }
