@@ -15,7 +15,7 @@ export interface DeliveryQueue {
   send(messages: readonly DeliveryMessage[]): Promise<void>;
 }
 
-const QueueEnv = v.object({ DELIVERY_QUEUE_URL: v.pipe(v.string(), v.url()), AWS_REGION: v.optional(v.string(), 'us-east-1') });
+const QueueEnv = v.object({ DELIVERIES_QUEUE_URL: v.pipe(v.string(), v.url()), AWS_REGION: v.optional(v.string(), 'us-east-1') });
 
 let queue: DeliveryQueue | undefined;
 
@@ -33,8 +33,8 @@ const SQS_BATCH = 10;
 
 function sqsQueue(): DeliveryQueue {
   const parsed = v.safeParse(QueueEnv, process.env);
-  if (!parsed.success) throw new Error('Invalid function configuration: DELIVERY_QUEUE_URL must be the URL of the delivery queue');
-  const { DELIVERY_QUEUE_URL, AWS_REGION } = parsed.output;
+  if (!parsed.success) throw new Error('Invalid function configuration: DELIVERIES_QUEUE_URL must be the URL of the deliveries queue (BACKGROUND_FUNCTIONS sendsTo)');
+  const { DELIVERIES_QUEUE_URL, AWS_REGION } = parsed.output;
   const sqs = new SQSClient({ region: AWS_REGION, maxAttempts: 3 });
   return {
     async send(messages) {
@@ -42,7 +42,7 @@ function sqsQueue(): DeliveryQueue {
         const batch = messages.slice(start, start + SQS_BATCH);
         const out = await sqs.send(
           new SendMessageBatchCommand({
-            QueueUrl: DELIVERY_QUEUE_URL,
+            QueueUrl: DELIVERIES_QUEUE_URL,
             Entries: batch.map((message, i) => ({ Id: String(i), MessageBody: JSON.stringify(message) })),
           }),
         );
