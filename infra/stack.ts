@@ -527,8 +527,8 @@ export class TimebillApiStack extends Stack {
       memorySize: FUNCTION_MEMORY_MB,
       // Functions that call nothing need no room for the DynamoDB retry budget.
       timeout: options.timeout ?? Duration.seconds(options.kind === 'none' ? NO_DEPENDENCY_TIMEOUT_SECONDS : this.config.functions.timeoutSeconds),
-      // Bounded blast radius: stage rate x worst-case duration (environments.ts, docs/deploy.md).
-      ...(plan === 'unreserved' || options.kind === undefined || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind) }),
+      // Bounded blast radius: stage rate x worst case, within a share of the account (environments.ts, docs/deploy.md).
+      ...(plan === 'unreserved' || options.kind === undefined || options.reserve === false ? {} : { reservedConcurrentExecutions: reservedConcurrency(plan, options.kind, ROUTES.length) }),
       description: options.description,
       role,
       logGroup,

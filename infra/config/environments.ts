@@ -28,12 +28,15 @@ export type TrafficShifting =
   | 'LINEAR_10PERCENT_EVERY_1MINUTE';
 
 /**
- * Reserved concurrency, sized by the rule written in docs/deploy.md ("Concurrency"):
- *   stage rate (requests/s) × worst-case duration of a healthy call (s) ≤ reserved concurrency.
- * Any single function can be the target of the whole stage rate (one integration hammering one
- * route), so each one is sized for all of it. A function slower than its budget (a dependency
- * degrading) is throttled at its reservation instead of taking the account's concurrency from the
- * authorizer and the other operations.
+ * Reserved concurrency, sized by the rule written in docs/deploy.md ("Concurrency") and
+ * docs/decisions/0013: bounded whatever the number of routes.
+ *   authorizer: stage rate × its worst-case duration (every request may need it);
+ *   each route: min(stage rate × its worst-case duration, (account limit − 100 unreserved −
+ *   authorizer) ÷ number of routes).
+ * The routes share the stage rate, so together they never need more than rate × worst case; one
+ * route can get at most the whole rate, and never more than its share of what is left after the
+ * authorizer. A function slower than its budget (a dependency degrading) is throttled at its
+ * reservation instead of taking the account's concurrency from the authorizer and the others.
  */
 export interface ConcurrencyPlan {
   /** Worst-case duration of a healthy invocation, in seconds, per kind of function. */
@@ -204,9 +207,30 @@ export const UNRESERVED_MINIMUM = 100;
 
 export type FunctionKind = keyof ConcurrencyPlan['worstCaseSeconds'];
 
-/** The sizing rule: stage rate × worst-case duration, rounded up. */
-export function reservedConcurrency(plan: ConcurrencyPlan, kind: FunctionKind, stageRate = STAGE_THROTTLING.rateLimit): number {
-  return Math.ceil(stageRate * plan.worstCaseSeconds[kind]);
+/** What the authorizer reserves: stage rate × its worst-case duration, rounded up. */
+export function authorizerReservation(plan: ConcurrencyPlan, stageRate = STAGE_THROTTLING.rateLimit): number {
+  return Math.ceil(stageRate * plan.worstCaseSeconds.authorizer);
+}
+
+/** The most any one route may reserve: its equal share of what the authorizer and Lambda leave. */
+export function routeShare(plan: ConcurrencyPlan, routeCount: number, stageRate = STAGE_THROTTLING.rateLimit): number {
+  return Math.max(0, Math.floor((plan.accountConcurrencyLimit - UNRESERVED_MINIMUM - authorizerReservation(plan, stageRate)) / Math.max(1, routeCount)));
+}
+
+/**
+ * The sizing rule: the authorizer reserves stage rate × worst case; a route the smaller of stage
+ * rate × its worst case and its share (routeShare), so the total stays within the account's
+ * limit minus the unreserved minimum however many routes there are.
+ */
+export function reservedConcurrency(plan: ConcurrencyPlan, kind: FunctionKind, routeCount: number, stageRate = STAGE_THROTTLING.rateLimit): number {
+  if (kind === 'authorizer') return authorizerReservation(plan, stageRate);
+  return Math.min(Math.ceil(stageRate * plan.worstCaseSeconds[kind]), routeShare(plan, routeCount, stageRate));
+}
+
+/** What the functions of these kinds reserve together (the authorizer once, each other kind one route). */
+export function reservedTotal(plan: ConcurrencyPlan, functionKinds: readonly FunctionKind[]): number {
+  const routeCount = functionKinds.filter((kind) => kind !== 'authorizer').length;
+  return functionKinds.reduce((sum, kind) => sum + reservedConcurrency(plan, kind, routeCount), 0);
 }
 
 /** Everything an environment entry must satisfy; `cdk synth` refuses a configuration that breaks a rule. */
@@ -240,10 +264,13 @@ export function configurationErrors(environments: readonly EnvironmentConfig[], 
     if (e.domain && !e.domain.authDomainName.endsWith(e.domain.hostedZoneName)) errors.push(`${at} authDomainName must be in the hosted zone`);
     if (e.functions.concurrency !== 'unreserved') {
       const plan = e.functions.concurrency;
-      const total = functionKinds.reduce((sum, kind) => sum + reservedConcurrency(plan, kind), 0);
+      const total = reservedTotal(plan, functionKinds);
       if (total > plan.accountConcurrencyLimit - UNRESERVED_MINIMUM) {
         errors.push(`${at} reserved concurrency ${total} exceeds the account limit ${plan.accountConcurrencyLimit} minus ${UNRESERVED_MINIMUM} unreserved`);
       }
+      // A reservation of 0 would disable a function.
+      const routes = functionKinds.filter((kind) => kind !== 'authorizer').length;
+      if (routes > 0 && routeShare(plan, routes) < 1) errors.push(`${at} ${routes} routes leave no reserved concurrency for each route: raise accountConcurrencyLimit`);
     }
   }
   seen((e) => e.name, 'the name');

@@ -2,7 +2,9 @@
  * Alarms that page on what matters. Every alarm here has 1-minute periods and fires on M of N
  * of them (one bad minute is noise, three of five is an incident). They are combined in ONE
  * composite alarm whose only action is the pager topic, so an incident pages once, however many of
- * its symptoms fire. Each symptom alarm notifies only the notices topic (a chat channel or ticket
+ * its symptoms fire. That composite is a tree: the alarms go into group composites of at most
+ * ALARMS_PER_GROUP each (no actions), and the paging composite is ANY of the groups, so no rule
+ * nears CloudWatch's 10,240 characters whatever the number of functions. Each symptom alarm notifies only the notices topic (a chat channel or ticket
  * queue, never a pager): AWS Control Tower's CT.CLOUDWATCH.PR.1 wants an action on every alarm. Each alarm's runbook line is in docs/deploy.md
  * ("Alarms"), keyed by the alarm's construct id.
  *
@@ -37,6 +39,8 @@ export const MIN_REQUESTS_FOR_RATE = 20;
 export const MAX_ALARM_RULE_LENGTH = 10240;
 /** Upper bound of one term of the rule: `ALARM("arn:aws:cloudwatch:<region>:<account>:alarm:<name>") OR `. */
 export const ALARM_RULE_TERM_LENGTH = 160;
+/** Alarms per group composite (and groups in the paging composite): 40 × 160 = 6,400 characters at most. */
+export const ALARMS_PER_GROUP = 40;
 
 export interface PagingAlarmsProps {
   readonly config: EnvironmentConfig;
@@ -67,6 +71,8 @@ function pagingAlarm(scope: Construct, id: string, metric: cloudwatch.IMetric, t
 
 export class PagingAlarms extends Construct {
   private readonly children: cloudwatch.IAlarm[] = [];
+  /** Group composites and their members, filled by add(); the paging composite is ANY of them. */
+  private readonly groups: { readonly composite: cloudwatch.CompositeAlarm; readonly members: cloudwatch.IAlarm[] }[] = [];
   private readonly notice: cwActions.SnsAction;
   readonly composite: cloudwatch.CompositeAlarm;
   /** Metrics counted from the access log, for the dashboard. */
@@ -175,18 +181,19 @@ export class PagingAlarms extends Construct {
     );
 
     // ---- the one alarm that pages -------------------------------------------------------------
-    const children = this.children;
+    const groups = this.groups;
     this.composite = new cloudwatch.CompositeAlarm(this, 'Page', {
       alarmDescription: 'Timebill API needs a human: one of its paging alarms fires. Open the dashboard; runbook in docs/deploy.md#alarms.',
-      alarmRule: { renderAlarmRule: () => Lazy.string({ produce: () => cloudwatch.AlarmRule.anyOf(...children).renderAlarmRule() }) },
+      alarmRule: anyOfLater(() => groups.map((group) => group.composite)),
     });
     this.composite.addAlarmAction(new cwActions.SnsAction(props.pagerTopic));
     this.composite.addOkAction(new cwActions.SnsAction(props.pagerTopic));
     this.node.addValidation({
       validate: () => {
-        // ARNs are tokens until deployment: count each as `ALARM("<longest alarm ARN>") OR `.
-        const length = children.length * ALARM_RULE_TERM_LENGTH;
-        return children.length === 0 ? ['The composite alarm has no alarms'] : length > MAX_ALARM_RULE_LENGTH ? [`Composite alarm rule too long (about ${length})`] : [];
+        // ARNs are tokens until deployment: count each term as `ALARM("<longest alarm ARN>") OR `.
+        if (groups.length === 0) return ['The composite alarm has no alarms'];
+        const longest = Math.max(groups.length, ...groups.map((group) => group.members.length)) * ALARM_RULE_TERM_LENGTH;
+        return longest > MAX_ALARM_RULE_LENGTH ? [`Composite alarm rule too long (about ${longest})`] : [];
       },
     });
   }
@@ -197,10 +204,27 @@ export class PagingAlarms extends Construct {
    */
   add(alarm: cloudwatch.IAlarm): void {
     this.children.push(alarm);
+    let group = this.groups.at(-1);
+    if (group === undefined || group.members.length === ALARMS_PER_GROUP) {
+      const members: cloudwatch.IAlarm[] = [];
+      // No action: only the paging composite notifies (its rule is ANY of the groups).
+      const composite = new cloudwatch.CompositeAlarm(this, `Group${this.groups.length + 1}`, {
+        alarmDescription: 'A group of paging alarms; pages through the Page composite. Runbook: docs/deploy.md#alarms.',
+        alarmRule: anyOfLater(() => members),
+      });
+      group = { composite, members };
+      this.groups.push(group);
+    }
+    group.members.push(alarm);
     if (alarm instanceof cloudwatch.Alarm) alarm.addAlarmAction(this.notice);
   }
 
   get alarms(): readonly cloudwatch.IAlarm[] {
     return this.children;
   }
+}
+
+/** ANY of the alarms, rendered at synthesis so that alarms added later are in the rule. */
+function anyOfLater(alarms: () => readonly cloudwatch.IAlarm[]): cloudwatch.IAlarmRule {
+  return { renderAlarmRule: () => Lazy.string({ produce: () => cloudwatch.AlarmRule.anyOf(...alarms()).renderAlarmRule() }) };
 }

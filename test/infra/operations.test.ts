@@ -18,9 +18,12 @@ import {
   UNRESERVED_MINIMUM,
   configurationErrors,
   reservedConcurrency,
+  reservedTotal,
   type ConcurrencyPlan,
   type EnvironmentConfig,
+  type FunctionKind,
 } from '../../infra/config/environments.ts';
+import { ALARM_RULE_TERM_LENGTH, MAX_ALARM_RULE_LENGTH } from '../../infra/operations/alarms.ts';
 import { TimebillApiStack, functionKinds } from '../../infra/stack.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
@@ -174,7 +177,7 @@ describe('environments from one app', () => {
     expect(errorsOf([{ ...ENVIRONMENTS.prod, account: '1234' }])).toMatch(/account must be 12 digits/);
     expect(errorsOf([{ ...ENVIRONMENTS.prod, functions: { ...ENVIRONMENTS.prod.functions, timeoutSeconds: 8 } }])).toMatch(/exceed the DynamoDB budget's worst request \(8500 ms\)/);
     expect(errorsOf([{ ...ENVIRONMENTS.prod, cognitoDomainPrefix: 'aws-timebill-prod' }])).toMatch(/not a valid Cognito domain prefix/);
-    const greedy: ConcurrencyPlan = { worstCaseSeconds: { authorizer: 5, read: 5, write: 5, none: 5 }, accountConcurrencyLimit: 1000 };
+    const greedy: ConcurrencyPlan = { worstCaseSeconds: { authorizer: 10, read: 5, write: 5, none: 5 }, accountConcurrencyLimit: 1000 };
     expect(errorsOf([{ ...ENVIRONMENTS.prod, functions: { timeoutSeconds: 10, concurrency: greedy } }])).toMatch(/reserved concurrency \d+ exceeds the account limit/);
     expect(errorsOf([{ ...ENVIRONMENTS.prod, domain: { ...DOMAIN, authCertificateArn: DOMAIN.authCertificateArn.replace('us-east-1', 'eu-west-1') } }])).toMatch(/us-east-1/);
     expect(() => buildApp(newApp(), [{ ...ENVIRONMENTS.prod, account: 'x' }])).toThrow(/infra\/config\/environments.ts/);
@@ -296,11 +299,16 @@ describe('safe deployments', () => {
 // ---- alarms ----------------------------------------------------------------------------------
 
 describe('paging alarms', () => {
-  const composite = (s: Synth) => s.one('AWS::CloudWatch::CompositeAlarm');
-  const children = (s: Synth) => {
-    const rule = composite(s)[1].Properties.AlarmRule;
-    return (rule['Fn::Join'][1] as Json[]).map(refId).filter((id): id is string => id !== undefined);
+  /** The one composite with an action (the paging one); the others are its groups. */
+  const composite = (s: Synth) => {
+    const paging = s.ofType('AWS::CloudWatch::CompositeAlarm').filter(([, a]) => (a.Properties.AlarmActions ?? []).length > 0);
+    expect(paging).toHaveLength(1);
+    return paging[0]!;
   };
+  const ruleTerms = (alarm: CfnResource) => (alarm.Properties.AlarmRule['Fn::Join'][1] as Json[]).map(refId).filter((id): id is string => id !== undefined);
+  /** The alarms in the paging composite's rule, through its group composites. */
+  const children = (s: Synth): string[] =>
+    ruleTerms(composite(s)[1]).flatMap((id) => (s.resources[id]!.Type === 'AWS::CloudWatch::CompositeAlarm' ? ruleTerms(s.resources[id]!) : [id]));
   const metricAlarms = (s: Synth) => s.ofType('AWS::CloudWatch::Alarm');
   const pagingAlarm = (s: Synth, predicate: (p: Json) => boolean) => {
     const found = children(s).map((id) => s.resources[id]!.Properties).filter(predicate);
@@ -442,7 +450,8 @@ describe('reserved concurrency', () => {
         const route = ROUTES.find((r) => description.startsWith(`${r.operation}:`));
         const kind = route ? accessOf(route) : 'authorizer';
         const reserved = fn.Properties.ReservedConcurrentExecutions;
-        expect(reserved, description).toBe(reservedConcurrency(plan, kind));
+        expect(reserved, description).toBe(reservedConcurrency(plan, kind, ROUTES.length));
+        // Today's routes fit whole: each reserves all of stage rate × its worst case.
         expect(STAGE_THROTTLING.rateLimit * plan.worstCaseSeconds[kind]).toBeLessThanOrEqual(reserved);
         total += reserved;
       }
@@ -454,6 +463,74 @@ describe('reserved concurrency', () => {
     for (const [, fn] of dev().ofType('AWS::Lambda::Function')) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     const hook = prod().ofType('AWS::Lambda::Function').find(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook'))![1];
     expect(hook.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
+// ---- growth (adding routes, functions and alarms stays a declaration) -------------------------
+
+describe('growth: many more functions and alarms still synthesize within the limits', () => {
+  it('the paging rule is a tree of bounded composites: 150 more alarms (50 more functions × 3; a flat rule held about 64), no rule over the limit, one alarm pages', () => {
+    const variant = new TimebillApiStack(newApp(), 'Grown', { config: ENVIRONMENTS.staging });
+    // 150, not more: CloudFormation's 500 resources per stack come first (about 300 today).
+    const extra = Array.from({ length: 150 }, (_, i) =>
+      new cloudwatch.Alarm(variant, `Extra${i}`, {
+        metric: new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensionsMap: { FunctionName: `extra-${i}` } }),
+        threshold: 0,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      }),
+    );
+    for (const alarm of extra) variant.paging.add(alarm);
+    const s = new Synth(variant); // synthesis runs the stack's validations, the rule length among them
+    const pager = refId(s.outputs[OUTPUTS.alarmTopicArn]!.Value)!;
+    const composites = s.ofType('AWS::CloudWatch::CompositeAlarm');
+    const ids = new Set(composites.map(([id]) => id));
+    const terms = (alarm: CfnResource) => (alarm.Properties.AlarmRule['Fn::Join'][1] as Json[]).map(refId).filter((id): id is string => id !== undefined);
+    // Exactly one alarm publishes to the pager topic: the paging composite.
+    const toPager = Object.entries(s.resources).filter(([, r]) => r.Type.startsWith('AWS::CloudWatch::') && JSON.stringify(r.Properties.AlarmActions ?? []).includes(`"${pager}"`));
+    expect(toPager).toHaveLength(1);
+    const [pagingId, paging] = toPager[0]!;
+    expect(paging.Type).toBe('AWS::CloudWatch::CompositeAlarm');
+    let reached: string[] = [];
+    for (const [id, alarm] of composites) {
+      const rule = terms(alarm);
+      expect(rule.length * ALARM_RULE_TERM_LENGTH, id).toBeLessThanOrEqual(MAX_ALARM_RULE_LENGTH);
+      if (id === pagingId) expect(rule.every((term) => ids.has(term))).toBe(true);
+      else {
+        expect(alarm.Properties.AlarmActions ?? [], `${id} pages only through ${pagingId}`).toEqual([]);
+        reached = [...reached, ...rule];
+      }
+    }
+    // Every metric alarm but the 429 notice is reached, once; the new ones among them.
+    const metricIds = s.ofType('AWS::CloudWatch::Alarm').map(([id]) => id).filter((id) => !/ApiThrottledAlarm/.test(id));
+    expect(reached.sort()).toEqual(metricIds.sort());
+    expect(metricIds.filter((id) => id.startsWith('Extra'))).toHaveLength(150);
+    expect(composites.length).toBeGreaterThan(2);
+    // CT.CLOUDWATCH.PR.1: every metric alarm has an action.
+    for (const [id, alarm] of s.ofType('AWS::CloudWatch::Alarm')) expect((alarm.Properties.AlarmActions ?? []).length, id).toBeGreaterThan(0);
+  });
+
+  it('reserved concurrency stays within the account limit minus 100 unreserved with 200 more routes, in every environment; the authorizer keeps its reservation', () => {
+    const grown: FunctionKind[] = [...functionKinds(), ...Array.from({ length: 100 }, (): FunctionKind => 'write'), ...Array.from({ length: 100 }, (): FunctionKind => 'read')];
+    const routes = grown.length - 1;
+    expect(configurationErrors(Object.values(ENVIRONMENTS), grown)).toEqual([]);
+    for (const config of Object.values(ENVIRONMENTS)) {
+      const plan = config.functions.concurrency;
+      if (plan === 'unreserved') continue;
+      expect(reservedTotal(plan, grown), config.name).toBeLessThanOrEqual(plan.accountConcurrencyLimit - UNRESERVED_MINIMUM);
+      // Before this sizing: 100/s × 1 s + 100/s × 0.5 s per route, far over the limit.
+      expect(grown.reduce((sum, kind) => sum + Math.ceil(STAGE_THROTTLING.rateLimit * plan.worstCaseSeconds[kind]), 0)).toBeGreaterThan(plan.accountConcurrencyLimit);
+      expect(reservedConcurrency(plan, 'authorizer', routes)).toBe(Math.ceil(STAGE_THROTTLING.rateLimit * plan.worstCaseSeconds.authorizer));
+      for (const kind of ['read', 'write', 'none'] as const) {
+        const reserved = reservedConcurrency(plan, kind, routes);
+        // Every route can run, and none can take more than the stage rate × its worst case.
+        expect(reserved, `${config.name} ${kind}`).toBeGreaterThanOrEqual(1);
+        expect(reserved, `${config.name} ${kind}`).toBeLessThanOrEqual(Math.ceil(STAGE_THROTTLING.rateLimit * plan.worstCaseSeconds[kind]));
+      }
+    }
+    // Past what the limit can share, synthesis refuses the configuration instead of reserving 0.
+    const many: FunctionKind[] = ['authorizer', ...Array.from({ length: 1000 }, (): FunctionKind => 'read')];
+    expect(configurationErrors([ENVIRONMENTS.prod], many).join('\n')).toMatch(/leave no reserved concurrency for each route/);
   });
 });
 
