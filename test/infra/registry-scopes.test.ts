@@ -15,7 +15,7 @@ import { LOCAL_AWS_ENV, freePort } from '../../infra/local/dynamodb.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer } from '../../infra/local/issuer.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { registerApiClient } from '../../shared/data/registry.ts';
-import { startLocalTable, type LocalTable } from '../support/dynamodb-local.ts';
+import { startLocalTable, type LocalTable } from '../support/local-table.ts';
 
 const TABLE_NAME = 'timebill-registry-scopes';
 const stateDir = mkdtempSync(join(tmpdir(), 'registry-scopes-'));

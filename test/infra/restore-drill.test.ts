@@ -22,7 +22,7 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { createTable } from '../../infra/local/dynamodb.ts';
-import { startLocalTable, type LocalTable } from '../support/dynamodb-local.ts';
+import { startLocalTable, type LocalTable } from '../support/local-table.ts';
 import { drillTableName, resolveTable, restoreDrill, type DrillClients, type DrillOptions } from '../../scripts/restore-drill.ts';
 
 const LIVE = 'timebill-drill-live';

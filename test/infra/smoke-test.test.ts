@@ -11,7 +11,7 @@ import { CodeDeployClient, GetDeploymentCommand, PutLifecycleEventHookExecutionS
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
-import { startLocalTable, type LocalTable } from '../support/dynamodb-local.ts';
+import { startLocalTable, type LocalTable } from '../support/local-table.ts';
 import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
 import {
   AUTHORIZER_TARGET,

@@ -1,11 +1,16 @@
-/** A DynamoDB Local with one table of the stack's definition, for tests of the operator scripts. */
+/**
+ * A DynamoDB Local of its own for one test file, with one table of the stack's definition.
+ * `stop()` destroys the clients and kills the Java process (also when the table cannot be made).
+ */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal } from '../../infra/local/dynamodb.ts';
+import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
 import type { StackConfig } from '../../scripts/integration-create.ts';
 
 export interface LocalTable {
-  db: DynamoDBDocumentClient;
+  readonly local: DynamoDbLocal;
+  readonly client: DynamoDBClient;
+  readonly db: DynamoDBDocumentClient;
   stop(): Promise<void>;
 }
 
@@ -24,6 +29,8 @@ export async function startLocalTable(tableName: string): Promise<LocalTable> {
     throw error;
   }
   return {
+    local,
+    client: dynamodb,
     db: DynamoDBDocumentClient.from(dynamodb),
     stop: async () => {
       dynamodb.destroy();
