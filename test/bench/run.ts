@@ -249,6 +249,9 @@ async function main() {
     CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY,
     LOCAL_JWT_ISSUER: process.env.LOCAL_JWT_ISSUER,
     LOCAL_JWKS_URI: process.env.LOCAL_JWKS_URI,
+    // The authorizer checks these at load since per-client limits and scope prefixes.
+    INVALID_TOKEN_API_KEY: process.env.INVALID_TOKEN_API_KEY,
+    RESOURCE_SERVER_IDENTIFIER: process.env.RESOURCE_SERVER_IDENTIFIER,
     // The SDK warns on Node 20 (Lambda runs Node 24, where it would not): keep the warning out of the timing.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

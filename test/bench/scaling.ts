@@ -16,6 +16,7 @@ import { invoke, type Caller, type Request } from './lib/invoke.ts';
 import { median } from './lib/stats.ts';
 import { clientBody, entryBody, projectBody } from './scenarios.ts';
 import { pageFloor } from './units.ts';
+import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
 
 export interface ScaleWorkspace {
   size: number;
@@ -34,6 +35,9 @@ async function itemsOf(repoRoot: string, caller: Caller, request: Request, reads
   if (result.status >= 300) throw new Error(`${request.operation}: ${result.status} ${JSON.stringify(result.body)}`);
   return putItemOf(calls);
 }
+
+/** An item's API id: the API fields live in its data map. */
+const idOf = (item: Record<string, unknown>) => (item[DATA_ATTRIBUTE] as { id: string }).id;
 
 function putItemOf(calls: readonly ObservedCall[]): Record<string, unknown> {
   for (const call of calls) {
@@ -54,13 +58,13 @@ export async function buildScaleWorkspace(repoRoot: string, workspaceId: string,
   for (let i = 0; i < size; i++) {
     clients.push(await itemsOf(repoRoot, caller, { operation: 'createClient', body: clientBody(i, { company_name: `Scale client ${pad(i)} ${word(i)}` }) }));
   }
-  const clientId = clients[0]!.id as string;
+  const clientId = idOf(clients[0]!);
   // createProject reads nothing; its transaction (project + the client's counter) is held back.
   for (let i = 0; i < size; i++) {
     projects.push(await itemsOf(repoRoot, caller, { operation: 'createProject', body: projectBody(i, clientId, { name: `Scale project ${pad(i)} ${word(i)}` }) }));
   }
   const project = projects[0]!;
-  const projectId = project.id as string;
+  const projectId = idOf(project);
   for (let i = 0; i < size; i++) {
     entries.push(await itemsOf(repoRoot, caller, { operation: 'logTimeEntry', body: entryBody(i, { project_id: projectId }) }, () => ({ Item: project })));
   }
