@@ -555,16 +555,25 @@ export class TimebillApiStack extends Stack {
     acknowledge: boolean,
   ): Map<string, sqs.Queue> {
     const queues = new Map<string, sqs.Queue>();
+    // A queue's redrive follows its consumer's declaration, whichever function names it first.
+    const maxReceives = new Map(declared.flatMap((d) => (d.trigger === 'queue' && d.maxReceives !== undefined ? [[d.queue, d.maxReceives] as const] : [])));
     const queue = (name: string) => {
       let found = queues.get(name);
       if (!found) {
         const common = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
-        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, { ...common, retentionPeriod: Duration.days(14) });
+        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, {
+          ...common,
+          retentionPeriod: Duration.days(14),
+          // A dead-letter destination says so: what Control Tower's CT.SQS.PR.1 asks of a queue
+          // without a dead-letter queue of its own. `allowAll`: naming the source queue would
+          // make a reference cycle with its redrive policy.
+          redriveAllowPolicy: { redrivePermission: sqs.RedrivePermission.ALLOW_ALL },
+        });
         found = new sqs.Queue(this, `${constructName(name)}Queue`, {
           ...common,
           // Six times the consumer's timeout, as Lambda recommends for SQS event sources.
           visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
-          deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+          deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives.get(name) ?? 5 },
         });
         queues.set(name, found);
       }

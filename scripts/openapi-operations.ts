@@ -40,6 +40,15 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     description: 'Against a project (its client is implied) or a client. Counts against the delete guards of both.',
   },
   deleteTimeEntry: { summary: 'Delete a time entry' },
+  listWebhookEndpoints: { summary: 'List webhook endpoints', description: 'Newest first. The secret is never listed.' },
+  retrieveWebhookEndpoint: { summary: 'Retrieve a webhook endpoint', description: 'The secret is never shown again after create.' },
+  createWebhookEndpoint: {
+    summary: 'Create a webhook endpoint',
+    description:
+      'The response alone also holds `secret` (`whsec_…`), the key of the `Timebill-Signature` HMAC; it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409).',
+  },
+  updateWebhookEndpoint: { summary: 'Update a webhook endpoint', description: 'Changes `url` (checked again), `enabled_events`, `description` and `status`.' },
+  deleteWebhookEndpoint: { summary: 'Delete a webhook endpoint' },
   getOpenApiDocument: { summary: 'This API description (OpenAPI 3.1)' },
 };
 

@@ -29,7 +29,12 @@ function encodeRandom(): string {
 }
 
 export function newId(prefix: string, now: Date): string {
-  return `${prefix}${encodeTime(now.getTime())}${encodeRandom()}`;
+  return sortableId(prefix, now.getTime());
+}
+
+/** `<prefix><10 chars of order><16 random chars>`: ids sort by `order` (a time, or an event's sequence number). */
+export function sortableId(prefix: string, order: number): string {
+  return `${prefix}${encodeTime(order)}${encodeRandom()}`;
 }
 
 /** True when `id` could name a resource with this prefix; anything else cannot exist, so is a 404 without a read. */

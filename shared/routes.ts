@@ -8,6 +8,7 @@
  * `tsc`, not a cold start.
  */
 import type { Collection, ResourceKind, RESOURCES } from './resources/registry.ts';
+import { AWS_RETRY_SCHEDULE } from './events/retry.ts';
 
 export const API_PREFIX = '/api/v1';
 type Prefix = typeof API_PREFIX;
@@ -67,6 +68,12 @@ export const ROUTES = [
   { operation: 'retrieveTimeEntry', resource: 'time_entry', action: 'retrieve', method: 'GET', path: '/api/v1/time_entries/{id}', scope: 'time_entries:read', entry: 'functions/time-entries/retrieve.ts' },
   { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
+  // webhook endpoints (docs/events.md): the secret is answered by create alone
+  { operation: 'listWebhookEndpoints', resource: 'webhook_endpoint', action: 'list', method: 'GET', path: '/api/v1/webhook_endpoints', scope: 'webhook_endpoints:read', entry: 'functions/webhook-endpoints/list.ts' },
+  { operation: 'retrieveWebhookEndpoint', resource: 'webhook_endpoint', action: 'retrieve', method: 'GET', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:read', entry: 'functions/webhook-endpoints/retrieve.ts' },
+  { operation: 'createWebhookEndpoint', resource: 'webhook_endpoint', action: 'create', method: 'POST', path: '/api/v1/webhook_endpoints', scope: 'webhook_endpoints:write', entry: 'functions/webhook-endpoints/create.ts' },
+  { operation: 'updateWebhookEndpoint', resource: 'webhook_endpoint', action: 'update', method: 'PATCH', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:write', entry: 'functions/webhook-endpoints/update.ts' },
+  { operation: 'deleteWebhookEndpoint', resource: 'webhook_endpoint', action: 'delete', method: 'DELETE', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:write', entry: 'functions/webhook-endpoints/delete.ts' },
   // Public: integrators fetch the API description before they have a token.
   { operation: 'getOpenApiDocument', resource: null, action: 'describe', method: 'GET', path: '/api/v1/openapi.json', scope: null, entry: 'functions/openapi.ts' },
 ] as const satisfies readonly RouteDeclaration[];
@@ -94,13 +101,39 @@ export type BackgroundFunction = FunctionBase & {
   readonly description: string;
 } & (
     | { readonly trigger: 'table-stream'; readonly batchSize?: number }
-    | { readonly trigger: 'queue'; readonly queue: string; readonly batchSize?: number }
+    | {
+        readonly trigger: 'queue';
+        readonly queue: string;
+        readonly batchSize?: number;
+        /** Receives of a message before its queue moves it to the dead-letter queue (default 5). */
+        readonly maxReceives?: number;
+      }
   ) & {
     /** Queues (by name) the function sends messages to. */
     readonly sendsTo?: readonly string[];
   };
 
-export const BACKGROUND_FUNCTIONS = [] as const satisfies readonly BackgroundFunction[];
+export const BACKGROUND_FUNCTIONS = [
+  // Events (docs/events.md): the table's changes become events, each queued once per endpoint that wants it.
+  {
+    operation: 'recordEvents',
+    entry: 'functions/events/consume.ts',
+    description: 'Turns table changes into events and queues their webhook deliveries',
+    trigger: 'table-stream',
+    table: 'write',
+    sendsTo: ['deliveries'],
+  },
+  {
+    operation: 'deliverWebhooks',
+    entry: 'functions/events/deliver.ts',
+    description: 'Posts each queued event to its webhook endpoint, retried on the delivery schedule',
+    trigger: 'queue',
+    queue: 'deliveries',
+    table: 'read',
+    // Every attempt of the schedule (shared/events/retry.ts) is a receive; after the last, the dead-letter queue.
+    maxReceives: AWS_RETRY_SCHEDULE.maxAttempts,
+  },
+] as const satisfies readonly BackgroundFunction[];
 
 /** Every function the stack deploys, routes or not, by name and entry. */
 export const FUNCTION_ENTRIES: readonly { name: string; entry: string }[] = [

@@ -80,6 +80,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // The same resource server as the deployed stack's default: `timebill-api/clients:read`.
       RESOURCE_SERVER_IDENTIFIER,
       INVALID_TOKEN_API_KEY: LOCAL_INVALID_TOKEN_API_KEY,
+      // Webhooks to http://127.0.0.1:<port>/ and http://localhost:<port>/ are allowed here only.
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
     });
     const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
     await createTable(client, LOCAL_TABLE_NAME);

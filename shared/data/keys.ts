@@ -38,6 +38,20 @@ export const keys = {
   workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
   /** Idempotency records (Powertools) of a workspace: `SK = IDEMPOTENCY#<hash of the key>`. */
   idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
+  /**
+   * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
+   * workspace's event sequence (docs/decisions/0014-event-feed-order.md). The sequence's
+   * counter, the per-change dedupe markers and the deletion records are internal items beside them.
+   */
+  eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
+  event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `EVENT#${eventId}` }),
+  eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
+  /** One per change turned into an event: what makes a redelivered stream record a no-op. */
+  eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
+  /** Written in the delete's transaction: carries the delete's request id and time to its event. */
+  deletion: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${type}#${id}` }),
+  /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
+  webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
 
   /**
    * The index attributes of an item with these field values. An index whose partition fields

@@ -53,7 +53,7 @@ export function conditionParts(condition: Condition) {
   };
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Adds `delta` to a counter of an existing item (and whatever else `condition` requires of it). */
 export function counterUpdate(key: PrimaryKey, counter: string, delta: number, condition?: Condition): TransactItem {

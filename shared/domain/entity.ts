@@ -27,9 +27,12 @@ import {
   transact,
   versionOf,
   type Condition,
+  type TransactItem,
 } from '../data/writes.ts';
 import { dataOf, objectOf, type AnyResource, type ObjectOf } from '../resources/define.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
+import { deletionRecordPut } from '../events/deletions.ts';
+import { EVENT_OBJECTS } from '../events/types.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
 
@@ -87,7 +90,17 @@ function consistencyCondition(resource: AnyResource, target: AnyResource, data: 
 export interface CreateOptions {
   /** The error when a reference names nothing (default: 400 naming the reference's field). */
   unknownReference?: (field: string, target: AnyResource) => ApiError;
+  /** Attributes stored beside `data`, never answered (a webhook endpoint's secret). */
+  hidden?: Record<string, unknown>;
+  /** A write made in the same transaction (a quota counter), and the error when its condition fails. */
+  alongside?: { write: TransactItem; refused: () => ApiError };
 }
+
+const ALONGSIDE = 'alongside';
+const DELETION = 'deletion';
+/** The item attribute naming the request that made the item's current version. */
+export const REQUEST_ID_ATTRIBUTE = 'request_id';
+const makesEvents = (resource: AnyResource) => (EVENT_OBJECTS as readonly string[]).includes(resource.kind);
 
 /**
  * Creates the item; when it references others, counts it on each in one transaction whose
@@ -112,9 +125,12 @@ export async function create<R extends AnyResource>(
     [VERSION_ATTRIBUTE]: 1,
     ...(resource.search ? { [SEARCH_ATTRIBUTE]: foldForSearch(String(data[resource.search])) } : {}),
     ...Object.fromEntries(referrersOf(resource).map((r) => [r.counter, 0])),
+    // The request that made this version: its event carries it (shared/events/build.ts).
+    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+    ...options.hidden,
   };
   const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
-  if (references.length === 0) {
+  if (references.length === 0 && !options.alongside) {
     await putNew(put);
     return versioned(resource, item);
   }
@@ -126,8 +142,10 @@ export async function create<R extends AnyResource>(
         counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), 1, consistencyCondition(resource, ref.target, data)),
       ]),
     ),
+    ...(options.alongside ? { [ALONGSIDE]: options.alongside.write } : {}),
   });
   if (cancelled) {
+    if (options.alongside && cancelled.failed(ALONGSIDE)) throw options.alongside.refused();
     const failed = references.find((ref) => cancelled.failed(ref.field));
     if (failed) throw refuse(failed.field, failed.target);
     throw new Error(`${resource.noun} create cancelled: ${cancelled.codes.join(',')}`);
@@ -190,7 +208,11 @@ export async function update<R extends AnyResource>(
   const outcome = await conditionalUpdate({
     key: keys.item(ctx.workspaceId, resource.type, id),
     fields: patch,
-    attributes: { ...keys.changedIndexes(resource, ctx.workspaceId, id, patch), ...(search === undefined ? {} : { [SEARCH_ATTRIBUTE]: search }) },
+    attributes: {
+      ...keys.changedIndexes(resource, ctx.workspaceId, id, patch),
+      ...(search === undefined ? {} : { [SEARCH_ATTRIBUTE]: search }),
+      [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+    },
     expectedVersion,
     now,
     ...(rules.condition ? { condition: rules.condition } : {}),
@@ -208,7 +230,7 @@ export async function update<R extends AnyResource>(
  * Deletes the item, on condition that no referrer's counter holds it (409 otherwise), and
  * uncounts it on what it references, in one transaction.
  */
-export async function remove(ctx: CallerContext, resource: AnyResource, id: string, expectedVersion: IfMatch): Promise<Deleted> {
+export async function remove(ctx: CallerContext, resource: AnyResource, id: string, expectedVersion: IfMatch, alongside?: TransactItem): Promise<Deleted> {
   if (!isWellFormedId(resource.idPrefix, id)) throw notFound(resource.noun, id);
   const counters = [...new Set(referrersOf(resource).map((r) => r.counter))];
   const condition = allOf(
@@ -218,7 +240,17 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
   const key = keys.item(ctx.workspaceId, resource.type, id);
   const del = { TableName: tableName(), Key: key, ...conditionParts(condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   const hasReferences = Object.keys(resource.references ?? {}).length > 0;
-  if (!hasReferences) {
+  // A resource whose changes make events also writes its deletion record (the delete's request id and time).
+  const also: Record<string, TransactItem> = {};
+  if (alongside) also[ALONGSIDE] = alongside;
+  if (makesEvents(resource)) also[DELETION] = deletionRecordPut(ctx.workspaceId, resource.type, id, ctx.requestId);
+  if (!hasReferences && Object.keys(also).length > 0) {
+    const cancelled = await transact<string>({ [ITEM]: { Delete: del }, ...also });
+    if (cancelled) {
+      if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
+      throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
+    }
+  } else if (!hasReferences) {
     try {
       await dynamo().send(new DeleteCommand(del));
     } catch (error) {
@@ -233,6 +265,7 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
     const cancelled = await transact<string>({
       [ITEM]: { Delete: del },
       ...Object.fromEntries(references.map((ref) => [ref.field, counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1)])),
+      ...also,
     });
     if (cancelled) {
       if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);

@@ -5,7 +5,8 @@
  * adding one.
  */
 import * as v from 'valibot';
-import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl } from '../schemas/fields.ts';
+import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
+import { EVENT_TYPES } from '../events/types.ts';
 import { defineResource, type AnyResource, type ObjectOf } from './define.ts';
 
 export const client = defineResource({
@@ -84,8 +85,35 @@ export const timeEntry = defineResource({
   indexes: { GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
 });
 
+/**
+ * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
+ * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
+ * in domain/webhook-endpoints.ts.
+ */
+export const webhookEndpoint = defineResource({
+  kind: 'webhook_endpoint',
+  idPrefix: 'we_',
+  collection: 'webhook_endpoints',
+  tag: 'Webhook endpoints',
+  fields: v.strictObject({
+    url: webhookUrl('url'),
+    enabled_events: v.pipe(
+      v.array(
+        v.picklist(['*', ...EVENT_TYPES], `enabled_events may hold only ${EVENT_TYPES.join(', ')}, or "*" alone`),
+        'enabled_events must be an array of event types',
+      ),
+      v.minLength(1, 'enabled_events must name at least one event type, or "*"'),
+      v.maxLength(EVENT_TYPES.length, `enabled_events may hold at most ${EVENT_TYPES.length} types`),
+      v.check((types) => !types.includes('*') || types.length === 1, 'enabled_events must be ["*"] alone or a list of event types'),
+      v.check((types) => new Set(types).size === types.length, 'enabled_events must not repeat a type'),
+    ),
+    description: v.nullable(text('description', LIMITS.nameLength)),
+    status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),
+  }),
+});
+
 /** Every resource, by kind. */
-export const RESOURCES = { client, project, time_entry: timeEntry } as const;
+export const RESOURCES = { client, project, time_entry: timeEntry, webhook_endpoint: webhookEndpoint } as const;
 
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];
@@ -93,6 +121,7 @@ export type Collection = Resource['collection'];
 export type Client = ObjectOf<typeof client>;
 export type Project = ObjectOf<typeof project>;
 export type TimeEntry = ObjectOf<typeof timeEntry>;
+export type WebhookEndpoint = ObjectOf<typeof webhookEndpoint>;
 
 export const RESOURCE_LIST: readonly AnyResource[] = Object.values(RESOURCES) as AnyResource[];
 

@@ -65,6 +65,19 @@ export const webUrl = (field: string) =>
     v.metadata({ format: 'uri', pattern: '^https?://' }),
   );
 
+/**
+ * A webhook endpoint's URL: its syntax only. Whether it may receive webhooks (scheme, host, what
+ * it resolves to) is the SSRF check of domain/webhook-endpoints.ts, made at create, update and
+ * each delivery.
+ */
+export const webhookUrl = (field: string) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.minLength(1, `${field} must not be empty`),
+    v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
+    v.metadata({ format: 'uri' }),
+  );
+
 export const taxId = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),

@@ -32,7 +32,7 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { ROUTES, SCOPES, accessOf, type BackgroundFunction } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, type BackgroundFunction } from '../../shared/routes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
@@ -218,8 +218,8 @@ describe('CDK app', () => {
 // ---- functions -------------------------------------------------------------------------------
 
 describe('functions', () => {
-  it('one function per route plus the authorizer and the deployments smoke test', () => {
-    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 2);
+  it('one function per route and per function that is not a route, plus the authorizer and the deployments smoke test', () => {
+    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + BACKGROUND_FUNCTIONS.length + 2);
     expect(smokeTestId()).toMatch(/^SmokeTestHookFunction/);
   });
 
@@ -267,7 +267,7 @@ describe('functions', () => {
       }
       expect(value, route.operation).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listWebhookEndpoints']);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });
@@ -362,6 +362,7 @@ describe('IAM', () => {
     expect(authorizerStatements.map((s) => s.Resource)).toEqual([tableArn]);
   });
 
+  const isBackground = (id: string) => BACKGROUND_FUNCTIONS.some((f) => id.startsWith(`${f.operation.charAt(0).toUpperCase()}${f.operation.slice(1)}Function`));
   it('functions may write their own log group and X-Ray traces, and nothing else besides the table (the smoke test: see operations.test.ts)', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       if (id === smokeTestId()) continue;
@@ -369,9 +370,14 @@ describe('IAM', () => {
       for (const s of statementsOf(id)) {
         const actions = asArray<string>(s.Action);
         if (actions.every((a) => a.startsWith('dynamodb:'))) continue;
-        if (actions.every((a) => a.startsWith('xray:'))) {
-          // X-Ray's write actions have no resource-level permissions: `*` is the only resource.
-          expect(actions.sort(), id).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+        // Functions that are not routes use their queues (what each may do is checked below, on the sample).
+        if (isBackground(id) && actions.every((a) => a.startsWith('sqs:'))) continue;
+        if (actions.some((a) => a.startsWith('xray:'))) {
+          // X-Ray's write actions have no resource-level permissions: `*` is the only resource. A
+          // stream consumer's dynamodb:ListStreams (no resource-level permission either) joins them.
+          const starOnly = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments', ...(isBackground(id) ? ['dynamodb:ListStreams'] : [])];
+          expect(actions.filter((a) => !starOnly.includes(a)), id).toEqual([]);
+          expect(actions, id).toEqual(expect.arrayContaining(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']));
           expect(s.Resource, id).toBe('*');
           continue;
         }
@@ -625,12 +631,12 @@ describe('Cognito', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 0); // app clients come from npm run integration:create
   });
 
-  it('resource server carries exactly the six API scopes', () => {
+  it('resource server carries exactly the eight API scopes', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
       Identifier: RESOURCE_SERVER_IDENTIFIER,
       Scopes: SCOPES.map((scope) => ({ ScopeName: scope, ScopeDescription: `Timebill API ${scope}` })),
     });
-    expect(SCOPES).toHaveLength(6);
+    expect(SCOPES).toHaveLength(8);
   });
 
   it('has a Cognito domain, its prefix from the environment configuration', () => {
@@ -766,8 +772,9 @@ describe('cdk-nag AwsSolutions', () => {
   it('every acknowledgement has a written reason', () => {
     const acknowledged = acknowledgedRules();
     const { publicMethod, functionRole, streamConsumer: _perStreamConsumer, ...once } = NAG_ACKNOWLEDGEMENTS;
-    // Per function role: the routes, the authorizer and the deployments' smoke test.
-    const fixed = Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + 2);
+    // Per function role: the routes, the functions that are not routes, the authorizer and the deployments' smoke test.
+    const fixed =
+      Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + BACKGROUND_FUNCTIONS.length + 2);
     // Safe deployments: per deployed function, the CodeDeploy role (2) and the smoke test's invoke grant (1); the backup role.
     expect(acknowledged.length).toBe(fixed + 3 * (ROUTES.length + 1) + 1);
     for (const [id, reason] of acknowledged) {
@@ -800,8 +807,12 @@ describe('functions that are not routes', () => {
 
   it('turns the table stream on only when a function consumes it', () => {
     const tables = (all: Record<string, CfnResource>) => ofTypeIn(all, 'AWS::DynamoDB::Table').map(([, t]) => t.Properties.StreamSpecification);
-    expect(tables(resources)).toEqual([undefined]);
+    // The events' stream consumer (BACKGROUND_FUNCTIONS) turns it on; a stack without one has none.
+    expect(tables(resources)).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
     expect(tables(bg())).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
+    const bare = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const none = new TimebillApiStack(bare, 'NoBackground', { backgroundFunctions: [] });
+    expect(tables(Template.fromStack(none).toJSON().Resources as Record<string, CfnResource>)).toEqual([undefined]);
   });
 
   it('subscribes the stream consumer with bisection and per-item failures, and the worker to its queue', () => {
@@ -843,7 +854,7 @@ describe('functions that are not routes', () => {
 
   it('deploys them beside the routes, each with its own error alarm', () => {
     const all = bg();
-    expect(ofTypeIn(all, 'AWS::Lambda::Function').filter(([id]) => !id.startsWith('LogRetention'))).toHaveLength(ofType('AWS::Lambda::Function').length + 2);
+    expect(ofTypeIn(all, 'AWS::Lambda::Function').filter(([id]) => !id.startsWith('LogRetention'))).toHaveLength(ofType('AWS::Lambda::Function').length - BACKGROUND_FUNCTIONS.length + 2);
     expect(withBackground.functions.size).toBe(ROUTES.length + 2);
     const alarms = ofTypeIn(all, 'AWS::CloudWatch::Alarm').map(([id]) => id);
     expect(alarms.filter((id) => /^(RecordEvents|DeliverEvents)ErrorsAlarm/.test(id))).toHaveLength(2);

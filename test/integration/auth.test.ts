@@ -187,8 +187,8 @@ describe('scopes', () => {
     full = ws.api;
   });
 
-  it('refuses each of the 14 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
-    expect(ROUTES).toHaveLength(14);
+  it('refuses each of the 19 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
+    expect(ROUTES).toHaveLength(19);
     for (const route of ROUTES) {
       const others = SCOPES.filter((s) => s !== route.scope);
       const t = await token(wsId, others);

@@ -9,7 +9,7 @@ import { ROUTES } from '../../shared/routes.ts';
 import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/resources/registry.ts';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import { expectError, workspace, type ApiResponse } from '../support/api.ts';
-import { FIXTURES, createOne, unknownId } from '../support/fixtures.ts';
+import { FIXTURES, createOne, readBack, unknownId } from '../support/fixtures.ts';
 
 type Workspace = Awaited<ReturnType<typeof workspace>>;
 
@@ -87,7 +87,7 @@ describe.each(ROUTES_OF_RESOURCES.filter((r) => r.action === 'update').map((r) =
       const error = expectInvalid(await ws.api.patch(concrete(route.path, String(item.id)), body), [field]);
       expect(error.param).toBe(field);
     }
-    expect((await ws.api.get(concrete(route.path, String(item.id)))).body).toEqual(item);
+    expect((await ws.api.get(concrete(route.path, String(item.id)))).body).toEqual(readBack(route.resource, item));
   });
 
   it('refuses an unknown field as such', async () => {

@@ -11,6 +11,8 @@ export interface Fixture {
   body(api: Api): Promise<Record<string, unknown>>;
   /** A valid change (for resources that can be updated). */
   change?: Record<string, unknown>;
+  /** Fields the create response alone holds (a webhook endpoint's secret): never read back. */
+  createOnly?: readonly string[];
 }
 
 export const FIXTURES: Record<ResourceKind, Fixture> = {
@@ -28,6 +30,12 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
       return { project_id: (await createProject(api, client.id)).id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 };
     },
   },
+  webhook_endpoint: {
+    // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never answers.
+    body: async () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] }),
+    change: { description: 'Changed endpoint' },
+    createOnly: ['secret'],
+  },
 };
 
 /** Creates one resource of `kind` through the API. */
@@ -36,6 +44,10 @@ export async function createOne(api: Api, kind: ResourceKind): Promise<Record<st
   if (response.status !== 201) throw new Error(`create ${kind}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
+
+/** What reading `created` back answers: the create response less its create-only fields. */
+export const readBack = (kind: ResourceKind, created: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(created).filter(([field]) => !(FIXTURES[kind].createOnly ?? []).includes(field)));
 
 /** A well-formed id of `kind` that names nothing. */
 export const unknownId = (kind: ResourceKind) => `${RESOURCES[kind].idPrefix}01ARZ3NDEKTSV4RRFFQ69G5FAV`;

@@ -9,7 +9,7 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { responseSchemas } = await import('../../shared/schemas/objects.ts');
   const { contractOf } = await import('../../shared/operations.ts');
   const { ROUTES } = await import('../../shared/routes.ts');
-  expect(RESOURCE_LIST.length).toBe(3);
-  expect(Object.keys(responseSchemas()).length).toBe(3 * 2 + 2);
+  expect(RESOURCE_LIST.length).toBe(4);
+  expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2);
   for (const route of ROUTES) expect(route.resource === null || contractOf(route) !== undefined).toBe(true);
 });

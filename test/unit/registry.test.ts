@@ -18,7 +18,7 @@ describe('names', () => {
     expect([timeEntry.type, timeEntry.noun, timeEntry.plural]).toEqual(['TIME_ENTRY', 'time entry', 'time entries']);
     expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
-    expect(Object.keys(responseSchemas())).toEqual(['Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'DeleteResult', 'Error']);
+    expect(Object.keys(responseSchemas())).toEqual(['Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'DeleteResult', 'Error']);
   });
 
   it('are unique across resources, and the routes use each resource\'s scopes', () => {
@@ -44,6 +44,7 @@ describe('declarations', () => {
       ['client', 'cli_', 'clients', 'Clients'],
       ['project', 'prj_', 'projects', 'Projects'],
       ['time_entry', 'te_', 'time_entries', 'Time entries'],
+      ['webhook_endpoint', 'we_', 'webhook_endpoints', 'Webhook endpoints'],
     ]);
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');
     expect(project.deleteHint).toBe('close the project instead by setting its status to COMPLETED or CANCELLED');

@@ -1,0 +1,4 @@
+import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints.ts';
+
+export const handler = defineWriteHandler('updateWebhookEndpoint', async (req) => current(await updateWebhookEndpoint(req.caller, req.id(), req.body(), req.expectedVersion())));

@@ -1,0 +1,96 @@
+/**
+ * Webhook endpoints (docs/events.md): the registry's generic operations, plus their own rules.
+ * - `url` must be allowed to receive webhooks (SSRF check: resolved and checked at create and
+ *   update, again at each delivery);
+ * - the secret is made on create, kept beside `data` (never answered by retrieve, list or
+ *   update) and answered by create alone (docs/decisions/0015-webhook-secrets-and-ssrf.md);
+ * - a workspace has at most MAX_WEBHOOK_ENDPOINTS, counted by an item written in the same
+ *   transaction as each create and delete.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { conflict, invalidParam } from '../errors.ts';
+import { keys } from '../data/keys.ts';
+import { dynamo, tableName } from '../data/dynamo.ts';
+import { getItem, type TransactItem } from '../data/writes.ts';
+import { isWellFormedId } from '../ids.ts';
+import { objectOf } from '../resources/define.ts';
+import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
+import { newSecret } from '../events/signature.ts';
+import { webhookEndpoint, type WebhookEndpoint } from '../resources/registry.ts';
+import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
+import { create, remove, update } from './entity.ts';
+
+/** What a workspace may register: enough for several integrations, a bounded fan-out per event. */
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+/** The stored attribute holding the signing secret (outside `data`: never part of the object). */
+export const SECRET_ATTRIBUTE = 'secret';
+const COUNT = 'count';
+
+/** 400 on `url` unless it may receive webhooks. */
+async function checkUrl(url: string): Promise<void> {
+  const verdict = await checkWebhookUrl(url, urlPolicy());
+  if (!verdict.ok) throw invalidParam('url', verdict.reason);
+}
+
+const countBy = (workspaceId: string, delta: 1 | -1): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.webhookEndpointCount(workspaceId),
+    UpdateExpression: 'ADD #count :delta',
+    ExpressionAttributeNames: { '#count': COUNT },
+    ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? { ':max': MAX_WEBHOOK_ENDPOINTS } : {}) },
+    ...(delta > 0 ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
+  },
+});
+
+export async function createWebhookEndpoint(
+  ctx: CallerContext,
+  input: v.InferOutput<typeof webhookEndpoint.create>,
+  now = new Date(),
+): Promise<Versioned<WebhookEndpoint & { secret: string }>> {
+  await checkUrl(input.url);
+  const secret = newSecret();
+  const made = await create(ctx, webhookEndpoint, input, now, {
+    hidden: { [SECRET_ATTRIBUTE]: secret },
+    alongside: {
+      write: countBy(ctx.workspaceId, 1),
+      refused: () => conflict(`A workspace may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints: delete one before adding another`),
+    },
+  });
+  return { resource: { ...made.resource, secret }, version: made.version };
+}
+
+export async function updateWebhookEndpoint(
+  ctx: CallerContext,
+  id: string,
+  patch: v.InferOutput<typeof webhookEndpoint.update>,
+  expectedVersion?: IfMatch,
+  now = new Date(),
+): Promise<Versioned<WebhookEndpoint>> {
+  if (patch.url !== undefined) await checkUrl(patch.url);
+  return update(ctx, webhookEndpoint, id, patch, expectedVersion, now);
+}
+
+export function deleteWebhookEndpoint(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
+  return remove(ctx, webhookEndpoint, id, expectedVersion, countBy(ctx.workspaceId, -1));
+}
+
+/** The stored item (secret included), for deliveries; undefined when there is none. */
+export async function webhookEndpointItem(workspaceId: string, id: string): Promise<Record<string, unknown> | undefined> {
+  if (!isWellFormedId(webhookEndpoint.idPrefix, id)) return undefined;
+  return getItem(keys.item(workspaceId, webhookEndpoint.type, id));
+}
+
+/** Every endpoint of a workspace, for the fan-out (at most MAX_WEBHOOK_ENDPOINTS: one page), secrets left out. */
+export async function allWebhookEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
+  const out = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      ConsistentRead: true,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.workspacePartition(workspaceId), ':prefix': keys.typePrefix(webhookEndpoint.type) },
+    }),
+  );
+  return (out.Items ?? []).map((item) => objectOf(webhookEndpoint, item));
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { checkUrlSyntax, checkWebhookUrl, isForbiddenAddress, type Resolver } from '../../shared/events/ssrf.ts';
+
+const aws = { allowLoopback: false };
+const local = { allowLoopback: true };
+const resolvesTo = (...addresses: string[]): Resolver => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+describe('SSRF checks of webhook URLs', () => {
+  it.each([
+    '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
+    '224.0.0.1', '255.255.255.255', '192.0.0.192', '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', 'ff02::1',
+    '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', 'not-an-ip',
+  ])('refuses %s', (address) => expect(isForbiddenAddress(address)).toBe(true));
+
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows the public address %s', (address) =>
+    expect(isForbiddenAddress(address)).toBe(false),
+  );
+
+  it('wants https with no credentials in AWS', () => {
+    expect(checkUrlSyntax('http://example.com/hook', aws).ok).toBe(false);
+    expect(checkUrlSyntax('https://user:pw@example.com/hook', aws).ok).toBe(false);
+    expect(checkUrlSyntax('ftp://example.com/', aws).ok).toBe(false);
+    expect(checkUrlSyntax('not a url', aws).ok).toBe(false);
+    expect(checkUrlSyntax(`https://example.com/${'a'.repeat(2100)}`, aws).ok).toBe(false);
+    expect(checkUrlSyntax('https://example.com/hook', aws).ok).toBe(true);
+  });
+
+  it('refuses literal, shorthand and bracketed special addresses and local names', () => {
+    for (const url of ['https://127.0.0.1/', 'https://0x7f.1/', 'https://2130706433/', 'https://[::1]/', 'https://[::ffff:169.254.169.254]/', 'https://localhost/', 'https://a.localhost/', 'https://metadata.google.internal/', 'https://intranet/']) {
+      expect(checkUrlSyntax(url, aws).ok, url).toBe(false);
+    }
+  });
+
+  it('accepts http://127.0.0.1:<port>/ and http://localhost:<port>/ on the local stack only, nothing else of those ranges', () => {
+    expect(checkUrlSyntax('http://127.0.0.1:8080/hook', local).ok).toBe(true);
+    expect(checkUrlSyntax('http://localhost:8080/hook', local).ok).toBe(true);
+    expect(checkUrlSyntax('http://127.0.0.1:8080/hook', aws).ok).toBe(false);
+    expect(checkUrlSyntax('http://127.0.0.2:8080/hook', local).ok).toBe(false);
+    expect(checkUrlSyntax('http://169.254.169.254/latest', local).ok).toBe(false);
+    expect(checkUrlSyntax('https://10.0.0.1/', local).ok).toBe(false);
+    expect(checkUrlSyntax('http://127.0.0.1/hook', local).ok).toBe(false); // no port
+  });
+
+  it('resolves the host and refuses it when any address it resolves to is forbidden', async () => {
+    expect(await checkWebhookUrl('https://hooks.example.com/', aws, resolvesTo('93.184.216.34'))).toMatchObject({ ok: true, address: '93.184.216.34' });
+    expect((await checkWebhookUrl('https://rebind.example.com/', aws, resolvesTo('93.184.216.34', '10.0.0.5'))).ok).toBe(false);
+    expect((await checkWebhookUrl('https://meta.example.com/', aws, resolvesTo('169.254.169.254'))).ok).toBe(false);
+    expect((await checkWebhookUrl('https://v6.example.com/', aws, resolvesTo('::1'))).ok).toBe(false);
+    expect((await checkWebhookUrl('https://none.example.com/', aws, async () => [])).ok).toBe(false);
+    expect((await checkWebhookUrl('https://fail.example.com/', aws, async () => { throw new Error('ENOTFOUND'); })).ok).toBe(false);
+  });
+});
