@@ -40,7 +40,7 @@ export const keys = {
   idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
   /**
    * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
-   * workspace's event sequence (docs/decisions/0014-event-feed-order.md). The sequence's
+   * workspace's event sequence (docs/decisions/0009-event-feed-order.md). The sequence's
    * counter, the per-change dedupe markers and the deletion records are internal items beside them.
    */
   eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,

@@ -3,7 +3,7 @@
  * - `url` must be allowed to receive webhooks (SSRF check: resolved and checked at create and
  *   update, again at each delivery);
  * - the secret is made on create, kept beside `data` (never answered by retrieve, list or
- *   update) and answered by create alone (docs/decisions/0015-webhook-secrets-and-ssrf.md);
+ *   update) and answered by create alone (docs/decisions/0010-webhook-secrets-and-ssrf.md);
  * - a workspace has at most MAX_WEBHOOK_ENDPOINTS, counted by an item written in the same
  *   transaction as each create and delete.
  */

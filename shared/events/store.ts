@@ -6,7 +6,7 @@
  * by their sequence number, and each event's change marker is put on the condition that it does
  * not exist. So the events visible in a workspace are always exactly its sequence numbers 1..n,
  * a prefix that only grows at its end, which is what makes the feed's sync mode exact
- * (docs/decisions/0014-event-feed-order.md). A change whose marker exists already (a redelivered
+ * (docs/decisions/0009-event-feed-order.md). A change whose marker exists already (a redelivered
  * stream record) makes no second event: its existing event is returned instead, so the fan-out
  * after a crash still happens, with the same event id.
  */
