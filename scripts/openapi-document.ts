@@ -7,8 +7,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
-import { contractOf } from '../shared/operations.ts';
-import { RESOURCES, RESOURCE_LIST } from '../shared/resources/registry.ts';
+import { contractOf, subjectOf } from '../shared/operations.ts';
+import { RESOURCE_LIST } from '../shared/resources/registry.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
@@ -16,6 +16,10 @@ import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
+import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../shared/events/signature.ts';
+import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
+import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -116,7 +120,7 @@ function queryParameters(schema: v.GenericSchema): Json[] {
 function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
   const contract = contractOf(route);
-  const resource = route.resource === null ? undefined : RESOURCES[route.resource];
+  const subject = subjectOf(route);
   const parameters: Json[] = [];
   if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
   if (contract?.query) parameters.push(...queryParameters(contract.query));
@@ -124,17 +128,17 @@ function operationObject(route: Route): Json {
   if (contract?.conditional) parameters.push(ref('parameters', 'IfMatch'));
 
   const responses: Json = {};
-  if (!contract || !resource) {
+  if (!contract || !subject) {
     responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
   } else {
     const { status, returns } = contract.success;
-    const schema = returns === 'deleted' ? 'DeleteResult' : `${schemaName(resource.kind)}${returns === 'list' ? 'List' : ''}`;
+    const schema = returns === 'deleted' ? 'DeleteResult' : `${schemaName(subject.kind)}${returns === 'list' ? 'List' : ''}`;
     responses[String(status)] = {
       description: status === 201 ? 'Created' : 'OK',
       headers: {
         'X-Request-Id': ref('headers', 'X-Request-Id'),
         ...(status === 201 ? { Location: ref('headers', 'Location') } : {}),
-        ...(returns === 'object' ? { ETag: ref('headers', 'ETag') } : {}),
+        ...(contract.versioned ? { ETag: ref('headers', 'ETag') } : {}),
         ...(contract.idempotent ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
       },
       content: { 'application/json': { schema: ref('schemas', schema) } },
@@ -147,12 +151,24 @@ function operationObject(route: Route): Json {
     operationId: route.operation,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    tags: [resource?.tag ?? DESCRIPTION_TAG],
+    tags: [subject?.tag ?? DESCRIPTION_TAG],
     security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(contract?.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)) } } } } : {}),
     responses,
   };
+}
+
+/**
+ * The event's `data.object` refers to the resources' schemas, and the event list to the event,
+ * rather than holding copies of them: code generators then give them the resources' own types.
+ */
+function withEventReferences(schemas: Record<string, Json>): Record<string, Json> {
+  const event = schemaName(EVENT_FEED.kind);
+  const eventSchema = schemas[event] as { properties: { data: { properties: Record<string, Json> } } };
+  eventSchema.properties.data.properties.object = { anyOf: EVENT_OBJECTS.map((kind) => ref('schemas', schemaName(kind))) };
+  (schemas[`${event}List`] as { properties: Record<string, Json> }).properties.data = { type: 'array', items: ref('schemas', event) };
+  return schemas;
 }
 
 /** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
@@ -170,7 +186,7 @@ export function buildOpenApiDocument(): Json {
       return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
     }),
   );
-  const responses = Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)]));
+  const responses = withEventReferences(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)])));
   return {
     openapi: '3.1.0',
     info: {
@@ -179,6 +195,7 @@ export function buildOpenApiDocument(): Json {
       description: [
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
+        'Every change of a client, project or time entry is an event: follow them with the events feed (`GET /api/v1/events`, and `after=` for sync mode), or have them posted to a webhook endpoint, signed (the `webhooks` section describes each event type\'s delivery).',
         'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST and PATCH accept an `Idempotency-Key` (kept 24 hours); PATCH and DELETE accept `If-Match` with an `ETag`.',
         `Each API client has its own limits, by plan (${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}); over them the answer is 429 \`rate_limited\` or \`quota_exceeded\` with \`Retry-After\`. The whole stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
       ].join('\n\n'),
@@ -187,8 +204,9 @@ export function buildOpenApiDocument(): Json {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [...RESOURCE_LIST.map((r) => ({ name: r.tag })), { name: DESCRIPTION_TAG }],
+    tags: [...RESOURCE_LIST.map((r) => ({ name: r.tag })), { name: EVENT_FEED.tag }, { name: DESCRIPTION_TAG }],
     paths,
+    webhooks: webhooks(),
     components: {
       schemas: { ...responses, ...requestSchemas },
       parameters: {
@@ -236,6 +254,57 @@ export function buildOpenApiDocument(): Json {
       },
     },
   };
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The `webhooks` section: what a delivery of each event type posts (the event object with that
+ * type, that resource in data.object, previous_attributes on *.updated), and the headers that
+ * sign it (docs/events.md).
+ */
+function webhooks(): Record<string, Json> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const [kind, action] = type.split('.') as [string, string];
+      const data: Json = {
+        type: 'object',
+        properties: {
+          object: ref('schemas', schemaName(kind)),
+          ...(action === 'updated' ? { previous_attributes: { type: 'object', description: 'The old value of every field that changed' } } : {}),
+        },
+        required: action === 'updated' ? ['object', 'previous_attributes'] : ['object'],
+      };
+      const post = {
+        operationId: `on${schemaName(type.replace('.', '_'))}`,
+        summary: `${type}: ${action === 'deleted' ? 'data.object is its last state' : 'data.object is the resource after the change'}`,
+        description: [
+          `Posted to each enabled webhook endpoint whose enabled_events holds "${type}" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}.`,
+          `Acknowledge with any 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s; anything else is retried with exponential backoff and jitter for at least ${RETRY_SPAN_MS / (24 * HOUR_MS)} days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events ${EVENT_RETENTION_DAYS} days).`,
+        ].join(' '),
+        tags: [EVENT_FEED.tag],
+        parameters: [
+          { name: EVENT_ID_HEADER, in: 'header', required: true, description: 'The event id: deduplicate by it', schema: { type: 'string', pattern: `^${EVENT_FEED.idPrefix}` } },
+          {
+            name: SIGNATURE_HEADER,
+            in: 'header',
+            required: true,
+            description:
+              "`t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock",
+            schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}$' },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { allOf: [ref('schemas', schemaName(EVENT_FEED.kind)), { type: 'object', properties: { type: { const: type }, data } }] } },
+          },
+        },
+        responses: { '2XX': { description: 'Acknowledged; the body is ignored' } },
+      };
+      return [type, { post }];
+    }),
+  );
 }
 
 export const renderOpenApiDocument = () => `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

@@ -40,6 +40,15 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     description: 'Against a project (its client is implied) or a client. Counts against the delete guards of both.',
   },
   deleteTimeEntry: { summary: 'Delete a time entry' },
+  listEvents: {
+    summary: 'List events',
+    description:
+      'Newest first; `type` (one event type) and `object_id` (the events of one client, project or time entry) filter, and pages are always full. ' +
+      "Sync mode: `after=<event id>` lists the events after that one, oldest first (with `limit`, `type` and `object_id`); follow next_cursor while has_more, then poll again later with after= the last event's id. " +
+      "A reader in sync mode sees every event exactly once and each resource's in the order of its changes, even while writes go on. " +
+      'Events are kept 30 days: after= an event that is unknown or no longer kept is a 400 (param `after`): re-list and start again.',
+  },
+  retrieveEvent: { summary: 'Retrieve an event', description: 'The same object as in the list, and as a webhook delivery posts. Another workspace\'s event, or one no longer kept, is 404.' },
   listWebhookEndpoints: { summary: 'List webhook endpoints', description: 'Newest first. The secret is never listed.' },
   retrieveWebhookEndpoint: { summary: 'Retrieve a webhook endpoint', description: 'The secret is never shown again after create.' },
   createWebhookEndpoint: {

@@ -15,7 +15,9 @@ type Prefix = typeof API_PREFIX;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Action = 'list' | 'retrieve' | 'create' | 'update' | 'delete';
-export type Scope = `${Collection}:${'read' | 'write'}`;
+/** The events feed's collection (events.md): read-only, its items made by the stream consumer, not a registry resource. */
+export type FeedCollection = 'events';
+export type Scope = `${Collection}:${'read' | 'write'}` | `${FeedCollection}:read`;
 
 /** What a function may do to the table: infra/access.ts grants each level's actions. */
 export type TableAccess = 'read' | 'write' | 'authorizer' | 'none';
@@ -39,6 +41,9 @@ type ResourceRoute = {
   [K in ResourceKind]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
 }[ResourceKind];
 
+/** The events feed: list and retrieve only, over the workspace's event sequence (shared/domain/events.ts). */
+type FeedRoute = FunctionBase & { readonly resource: 'event' } & Readonly<Extract<ActionRoute<FeedCollection>, { action: 'list' | 'retrieve' }>>;
+
 /** A route without a token (the API description). */
 interface PublicRoute extends FunctionBase {
   readonly resource: null;
@@ -48,7 +53,7 @@ interface PublicRoute extends FunctionBase {
   readonly scope: null;
 }
 
-export type RouteDeclaration = ResourceRoute | PublicRoute;
+export type RouteDeclaration = ResourceRoute | FeedRoute | PublicRoute;
 
 export const ROUTES = [
   // clients
@@ -68,6 +73,9 @@ export const ROUTES = [
   { operation: 'retrieveTimeEntry', resource: 'time_entry', action: 'retrieve', method: 'GET', path: '/api/v1/time_entries/{id}', scope: 'time_entries:read', entry: 'functions/time-entries/retrieve.ts' },
   { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
+  // the events feed (docs/events.md): made by the stream consumer, read here
+  { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },
+  { operation: 'retrieveEvent', resource: 'event', action: 'retrieve', method: 'GET', path: '/api/v1/events/{id}', scope: 'events:read', entry: 'functions/events/retrieve.ts' },
   // webhook endpoints (docs/events.md): the secret is answered by create alone
   { operation: 'listWebhookEndpoints', resource: 'webhook_endpoint', action: 'list', method: 'GET', path: '/api/v1/webhook_endpoints', scope: 'webhook_endpoints:read', entry: 'functions/webhook-endpoints/list.ts' },
   { operation: 'retrieveWebhookEndpoint', resource: 'webhook_endpoint', action: 'retrieve', method: 'GET', path: '/api/v1/webhook_endpoints/{id}', scope: 'webhook_endpoints:read', entry: 'functions/webhook-endpoints/retrieve.ts' },
@@ -81,8 +89,11 @@ export const ROUTES = [
 export type Route = (typeof ROUTES)[number];
 export type Operation = Route['operation'];
 export type ProtectedRoute = Extract<Route, { scope: Scope }>;
+/** The routes of registry resources (the feed's and the public one are not). */
+export type RegistryRoute = Extract<Route, { resource: ResourceKind }>;
+export const isRegistryRoute = (route: Route): route is RegistryRoute => route.resource !== null && route.resource !== 'event';
 
-/** Every scope, in route order (each resource has a read and a write scope). */
+/** Every scope, in route order (each resource has a read and a write scope; the feed a read scope). */
 export const SCOPES = [...new Set(ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))] as Scope[];
 
 /** What a route's function may do to the table (least privilege in the CDK stack). */

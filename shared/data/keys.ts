@@ -26,6 +26,8 @@ export interface Keyed {
 }
 
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
+/** The type of event items in their partition (`SK = EVENT#<id>`). */
+const EVENT_TYPE = 'EVENT';
 const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
 
 const pair = (field: string, value: unknown) => `${field}#${String(value)}`;
@@ -44,7 +46,7 @@ export const keys = {
    * counter, the per-change dedupe markers and the deletion records are internal items beside them.
    */
   eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
-  event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `EVENT#${eventId}` }),
+  event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `${EVENT_TYPE}#${eventId}` }),
   eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
   /** One per change turned into an event: what makes a redelivered stream record a no-op. */
   eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
@@ -136,9 +138,19 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
   return best;
 }
 
+/**
+ * The events feed's source: the workspace's event partition, whose sort keys are in id order,
+ * which is the workspace's event sequence (docs/decisions/0009-event-feed-order.md). Read on the
+ * base table, so strongly consistent, which sync mode needs.
+ */
+export function eventListSource(workspaceId: string): ListSource {
+  return { index: undefined, partitionKey: keys.eventPartition(workspaceId), type: EVENT_TYPE, sortKeyPrefix: '', remaining: {} };
+}
+
 /** The key attributes of a list item at `sortKey`, in the source it was read from (ExclusiveStartKey). */
 export function startKeyFor(source: ListSource, workspaceId: string, sortKey: string): Record<string, string> {
+  // A base-table source's partition (the workspace's, or its event partition) is the item's own.
+  if (source.index === undefined) return { PK: source.partitionKey, SK: sortKey };
   const base = { PK: ws(workspaceId), SK: sortKey };
-  if (source.index === undefined) return base;
   return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: `${source.sortKeyPrefix}${sortKey}` };
 }

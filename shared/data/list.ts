@@ -1,5 +1,5 @@
 /**
- * Reads one page of a list, newest first. Pages are always full: with a filter (search) the
+ * Reads one page of a list, newest first (or oldest first when asked). Pages are always full: with a filter (search) the
  * read continues until the page holds `limit + 1` matches or the partition ends, so `has_more`
  * is exact. Lists served from the base table read strongly consistent.
  */
@@ -16,6 +16,8 @@ export interface PageRequest {
   after: string | undefined;
   /** Optional post-key filter. */
   filter?: Condition;
+  /** Oldest first (the events feed's sync mode); newest first otherwise. */
+  ascending?: boolean;
 }
 
 export interface PageResult<T> {
@@ -41,7 +43,7 @@ export function pageQueryParams(req: PageRequest, batch: number, startKey: Recor
       ...req.filter?.values,
     },
     ...(req.filter ? { FilterExpression: req.filter.expression } : {}),
-    ScanIndexForward: false,
+    ScanIndexForward: req.ascending ?? false,
     Limit: batch,
     ...(startKey ? { ExclusiveStartKey: startKey } : {}),
   };

@@ -17,18 +17,22 @@ export interface ListRequest<T> {
   limit: number;
   cursor: string | undefined;
   filter?: PageRequest['filter'];
+  /** Where the first page starts (after this sort key) when no cursor is given; the cursor carries it on. */
+  start?: string;
+  ascending?: boolean;
   toResource: (item: Record<string, unknown>) => T;
 }
 
 export async function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
   const key = cursorSigningKey();
-  const after = req.cursor === undefined ? undefined : decodeCursor(key, req.binding, req.cursor);
+  const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
   const page = await readPage({
     source: req.source,
     workspaceId: req.binding.workspaceId,
     limit: req.limit,
     after,
     ...(req.filter ? { filter: req.filter } : {}),
+    ...(req.ascending ? { ascending: true } : {}),
   });
   const last = page.items[page.items.length - 1];
   return {

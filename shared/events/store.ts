@@ -13,10 +13,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { keys } from '../data/keys.ts';
-import { transact, type TransactItem } from '../data/writes.ts';
+import { TABLE } from '../data/table.ts';
+import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
 import { sortableId } from '../ids.ts';
 import type { EventDraft } from './build.ts';
-import { EVENT_RETENTION_MS, type Event } from './types.ts';
+import { EVENT_FEED, EVENT_RETENTION_MS, type Event } from './types.ts';
 
 /** Events per transaction: each takes two of the 100 items a transaction may hold, the counter one. */
 export const EVENTS_PER_TRANSACTION = 49;
@@ -32,7 +33,7 @@ export interface StoredEvent {
   sequence: number;
 }
 
-export const newEventId = (sequence: number) => sortableId('evt_', sequence);
+export const newEventId = (sequence: number) => sortableId(EVENT_FEED.idPrefix, sequence);
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 
 function eventOf(draft: EventDraft, id: string): Event {
@@ -61,13 +62,28 @@ export function eventItem(stored: StoredEvent): Record<string, unknown> {
     created_at: event.created_at,
     body: stored.body,
     // The feed also hides events past 30 days itself: TTL deletes within days, not at the second.
-    expires_at: epochSeconds(Date.parse(event.created_at) + EVENT_RETENTION_MS),
+    [TABLE.ttlAttribute]: epochSeconds(Date.parse(event.created_at) + EVENT_RETENTION_MS),
   };
 }
 
 export function storedOf(item: Record<string, unknown>): StoredEvent {
   const body = String(item.body);
   return { event: JSON.parse(body) as Event, body, sequence: Number(item.sequence) };
+}
+
+/** True while the feed keeps the event (TTL deletes it some time after it expires). */
+export const isKept = (item: Record<string, unknown>, now: Date) => Number(item[TABLE.ttlAttribute]) > epochSeconds(now.getTime());
+
+/** What a page of the feed keeps of the event items it reads: those still kept, of this type and object. */
+export function feedFilter(filters: { type?: string | undefined; objectId?: string | undefined }, now: Date): Condition {
+  const conditions: Condition[] = [
+    { expression: '#expires_at > :now', names: { '#expires_at': TABLE.ttlAttribute }, values: { ':now': epochSeconds(now.getTime()) } },
+  ];
+  if (filters.type !== undefined) conditions.push({ expression: '#type = :type', names: { '#type': 'type' }, values: { ':type': filters.type } });
+  if (filters.objectId !== undefined) {
+    conditions.push({ expression: '#object_id = :object_id', names: { '#object_id': 'object_id' }, values: { ':object_id': filters.objectId } });
+  }
+  return allOf(...conditions);
 }
 
 async function readSequence(workspaceId: string): Promise<number> {

@@ -3,6 +3,12 @@
  * One list of types; the feed, the endpoint schemas, the fan-out and the OpenAPI document read it.
  */
 
+/**
+ * The feed's names, as a registry resource has them (its routes, its OpenAPI schemas and tag, its
+ * 404 message): events are read-only and made by the stream consumer, so they are not one.
+ */
+export const EVENT_FEED = { kind: 'event', idPrefix: 'evt_', collection: 'events', tag: 'Events' } as const;
+
 /** The resources whose changes make events, by their API object name. */
 export const EVENT_OBJECTS = ['client', 'project', 'time_entry'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];

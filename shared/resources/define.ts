@@ -85,15 +85,17 @@ type QueryEntries<E extends v.ObjectEntries, FL extends PropertyKey> = {
   search: typeof search;
 } & { [F in FL & keyof E]: v.OptionalSchema<NonNull<Unwrapped<E[F]>>, undefined> };
 
-const timestamp = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
-const idOf = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}${ULID_PATTERN}$`)));
+/** A time as the API answers it (ISO 8601, milliseconds, UTC). */
+export const apiTimestamp = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
+export const idOf = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}${ULID_PATTERN}$`)));
 
+/** Every list's page size and cursor (resource lists and the events feed alike). */
 const pageSizeMessage = `limit must be an integer from 1 to ${LIMITS.pageSizeMax}`;
-const pageSize = v.optional(
+export const pageSize = v.optional(
   v.pipe(v.string(), v.regex(/^\d{1,3}$/, pageSizeMessage), v.transform(Number), v.minValue(1, pageSizeMessage), v.maxValue(LIMITS.pageSizeMax, pageSizeMessage)),
   String(LIMITS.pageSizeDefault),
 );
-const cursor = v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid')));
+export const cursor = v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid')));
 const search = v.optional(text('search', LIMITS.searchLength));
 
 const unwrap = (schema: v.GenericSchema): v.GenericSchema =>
@@ -175,15 +177,15 @@ function responseSchema(
       names.map((name) => {
         const field = unwrap(entries[name]!);
         const target = references[name];
-        if (name in readOnly) return [name, timestamp];
+        if (name in readOnly) return [name, apiTimestamp];
         if (target === undefined) return [name, field];
         // A reference answers with the referenced resource's id pattern.
         return [name, isNullable(field) ? v.nullable(idOf(prefixOf(target))) : idOf(prefixOf(target))];
       }),
     ),
     workspace_id: v.string(),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: apiTimestamp,
+    updated_at: apiTimestamp,
   });
 }
 

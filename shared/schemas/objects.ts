@@ -5,7 +5,9 @@
  */
 import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
-import { RESOURCE_LIST, objectSchema } from '../resources/registry.ts';
+import { RESOURCE_LIST, objectSchema, resourceOf } from '../resources/registry.ts';
+import { apiTimestamp, idOf } from '../resources/define.ts';
+import { EVENT_FEED, EVENT_OBJECTS, EVENT_TYPES } from '../events/types.ts';
 
 export const listOf = <T extends v.GenericSchema>(item: T) =>
   v.strictObject({
@@ -22,6 +24,21 @@ export const DeleteResult = v.strictObject({
   id: v.string(),
   deleted: v.literal(true),
 });
+
+/** An event as the feed answers it and a delivery posts it; `data.object` is one of the resources that make events. */
+export const EventObject = v.strictObject({
+  object: v.literal(EVENT_FEED.kind),
+  id: idOf(EVENT_FEED.idPrefix),
+  type: v.picklist(EVENT_TYPES),
+  created_at: apiTimestamp,
+  workspace_id: v.string(),
+  request_id: v.nullable(v.string()),
+  data: v.strictObject({
+    object: v.union(EVENT_OBJECTS.map((kind) => objectSchema(resourceOf(kind)))),
+    previous_attributes: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.metadata({ description: 'On *.updated only: the old value of every field that changed' }))),
+  }),
+});
+export const EventList = listOf(EventObject);
 
 const ERROR_TYPE_VALUES = Object.keys(ERROR_TYPES) as [ErrorType, ...ErrorType[]];
 
@@ -43,7 +60,7 @@ export function responseSchemas(): Record<string, v.GenericSchema> {
     out[schemaName(resource.kind)] = object;
     out[`${schemaName(resource.kind)}List`] = listOf(object);
   }
-  return { ...out, DeleteResult, Error: ErrorBody };
+  return { ...out, [schemaName(EVENT_FEED.kind)]: EventObject, [`${schemaName(EVENT_FEED.kind)}List`]: EventList, DeleteResult, Error: ErrorBody };
 }
 
 /** `time_entry` -> `TimeEntry` */

@@ -5,7 +5,7 @@
  * the route table is covered here without a line of its own.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES, isRegistryRoute } from '../../shared/routes.ts';
 import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/resources/registry.ts';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import { expectError, workspace, type ApiResponse } from '../support/api.ts';
@@ -13,7 +13,7 @@ import { FIXTURES, createOne, readBack, unknownId } from '../support/fixtures.ts
 
 type Workspace = Awaited<ReturnType<typeof workspace>>;
 
-const ROUTES_OF_RESOURCES = ROUTES.filter((r): r is Extract<(typeof ROUTES)[number], { resource: ResourceKind }> => r.resource !== null);
+const ROUTES_OF_RESOURCES = ROUTES.filter(isRegistryRoute);
 const concrete = (path: string, id: string) => path.replace('/api/v1', '').replace('{id}', id);
 
 let ws: Workspace;

@@ -10,6 +10,7 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { contractOf } = await import('../../shared/operations.ts');
   const { ROUTES } = await import('../../shared/routes.ts');
   expect(RESOURCE_LIST.length).toBe(4);
-  expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2);
+  // Each resource's object and list, the event's, DeleteResult and Error.
+  expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2 + 2);
   for (const route of ROUTES) expect(route.resource === null || contractOf(route) !== undefined).toBe(true);
 });

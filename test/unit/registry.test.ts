@@ -4,7 +4,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { dataOf, defineResource, objectOf } from '../../shared/resources/define.ts';
 import { RESOURCES, RESOURCE_LIST, client, counterOf, objectSchema, project, referrersOf, resourceOf, timeEntry } from '../../shared/resources/registry.ts';
-import { SCOPES, ROUTES } from '../../shared/routes.ts';
+import { SCOPES, ROUTES, isRegistryRoute } from '../../shared/routes.ts';
 import { DeleteResult, responseSchemas, schemaName } from '../../shared/schemas/objects.ts';
 import { text } from '../../shared/schemas/fields.ts';
 
@@ -18,18 +18,24 @@ describe('names', () => {
     expect([timeEntry.type, timeEntry.noun, timeEntry.plural]).toEqual(['TIME_ENTRY', 'time entry', 'time entries']);
     expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
-    expect(Object.keys(responseSchemas())).toEqual(['Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'DeleteResult', 'Error']);
+    expect(Object.keys(responseSchemas())).toEqual([
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'Event', 'EventList', 'DeleteResult', 'Error',
+    ]);
   });
 
   it('are unique across resources, and the routes use each resource\'s scopes', () => {
     for (const key of ['kind', 'idPrefix', 'collection', 'type', 'tag'] as const) {
       expect(new Set(RESOURCE_LIST.map((r) => r[key])).size, key).toBe(RESOURCE_LIST.length);
     }
-    expect(SCOPES).toEqual(RESOURCE_LIST.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]));
-    for (const route of ROUTES) {
-      if (route.resource === null) continue;
+    // Each resource's read and write scopes, and the events feed's read scope (it has no write).
+    expect([...SCOPES].sort()).toEqual([...RESOURCE_LIST.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]), 'events:read'].sort());
+    for (const route of ROUTES.filter(isRegistryRoute)) {
       expect(route.path.startsWith(`/api/v1/${RESOURCES[route.resource].collection}`), route.operation).toBe(true);
     }
+    expect(ROUTES.filter((r) => r.resource === 'event').map((r) => [r.operation, r.method, r.path, r.scope])).toEqual([
+      ['listEvents', 'GET', '/api/v1/events', 'events:read'],
+      ['retrieveEvent', 'GET', '/api/v1/events/{id}', 'events:read'],
+    ]);
   });
 
   it('looks resources up by kind, and refuses an unknown one', () => {
