@@ -170,6 +170,8 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
         })),
+        // The events' source, as in the CDK stack (infra/local/stream-poller.ts reads it).
+        StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamViewType },
       }),
     );
     await client.send(

@@ -69,6 +69,11 @@ stack = await startLocalStack({
   console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
+if (stopping) {
+  // A signal came during the start: stop what started.
+  await stack.stop();
+  process.exit(0);
+}
 console.log(`DynamoDB Local on ${stack.dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'})`);
 // `npm run token` finds the stack through PORT: the hint names it whenever it is not the default.
 const tokenCommand = process.env.PORT ? `PORT=${port} npm run token` : 'npm run token';

@@ -1,10 +1,13 @@
 /**
- * The whole local stack: DynamoDB Local with the table, the local issuer, and the local gateway
- * in front of the same handlers and authorizer. Used by `npm start` and by the tests.
+ * The whole local stack: DynamoDB Local with the table, the local issuer, the local gateway in
+ * front of the same handlers and authorizer, and the events pipeline (the same stream consumer
+ * and webhook delivery code, on a local stream poller and delivery scheduler). Used by
+ * `npm start` and by the tests.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +20,11 @@ import { createLocalGateway, type LocalRoute } from './gateway.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
 import { superviseDynamoDbLocal } from './supervisor.ts';
+import { startStreamPoller } from './stream-poller.ts';
+import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/routes.ts';
+import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/events/retry.ts';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 
 export const LOCAL_TABLE_NAME = 'timebill-local';
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -42,6 +50,8 @@ export interface LocalStackOptions {
   onDynamoDbDeath?: (message: string) => void;
   /** Per-API-client limits (usage plans); the plans of shared/limits.ts by default. */
   clientLimits?: ClientLimitOptions;
+  /** First webhook retry delay (ms); each later one doubles. Default: WEBHOOK_RETRY_BASE_MS, else AWS's 60 s. */
+  webhookRetryBaseMs?: number;
 }
 
 export interface LocalStack {
@@ -49,6 +59,9 @@ export interface LocalStack {
   dynamo: DynamoDbLocal;
   tableName: string;
   issuer: LocalIssuer;
+  deliveries: LocalDeliveries;
+  /** The stream poller: paused, it reads nothing until resumed (the benchmark measures without it). */
+  events: { pause(): Promise<void>; resume(): void };
   /** Stops everything; requests under way get up to `graceMs` to finish first. */
   stop(options?: { graceMs?: number }): Promise<void>;
 }
@@ -69,6 +82,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const baseUrl = `http://${host}:${options.port}`;
   const issuer = loadOrCreateIssuer(join(options.stateDir, 'issuer'));
   const dynamo = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
+  let events: LocalEvents | undefined;
   try {
     Object.assign(process.env, {
       ...LOCAL_AWS_ENV,
@@ -82,10 +96,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       INVALID_TOKEN_API_KEY: LOCAL_INVALID_TOKEN_API_KEY,
       // Webhooks to http://127.0.0.1:<port>/ and http://localhost:<port>/ are allowed here only.
       WEBHOOK_ALLOW_LOOPBACK: 'true',
+      // Attempt metrics are CloudWatch EMF lines; locally the attempt log lines say the same.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     });
     const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_AWS_ENV.AWS_REGION });
     await createTable(client, LOCAL_TABLE_NAME);
     const db = DynamoDBDocumentClient.from(client);
+    events = await startEvents(options, client, dynamo.endpoint);
+    const started = events;
 
     const localRoutes: LocalRoute[] = [
       {
@@ -156,21 +174,81 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamo,
       tableName: LOCAL_TABLE_NAME,
       issuer,
+      deliveries: started.deliveries,
+      events: { pause: started.pause, resume: started.resume },
       stop: async ({ graceMs = 0 } = {}) => {
         supervisor?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
+        // The poller first (it may still queue deliveries), then the deliveries, then the table.
+        await started.stop();
         client.destroy();
         await dynamo.stop();
       },
     };
   } catch (error) {
+    await events?.stop();
     await dynamo.stop();
     throw error;
   }
 }
+
+type LocalEvents = Awaited<ReturnType<typeof startEvents>>;
+
+/**
+ * The events pipeline, as in AWS: the stream consumer (the same handler, fed by a local stream
+ * poller) and webhook deliveries (the same attempt code and retry schedule, on a local scheduler
+ * standing in for SQS). Loaded after the environment is set, as Lambda would load them.
+ */
+async function startEvents(options: LocalStackOptions, client: DynamoDBClient, endpoint: string) {
+  const configured = process.env.WEBHOOK_RETRY_BASE_MS;
+  const baseMs = options.webhookRetryBaseMs ?? (configured === undefined || configured === '' ? AWS_RETRY_BASE_MS : Number(configured));
+  if (!Number.isInteger(baseMs) || baseMs < 1) throw new Error(`WEBHOOK_RETRY_BASE_MS must be a positive whole number of ms, not '${configured}'`);
+  const background = BACKGROUND_FUNCTIONS as readonly BackgroundFunction[];
+  const consumerEntry = background.find((f) => f.trigger === 'table-stream')?.entry;
+  if (!consumerEntry) throw new Error('No stream consumer in BACKGROUND_FUNCTIONS');
+  // The same module instances as the handlers the gateway loads (same URLs), so useDeliveryQueue reaches the consumer's.
+  const load = <T>(entry: string) => import(pathToFileURL(join(options.repoRoot, entry)).href) as Promise<T>;
+  const { attemptDelivery } = await load<typeof import('../../shared/events/attempt.ts')>('shared/events/attempt.ts');
+  const { useDeliveryQueue } = await load<typeof import('../../shared/events/queue.ts')>('shared/events/queue.ts');
+  const consumer = await load<{ handler: (event: DynamoDBStreamEvent) => Promise<void> }>(consumerEntry);
+  const deliveries = startLocalDeliveries({
+    schedule: retrySchedule(baseMs),
+    attempt: attemptDelivery,
+    ...(options.dataDir ? { stateFile: join(options.dataDir, 'webhook-deliveries.json') } : {}),
+    onError: (error) => console.error(`Webhook delivery could not run (retried later): ${oneLine(error)}`),
+  });
+  useDeliveryQueue(deliveries);
+  try {
+    const poller = await startStreamPoller({
+      client,
+      endpoint,
+      region: LOCAL_AWS_ENV.AWS_REGION,
+      tableName: LOCAL_TABLE_NAME,
+      handle: (records) => consumer.handler({ Records: records }),
+      onError: (error) => console.error(`Stream consumer failed (the batch is retried): ${oneLine(error)}`),
+    });
+    return {
+      deliveries,
+      pause: () => poller.pause(),
+      resume: () => poller.resume(),
+      stop: async () => {
+        await poller.stop();
+        await deliveries.stop();
+        useDeliveryQueue(undefined);
+      },
+    };
+  } catch (error) {
+    await deliveries.stop();
+    useDeliveryQueue(undefined);
+    throw error;
+  }
+}
+
+/** An error as one line: the stack's output stays readable when DynamoDB Local fails. */
+const oneLine = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0];
 
 /** Kept with the issuer's keys, so cursors survive a restart over the same DATA_DIR. */
 function cursorKey(stateDir: string): string {

@@ -22,6 +22,8 @@ export const TABLE = {
   sortKey: 'SK',
   /** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
   ttlAttribute: 'expires_at',
+  /** The change stream that feeds the events (old and new images: `previous_attributes`, deletes' last state). */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   /** Generic GSIs; what each holds for a resource is declared in shared/resources/registry.ts. */
   indexes: [
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projected: PROJECTED },

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
+import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -34,6 +35,8 @@ export async function setup(project: TestProject) {
       override: { rateLimit: 100_000, burstLimit: 100_000 },
       invalidToken: { rateLimit: 100_000, burstLimit: 100_000, monthlyQuota: undefined },
     },
+    // Webhook retries on a test's time scale: 200 ms, 400 ms, 800 ms…
+    webhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
   });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('dynamoEndpoint', stack.dynamo.endpoint);

@@ -1,0 +1,199 @@
+/**
+ * The local stand-in for Lambda's DynamoDB Streams event source mapping: reads DynamoDB Local's
+ * stream of the table with @aws-sdk/client-dynamodb-streams and hands each batch, in shard order,
+ * to the same consumer handler AWS invokes. A batch that fails is retried until it succeeds
+ * (records are never skipped); the next batch is read only after the handler returned. stop()
+ * lets the batch in hand finish, so what the consumer acknowledged is written.
+ *
+ * It starts at the stream's oldest record (TRIM_HORIZON): over a DATA_DIR that replays records
+ * already consumed before a restart, which the consumer's idempotency makes harmless.
+ */
+import { DescribeTableCommand, UpdateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { TABLE } from '../../shared/data/table.ts';
+
+export interface StreamPollerOptions {
+  client: DynamoDBClient;
+  endpoint: string;
+  region: string;
+  tableName: string;
+  /** The consumer: given a Lambda-shaped batch; throws to have it retried. */
+  handle: (records: DynamoDBRecord[]) => Promise<void>;
+  /** Pause between polls that found nothing. */
+  idleMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface StreamPoller {
+  stop(): Promise<void>;
+  /**
+   * Stops reading after the batch in hand (resolves then) until resume(); records wait in the
+   * stream meanwhile. For the benchmark, whose measurements must see only the calls they make.
+   */
+  pause(): Promise<void>;
+  resume(): void;
+}
+
+const BATCH_SIZE = 100;
+const RETRY_MS = 500;
+const STOP_WAIT_MS = 3000;
+
+export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
+  const streams = new DynamoDBStreamsClient({
+    endpoint: options.endpoint,
+    region: options.region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // A DynamoDB Local that stopped answering must not hold the poller (nor the stack's stop).
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
+  const streamArn = await ensureStream(options.client, options.tableName);
+  const idleMs = options.idleMs ?? 100;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const finished = new Set<string>();
+  const iterators = new Map<string, string>();
+
+  // Shards change rarely (DynamoDB Local keeps one open): list them again each second, or when one closes.
+  let shards: Shard[] = [];
+  let listedAt = 0;
+  let paused: { resolve: () => void; resumed: Promise<void>; resume: () => void } | undefined;
+  const loop = async () => {
+    while (!stopping) {
+      if (paused) {
+        paused.resolve();
+        await paused.resumed;
+        continue;
+      }
+      let busy = false;
+      try {
+        if (Date.now() - listedAt > 1000) {
+          shards = await listShards(streams, streamArn);
+          listedAt = Date.now();
+        }
+        for (const shard of shards) {
+          const id = shard.ShardId!;
+          if (finished.has(id) || stopping) continue;
+          // A child shard's records come after its parent's: wait until the parent is drained.
+          if (shard.ParentShardId && !finished.has(shard.ParentShardId) && iterators.has(shard.ParentShardId)) continue;
+          let iterator = iterators.get(id);
+          if (iterator === undefined) {
+            const out = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }));
+            iterator = out.ShardIterator;
+          }
+          if (!iterator) {
+            finished.add(id);
+            continue;
+          }
+          const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_SIZE }));
+          const records = (out.Records ?? []).map(toLambdaRecord);
+          if (records.length > 0) {
+            busy = true;
+            await handleUntilDone(records);
+          }
+          if (out.NextShardIterator) iterators.set(id, out.NextShardIterator);
+          else {
+            iterators.delete(id);
+            finished.add(id);
+            listedAt = 0;
+          }
+        }
+      } catch (error) {
+        options.onError?.(error);
+        await pause(RETRY_MS);
+      }
+      if (!busy && !stopping) await pause(idleMs);
+    }
+  };
+
+  const handleUntilDone = async (records: DynamoDBRecord[]) => {
+    for (;;) {
+      try {
+        await options.handle(records);
+        return;
+      } catch (error) {
+        options.onError?.(error);
+        if (stopping) throw error; // not acknowledged: read again from the stream after a restart
+        await pause(RETRY_MS);
+      }
+    }
+  };
+
+  const running = loop();
+  return {
+    pause: () =>
+      new Promise<void>((resolve) => {
+        let resume!: () => void;
+        const resumed = new Promise<void>((r) => (resume = r));
+        paused = { resolve, resumed, resume };
+        wake?.();
+      }),
+    resume: () => {
+      const p = paused;
+      paused = undefined;
+      p?.resume();
+    },
+    stop: async () => {
+      stopping = true;
+      wake?.();
+      paused?.resume();
+      // The batch in hand finishes (its writes have their own SDK timeouts); a poll waits no longer than this.
+      await Promise.race([running.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+      streams.destroy();
+    },
+  };
+}
+
+/** The table's stream; a table made before streams were enabled (an old DATA_DIR) gets one. */
+async function ensureStream(client: DynamoDBClient, tableName: string): Promise<string> {
+  const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (described.Table?.StreamSpecification?.StreamEnabled && described.Table.LatestStreamArn) return described.Table.LatestStreamArn;
+  await client.send(
+    new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamViewType } }),
+  );
+  const again = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (!again.Table?.LatestStreamArn) throw new Error(`The table ${tableName} has no stream`);
+  return again.Table.LatestStreamArn;
+}
+
+async function listShards(streams: DynamoDBStreamsClient, streamArn: string): Promise<Shard[]> {
+  const shards: Shard[] = [];
+  let start: string | undefined;
+  do {
+    const out = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }));
+    shards.push(...(out.StreamDescription?.Shards ?? []));
+    start = out.StreamDescription?.LastEvaluatedShardId;
+  } while (start);
+  return shards;
+}
+
+/** The SDK's record → the shape Lambda passes (creation time in epoch seconds). */
+function toLambdaRecord(record: StreamRecord): DynamoDBRecord {
+  const change = record.dynamodb;
+  const created = change?.ApproximateCreationDateTime;
+  return {
+    ...(record.eventID ? { eventID: record.eventID } : {}),
+    ...(record.eventName ? { eventName: record.eventName } : {}),
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      ...(change as unknown as NonNullable<DynamoDBRecord['dynamodb']>),
+      ...(created instanceof Date ? { ApproximateCreationDateTime: created.getTime() / 1000 } : {}),
+    },
+  } as DynamoDBRecord;
+}

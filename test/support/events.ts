@@ -1,0 +1,127 @@
+/**
+ * Helpers of the events and webhooks tests: reading the feed (over HTTP) or the event store (the
+ * table in DynamoDB Local), and a local webhook receiver.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { keys } from '../../shared/data/keys.ts';
+import type { Api } from './api.ts';
+
+/** The local stack's first webhook retry delay in the tests (global-setup.ts starts it so). */
+export const WEBHOOK_RETRY_BASE_MS = 200;
+
+/** Waits until `probe` returns a value (not undefined), polling; fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every event of the workspace, oldest first (the newest-first list, all pages, reversed). */
+export async function allEvents(api: Api, query = ''): Promise<any[]> {
+  const events: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api.get(`/events?limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`list events: ${page.status} ${JSON.stringify(page.body)}`);
+    events.push(...page.body.data);
+    cursor = page.body.has_more ? page.body.next_cursor : undefined;
+  } while (cursor);
+  return events.reverse();
+}
+
+/** Waits until the feed holds `count` events and returns them, oldest first. */
+export const eventsWhen = (api: Api, count: number, query = '') =>
+  waitFor(async () => {
+    const events = await allEvents(api, query);
+    return events.length >= count ? events : undefined;
+  }, `${count} events`);
+
+/** One sync-mode pass: follows `after=` and next_cursor to the end; returns the events read. */
+export async function syncFrom(api: Api, after: string, query = ''): Promise<any[]> {
+  const events: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api.get(`/events?after=${after}&limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`sync events: ${page.status} ${JSON.stringify(page.body)}`);
+    events.push(...page.body.data);
+    cursor = page.body.has_more ? page.body.next_cursor : undefined;
+  } while (cursor);
+  return events;
+}
+
+/**
+ * The events the consumer stored for a workspace, oldest first, each as the exact JSON it serves
+ * and posts (`body`), read from the table: for tests of the pipeline that do not go through the feed.
+ */
+export async function storedEvents(table: { endpoint: string; tableName: string }, workspaceId: string): Promise<{ event: any; body: string }[]> {
+  const client = new DynamoDBClient({
+    endpoint: table.endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+  });
+  try {
+    const db = DynamoDBDocumentClient.from(client);
+    // Event items only: the sequence counter shares the partition.
+    const { PK, SK: eventPrefix } = keys.event(workspaceId, '');
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await db.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :event)',
+          ExpressionAttributeValues: { ':pk': PK, ':event': eventPrefix },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items.map((item) => ({ event: JSON.parse(String(item.body)), body: String(item.body) }));
+  } finally {
+    client.destroy();
+  }
+}
+
+export interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** What the next requests get (status), in order; after the list, 200. */
+  respondWith: number[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+  const received: Received[] = [];
+  const receiver: Receiver = { url: '', received, respondWith: [], close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push({ at: Date.now(), headers: req.headers, body });
+      res.writeHead(receiver.respondWith.shift() ?? 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  receiver.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return receiver;
+}
