@@ -19,6 +19,8 @@ const SAMPLE_ID: Record<string, string> = {
   clients: 'cli_00000000000000000000000000',
   projects: 'prj_00000000000000000000000000',
   time_entries: 'te_00000000000000000000000000',
+  events: 'evt_00000000000000000000000000',
+  webhook_endpoints: 'we_00000000000000000000000000',
 };
 
 /** A concrete request for a route: the path with a well-formed id, and a plausible body. */
@@ -187,8 +189,8 @@ describe('scopes', () => {
     full = ws.api;
   });
 
-  it('refuses each of the 19 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
-    expect(ROUTES).toHaveLength(19);
+  it('refuses each of the 21 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
+    expect(ROUTES).toHaveLength(21);
     for (const route of ROUTES) {
       const others = SCOPES.filter((s) => s !== route.scope);
       const t = await token(wsId, others);
@@ -224,6 +226,10 @@ describe('scopes', () => {
       ['time_entries:read', 'DELETE', `/api/v1/time_entries/${SAMPLE_ID.time_entries}`],
       ['clients:read', 'GET', '/api/v1/projects'],
       ['projects:read', 'GET', '/api/v1/time_entries'],
+      // The feed shows every resource's changes: only events:read reads it, and it reads nothing else.
+      ['clients:read', 'GET', '/api/v1/events'],
+      ['webhook_endpoints:read', 'GET', `/api/v1/events/${SAMPLE_ID.events}`],
+      ['events:read', 'GET', '/api/v1/clients'],
     ];
     for (const [scope, method, path] of pairs) {
       const t = await token(wsId, [scope]);
