@@ -17,6 +17,8 @@ import { ROUTES } from '../../shared/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
 import { servedFrom } from '../../functions/openapi.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
+import { eventsWhen } from '../support/events.ts';
+import { EVENT_TYPES } from '../../shared/events/types.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const committed = readFileSync(join(repoRoot, 'docs/openapi.json'), 'utf8');
@@ -150,7 +152,55 @@ describe('real responses of the local stack match the document', () => {
 
     // Deletes that succeed.
     expectConforms('DELETE', `${T}/{id}`, await api.delete(`/time_entries/${entry.id}`));
-    expect(seen.size).toBeGreaterThanOrEqual(22);
+
+    // The events feed, once the stream poller has made the events of the changes above.
+    const E = '/api/v1/events';
+    const events = await eventsWhen(api, 10);
+    expectConforms('GET', E, await api.get('/events?limit=2'));
+    expectConforms('GET', E, await api.get(`/events?after=${events[0].id}&type=client.updated`));
+    expectConforms('GET', `${E}/{id}`, await api.get(`/events/${events[0].id}`));
+    expectConforms('GET', E, await api.get('/events?after=evt_0000000001AAAAAAAAAAAAAAAA'));
+    expectConforms('GET', `${E}/{id}`, await api.get('/events/evt_0000000001AAAAAAAAAAAAAAAA'));
+    expect(seen.size).toBeGreaterThanOrEqual(26);
+  });
+});
+
+describe('the webhooks section', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema(doc, 'openapi.json');
+
+  it('describes the delivery of each event type, signed, and real events of each type match their payload', async () => {
+    const webhooks = (doc as any).webhooks as Record<string, { post: any }>;
+    expect(Object.keys(webhooks)).toEqual([...EVENT_TYPES]);
+    for (const type of EVENT_TYPES) {
+      const { post } = webhooks[type]!;
+      expect(post.parameters.map((p: any) => [p.name, p.in, p.required])).toEqual([
+        ['Timebill-Event-Id', 'header', true],
+        ['Timebill-Signature', 'header', true],
+      ]);
+      expect(Object.keys(post.responses)).toEqual(['2XX']);
+    }
+    const { api } = await workspace('contract-webhooks');
+    const client = await createClient(api);
+    await api.patch(`/clients/${client.id}`, { status: 'ACTIVE' });
+    const project = await createProject(api, client.id);
+    await api.patch(`/projects/${project.id}`, { name: 'Renamed' });
+    const entry = await logTime(api, { project_id: project.id });
+    await api.delete(`/time_entries/${entry.id}`);
+    await api.delete(`/projects/${project.id}`);
+    await api.delete(`/clients/${client.id}`);
+    const events = await eventsWhen(api, 8);
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
+    for (const event of events) {
+      const schema = webhooks[event.type]!.post.requestBody.content['application/json'].schema;
+      const validate = ajv.compile({ $ref: `openapi.json#/webhooks/${event.type}/post/requestBody/content/application~1json/schema` });
+      expect(schema.allOf[1].properties.type.const).toBe(event.type);
+      expect(validate(event), `${event.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      // And each payload refuses another type's event (its type and its object are pinned).
+      const other = events.find((e) => e.type.split('.')[0] !== event.type.split('.')[0])!;
+      expect(validate(other), `${other.type} as ${event.type}`).toBe(false);
+    }
   });
 });
 
