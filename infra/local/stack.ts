@@ -227,6 +227,7 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
       endpoint,
       region: LOCAL_AWS_ENV.AWS_REGION,
       tableName: LOCAL_TABLE_NAME,
+      ...(options.dataDir ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
       handle: (records) => consumer.handler({ Records: records }),
       onError: (error) => console.error(`Stream consumer failed (the batch is retried): ${oneLine(error)}`),
     });
