@@ -3,12 +3,12 @@
  * in order, dead-lettering after the last, and nothing lost across a stop: attempts in flight
  * finish, and what waits for a retry is kept in the state file and run by the next start.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocalDeliveries } from '../../infra/local/deliveries.ts';
-import { nextDelayMs, retrySchedule } from '../../shared/events/retry.ts';
+import { retryBaseMsFromEnv, startLocalDeliveries } from '../../infra/local/deliveries.ts';
+import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, nextDelayMs, retrySchedule } from '../../shared/events/retry.ts';
 import type { Next } from '../../shared/events/attempt.ts';
 
 const message = { workspace_id: 'w', endpoint_id: 'we_1', event_id: 'evt_1' };
@@ -22,6 +22,19 @@ async function until(done: () => boolean, timeoutMs = 2000) {
     await settle(5);
   }
 }
+
+describe('WEBHOOK_RETRY_BASE_MS', () => {
+  it("is AWS's first delay when unset, and whole milliseconds up to the cap otherwise", () => {
+    expect(retryBaseMsFromEnv(undefined)).toBe(AWS_RETRY_BASE_MS);
+    expect(retryBaseMsFromEnv('')).toBe(AWS_RETRY_BASE_MS);
+    expect(retryBaseMsFromEnv('1')).toBe(1);
+    expect(retryBaseMsFromEnv('250')).toBe(250);
+    expect(retryBaseMsFromEnv(String(RETRY_CAP_MS))).toBe(RETRY_CAP_MS);
+    for (const bad of ['0', '-5', '1.5', '1e3', ' 200', 'abc', String(RETRY_CAP_MS + 1), '99999999999999999999']) {
+      expect(() => retryBaseMsFromEnv(bad), bad).toThrow(/^WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds from 1 to/);
+    }
+  });
+});
 
 describe('the local delivery scheduler', () => {
   it('retries a failing delivery after the delays the schedule gives, and dead-letters it after the last attempt', async () => {
@@ -96,6 +109,15 @@ describe('the local delivery scheduler', () => {
     expect(second.pending()).toBe(0);
     await second.stop();
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual([]);
+  });
+
+  it('refuses to start over a state file that is not its own, rather than drop what it holds', () => {
+    const attempt = async (): Promise<Next> => ({ kind: 'delivered' });
+    for (const content of ['{not json', '{"message":1}', JSON.stringify([{ message: { workspace_id: 'w' }, attempt: 2, dueAt: 0 }]), JSON.stringify([{ message, attempt: 0, dueAt: 0 }])]) {
+      const stateFile = stateFileIn();
+      writeFileSync(stateFile, content);
+      expect(() => startLocalDeliveries({ schedule: retrySchedule(5), stateFile, attempt }), content).toThrow(/move it away/);
+    }
   });
 
   it('runs an attempt that could not run (the table failed) again, as the same attempt', async () => {
