@@ -21,7 +21,7 @@ const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: 
 
 export default defineConfig({
   test: {
-    env: { POWERTOOLS_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),

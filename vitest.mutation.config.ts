@@ -8,7 +8,7 @@ import { MUTATION_TESTS } from './vitest.config.ts';
 
 export default defineConfig({
   test: {
-    env: { POWERTOOLS_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     include: [...MUTATION_TESTS],
   },
 });

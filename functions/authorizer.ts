@@ -10,7 +10,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { FetchError } from 'aws-jwt-verify/error';
-import { Logger } from '@aws-lambda-powertools/logger';
+import { logger } from '../shared/log.ts';
 import { authorizerConfig, invalidTokenUsageKey } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/registry.ts';
@@ -22,7 +22,6 @@ import { dependencyFailureOf } from '../shared/data/faults.ts';
 import { withRequestDeadline } from '../shared/data/budget.ts';
 import { DEFAULT_PLAN } from '../shared/limits.ts';
 
-const logger = new Logger({ serviceName: 'timebill-api' });
 const settings = authorizerConfig();
 const invalidTokenKey = invalidTokenUsageKey();
 

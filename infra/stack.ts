@@ -310,10 +310,8 @@ export class TimebillApiStack extends Stack {
     const domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: config.cognitoDomainPrefix } });
 
     // ---- Functions --------------------------------------------------------------------------
-    const commonEnvironment = {
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-    };
+    // Logging needs no variable: the runtime's JSON format and level (apiFunction) set AWS_LAMBDA_LOG_LEVEL.
+    const commonEnvironment: Record<string, string> = {};
 
     this.authorizerFunction = this.apiFunction('Authorizer', {
       entry: AUTHORIZER_ENTRY,

@@ -12,7 +12,7 @@
  */
 import { CodeDeployClient, GetDeploymentCommand, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { Logger } from '@aws-lambda-powertools/logger';
+import { logger } from '../../shared/log.ts';
 import { ROUTES } from '../../shared/routes.ts';
 
 /** The operation that stands for the authorizer in SMOKE_TARGETS. */
@@ -32,7 +32,6 @@ export interface HookEvent {
   readonly LifecycleEventHookExecutionId: string;
 }
 
-const logger = new Logger({ serviceName: 'timebill-api' });
 const codedeploy = new CodeDeployClient({});
 const lambda = new LambdaClient({});
 

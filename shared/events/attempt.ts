@@ -4,7 +4,6 @@
  * event, post, record the attempt (a log line and metrics), and say what happens next.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { SECRET_ATTRIBUTE, webhookEndpointItem } from '../domain/webhook-endpoints.ts';
 import { objectOf } from '../resources/define.ts';
 import { webhookEndpoint } from '../resources/registry.ts';
@@ -13,9 +12,9 @@ import { nextDelayMs, type RetrySchedule } from './retry.ts';
 import { urlPolicy } from './ssrf.ts';
 import { getEventItem, storedOf } from './store.ts';
 import type { DeliveryMessage } from './queue.ts';
+import { logger } from '../log.ts';
 
 export const METRICS_NAMESPACE = 'TimebillApi';
-export const logger = new Logger({ serviceName: 'timebill-webhooks' });
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'timebill-webhooks' });
 
 export type Next =

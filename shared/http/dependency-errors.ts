@@ -3,7 +3,7 @@
  * one structured log line without a stack (the stack of an SDK error names only SDK internals;
  * a bug keeps its stack, logged by the handler frame).
  */
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../log.ts';
 import { type ApiError, serviceUnavailable } from '../errors.ts';
 import { dependencyFailureOf } from '../data/faults.ts';
 

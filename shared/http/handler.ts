@@ -4,7 +4,6 @@
  * validate, call the domain, say what to return.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest } from '../errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
@@ -15,8 +14,7 @@ import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
-
-export const logger = new Logger({ serviceName: 'timebill-api' });
+import { logger } from '../log.ts';
 
 export interface Request<O extends Operation> {
   caller: CallerContext;

@@ -368,7 +368,7 @@ function bundleAnalysis(r: BenchResults): string {
   );
   const lines = [
     `What a function holds beyond its floor is in the last column (bytes of the minified output). Every function holds ` +
-      `Powertools' Logger (${kb(average(withFloor, '@aws-lambda-powertools/logger'))}), valibot (request validation, ${kb(average(withFloor, 'valibot'))} on average) ` +
+      `valibot (request validation, ${kb(average(withFloor, 'valibot'))} on average) ` +
       `and this repository's own code (routes, errors, schemas, domain, HTTP frame: ${kb(average(withFloor, '(project)'))} on average).`,
   ];
   if (idempotent.length > 0) {
@@ -382,9 +382,8 @@ function bundleAnalysis(r: BenchResults): string {
     lines.push(
       `Over the ${TARGETS.bundleRatio}x line: ${over.map((b) => b.name).join(', ')}${allIdempotent && idempotent.length === over.length ? ', exactly the functions with the idempotency layer' : ''}. ` +
         `Within it: ${within.length > 0 ? within.map((b) => `${b.name} ${fmtRatio(Math.max(b.ratioMinified!, b.ratioGzip!), 3)}`).join(', ') : 'none'}. ` +
-        `The floor holds no idempotency layer (the SDK client alone could write the record with a conditional put); keeping Powertools' ` +
-        `utility, the way under the line for those functions is to drop the rest: Powertools' Logger for plain JSON lines (the functions already ` +
-        `log in Lambda's JSON format) would take ${kb(average(withFloor, '@aws-lambda-powertools/logger'))} off every function.`,
+        `The floor holds no idempotency layer (the SDK client alone could write the record with a conditional put); logs already ` +
+        `go through Lambda's own JSON format with no library (decision 0011), so what remains over the line is that utility.`,
     );
   } else {
     lines.push(`Every function is within ${TARGETS.bundleRatio}x of its floor.`);

@@ -46,7 +46,7 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     CURSOR_SIGNING_KEY: 'dependency-faults-test-cursor-signing-key',
-    POWERTOOLS_LOG_LEVEL: 'WARN',
+    AWS_LAMBDA_LOG_LEVEL: 'WARN',
     // The authorizer of the in-process gateway below verifies the shared test stack's tokens.
     LOCAL_JWT_ISSUER: LOCAL_ISSUER,
     LOCAL_JWKS_URI: `${inject('baseUrl')}${JWKS_PATH}`,

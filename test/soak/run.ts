@@ -57,7 +57,7 @@ const stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts']
   env: {
     ...process.env,
     PORT: String(port),
-    POWERTOOLS_LOG_LEVEL: 'WARN',
+    AWS_LAMBDA_LOG_LEVEL: 'WARN',
     // The soak is about the stage's limit: each API client's own bucket (its usage plan, far
     // below the stage's) is raised to the stage's, or most requests would be its 429s.
     CLIENT_RATE_LIMIT: String(STAGE_THROTTLING.rateLimit),

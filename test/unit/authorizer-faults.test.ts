@@ -31,7 +31,7 @@ Object.assign(process.env, {
   AWS_SECRET_ACCESS_KEY: 'unit',
   LOCAL_JWT_ISSUER: LOCAL_ISSUER,
   LOCAL_JWKS_URI: `http://127.0.0.1:${jwksPort}/.well-known/jwks.json`,
-  POWERTOOLS_LOG_LEVEL: 'INFO',
+  AWS_LAMBDA_LOG_LEVEL: 'INFO',
   INVALID_TOKEN_API_KEY: 'unit-invalid-token-traffic',
 });
 const { handler } = await import('../../functions/authorizer.ts');
