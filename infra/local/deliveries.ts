@@ -10,8 +10,21 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Next } from '../../shared/events/attempt.ts';
-import type { DeliveryMessage, DeliveryQueue } from '../../shared/events/queue.ts';
-import type { RetrySchedule } from '../../shared/events/retry.ts';
+import { parseDeliveryMessage, type DeliveryMessage, type DeliveryQueue } from '../../shared/events/queue.ts';
+import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, type RetrySchedule } from '../../shared/events/retry.ts';
+
+/**
+ * The first retry delay from WEBHOOK_RETRY_BASE_MS (whole ms, at most the 12 h cap); AWS's 60 s
+ * when unset. Throws the message to print on anything else.
+ */
+export function retryBaseMsFromEnv(value: string | undefined): number {
+  if (value === undefined || value === '') return AWS_RETRY_BASE_MS;
+  const ms = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > RETRY_CAP_MS) {
+    throw new Error(`WEBHOOK_RETRY_BASE_MS must be a whole number of milliseconds from 1 to ${RETRY_CAP_MS}, not '${value}'`);
+  }
+  return ms;
+}
 
 export interface LocalDeliveriesOptions {
   schedule: RetrySchedule;
@@ -67,10 +80,7 @@ export function startLocalDeliveries(options: LocalDeliveriesOptions): LocalDeli
     else if (next.kind === 'dead_letter') deadLetters.push(entry);
   };
 
-  if (options.stateFile && existsSync(options.stateFile)) {
-    const saved = JSON.parse(readFileSync(options.stateFile, 'utf8')) as Waiting[];
-    for (const entry of saved) schedule(entry);
-  }
+  if (options.stateFile && existsSync(options.stateFile)) for (const entry of readState(options.stateFile)) schedule(entry);
 
   return {
     deadLetters,
@@ -89,4 +99,25 @@ export function startLocalDeliveries(options: LocalDeliveriesOptions): LocalDeli
       }
     },
   };
+}
+
+/** The deliveries a stop left waiting; a file that is not ours stops the start rather than drop them silently. */
+function readState(file: string): Waiting[] {
+  let saved: unknown;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file} is not readable JSON (${error instanceof Error ? error.message : String(error)}); move it away to start without the deliveries it holds`);
+  }
+  const entries = Array.isArray(saved) ? saved : [];
+  const valid = entries.flatMap((entry: Partial<Waiting>) => {
+    const message = entry && typeof entry === 'object' ? parseDeliveryMessage(JSON.stringify(entry.message)) : undefined;
+    return message && Number.isSafeInteger(entry.attempt) && entry.attempt! >= 1 && Number.isFinite(entry.dueAt)
+      ? [{ message, attempt: entry.attempt!, dueAt: entry.dueAt! }]
+      : [];
+  });
+  if (!Array.isArray(saved) || valid.length !== entries.length) {
+    throw new Error(`${file} holds entries that are not waiting deliveries; move it away to start without them`);
+  }
+  return valid;
 }

@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../names.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { clientLimitsFromEnv, type BucketLimits } from './client-limits.ts';
+import { retryBaseMsFromEnv } from './deliveries.ts';
 import { onOrphaned } from './lifeline.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -28,6 +29,14 @@ const STOP_DEADLINE_MS = 4000;
 let clientOverride: Partial<BucketLimits>;
 try {
   clientOverride = clientLimitsFromEnv(process.env);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+
+let webhookRetryBaseMs: number;
+try {
+  webhookRetryBaseMs = retryBaseMsFromEnv(process.env.WEBHOOK_RETRY_BASE_MS);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(2);
@@ -60,6 +69,7 @@ stack = await startLocalStack({
   stateDir: resolve(repoRoot, '.local'),
   throttling,
   clientLimits: { override: clientOverride },
+  webhookRetryBaseMs,
   ...(dataDir ? { dataDir } : {}),
   onDynamoDbDeath: (message) => {
     console.error(message);

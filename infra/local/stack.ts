@@ -50,7 +50,7 @@ export interface LocalStackOptions {
   onDynamoDbDeath?: (message: string) => void;
   /** Per-API-client limits (usage plans); the plans of shared/limits.ts by default. */
   clientLimits?: ClientLimitOptions;
-  /** First webhook retry delay (ms); each later one doubles. Default: WEBHOOK_RETRY_BASE_MS, else AWS's 60 s. */
+  /** First webhook retry delay (ms); each later one doubles. Default: AWS's 60 s (main.ts reads WEBHOOK_RETRY_BASE_MS). */
   webhookRetryBaseMs?: number;
 }
 
@@ -203,9 +203,7 @@ type LocalEvents = Awaited<ReturnType<typeof startEvents>>;
  * standing in for SQS). Loaded after the environment is set, as Lambda would load them.
  */
 async function startEvents(options: LocalStackOptions, client: DynamoDBClient, endpoint: string) {
-  const configured = process.env.WEBHOOK_RETRY_BASE_MS;
-  const baseMs = options.webhookRetryBaseMs ?? (configured === undefined || configured === '' ? AWS_RETRY_BASE_MS : Number(configured));
-  if (!Number.isInteger(baseMs) || baseMs < 1) throw new Error(`WEBHOOK_RETRY_BASE_MS must be a positive whole number of ms, not '${configured}'`);
+  const baseMs = options.webhookRetryBaseMs ?? AWS_RETRY_BASE_MS;
   const background = BACKGROUND_FUNCTIONS as readonly BackgroundFunction[];
   const consumerEntry = background.find((f) => f.trigger === 'table-stream')?.entry;
   if (!consumerEntry) throw new Error('No stream consumer in BACKGROUND_FUNCTIONS');
@@ -227,6 +225,7 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
       endpoint,
       region: LOCAL_AWS_ENV.AWS_REGION,
       tableName: LOCAL_TABLE_NAME,
+      ...(options.dataDir ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
       handle: (records) => consumer.handler({ Records: records }),
       onError: (error) => console.error(`Stream consumer failed (the batch is retried): ${oneLine(error)}`),
     });

@@ -5,9 +5,13 @@
  * (records are never skipped); the next batch is read only after the handler returned. stop()
  * lets the batch in hand finish, so what the consumer acknowledged is written.
  *
- * It starts at the stream's oldest record (TRIM_HORIZON): over a DATA_DIR that replays records
- * already consumed before a restart, which the consumer's idempotency makes harmless.
+ * Like the event source mapping, it keeps its place: given a checkpoint file (in DATA_DIR), it
+ * writes each shard's last handled sequence number there after each batch, and a restart reads
+ * on after it (AFTER_SEQUENCE_NUMBER). Without one, or when the checkpoint no longer names a
+ * readable place, it starts at the stream's oldest record (TRIM_HORIZON); replayed records make
+ * no second event (the consumer is idempotent) but their deliveries are queued again.
  */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, UpdateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -30,6 +34,15 @@ export interface StreamPollerOptions {
   /** Pause between polls that found nothing. */
   idleMs?: number;
   onError?: (error: unknown) => void;
+  /** Where the poller keeps its place across restarts (DATA_DIR only). */
+  checkpointFile?: string;
+}
+
+/** The poller's place in one stream: each shard's last handled record, and the shards read to their end. */
+interface Checkpoint {
+  streamArn: string;
+  positions: Record<string, string>;
+  finished: string[];
 }
 
 export interface StreamPoller {
@@ -67,8 +80,33 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       };
     });
 
-  const finished = new Set<string>();
+  const saved = readCheckpoint(options.checkpointFile, streamArn);
+  const finished = new Set<string>(saved.finished);
+  const positions = new Map<string, string>(Object.entries(saved.positions));
   const iterators = new Map<string, string>();
+  const checkpoint = () => {
+    if (!options.checkpointFile) return;
+    const state: Checkpoint = { streamArn, positions: Object.fromEntries(positions), finished: [...finished] };
+    const temporary = `${options.checkpointFile}.tmp`;
+    writeFileSync(temporary, JSON.stringify(state));
+    renameSync(temporary, options.checkpointFile);
+  };
+  /** An iterator after the shard's last handled record, else at its oldest. */
+  const iteratorOf = async (shardId: string): Promise<string | undefined> => {
+    const after = positions.get(shardId);
+    if (after !== undefined) {
+      try {
+        const out = await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
+        );
+        return out.ShardIterator;
+      } catch (error) {
+        options.onError?.(error); // trimmed or unknown: from the oldest record kept, which the consumer's idempotency makes safe
+      }
+    }
+    const out = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }));
+    return out.ShardIterator;
+  };
 
   // Shards change rarely (DynamoDB Local keeps one open): list them again each second, or when one closes.
   let shards: Shard[] = [];
@@ -93,12 +131,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           // A child shard's records come after its parent's: wait until the parent is drained.
           if (shard.ParentShardId && !finished.has(shard.ParentShardId) && iterators.has(shard.ParentShardId)) continue;
           let iterator = iterators.get(id);
-          if (iterator === undefined) {
-            const out = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }));
-            iterator = out.ShardIterator;
-          }
+          if (iterator === undefined) iterator = await iteratorOf(id);
           if (!iterator) {
             finished.add(id);
+            checkpoint();
             continue;
           }
           const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_SIZE }));
@@ -106,13 +142,17 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           if (records.length > 0) {
             busy = true;
             await handleUntilDone(records);
+            const last = records.at(-1)?.dynamodb?.SequenceNumber;
+            if (last !== undefined) positions.set(id, last);
           }
           if (out.NextShardIterator) iterators.set(id, out.NextShardIterator);
           else {
             iterators.delete(id);
             finished.add(id);
+            positions.delete(id);
             listedAt = 0;
           }
+          if (records.length > 0 || !out.NextShardIterator) checkpoint();
         }
       } catch (error) {
         options.onError?.(error);
@@ -158,6 +198,19 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       streams.destroy();
     },
   };
+}
+
+/** The saved place in this stream; none when the file is absent, unreadable or of another stream (a new table). */
+function readCheckpoint(file: string | undefined, streamArn: string): Pick<Checkpoint, 'positions' | 'finished'> {
+  const none = { positions: {}, finished: [] };
+  if (!file || !existsSync(file)) return none;
+  try {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<Checkpoint>;
+    if (saved.streamArn !== streamArn || typeof saved.positions !== 'object' || !Array.isArray(saved.finished)) return none;
+    return { positions: saved.positions ?? {}, finished: saved.finished };
+  } catch {
+    return none;
+  }
 }
 
 /** The table's stream; a table made before streams were enabled (an old DATA_DIR) gets one. */

@@ -1,14 +1,46 @@
 /**
  * Webhook endpoints and deliveries (events.md) on the local stack: CRUD with the secret shown
- * once, validation and SSRF refusals, isolation, signed deliveries a receiver can verify,
- * retries on the schedule after a failing receiver, disabled endpoints and type filters.
- *
- * Ported onto the resource registry: the endpoints' CRUD, validation, SSRF refusals, isolation
- * and quota. Deliveries (issue-12's `deliveries` suite) join once the stream consumer and the
- * delivery worker are ported as BACKGROUND_FUNCTIONS.
+ * once, validation and SSRF refusals, isolation, signed deliveries a receiver can verify (every
+ * event type), retries on the schedule after a failing receiver, disabled endpoints and type
+ * filters, SSRF refusals at delivery time, and workspaces' deliveries kept apart.
  */
-import { describe, expect, it } from 'vitest';
-import { apiFor, expectError, token, workspace } from '../support/api.ts';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
+import { webhookEndpoint } from '../../shared/resources/registry.ts';
+import { apiFor, createClient, createProject, expectError, logTime, token, workspace } from '../support/api.ts';
+import { WEBHOOK_RETRY_BASE_MS, startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+async function receiver(host?: string) {
+  const r = await startReceiver('/hooks', host);
+  receivers.push(r);
+  return r;
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const table = () => ({ endpoint: inject('dynamoEndpoint'), tableName: inject('tableName') });
+const raw = new DynamoDBClient({
+  endpoint: inject('dynamoEndpoint'),
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+});
+afterAll(() => raw.destroy());
+
+/** What the README shows a receiver doing: recompute the HMAC of `<t>.<raw body>`, compare in constant time, refuse old timestamps. */
+function verify(secret: string, header: string, rawBody: string): boolean {
+  const { t, v1 } = Object.fromEntries(header.split(',').map((kv) => kv.split('=') as [string, string]));
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
+  return v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) < 300;
+}
 
 describe('webhook endpoints', () => {
   it('create shows the secret once; retrieve, list and update never do', async () => {
@@ -93,5 +125,190 @@ describe('webhook endpoints', () => {
     const { api } = await workspace('we-cap');
     for (let i = 0; i < 16; i++) expect((await api.post('/webhook_endpoints', { url: `http://127.0.0.1:9/${i}`, enabled_events: ['*'] })).status).toBe(201);
     expectError(await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/17', enabled_events: ['*'] }), 409, 'conflict');
+  });
+});
+
+describe('deliveries', () => {
+  it('post the stored event with the content type, the event id and a signature the receiver verifies', async () => {
+    const { api, id: ws } = await workspace('dl');
+    const hook = await receiver();
+    const endpoint = await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['*'] });
+    const client = await createClient(api);
+    const [delivery] = await waitFor(async () => (hook.received.length > 0 ? hook.received : undefined), 'a delivery');
+    const [stored] = await storedEvents(table(), ws);
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(delivery!.headers['timebill-event-id']).toBe(stored!.event.id);
+    const signature = String(delivery!.headers['timebill-signature']);
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verify(endpoint.body.secret, signature, delivery!.body)).toBe(true);
+    expect(verify('whsec_wrong', signature, delivery!.body)).toBe(false);
+    expect(verify(endpoint.body.secret, signature, delivery!.body.replace(client.id, 'cli_other'))).toBe(false);
+    // The body is the event's JSON exactly as stored (and served by the feed).
+    expect(delivery!.body).toBe(stored!.body);
+    expect(JSON.parse(delivery!.body)).toMatchObject({ object: 'event', type: 'client.created', workspace_id: ws, data: { object: client } });
+  });
+
+  it("deliver every event type, each resource's events in the order of its changes", async () => {
+    const { api } = await workspace('dl-all');
+    const hook = await receiver();
+    const endpoint = await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['*'] });
+    const client = await createClient(api);
+    await api.patch(`/clients/${client.id}`, { status: 'ACTIVE' });
+    const project = await createProject(api, client.id);
+    await api.patch(`/projects/${project.id}`, { name: 'Renamed' });
+    const entry = await logTime(api, { project_id: project.id });
+    expect((await api.delete(`/time_entries/${entry.id}`)).status).toBe(200);
+    expect((await api.delete(`/projects/${project.id}`)).status).toBe(200);
+    expect((await api.delete(`/clients/${client.id}`)).status).toBe(200);
+    const expected = [
+      [client.id, 'client.created'],
+      [client.id, 'client.updated'],
+      [project.id, 'project.created'],
+      [project.id, 'project.updated'],
+      [entry.id, 'time_entry.created'],
+      [entry.id, 'time_entry.deleted'],
+      [project.id, 'project.deleted'],
+      [client.id, 'client.deleted'],
+    ];
+    await waitFor(async () => (hook.received.length >= expected.length ? true : undefined), `${expected.length} deliveries`);
+    const received = hook.received.map((r) => ({ ...r, event: JSON.parse(r.body) }));
+    for (const r of received) expect(verify(endpoint.body.secret, String(r.headers['timebill-signature']), r.body)).toBe(true);
+    // Deliveries may arrive in any order between resources; per resource they follow its changes here (no retries).
+    const byResource = (id: string) => received.filter((r) => r.event.data.object.id === id).map((r) => r.event.type);
+    for (const id of [client.id, project.id, entry.id]) expect(byResource(id)).toEqual(expected.filter(([of]) => of === id).map(([, type]) => type));
+    expect(new Set(received.map((r) => r.event.id)).size).toBe(expected.length);
+    expect(received.find((r) => r.event.type === 'client.updated')!.event.data.previous_attributes).toMatchObject({ status: client.status });
+    expect(received.find((r) => r.event.type === 'project.deleted')!.event.data.object).toMatchObject({ id: project.id, name: 'Renamed' });
+  });
+
+  it('are retried with growing delays after a failing receiver, with the same event id, until acknowledged', async () => {
+    const { api } = await workspace('dl-retry');
+    const hook = await receiver();
+    hook.respondWith.push(500, 503, 404);
+    await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['client.created'] });
+    await createClient(api);
+    await waitFor(async () => (hook.received.length >= 4 ? true : undefined), 'four attempts', 20_000);
+    await sleep(8 * WEBHOOK_RETRY_BASE_MS);
+    expect(hook.received.length).toBe(4); // acknowledged by the fourth: no more
+    expect(new Set(hook.received.map((r) => r.headers['timebill-event-id'])).size).toBe(1);
+    expect(new Set(hook.received.map((r) => r.body)).size).toBe(1);
+    // WEBHOOK_RETRY_BASE_MS, then doubling, each with up to 25 % jitter.
+    const gaps = hook.received.slice(1).map((r, i) => r.at - hook.received[i]!.at);
+    gaps.forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual(WEBHOOK_RETRY_BASE_MS * 2 ** i - 20);
+      expect(gap).toBeLessThan(WEBHOOK_RETRY_BASE_MS * 2 ** i * 1.25 + 1000);
+    });
+  });
+
+  it('treat a redirect as a failed attempt: not followed, retried', async () => {
+    const { api } = await workspace('dl-redirect');
+    const hook = await receiver();
+    hook.respondWith.push(302);
+    await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['client.created'] });
+    await createClient(api);
+    await waitFor(async () => (hook.received.length >= 2 ? true : undefined), 'the retry after the redirect');
+    expect(hook.received[1]!.headers['timebill-event-id']).toBe(hook.received[0]!.headers['timebill-event-id']);
+  });
+
+  it('acknowledge on the status alone: a long response body is not read, and not retried', async () => {
+    const { api } = await workspace('dl-body');
+    const seen: number[] = [];
+    // 200, then a body that never ends: the attempt must not wait for it.
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push(Date.now());
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        const chunk = 'x'.repeat(64 * 1024);
+        const timer = setInterval(() => res.write(chunk), 5);
+        res.on('close', () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await api.post('/webhook_endpoints', { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, enabled_events: ['client.created'] });
+      await createClient(api);
+      await waitFor(async () => (seen.length > 0 ? true : undefined), 'the delivery');
+      await sleep(6 * WEBHOOK_RETRY_BASE_MS);
+      expect(seen).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('skip disabled endpoints, types an endpoint did not enable, and changes made before the endpoint existed', async () => {
+    const { api, id: ws } = await workspace('dl-skip');
+    const before = await createClient(api, { company_name: 'before' });
+    await waitFor(async () => ((await storedEvents(table(), ws)).length >= 1 ? true : undefined), 'the first event');
+    const all = await receiver();
+    const projectsOnly = await receiver();
+    const disabled = await receiver();
+    await api.post('/webhook_endpoints', { url: all.url, enabled_events: ['*'] });
+    await api.post('/webhook_endpoints', { url: projectsOnly.url, enabled_events: ['project.created'] });
+    const off = await api.post('/webhook_endpoints', { url: disabled.url, enabled_events: ['*'] });
+    expect((await api.patch(`/webhook_endpoints/${off.body.id}`, { status: 'disabled' })).status).toBe(200);
+    await api.patch(`/clients/${before.id}`, { status: 'ACTIVE' });
+    await waitFor(async () => (all.received.length >= 1 ? true : undefined), 'the delivery to the enabled endpoint');
+    await sleep(5 * WEBHOOK_RETRY_BASE_MS);
+    expect(all.received.map((r) => JSON.parse(r.body).type)).toEqual(['client.updated']);
+    expect(projectsOnly.received).toEqual([]);
+    expect(disabled.received).toEqual([]);
+  });
+
+  it('stop for an endpoint disabled while its delivery waits for a retry', async () => {
+    const { api } = await workspace('dl-disable');
+    const hook = await receiver();
+    hook.respondWith.push(500, 500, 500, 500);
+    const endpoint = await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['*'] });
+    await createClient(api);
+    await waitFor(async () => (hook.received.length >= 1 ? true : undefined), 'the first attempt');
+    expect((await api.patch(`/webhook_endpoints/${endpoint.body.id}`, { status: 'disabled' })).status).toBe(200);
+    const attempts = hook.received.length;
+    await sleep(8 * WEBHOOK_RETRY_BASE_MS);
+    expect(hook.received.length).toBeLessThanOrEqual(attempts + 1); // at most a retry already under way
+    expect(hook.received.length).toBeLessThan(4);
+  });
+
+  it('refuse at delivery time an address that the URL check refuses, though the endpoint holds it', async () => {
+    const { api, id: ws } = await workspace('dl-ssrf');
+    // 127.0.0.2 is loopback too, but the local stack allows only 127.0.0.1 and localhost.
+    const internal = await receiver('127.0.0.2');
+    const allowed = await receiver();
+    expect((await api.post('/webhook_endpoints', { url: internal.url, enabled_events: ['*'] })).status).toBe(400);
+    // An endpoint whose URL went bad after its check (as a DNS change would make it): written beside the API.
+    const endpoint = await api.post('/webhook_endpoints', { url: allowed.url.replace('/hooks', '/placeholder'), enabled_events: ['*'] });
+    await DynamoDBDocumentClient.from(raw).send(
+      new UpdateCommand({
+        TableName: inject('tableName'),
+        Key: keys.item(ws, webhookEndpoint.type, endpoint.body.id),
+        UpdateExpression: 'SET #data.#url = :url',
+        ExpressionAttributeNames: { '#data': DATA_ATTRIBUTE, '#url': 'url' },
+        ExpressionAttributeValues: { ':url': internal.url },
+      }),
+    );
+    await api.post('/webhook_endpoints', { url: allowed.url, enabled_events: ['*'] });
+    await createClient(api);
+    await waitFor(async () => (allowed.received.length >= 1 ? true : undefined), 'the delivery to the allowed endpoint');
+    await sleep(4 * WEBHOOK_RETRY_BASE_MS); // the refused one's retries came and went too
+    expect(internal.received).toEqual([]);
+    expect(allowed.received).toHaveLength(1);
+  });
+
+  it("go to each workspace's own endpoints only", async () => {
+    const a = await workspace('dl-iso-a');
+    const b = await workspace('dl-iso-b');
+    const hookA = await receiver();
+    const hookB = await receiver();
+    await a.api.post('/webhook_endpoints', { url: hookA.url, enabled_events: ['*'] });
+    await b.api.post('/webhook_endpoints', { url: hookB.url, enabled_events: ['*'] });
+    await createClient(a.api, { company_name: 'A' });
+    await createClient(b.api, { company_name: 'B1' });
+    await createClient(b.api, { company_name: 'B2' });
+    await waitFor(async () => (hookA.received.length >= 1 && hookB.received.length >= 2 ? true : undefined), 'the deliveries of both workspaces');
+    await sleep(3 * WEBHOOK_RETRY_BASE_MS);
+    expect(hookA.received.map((r) => [JSON.parse(r.body).workspace_id, JSON.parse(r.body).data.object.company_name])).toEqual([[a.id, 'A']]);
+    expect(hookB.received.map((r) => JSON.parse(r.body).workspace_id)).toEqual([b.id, b.id]);
+    expect(hookB.received.map((r) => JSON.parse(r.body).data.object.company_name).sort()).toEqual(['B1', 'B2']);
   });
 });

@@ -106,7 +106,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+/** A webhook receiver on `host` (a loopback address), answering each request once its body is read. */
+export async function startReceiver(path = '/hooks', host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
   const receiver: Receiver = { url: '', received, respondWith: [], close: async () => undefined };
   const server: Server = createServer((req, res) => {
@@ -117,8 +118,8 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       res.writeHead(receiver.respondWith.shift() ?? 200).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  receiver.url = `http://${host}:${(server.address() as AddressInfo).port}${path}`;
   receiver.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

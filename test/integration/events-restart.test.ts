@@ -1,0 +1,81 @@
+/**
+ * Stopping the local stack stops its stream poller and delivery scheduler and loses nothing
+ * already acknowledged: over a DATA_DIR, every change answered before the stop has exactly one
+ * event after the restart, a delivery waiting for its retry is made by the next stack, and
+ * nothing already delivered is delivered again.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAME } from '../../infra/local/stack.ts';
+import { cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, waitUntilClosed, type Running } from '../support/npm-start.ts';
+import { startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
+
+afterAll(cleanUpStarted);
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+const SCOPES = 'clients:read,clients:write,webhook_endpoints:read,webhook_endpoints:write';
+const WORKSPACE = 'restart';
+
+async function call(s: Running, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`http://127.0.0.1:${s.port}/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, requestId: response.headers.get('x-request-id'), body: (await response.json()) as any };
+}
+
+const eventsOf = (s: Running) => storedEvents({ endpoint: `http://127.0.0.1:${s.dynamoPort}`, tableName: LOCAL_TABLE_NAME }, WORKSPACE);
+
+async function stop(s: Running) {
+  s.child.kill('SIGTERM');
+  expect(await waitUntilClosed(s.dynamoPort)).toBe(true);
+}
+
+describe('the local stack stopped and started again over DATA_DIR', { timeout: 120_000 }, () => {
+  it("keeps every acknowledged change's event (once), delivers what was waiting for a retry, and delivers nothing twice", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'timebill-events-'));
+    dirs.push(dataDir);
+    const retried = await startReceiver();
+    const delivered = await startReceiver();
+    receivers.push(retried, delivered);
+    retried.respondWith.push(500); // the first attempt fails: the delivery waits for its retry
+    const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_BASE_MS: '3000' };
+
+    const first = await npmStart(env);
+    const token = lastLine((await npmRunToken(first.port, WORKSPACE, SCOPES)).stdout);
+    expect((await call(first, token, 'POST', '/webhook_endpoints', { url: retried.url, enabled_events: ['client.created'] })).status).toBe(201);
+    expect((await call(first, token, 'POST', '/webhook_endpoints', { url: delivered.url, enabled_events: ['client.created'] })).status).toBe(201);
+    const created = await call(first, token, 'POST', '/clients', { company_name: 'Before the stop', company_email: 'a@a.test' });
+    expect(created.status).toBe(201);
+    await waitFor(async () => (retried.received.length >= 1 && delivered.received.length >= 1 ? true : undefined), 'the first attempts');
+    // A change answered just before the stop: its event may or may not be made before the stop.
+    const late = await call(first, token, 'PATCH', `/clients/${created.body.id}`, { status: 'ACTIVE' });
+    expect(late.status).toBe(200);
+    await stop(first);
+    expect(retried.received).toHaveLength(1);
+    expect(delivered.received).toHaveLength(1);
+
+    const again = await npmStart(env);
+    // The waiting delivery is made by the new stack, with the same event.
+    await waitFor(async () => (retried.received.length >= 2 ? true : undefined), 'the retried delivery', 20_000);
+    expect(retried.received[1]!.headers['timebill-event-id']).toBe(retried.received[0]!.headers['timebill-event-id']);
+    // Every acknowledged change has exactly one event.
+    const events = await waitFor(async () => {
+      const stored = await eventsOf(again);
+      return stored.some((e) => e.event.request_id === late.requestId) ? stored : undefined;
+    }, 'the event of the late change');
+    expect(events.map((e) => e.event.request_id).sort()).toEqual([created.requestId, late.requestId].sort());
+    expect(events.map((e) => e.event.type)).toEqual(['client.created', 'client.updated']);
+    // The stream is not consumed again from its start: what was delivered is not delivered again.
+    await sleep(2000);
+    expect(delivered.received).toHaveLength(1);
+    expect(retried.received).toHaveLength(2);
+    await stop(again);
+  });
+});
