@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys, listSource, startKeyFor } from '../../shared/data/keys.ts';
+import { eventListSource, keys, listSource, startKeyFor } from '../../shared/data/keys.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { isWellFormedId, newId } from '../../shared/ids.ts';
 import { RESOURCE_LIST, client, project, timeEntry } from '../../shared/resources/registry.ts';
@@ -116,6 +116,17 @@ describe('key schema', () => {
     const byStatus = listSource(project, 'a', { status: 'ACTIVE' });
     expect(startKeyFor(byStatus, 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK, GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK });
     expect(startKeyFor(listSource(project, 'a', {}), 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK });
+  });
+
+  it("reads the events feed from the workspace's event partition, resuming at the event's own key", () => {
+    const event = keys.event('a', 'evt_1');
+    const source = eventListSource('a');
+    expect(source).toEqual({ index: undefined, partitionKey: 'WS#a#EVENT', type: 'EVENT', sortKeyPrefix: '', remaining: {} });
+    expect(event.SK.startsWith(keys.typePrefix(source.type))).toBe(true);
+    expect(startKeyFor(source, 'a', event.SK)).toEqual(event);
+    // The sequence counter shares the partition but is not an event.
+    expect(keys.eventSequence('a').PK).toBe(source.partitionKey);
+    expect(keys.eventSequence('a').SK.startsWith(keys.typePrefix(source.type))).toBe(false);
   });
 
   it('names only attributes that the table defines', () => {
