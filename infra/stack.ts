@@ -26,7 +26,6 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, signsCursors, type BackgroundFunction, type Route } from '../shared/routes.ts';
 import { TABLE } from '../shared/data/table.ts';
-import { FUNCTION_TIMEOUT_SECONDS } from '../shared/data/budget.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
 import {
@@ -624,7 +623,8 @@ export class TimebillApiStack extends Stack {
         description: `${declaration.operation}: ${declaration.description}`,
         environment,
         access: declaration.table,
-        // No reservation: the event source bounds its concurrency (one per shard, QUEUE_CONSUMER_MAX_CONCURRENCY).
+        // No `kind`, so no reservation: the event source bounds its concurrency (one per shard,
+        // QUEUE_CONSUMER_MAX_CONCURRENCY), in the account's unreserved part.
         ...(declaration.timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(declaration.timeoutSeconds) }),
       });
       if (declaration.trigger === 'table-stream') {
@@ -633,7 +633,8 @@ export class TimebillApiStack extends Stack {
           new eventSources.DynamoEventSource(this.table, {
             startingPosition: lambda.StartingPosition.TRIM_HORIZON,
             batchSize: declaration.batchSize ?? 100,
-            // One invocation per shard at a time: a workspace's changes are consumed in order.
+            // One invocation per shard at a time: a workspace's items share a partition key, hence
+            // a shard, so its changes are consumed in order and its appends do not race.
             parallelizationFactor: 1,
             // The consumer fails a whole batch (it throws); bisection isolates the record it fails on.
             bisectBatchOnError: true,
