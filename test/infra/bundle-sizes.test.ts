@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { BUNDLE_TARGETS, MAX_BUNDLE_BYTES, measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
 
 let sizes: BundleSize[];
 
