@@ -2,12 +2,16 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
-import { dataOf, defineResource, objectOf } from '../../shared/resources/define.ts';
-import { RESOURCES, RESOURCE_LIST, client, counterOf, objectSchema, project, referrersOf, resourceOf, timeEntry } from '../../shared/resources/registry.ts';
+import { dataOf, declareResource, objectOf } from '../../shared/resources/declare.ts';
+import { defineFields } from '../../shared/resources/define.ts';
+import { RESOURCES, RESOURCE_LIST, counterOf, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
+import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
 import { SCOPES, ROUTES } from '../../shared/routes.ts';
 import { DeleteResult, responseSchemas, schemaName } from '../../shared/schemas/objects.ts';
 import { text } from '../../shared/schemas/fields.ts';
 
+// The resources with their schemas (each is its declaration plus what derives from its fields).
+const { client, project, time_entry: timeEntry } = SCHEMAS;
 const ok = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input);
 const CLIENT_ID = 'cli_01M80V5QD5HHXT44J8T6S4HD6W';
 const PROJECT_ID = 'prj_01M80V5Z1BGJ4D4KG6XRMJFSS6';
@@ -33,7 +37,7 @@ describe('names', () => {
   });
 
   it('looks resources up by kind, and refuses an unknown one', () => {
-    expect(resourceOf('project')).toBe(project);
+    expect(resourceOf('project')).toBe(RESOURCES.project);
     expect(() => resourceOf('invoice')).toThrow('Unknown resource invoice');
   });
 });
@@ -69,7 +73,7 @@ describe('declarations', () => {
   });
 
   it('name each field in its own messages', () => {
-    for (const resource of RESOURCE_LIST) {
+    for (const resource of SCHEMA_LIST) {
       for (const field of resource.fieldNames) {
         if (resource.immutable?.[field] || resource.readOnly?.[field]) continue;
         const out = v.safeParse(resource.update, { [field]: { not: 'a value' } });
@@ -261,9 +265,10 @@ describe('item mapping', () => {
   });
 });
 
-describe('defineResource', () => {
-  it('derives a resource from a minimal declaration', () => {
-    const note = defineResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: v.strictObject({ body: text('body', 10) }) });
+describe('declareResource and defineFields', () => {
+  it('derive a resource from a minimal declaration', () => {
+    const declared = declareResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: ['body'] });
+    const note = defineFields(declared, { body: text('body', 10) });
     expect([note.type, note.noun, note.plural, note.fieldNames]).toEqual(['STICKY_NOTE', 'sticky note', 'sticky notes', ['body']]);
     expect(Object.keys(note.listQuery.entries)).toEqual(['limit', 'cursor']);
     expect(ok(note.create, { body: 'hi' }).success).toBe(true);
