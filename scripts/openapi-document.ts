@@ -9,6 +9,8 @@ import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
 import { contractOf, subjectOf } from '../shared/operations.ts';
 import { RESOURCE_LIST } from '../shared/resources/registry.ts';
+import { SCHEMAS } from '../shared/resources/schemas.ts';
+import { eventFeedSchemas } from '../shared/schemas/events.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
@@ -117,9 +119,12 @@ function queryParameters(schema: v.GenericSchema): Json[] {
   }));
 }
 
+/** What a route's function parses with: its resource's schemas, or the feed's. */
+const schemasOf = (route: Route) => (route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : SCHEMAS[route.resource]);
+
 function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
-  const contract = contractOf(route);
+  const contract = contractOf(route, schemasOf(route));
   const subject = subjectOf(route);
   const parameters: Json[] = [];
   if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
@@ -182,7 +187,7 @@ export function buildOpenApiDocument(): Json {
   }
   const requestSchemas = Object.fromEntries(
     ROUTES.flatMap((route) => {
-      const body = contractOf(route)?.body;
+      const body = contractOf(route, schemasOf(route))?.body;
       return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
     }),
   );

@@ -1,14 +1,18 @@
 /**
  * Each operation's contract: the body and query it takes, what it answers, and the errors it
  * can answer besides those of every protected operation. Declared once per action here, for the
- * resource of the route; the handler frame (shared/http/handler.ts) parses with it and the
- * OpenAPI generator (scripts/openapi-document.ts) documents it.
+ * resource of the route, which the caller passes in: the handler frame (shared/http/handler.ts)
+ * gets it from its function (a read or delete function passes the resource's declaration alone,
+ * so its bundle holds no field schema) and parses with the contract; the OpenAPI generator
+ * (scripts/openapi-document.ts) documents it.
  */
 import type * as v from 'valibot';
-import { RESOURCES, referrersOf, type ResourceKind } from './resources/registry.ts';
-import type { AnyResource } from './resources/define.ts';
+import { referrersOf, resourceOf, type RESOURCES } from './resources/registry.ts';
+import type { AnyResource } from './resources/declare.ts';
+import type { AnyResourceSchemas } from './resources/define.ts';
+import type { SchemasByKind } from './resources/schemas.ts';
 import { EVENT_FEED } from './events/types.ts';
-import { ListEventsQuery, type ListEventsInput } from './schemas/events.ts';
+import type { EventFeedSchemas } from './schemas/events.ts';
 import type { Action, Operation, Route } from './routes.ts';
 
 export interface Contract {
@@ -30,7 +34,10 @@ export interface Contract {
 
 const WRITE_BODY = [400, 409, 413, 415, 422];
 
-const CONTRACTS: Record<Action, (resource: AnyResource) => Contract> = {
+/** The actions whose contract parses the resource's fields: their functions pass its schemas. */
+type ParsesFields = 'list' | 'create' | 'update';
+
+const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? AnyResourceSchemas : AnyResource) => Contract } = {
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
   retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
@@ -47,16 +54,28 @@ const CONTRACTS: Record<Action, (resource: AnyResource) => Contract> = {
 };
 
 /**
- * The events feed (events.md): read-only. Its list takes filters and `after=` (sync mode); an
+ * The events feed (events.md): read-only. Its list function passes the feed with its query
+ * schema (filters and `after=`, sync mode), its retrieve function the feed's names alone; an
  * event has no version, so no ETag.
  */
-const FEED_CONTRACTS: Record<'list' | 'retrieve', Contract> = {
-  list: { query: ListEventsQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] },
-  retrieve: { takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] },
+const FEED_CONTRACTS = {
+  list: (feed: { listQuery: v.GenericSchema }): Contract => ({ query: feed.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
+  retrieve: (): Contract => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] }),
 };
+type Feed = typeof EVENT_FEED;
 
 type RouteOf<O extends Operation> = Extract<Route, { operation: O }>;
-type ResourceOf<O extends Operation> = RouteOf<O>['resource'] extends ResourceKind ? (typeof RESOURCES)[RouteOf<O>['resource']] : never;
+type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
+type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
+
+/** What an operation's function passes to the handler frame: its resource, with its schemas where the contract parses fields. */
+export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Feed['kind']
+  ? RouteOf<O>['action'] extends 'list'
+    ? EventFeedSchemas
+    : Feed
+  : RouteOf<O>['action'] extends ParsesFields
+    ? ResourceOf<O>
+    : (typeof RESOURCES)[KindOf<O>];
 
 /** What the operation's body parses to (create and update). */
 export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
@@ -67,21 +86,29 @@ export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
 
 /** What the operation's query string parses to (lists). */
 export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
-  ? RouteOf<O>['resource'] extends typeof EVENT_FEED.kind
-    ? ListEventsInput
+  ? RouteOf<O>['resource'] extends Feed['kind']
+    ? v.InferOutput<EventFeedSchemas['listQuery']>
     : v.InferOutput<ResourceOf<O>['listQuery']>
   : never;
 
-/** The contract of a resource's or the feed's operation; undefined for the public API description. */
-export function contractOf(route: Route): Contract | undefined {
+/** The contract of a resource's or the feed's operation, given that resource or the feed; undefined for the public API description. */
+export function contractOf(route: Route, resource: AnyResource | AnyResourceSchemas | Feed | EventFeedSchemas | undefined): Contract | undefined {
   if (route.resource === null) return undefined;
-  if (route.resource === EVENT_FEED.kind) return FEED_CONTRACTS[route.action];
-  return CONTRACTS[route.action](RESOURCES[route.resource] as AnyResource);
+  if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
+  if (route.resource === EVENT_FEED.kind) {
+    if (route.action === 'retrieve') return FEED_CONTRACTS.retrieve();
+    if (!('listQuery' in resource)) throw new Error(`${route.operation} parses its query: give it the feed's schemas (shared/schemas/events.ts)`);
+    return FEED_CONTRACTS.list(resource);
+  }
+  if (route.action !== 'retrieve' && route.action !== 'delete' && !('create' in resource)) {
+    throw new Error(`${route.operation} parses fields: give it the resource's schemas (shared/resources/${route.resource.replaceAll('_', '-')}.ts)`);
+  }
+  return CONTRACTS[route.action](resource as AnyResourceSchemas);
 }
 
 /** What an operation answers about, for its OpenAPI schemas and tag: a resource or the feed. */
 export function subjectOf(route: Route): { kind: string; tag: string } | undefined {
   if (route.resource === null) return undefined;
   if (route.resource === EVENT_FEED.kind) return EVENT_FEED;
-  return RESOURCES[route.resource];
+  return resourceOf(route.resource);
 }

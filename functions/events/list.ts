@@ -1,4 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { listEvents } from '../../shared/domain/events.ts';
+import { eventFeedSchemas } from '../../shared/schemas/events.ts';
 
-export const handler = defineHandler('listEvents', async (req) => ok(await listEvents(req.caller, req.query())));
+export const handler = defineHandler('listEvents', eventFeedSchemas, async (req) => ok(await listEvents(req.caller, req.query())));

@@ -31,3 +31,7 @@ export const ListEventsQuery = v.strictObject({
   ),
 });
 export type ListEventsInput = v.InferOutput<typeof ListEventsQuery>;
+
+/** The feed as its list function passes it to the handler frame: its names, and its query. */
+export const eventFeedSchemas = { ...EVENT_FEED, listQuery: ListEventsQuery } as const;
+export type EventFeedSchemas = typeof eventFeedSchemas;

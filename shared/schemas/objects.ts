@@ -5,7 +5,8 @@
  */
 import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
-import { RESOURCE_LIST, objectSchema, resourceOf } from '../resources/registry.ts';
+import { RESOURCE_LIST } from '../resources/registry.ts';
+import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../resources/schemas.ts';
 import { apiTimestamp, idOf } from '../resources/define.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_TYPES } from '../events/types.ts';
 
@@ -34,7 +35,7 @@ export const EventObject = v.strictObject({
   workspace_id: v.string(),
   request_id: v.nullable(v.string()),
   data: v.strictObject({
-    object: v.union(EVENT_OBJECTS.map((kind) => objectSchema(resourceOf(kind)))),
+    object: v.union(EVENT_OBJECTS.map((kind) => objectSchema(SCHEMAS[kind]))),
     previous_attributes: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.metadata({ description: 'On *.updated only: the old value of every field that changed' }))),
   }),
 });
@@ -55,7 +56,7 @@ export const ErrorBody = v.strictObject({
 /** Every response schema by its name in the OpenAPI document: `Client`, `ClientList`, ... */
 export function responseSchemas(): Record<string, v.GenericSchema> {
   const out: Record<string, v.GenericSchema> = {};
-  for (const resource of RESOURCE_LIST) {
+  for (const resource of SCHEMA_LIST) {
     const object = objectSchema(resource);
     out[schemaName(resource.kind)] = object;
     out[`${schemaName(resource.kind)}List`] = listOf(object);

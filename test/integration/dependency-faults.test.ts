@@ -177,9 +177,9 @@ const CALL_KINDS: CallKind[] = [
     operation: 'updateClient',
     arrange: async (ws) => event(ws, 'PATCH', '/api/v1/clients/{id}', { id: await createClient(ws), body: { company_name: 'Renamed' } }),
   },
-  // A client's delete writes its deletion record (the request id of its event) in the same transaction.
   {
-    kind: 'conditional Delete in a TransactWrite',
+    // Every delete is a transaction now (a deletion record, or a counter, beside the item): refused whole.
+    kind: 'TransactWrite (delete)',
     command: TransactWriteCommand,
     operation: 'deleteClient',
     arrange: async (ws) => event(ws, 'DELETE', '/api/v1/clients/{id}', { id: await createClient(ws) }),
@@ -192,11 +192,9 @@ const CALL_KINDS: CallKind[] = [
   },
 ];
 
-const isTransaction = (call: CallKind) => call.command === TransactWriteCommand;
-
 /** A TransactWrite meets a conflict as a cancellation (which transactWrite retries, then gives up). */
 const errorFor = (call: CallKind, c: DependencyErrorCase) =>
-  isTransaction(call) && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
+  call.kind.startsWith('TransactWrite') && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
 
 describe('every dependency failure x every kind of call: 503 with Retry-After, nothing half-written', () => {
   for (const call of CALL_KINDS) {
@@ -217,7 +215,7 @@ describe('every dependency failure x every kind of call: 503 with Retry-After, n
         const failures = lines.filter((l) => l.message === 'Dependency failure');
         expect(failures).toHaveLength(1);
         expect(failures[0]).toMatchObject({ operation: call.operation, requestId: r.requestId, attempts: expect.any(Number) });
-        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && isTransaction(call) ? 'TransactionConflict' : c.label);
+        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && call.kind.startsWith('TransactWrite') ? 'TransactionConflict' : c.label);
         expect(JSON.stringify(lines)).not.toMatch(/stack|    at /);
         expect(await snapshot(ws)).toEqual(before);
       });

@@ -8,9 +8,14 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { RESOURCE_LIST } = await import('../../shared/resources/registry.ts');
   const { responseSchemas } = await import('../../shared/schemas/objects.ts');
   const { contractOf } = await import('../../shared/operations.ts');
+  const { SCHEMAS } = await import('../../shared/resources/schemas.ts');
   const { ROUTES } = await import('../../shared/routes.ts');
   expect(RESOURCE_LIST.length).toBe(4);
   // Each resource's object and list, the event's, DeleteResult and Error.
   expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2 + 2);
-  for (const route of ROUTES) expect(route.resource === null || contractOf(route) !== undefined).toBe(true);
+  const { eventFeedSchemas } = await import('../../shared/schemas/events.ts');
+  for (const route of ROUTES) {
+    const schemas = route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : SCHEMAS[route.resource];
+    expect(route.resource === null || contractOf(route, schemas) !== undefined).toBe(true);
+  }
 });
