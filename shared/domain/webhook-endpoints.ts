@@ -62,13 +62,9 @@ export async function createWebhookEndpoint(
   return { resource: { ...made.resource, secret }, version: made.version };
 }
 
-export async function updateWebhookEndpoint(
-  ctx: CallerContext,
-  id: string,
-  patch: v.InferOutput<typeof webhookEndpointSchemas.update>,
-  expectedVersion?: IfMatch,
-  now = new Date(),
-): Promise<Versioned<WebhookEndpoint>> {
+type EndpointPatch = v.InferOutput<typeof webhookEndpointSchemas.update>;
+
+export async function updateWebhookEndpoint(ctx: CallerContext, id: string, patch: EndpointPatch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<WebhookEndpoint>> {
   if (patch.url !== undefined) await checkUrl(patch.url);
   return update(ctx, webhookEndpoint, id, patch, expectedVersion, now);
 }
