@@ -101,7 +101,7 @@ export function contractOf(route: Route, resource: AnyResource | AnyResourceSche
     return FEED_CONTRACTS.list(resource);
   }
   if (route.action !== 'retrieve' && route.action !== 'delete' && !('create' in resource)) {
-    throw new Error(`${route.operation} parses fields: give it the resource's schemas (shared/resources/${route.resource.replaceAll('_', '-')}.ts)`);
+    throw new Error(`${route.operation} parses fields: give it the resource's schemas (its <name>Schemas in shared/resources/registry.ts)`);
   }
   return CONTRACTS[route.action](resource as AnyResourceSchemas);
 }

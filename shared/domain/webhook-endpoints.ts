@@ -17,8 +17,7 @@ import { isWellFormedId } from '../ids.ts';
 import { objectOf } from '../resources/declare.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
-import { webhookEndpoint, type WebhookEndpoint } from '../resources/registry.ts';
-import type { webhookEndpointSchemas } from '../resources/webhook-endpoint.ts';
+import { webhookEndpoint, type WebhookEndpoint, type webhookEndpointSchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, remove, update } from './entity.ts';
 
@@ -62,13 +61,9 @@ export async function createWebhookEndpoint(
   return { resource: { ...made.resource, secret }, version: made.version };
 }
 
-export async function updateWebhookEndpoint(
-  ctx: CallerContext,
-  id: string,
-  patch: v.InferOutput<typeof webhookEndpointSchemas.update>,
-  expectedVersion?: IfMatch,
-  now = new Date(),
-): Promise<Versioned<WebhookEndpoint>> {
+type EndpointPatch = v.InferOutput<typeof webhookEndpointSchemas.update>;
+
+export async function updateWebhookEndpoint(ctx: CallerContext, id: string, patch: EndpointPatch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<WebhookEndpoint>> {
   if (patch.url !== undefined) await checkUrl(patch.url);
   return update(ctx, webhookEndpoint, id, patch, expectedVersion, now);
 }

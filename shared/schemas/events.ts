@@ -1,11 +1,12 @@
 /** The events feed's query (events.md); the event object is in objects.ts. */
 import * as v from 'valibot';
 import { ULID_PATTERN } from '../ids.ts';
-import { cursor, pageSize } from '../resources/define.ts';
+import { listBase } from '../resources/define.ts';
 import { resourceOf } from '../resources/registry.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_TYPES } from '../events/types.ts';
 import { enumOf } from './fields.ts';
 
+const { limit, cursor } = listBase();
 const SOURCES = EVENT_OBJECTS.map((kind) => resourceOf(kind));
 const nouns = SOURCES.map((r) => r.noun);
 const sourceNames = `${nouns.slice(0, -1).join(', ')} or ${nouns.at(-1)}`;
@@ -13,7 +14,7 @@ const eventId = new RegExp(`^${EVENT_FEED.idPrefix}${ULID_PATTERN}$`);
 const objectId = new RegExp(`^(${SOURCES.map((r) => r.idPrefix).join('|')})${ULID_PATTERN}$`);
 
 export const ListEventsQuery = v.strictObject({
-  limit: pageSize,
+  limit,
   cursor,
   type: v.optional(enumOf('type', EVENT_TYPES)),
   object_id: v.optional(

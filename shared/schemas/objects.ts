@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
 import { RESOURCE_LIST } from '../resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../resources/schemas.ts';
-import { apiTimestamp, idOf } from '../resources/define.ts';
+import { idOf, timestamp } from '../resources/define.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_TYPES } from '../events/types.ts';
 
 export const listOf = <T extends v.GenericSchema>(item: T) =>
@@ -31,7 +31,7 @@ export const EventObject = v.strictObject({
   object: v.literal(EVENT_FEED.kind),
   id: idOf(EVENT_FEED.idPrefix),
   type: v.picklist(EVENT_TYPES),
-  created_at: apiTimestamp,
+  created_at: timestamp(),
   workspace_id: v.string(),
   request_id: v.nullable(v.string()),
   data: v.strictObject({
