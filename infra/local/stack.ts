@@ -182,7 +182,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
-        // The poller first (it may still queue deliveries), then the deliveries, then the table.
+        // The poller and the deliveries, then the table.
         await started.stop();
         client.destroy();
         await dynamo.stop();
@@ -233,9 +233,9 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
       deliveries,
       pause: () => poller.pause(),
       resume: () => poller.resume(),
+      // Side by side: what the poller still queues while it finishes its batch goes to the state file.
       stop: async () => {
-        await poller.stop();
-        await deliveries.stop();
+        await Promise.all([poller.stop(), deliveries.stop()]);
         useDeliveryQueue(undefined);
       },
     };
