@@ -227,7 +227,7 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
       tableName: LOCAL_TABLE_NAME,
       ...(options.dataDir ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
       handle: (records) => consumer.handler({ Records: records }),
-      onError: (error) => console.error(`Stream consumer failed (the batch is retried): ${oneLine(error)}`),
+      onError: (error) => console.error(`Reading or consuming the table's stream failed (tried again): ${oneLine(error)}`),
     });
     return {
       deliveries,
