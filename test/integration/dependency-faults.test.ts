@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -179,8 +178,9 @@ const CALL_KINDS: CallKind[] = [
     arrange: async (ws) => event(ws, 'PATCH', '/api/v1/clients/{id}', { id: await createClient(ws), body: { company_name: 'Renamed' } }),
   },
   {
-    kind: 'conditional Delete',
-    command: DeleteCommand,
+    // A delete of a resource that makes events is a transaction with its deletion record (no plain Delete is left).
+    kind: 'TransactWrite of a delete',
+    command: TransactWriteCommand,
     operation: 'deleteClient',
     arrange: async (ws) => event(ws, 'DELETE', '/api/v1/clients/{id}', { id: await createClient(ws) }),
   },
@@ -193,8 +193,9 @@ const CALL_KINDS: CallKind[] = [
 ];
 
 /** A TransactWrite meets a conflict as a cancellation (which transactWrite retries, then gives up). */
+const isTransaction = (call: CallKind) => call.command === TransactWriteCommand;
 const errorFor = (call: CallKind, c: DependencyErrorCase) =>
-  call.kind === 'TransactWrite' && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
+  isTransaction(call) && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
 
 describe('every dependency failure x every kind of call: 503 with Retry-After, nothing half-written', () => {
   for (const call of CALL_KINDS) {
@@ -215,7 +216,7 @@ describe('every dependency failure x every kind of call: 503 with Retry-After, n
         const failures = lines.filter((l) => l.message === 'Dependency failure');
         expect(failures).toHaveLength(1);
         expect(failures[0]).toMatchObject({ operation: call.operation, requestId: r.requestId, attempts: expect.any(Number) });
-        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && call.kind === 'TransactWrite' ? 'TransactionConflict' : c.label);
+        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && isTransaction(call) ? 'TransactionConflict' : c.label);
         expect(JSON.stringify(lines)).not.toMatch(/stack|    at /);
         expect(await snapshot(ws)).toEqual(before);
       });
