@@ -21,7 +21,16 @@ export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
   read: READ,
   write: [...READ, ...WRITE],
   authorizer: ['dynamodb:GetItem'],
+  // The stream consumer (shared/events/consumer.ts): GetItem (deletion records, the sequence,
+  // markers), Query (the workspace's webhook endpoints, on the table), and transactions of Put
+  // (markers, events) and Update (the sequence). No Delete, no index.
+  events: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  // The delivery worker (shared/events/attempt.ts): the endpoint and the event, by key.
+  getItem: ['dynamodb:GetItem'],
 };
+
+/** Levels whose functions never query an index: granted on the table alone. */
+const TABLE_ONLY: readonly TableAccess[] = ['authorizer', 'events', 'getItem'];
 
 /**
  * Gives a function the table's name (TABLE_NAME) and exactly the actions of its access level,
@@ -30,9 +39,8 @@ export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
 export function bindTable(fn: lambda.Function, table: dynamodb.ITable, access: TableAccess): void {
   if (access === 'none') return; // the public OpenAPI document: no table at all
   fn.addEnvironment('TABLE_NAME', table.tableName);
-  const resources =
-    access === 'authorizer'
-      ? [table.tableArn]
-      : [table.tableArn, ...TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`)];
+  const resources = TABLE_ONLY.includes(access)
+    ? [table.tableArn]
+    : [table.tableArn, ...TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`)];
   fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources }));
 }

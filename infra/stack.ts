@@ -26,7 +26,6 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, signsCursors, type BackgroundFunction, type Route } from '../shared/routes.ts';
 import { TABLE } from '../shared/data/table.ts';
-import { FUNCTION_TIMEOUT_SECONDS } from '../shared/data/budget.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
 import {
@@ -39,9 +38,9 @@ import {
 } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
-import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
+import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, streamArnMissing, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
 import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
-import { PagingAlarms } from './operations/alarms.ts';
+import { ONE_MINUTE, PagingAlarms, pagingAlarm } from './operations/alarms.ts';
 import { OperationsDashboard } from './operations/dashboard.ts';
 import { CustomDomains } from './operations/domain.ts';
 import { CostGuards } from './operations/cost-guards.ts';
@@ -55,6 +54,25 @@ export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
 export const SERVICE_NAME = 'timebill-api';
 /** Namespace of the metric counted from the access log (429s). */
 export const METRICS_NAMESPACE = 'TimebillApi';
+
+/** Attempts of a failing stream batch (each failure bisects it) before its records go to the on-failure queue. */
+export const STREAM_RETRY_ATTEMPTS = 10;
+/**
+ * Stream records older than this go to the on-failure queue unprocessed: half of the stream's
+ * 24-hour retention, so an outage of the consumer up to 12 h needs nothing, and the records of a
+ * longer one can still be read from the stream and replayed for 12 h (docs/deploy.md).
+ */
+export const STREAM_MAX_RECORD_AGE = Duration.hours(12);
+/** At most this many invocations of a queue consumer at once (SQS event source maximum concurrency). */
+export const QUEUE_CONSUMER_MAX_CONCURRENCY = 10;
+/**
+ * Every queue keeps messages SQS's longest, 14 days: more than a delivery's whole retry span (3+
+ * days, decision 0010), and a dead letter keeps its original enqueue time, so it still has 10 days
+ * in the dead-letter queue to be looked at and redriven.
+ */
+export const QUEUE_RETENTION = Duration.days(14);
+/** A stream consumer more than this behind its stream pages (3 of 5 minutes): the feed lags. */
+export const ITERATOR_AGE_ALARM_MS = 60_000;
 
 /** Usage plans (rate, burst, monthly quota per plan) and the firewall's per-IP threshold: infra/limits.ts. */
 export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
@@ -179,6 +197,14 @@ export const NAG_ACKNOWLEDGEMENTS = {
         'dynamodb:ListStreams, which the Lambda event source mapping needs to find the table stream, has no resource-level permissions (the IAM reference lists no resource type for it), so it can only be granted on *; every other stream action is granted on the one table stream. The same finding covers its X-Ray actions (see functionRole).',
     },
   ],
+  /** On each stream consumer's on-failure queue. */
+  streamFailureQueue: [
+    {
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is itself a dead-letter destination: the on-failure destination of the table stream's event source mapping, which receives the description (shard, sequence numbers) of the records the consumer gave up on after bisecting and retrying; a queue behind it would only move them once more. A message in it pages (StreamFailuresAlarm).",
+    },
+  ],
   /** On each function's role: active tracing lets it send X-Ray segments. */
   functionRole: [
     {
@@ -218,8 +244,14 @@ export class TimebillApiStack extends Stack {
   readonly limits: ClientLimits;
   /** Every log group of the stack: retention and KMS key (infra/observability.ts). */
   readonly logs: EncryptedLogs;
+  /** Each queue's dead-letter queue, by queue name. */
+  readonly deadLetterQueues = new Map<string, sqs.Queue>();
+  /** Each stream consumer's on-failure destination, by operation. */
+  readonly streamFailureQueues = new Map<string, sqs.Queue>();
   /** Their role's IAM5[Resource::*] is acknowledged once, as stream consumers (X-Ray included). */
   private readonly streamConsumers = new Set<lambda.IFunction>();
+  /** The background functions' alarms, made before the paging tree exists; added to it then. */
+  private readonly backgroundAlarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
     const config = props.config ?? ENVIRONMENTS.prod;
@@ -235,7 +267,11 @@ export class TimebillApiStack extends Stack {
 
     // ---- Data -------------------------------------------------------------------------------
     if (config.table.tableNameOverride) {
-      // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned.
+      // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned. CDK cannot
+      // know its stream, so a stream consumer needs it named (configurationErrors checks its form).
+      if (background.some((f) => f.trigger === 'table-stream') && !config.table.tableStreamArnOverride) {
+        throw new Error(streamArnMissing(config.name));
+      }
       this.table = dynamodb.Table.fromTableAttributes(this, 'Table', {
         tableName: config.table.tableNameOverride,
         ...(config.table.tableStreamArnOverride ? { tableStreamArn: config.table.tableStreamArnOverride } : {}),
@@ -447,27 +483,23 @@ export class TimebillApiStack extends Stack {
       noticeTopic,
     });
     throttledAlarm.addAlarmAction(new cwActions.SnsAction(noticeTopic));
-    // Functions that are not routes (stream and queue consumers) have no alias or canary: their
-    // failures page through the composite too (DLQ depth and iterator age: see alarms.ts).
-    for (const [operation, fn] of functions) {
-      if (ROUTES.some((route) => route.operation === operation)) continue;
-      this.paging.add(
-        fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) }).createAlarm(this, `${constructName(operation)}ErrorsAlarm`, {
-          alarmDescription: `The ${operation} function failed (unhandled error or timeout) in 2 of the last 3 minutes. Runbook: docs/deploy.md#alarms.`,
-          threshold: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 3,
-          datapointsToAlarm: 2,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
-    new OperationsDashboard(this, 'Dashboard', {
+    // Functions that are not routes have no alias or canary: their errors, their queues' dead
+    // letters, stream failures and iterator age page through the composite (backgroundFunctions).
+    for (const alarm of this.backgroundAlarms) this.paging.add(alarm);
+    const dashboard = new OperationsDashboard(this, 'Dashboard', {
       dashboardName: `timebill-api-${config.name}-${this.region}`,
       api: this.api,
       table: this.table,
       functions: deployed,
       paging: this.paging,
+    });
+    dashboard.addBackground({
+      functions: background.map((d) => ({ name: constructName(d.operation), fn: functions.get(d.operation)!, readsStream: d.trigger === 'table-stream' })),
+      queues: [...this.queues].map(([name, queue]) => ({ name, queue })),
+      undelivered: [
+        ...[...this.deadLetterQueues].map(([name, queue]) => ({ name: `${name} dead letters`, queue })),
+        ...[...this.streamFailureQueues].map(([operation, queue]) => ({ name: `${operation} stream failures`, queue })),
+      ],
     });
     new CostGuards(this, 'CostGuards', { config, userPool: this.userPool });
     const tableBackup = config.backup
@@ -543,8 +575,15 @@ export class TimebillApiStack extends Stack {
   }
 
   /**
-   * The functions that are not routes, each with its trigger (the table's stream or a queue,
-   * with its dead-letter queue) and only the grants it declares.
+   * The functions that are not routes, each with its trigger and only the grants it declares:
+   *
+   *   table stream (NEW_AND_OLD_IMAGES) ─▶ stream consumer ─▶ ... ─▶ queues it sends to
+   *       a failing batch is bisected and retried STREAM_RETRY_ATTEMPTS times (or until its records
+   *       are STREAM_MAX_RECORD_AGE old), then described in the consumer's on-failure queue;
+   *   queue ─▶ queue consumer (per-message failures); after maxReceives, the queue's dead-letter queue.
+   *
+   * Every queue is encrypted, refuses non-TLS access and keeps messages 14 days; a message in a
+   * dead-letter or on-failure queue pages (docs/deploy.md, "Events and webhooks").
    */
   private backgroundFunctions(
     declared: readonly BackgroundFunction[],
@@ -554,59 +593,97 @@ export class TimebillApiStack extends Stack {
   ): Map<string, sqs.Queue> {
     const queues = new Map<string, sqs.Queue>();
     // A queue's redrive follows its consumer's declaration, whichever function names it first.
-    const maxReceives = new Map(declared.flatMap((d) => (d.trigger === 'queue' && d.maxReceives !== undefined ? [[d.queue, d.maxReceives] as const] : [])));
+    const consumerOf = new Map(declared.flatMap((d) => (d.trigger === 'queue' ? [[d.queue, d] as const] : [])));
+    const encrypted = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: QUEUE_RETENTION };
+    // A dead-letter destination says so (RedriveAllowPolicy): what Control Tower's CT.SQS.PR.1 asks
+    // of a queue without a dead-letter queue of its own. `allowAll`: naming the source queue would
+    // make a reference cycle with its redrive policy.
+    const deadLetter = { ...encrypted, redriveAllowPolicy: { redrivePermission: sqs.RedrivePermission.ALLOW_ALL } };
     const queue = (name: string) => {
       let found = queues.get(name);
       if (!found) {
-        const common = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
-        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, {
-          ...common,
-          retentionPeriod: Duration.days(14),
-          // A dead-letter destination says so: what Control Tower's CT.SQS.PR.1 asks of a queue
-          // without a dead-letter queue of its own. `allowAll`: naming the source queue would
-          // make a reference cycle with its redrive policy.
-          redriveAllowPolicy: { redrivePermission: sqs.RedrivePermission.ALLOW_ALL },
-        });
+        const consumer = consumerOf.get(name);
+        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, deadLetter);
         found = new sqs.Queue(this, `${constructName(name)}Queue`, {
-          ...common,
+          ...encrypted,
           // Six times the consumer's timeout, as Lambda recommends for SQS event sources.
-          visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
-          deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives.get(name) ?? 5 },
+          visibilityTimeout: Duration.seconds(6 * (consumer?.timeoutSeconds ?? this.config.functions.timeoutSeconds)),
+          deadLetterQueue: { queue: deadLetters, maxReceiveCount: (consumer?.trigger === 'queue' ? consumer.maxReceives : undefined) ?? 5 },
         });
+        this.pageOnMessages(deadLetters, `${constructName(name)}DeadLettersAlarm`, `Messages of the ${name} queue were dead-lettered after their last receive`);
         queues.set(name, found);
+        this.deadLetterQueues.set(name, deadLetters);
       }
       return found;
     };
     for (const declaration of declared) {
-      const fn = this.apiFunction(constructName(declaration.operation), {
+      const name = constructName(declaration.operation);
+      const fn = this.apiFunction(name, {
         entry: declaration.entry,
         description: `${declaration.operation}: ${declaration.description}`,
         environment,
         access: declaration.table,
+        // No `kind`, so no reservation: the event source bounds its concurrency (one per shard,
+        // QUEUE_CONSUMER_MAX_CONCURRENCY), in the account's unreserved part.
+        ...(declaration.timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(declaration.timeoutSeconds) }),
       });
       if (declaration.trigger === 'table-stream') {
+        const failures = new sqs.Queue(this, `${name}StreamFailures`, deadLetter);
         fn.addEventSource(
           new eventSources.DynamoEventSource(this.table, {
             startingPosition: lambda.StartingPosition.TRIM_HORIZON,
             batchSize: declaration.batchSize ?? 100,
+            // One invocation per shard at a time: a workspace's items share a partition key, hence
+            // a shard, so its changes are consumed in order and its appends do not race.
+            parallelizationFactor: 1,
+            // The consumer fails a whole batch (it throws); bisection isolates the record it fails on.
             bisectBatchOnError: true,
-            reportBatchItemFailures: true,
-            retryAttempts: 10,
+            retryAttempts: STREAM_RETRY_ATTEMPTS,
+            maxRecordAge: STREAM_MAX_RECORD_AGE,
+            // What it gave up on: shard and sequence numbers of the records, to replay (docs/deploy.md).
+            onFailure: new eventSources.SqsDlq(failures),
           }),
         );
-        if (acknowledge) for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamConsumer) Validations.of(fn.role!).acknowledge(acknowledgement);
+        this.pageOnMessages(failures, `${name}StreamFailuresAlarm`, `The ${declaration.operation} function gave up on stream records (retries or age exhausted): their changes made no events`);
+        this.backgroundAlarms.push(
+          pagingAlarm(this, `${name}IteratorAge`, fn.metric('IteratorAge', { statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE }), ITERATOR_AGE_ALARM_MS, 3, 5,
+            `The ${declaration.operation} function is more than ${ITERATOR_AGE_ALARM_MS / 1000} s behind the table stream`),
+        );
+        this.streamFailureQueues.set(declaration.operation, failures);
+        if (acknowledge) {
+          for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamConsumer) Validations.of(fn.role!).acknowledge(acknowledgement);
+          for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamFailureQueue) Validations.of(failures).acknowledge(acknowledgement);
+        }
         this.streamConsumers.add(fn);
       } else {
-        fn.addEventSource(new eventSources.SqsEventSource(queue(declaration.queue), { batchSize: declaration.batchSize ?? 10, reportBatchItemFailures: true }));
+        fn.addEventSource(
+          new eventSources.SqsEventSource(queue(declaration.queue), {
+            batchSize: declaration.batchSize ?? 10,
+            reportBatchItemFailures: true,
+            maxConcurrency: QUEUE_CONSUMER_MAX_CONCURRENCY,
+          }),
+        );
       }
-      for (const name of declaration.sendsTo ?? []) {
-        const target = queue(name);
-        target.grantSendMessages(fn);
-        fn.addEnvironment(`${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`, target.queueUrl);
+      for (const target of declaration.sendsTo ?? []) {
+        const sent = queue(target);
+        sent.grantSendMessages(fn);
+        fn.addEnvironment(`${target.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`, sent.queueUrl);
       }
+      // Errors of each (unhandled or timeout): no alias, no canary, so they page directly.
+      this.backgroundAlarms.push(
+        pagingAlarm(this, `${name}ErrorsAlarm`, fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ONE_MINUTE }), 0, 2, 3,
+          `The ${declaration.operation} function failed (unhandled error or timeout)`),
+      );
       functions.set(declaration.operation, fn);
     }
     return queues;
+  }
+
+  /** A paging alarm when a queue holds messages (dead letters, stream failures): 2 of 3 minutes. */
+  private pageOnMessages(queue: sqs.Queue, id: string, description: string): void {
+    this.backgroundAlarms.push(
+      pagingAlarm(this, id, queue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE }), 0, 2, 3, description),
+    );
   }
 
   private addRoute(route: Route, fn: lambda.IFunction, authorizer: apigw.IAuthorizer, acknowledge: boolean): void {

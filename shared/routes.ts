@@ -17,8 +17,14 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Action = 'list' | 'retrieve' | 'create' | 'update' | 'delete';
 export type Scope = `${Collection}:${'read' | 'write'}`;
 
-/** What a function may do to the table: infra/access.ts grants each level's actions. */
-export type TableAccess = 'read' | 'write' | 'authorizer' | 'none';
+/**
+ * What a function may do to the table: infra/access.ts grants each level's actions. Routes are
+ * `read`, `write` or `none`; the authorizer and the functions that are not routes have levels cut
+ * to what their code sends (`events`: the stream consumer; `getItem`: the delivery worker).
+ */
+export type TableAccess = 'read' | 'write' | 'authorizer' | 'events' | 'getItem' | 'none';
+/** The levels a route has. */
+export type RouteAccess = Extract<TableAccess, 'read' | 'write' | 'none'>;
 
 /** What each action is over HTTP, for a resource whose collection is C. */
 type ActionRoute<C extends string> =
@@ -86,7 +92,7 @@ export type ProtectedRoute = Extract<Route, { scope: Scope }>;
 export const SCOPES = [...new Set(ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))] as Scope[];
 
 /** What a route's function may do to the table (least privilege in the CDK stack). */
-export const accessOf = (route: Route): TableAccess => (route.scope === null ? 'none' : route.method === 'GET' ? 'read' : 'write');
+export const accessOf = (route: Route): RouteAccess => (route.scope === null ? 'none' : route.method === 'GET' ? 'read' : 'write');
 
 /** Lists sign cursors; no other function gets the key. */
 export const signsCursors = (route: Route) => route.action === 'list';
@@ -99,6 +105,8 @@ export const signsCursors = (route: Route) => route.action === 'list';
 export type BackgroundFunction = FunctionBase & {
   readonly table: TableAccess;
   readonly description: string;
+  /** Function timeout (default: the routes'); a queue's visibility timeout is six times its consumer's. */
+  readonly timeoutSeconds?: number;
 } & (
     | { readonly trigger: 'table-stream'; readonly batchSize?: number }
     | {
@@ -120,8 +128,11 @@ export const BACKGROUND_FUNCTIONS = [
     entry: 'functions/events/consume.ts',
     description: 'Turns table changes into events and queues their webhook deliveries',
     trigger: 'table-stream',
-    table: 'write',
+    // Reads deletion records, the sequence and the endpoints (Query on the table); appends events in transactions.
+    table: 'events',
     sendsTo: ['deliveries'],
+    // A batch of 100 changes: a few transactions, reads and SQS batches, each within the DynamoDB budget (8.5 s at worst).
+    timeoutSeconds: 60,
   },
   {
     operation: 'deliverWebhooks',
@@ -129,7 +140,10 @@ export const BACKGROUND_FUNCTIONS = [
     description: 'Posts each queued event to its webhook endpoint, retried on the delivery schedule',
     trigger: 'queue',
     queue: 'deliveries',
-    table: 'read',
+    // Reads the endpoint and the event by key, nothing else.
+    table: 'getItem',
+    // Ten messages at once, each: two reads (8.5 s each at worst), DNS and the 10 s POST (DELIVERY_TIMEOUT_MS).
+    timeoutSeconds: 30,
     // Every attempt of the schedule (shared/events/retry.ts) is a receive; after the last, the dead-letter queue.
     maxReceives: AWS_RETRY_SCHEDULE.maxAttempts,
   },

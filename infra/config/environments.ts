@@ -115,7 +115,11 @@ export interface EnvironmentConfig {
      * docs/deploy.md "Restore"). The stack then creates no table.
      */
     readonly tableNameOverride?: string;
-    /** With the override, the restored table's stream (enable one on it) for the stream consumers. */
+    /**
+     * Required with the override: the stream of that table (enable NEW_AND_OLD_IMAGES on it and
+     * give its LatestStreamArn), which the events consumer reads. An imported table's stream is
+     * unknown to CDK, so synthesis refuses the override without it.
+     */
     readonly tableStreamArnOverride?: string;
     /** On-demand maximum throughput: a runaway client or bug cannot spend without bound. */
     readonly maxReadRequestUnits: number;
@@ -202,6 +206,14 @@ export const ENVIRONMENTS: Record<EnvironmentName, EnvironmentConfig> = {
   }),
 };
 
+/** A DynamoDB stream ARN: region, account, table name. */
+const STREAM_ARN = /^arn:aws[\w-]*:dynamodb:([a-z0-9-]+):(\d{12}):table\/([A-Za-z0-9_.-]{3,255})\/stream\/[\w:.-]+$/;
+
+/** Why a table-name override without its stream is refused (the configuration check and the stack say the same). */
+export const streamArnMissing = (environment: string) =>
+  `${environment}: table.tableNameOverride needs table.tableStreamArnOverride: the events consumer reads the table's stream, which CDK cannot find on a table it does not own. ` +
+  'Enable it on that table (aws dynamodb update-table --stream-specification StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES) and give its LatestStreamArn (docs/deploy.md, "Restoring for real").';
+
 /** Lambda keeps this much of the account's concurrency unreserved. */
 export const UNRESERVED_MINIMUM = 100;
 
@@ -257,6 +269,13 @@ export function configurationErrors(environments: readonly EnvironmentConfig[], 
     if (e.name === 'prod' && !e.terminationProtection) errors.push(`${at} prod must have termination protection`);
     if (e.name === 'prod' && e.paging.emails.length + e.paging.httpsEndpoints.length === 0) errors.push(`${at} prod must page someone`);
     if (e.table.maxReadRequestUnits < 1 || e.table.maxWriteRequestUnits < 1) errors.push(`${at} table max request units must be positive`);
+    if (e.table.tableNameOverride !== undefined && e.table.tableStreamArnOverride === undefined) errors.push(streamArnMissing(e.name));
+    if (e.table.tableStreamArnOverride !== undefined) {
+      const stream = STREAM_ARN.exec(e.table.tableStreamArnOverride);
+      if (!stream || stream[1] !== e.region || stream[2] !== e.account || stream[3] !== e.table.tableNameOverride) {
+        errors.push(`${at} table.tableStreamArnOverride must be a stream of table ${e.table.tableNameOverride ?? '(no tableNameOverride)'} in ${e.account}/${e.region} (arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>)`);
+      }
+    }
     if (e.domain && !/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\//.test(e.domain.authCertificateArn)) {
       errors.push(`${at} domain.authCertificateArn must be an ACM certificate in us-east-1`);
     }

@@ -57,7 +57,7 @@ export interface PagingAlarmsProps {
 }
 
 /** M of N one-minute periods, breaching when above the threshold; missing data is not breaching. */
-function pagingAlarm(scope: Construct, id: string, metric: cloudwatch.IMetric, threshold: number, m: number, n: number, description: string) {
+export function pagingAlarm(scope: Construct, id: string, metric: cloudwatch.IMetric, threshold: number, m: number, n: number, description: string) {
   return new cloudwatch.Alarm(scope, id, {
     metric,
     threshold,

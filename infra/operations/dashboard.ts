@@ -6,6 +6,8 @@
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ONE_MINUTE, TABLE_OPERATIONS, type PagingAlarms } from './alarms.ts';
 import type { DeployedFunction } from './deployments.ts';
@@ -80,6 +82,36 @@ export class OperationsDashboard extends Construct {
         left: TABLE_OPERATIONS.map((operation) =>
           table.metricSuccessfulRequestLatency({ dimensionsMap: { TableName: table.tableName, Operation: operation }, ...p99, label: operation }),
         ),
+        width: 6,
+      }),
+    );
+  }
+
+  /**
+   * The functions that are not routes (invocations and errors; a stream consumer's iterator age)
+   * and the queues (messages waiting, the oldest one's age; dead letters and stream failures).
+   */
+  addBackground(props: {
+    functions: readonly { name: string; fn: lambda.IFunction; readsStream: boolean }[];
+    queues: readonly { name: string; queue: sqs.IQueue }[];
+    undelivered: readonly { name: string; queue: sqs.IQueue }[];
+  }): void {
+    if (props.functions.length === 0) return;
+    this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: '## Background functions and queues', width: WIDTH, height: 1 }));
+    this.dashboard.addWidgets(
+      ...props.functions.map(({ name, fn }) => new cloudwatch.GraphWidget({ title: `${name}: invocations and errors`, left: [fn.metricInvocations(sum), fn.metricErrors(sum)], width: 6 })),
+      ...props.functions
+        .filter((f) => f.readsStream)
+        .map(({ name, fn }) => new cloudwatch.GraphWidget({ title: `${name}: iterator age (ms)`, left: [fn.metric('IteratorAge', max)], width: 6 })),
+      new cloudwatch.GraphWidget({
+        title: 'Queues: messages waiting, oldest (s)',
+        left: props.queues.map(({ name, queue }) => queue.metricApproximateNumberOfMessagesVisible({ ...max, label: name })),
+        right: props.queues.map(({ name, queue }) => queue.metricApproximateAgeOfOldestMessage({ ...max, label: `${name} oldest` })),
+        width: 6,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Dead letters and stream failures (each pages)',
+        left: props.undelivered.map(({ name, queue }) => queue.metricApproximateNumberOfMessagesVisible({ ...max, label: name })),
         width: 6,
       }),
     );

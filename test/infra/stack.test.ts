@@ -232,8 +232,12 @@ describe('functions', () => {
     expect(newest.name).toBe('nodejs24.x');
   });
 
-  it('are arm64, ESM-bundled, 512 MB, 10 s (the OpenAPI document 3 s, the smoke test 30 s), JSON logs into their own log group with retention', () => {
+  it('are arm64, ESM-bundled, 512 MB, 10 s (the OpenAPI document 3 s, the smoke test 30 s, background functions as declared), JSON logs into their own log group with retention', () => {
     const withoutTable = new Set([...ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation)), smokeTestId()]);
+    const background = new Map(
+      BACKGROUND_FUNCTIONS.map((f) => [ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(`${constructName(f.operation)}Function`))![0], f.timeoutSeconds]),
+    );
+    expect([...background.values()].every((t) => t !== undefined)).toBe(true);
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const p = fn.Properties;
       expect(p.Runtime, id).toBe(LAMBDA_RUNTIME.name);
@@ -241,8 +245,9 @@ describe('functions', () => {
       expect(p.Handler, id).toBe('index.handler');
       expect(p.MemorySize, id).toBe(FUNCTION_MEMORY_MB);
       const callsNothing = ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation));
-      expect(p.Timeout, id).toBe(id === smokeTestId() ? 30 : callsNothing.includes(id) ? NO_DEPENDENCY_TIMEOUT_SECONDS : 10);
-      if (id !== smokeTestId()) expect(p.Timeout, id).toBeLessThan(29);
+      expect(p.Timeout, id).toBe(id === smokeTestId() ? 30 : callsNothing.includes(id) ? NO_DEPENDENCY_TIMEOUT_SECONDS : background.has(id) ? background.get(id) : 10);
+      // Behind API Gateway: under its 29 s. Nothing waits on a background function but its event source.
+      if (id !== smokeTestId() && !background.has(id)) expect(p.Timeout, id).toBeLessThan(29);
       expect(p.LoggingConfig.LogFormat, id).toBe('JSON');
       const logGroup = resources[refId(p.LoggingConfig.LogGroup)!]!;
       expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
@@ -812,13 +817,17 @@ describe('functions that are not routes', () => {
     expect(tables(Template.fromStack(none).toJSON().Resources as Record<string, CfnResource>)).toEqual([undefined]);
   });
 
-  it('subscribes the stream consumer with bisection and per-item failures, and the worker to its queue', () => {
+  it('subscribes the stream consumer with bisection, bounded retries and an on-failure queue, and the worker to its queue with per-item failures', () => {
     const all = bg();
     const mappings = ofTypeIn(all, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
     expect(mappings).toHaveLength(2);
     const stream = mappings.find((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')!;
     expect(refId(stream.FunctionName)).toBe(fnId(all, 'recordEvents'));
-    expect(stream).toMatchObject({ BatchSize: 50, BisectBatchOnFunctionError: true, FunctionResponseTypes: ['ReportBatchItemFailures'], StartingPosition: 'TRIM_HORIZON' });
+    expect(stream).toMatchObject({ BatchSize: 50, BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10, StartingPosition: 'TRIM_HORIZON' });
+    // A stream consumer fails whole batches: no per-record responses claimed.
+    expect(stream.FunctionResponseTypes).toBeUndefined();
+    const failures = refId(stream.DestinationConfig.OnFailure.Destination)!;
+    expect(all[failures]!.Type).toBe('AWS::SQS::Queue');
     const queue = mappings.find((m) => m !== stream)!;
     expect(refId(queue.FunctionName)).toBe(fnId(all, 'deliverEvents'));
     expect(queue).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
@@ -827,11 +836,13 @@ describe('functions that are not routes', () => {
   it('creates each queue once, encrypted, with a dead-letter queue, and tells the sender its URL', () => {
     const all = bg();
     const queues = ofTypeIn(all, 'AWS::SQS::Queue');
-    expect(queues).toHaveLength(2);
+    // The deliveries queue, its dead-letter queue and the stream consumer's on-failure queue.
+    expect(queues).toHaveLength(3);
     const [mainId, main] = queues.find(([, q]) => q.Properties.RedrivePolicy)!;
-    const [dlqId] = queues.find(([, q]) => !q.Properties.RedrivePolicy)!;
+    const [dlqId] = queues.find(([id]) => id.startsWith('DeliveriesDeadLetters'))!;
     expect(main.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 });
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    // Six times its consumer's timeout (the routes' 10 s when the declaration names none).
     expect(main.Properties.VisibilityTimeout).toBe(60);
     expect(all[fnId(all, 'recordEvents')]!.Properties.Environment.Variables.DELIVERIES_QUEUE_URL).toEqual({ Ref: mainId });
   });

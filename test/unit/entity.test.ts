@@ -72,47 +72,62 @@ describe('delete', () => {
     expect((await refusal(remove(ctx, project, PROJECT_ID, [3]))).status).toBe(412);
   });
 
-  it('guards a client with both referrers\' counters and the If-Match versions, uncounting nothing', async () => {
-    ddb.on(DeleteCommand).resolves({});
+  /** The deletion record a delete of an event-making resource writes in its own transaction (shared/events/deletions.ts). */
+  const expectDeletionRecord = (put: { Item?: Record<string, unknown>; ConditionExpression?: string } | undefined, type: string, id: string) => {
+    expect(put!.Item).toMatchObject({ PK: 'WS#ws#DELETION', SK: `${type}#${id}`, request_id: 'r' });
+    const deletedAt = Date.parse(String(put!.Item!.deleted_at));
+    expect(Number.isNaN(deletedAt)).toBe(false);
+    // Kept three days (past the stream's 24 h), then expired by TTL.
+    expect(put!.Item!.expires_at).toBe(Math.floor(deletedAt / 1000) + 3 * 24 * 60 * 60);
+  };
+
+  it('guards a client with both referrers\' counters and the If-Match versions, uncounting nothing, and records the deletion in the same transaction', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
     await remove(ctx, client, CLIENT_ID, [1, 2]);
-    const input = ddb.commandCalls(DeleteCommand)[0]!.args[0].input;
+    const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(2);
+    const input = items[0]!.Delete!;
     expect(input.Key).toEqual({ PK: 'WS#ws', SK: `CLIENT#${CLIENT_ID}` });
     expect(input.ConditionExpression).toBe('attribute_exists(PK) AND #version IN (:if_match_0, :if_match_1) AND #g0 = :zero AND #g1 = :zero');
     expect(input.ExpressionAttributeNames).toEqual({ '#version': 'version', '#g0': 'project_count', '#g1': 'time_entry_count' });
     expect(input.ExpressionAttributeValues).toEqual({ ':if_match_0': 1, ':if_match_1': 2, ':zero': 0 });
     expect(input.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
-    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    expectDeletionRecord(items[1]!.Put, 'CLIENT', CLIENT_ID);
+    // The request id reaches the event through this record, never a plain delete that cannot carry it.
+    expect(ddb.commandCalls(DeleteCommand)).toHaveLength(0);
   });
 
   it('names only the counters that hold a client, in the singular when one', async () => {
-    ddb.on(DeleteCommand).rejects(conditionFailed({ version: 1, project_count: 1, time_entry_count: 0 }));
+    ddb.on(TransactWriteCommand).rejects(cancelled(failed({ version: 1, project_count: 1, time_entry_count: 0 }), NONE));
     const error = await refusal(remove(ctx, client, CLIENT_ID, undefined));
     expect(error.status).toBe(409);
     expect(error.message).toBe(
       `Client ${CLIENT_ID} still has 1 project and cannot be deleted. Delete those first, or archive the client instead by setting its status to SLEEPING or LOST`,
     );
     ddb.reset();
-    ddb.on(DeleteCommand).rejects(conditionFailed({ version: 1, project_count: 2, time_entry_count: 1 }));
+    ddb.on(TransactWriteCommand).rejects(cancelled(failed({ version: 1, project_count: 2, time_entry_count: 1 }), NONE));
     expect((await refusal(remove(ctx, client, CLIENT_ID, undefined))).message).toMatch(/still has 2 projects and 1 time entry and/);
   });
 
   it('is 404 for a client gone before the delete, and never reads first', async () => {
-    ddb.on(DeleteCommand).rejects(conditionFailed());
+    ddb.on(TransactWriteCommand).rejects(cancelled(failed(), NONE));
     expect((await refusal(remove(ctx, client, CLIENT_ID, undefined))).status).toBe(404);
     expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 
-  it('uncounts a time entry on its project and client, by name', async () => {
+  it('uncounts a time entry on its project and client, by name, and records the deletion', async () => {
     ddb.on(GetCommand).resolves({ Item: { version: 1, data: { id: ENTRY_ID, project_id: PROJECT_ID, client_id: CLIENT_ID } } });
     ddb.on(TransactWriteCommand).resolves({});
     expect(await remove(ctx, timeEntry, ENTRY_ID, undefined)).toEqual({ object: 'time_entry', id: ENTRY_ID, deleted: true });
     const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(4);
     expect(items[0]!.Delete!.ConditionExpression).toBe('attribute_exists(PK)');
-    const counters = items.slice(1).map((i) => [i.Update!.Key, i.Update!.ExpressionAttributeNames!['#counter'], i.Update!.ExpressionAttributeValues![':delta']]);
+    const counters = items.slice(1, 3).map((i) => [i.Update!.Key, i.Update!.ExpressionAttributeNames!['#counter'], i.Update!.ExpressionAttributeValues![':delta']]);
     expect(counters).toEqual([
       [{ PK: 'WS#ws', SK: `CLIENT#${CLIENT_ID}` }, 'time_entry_count', -1],
       [{ PK: 'WS#ws', SK: `PROJECT#${PROJECT_ID}` }, 'time_entry_count', -1],
     ]);
+    expectDeletionRecord(items[3]!.Put, 'TIME_ENTRY', ENTRY_ID);
   });
 
   it('refuses an id of another kind without a call', async () => {
@@ -176,14 +191,16 @@ describe('update', () => {
     expect((await refusal(update(ctx, project, PROJECT_ID, {}, undefined, now))).status).toBe(404);
   });
 
-  it('rewrites the index keys of a status change and the search field of a rename, in the data map', async () => {
+  it('rewrites the index keys of a status change and the search field of a rename, in the data map, with the request id', async () => {
     ddb.on(UpdateCommand).resolves({ Attributes: projectItem() });
     await update(ctx, project, PROJECT_ID, { status: 'ON_HOLD', name: 'Nouveau' }, undefined, now);
     const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(input.UpdateExpression).toBe(
-      'SET #data.#f_status = :f_status, #data.#f_name = :f_name, #data.#f_updated_at = :f_updated_at, #a_GSI1PK = :a_GSI1PK, #a_GSI3SK = :a_GSI3SK, #a_search_text = :a_search_text, #version = if_not_exists(#version, :zero) + :one',
+      'SET #data.#f_status = :f_status, #data.#f_name = :f_name, #data.#f_updated_at = :f_updated_at, #a_GSI1PK = :a_GSI1PK, #a_GSI3SK = :a_GSI3SK, #a_search_text = :a_search_text, #a_request_id = :a_request_id, #version = if_not_exists(#version, :zero) + :one',
     );
     expect(input.ExpressionAttributeValues).toMatchObject({
+      // The request that made this version: its event carries it (shared/events/build.ts).
+      ':a_request_id': 'r',
       ':a_GSI1PK': 'WS#ws#PROJECT#status#ON_HOLD',
       ':a_GSI3SK': `status#ON_HOLD#PROJECT#${PROJECT_ID}`,
       ':a_search_text': 'nouveau',
