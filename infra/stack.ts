@@ -24,7 +24,8 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, signsCursors, type BackgroundFunction, type Route } from '../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf, signsCursors, type Route } from '../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../shared/background.ts';
 import { TABLE } from '../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinition } from '../shared/http/gateway-responses.ts';
 import { bindTable, type TableAccess } from './access.ts';
@@ -88,7 +89,7 @@ export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
   readonly acknowledgeNagFindings?: boolean;
   /** Identifier of the Cognito resource server; scopes are `<identifier>/<scope>`. Default `timebill-api`. */
   readonly resourceServerIdentifier?: string;
-  /** The functions that are not routes (default: BACKGROUND_FUNCTIONS of shared/routes.ts). */
+  /** The functions that are not routes (default: BACKGROUND_FUNCTIONS of shared/background.ts). */
   readonly backgroundFunctions?: readonly BackgroundFunction[];
   /** How long every log group keeps its events: at least 365 days (Control Tower CT.CLOUDWATCH.PR.2). Default one year. */
   readonly logRetention?: logs.RetentionDays;

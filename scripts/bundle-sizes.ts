@@ -13,7 +13,8 @@ import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { AUTHORIZER_ENTRY, FUNCTION_ENTRIES } from '../shared/routes.ts';
+import { AUTHORIZER_ENTRY } from '../shared/routes.ts';
+import { FUNCTION_ENTRIES } from '../shared/background.ts';
 import { esbuildOptions } from '../infra/bundling.ts';
 
 /** The size limit the tests enforce on every bundle (minified, before compression). */

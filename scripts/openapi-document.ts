@@ -8,7 +8,8 @@ import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
 import { contractOf } from '../shared/operations.ts';
-import { RESOURCES, RESOURCE_LIST } from '../shared/resources/registry.ts';
+import { RESOURCE_LIST } from '../shared/resources/registry.ts';
+import { SCHEMAS } from '../shared/resources/schemas.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
@@ -115,8 +116,8 @@ function queryParameters(schema: v.GenericSchema): Json[] {
 
 function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
-  const contract = contractOf(route);
-  const resource = route.resource === null ? undefined : RESOURCES[route.resource];
+  const resource = route.resource === null ? undefined : SCHEMAS[route.resource];
+  const contract = contractOf(route, resource);
   const parameters: Json[] = [];
   if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
   if (contract?.query) parameters.push(...queryParameters(contract.query));
@@ -166,7 +167,7 @@ export function buildOpenApiDocument(): Json {
   }
   const requestSchemas = Object.fromEntries(
     ROUTES.flatMap((route) => {
-      const body = contractOf(route)?.body;
+      const body = contractOf(route, route.resource === null ? undefined : SCHEMAS[route.resource])?.body;
       return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
     }),
   );

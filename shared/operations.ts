@@ -1,12 +1,16 @@
 /**
  * Each operation's contract: the body and query it takes, what it answers, and the errors it
  * can answer besides those of every protected operation. Declared once per action here, for the
- * resource of the route; the handler frame (shared/http/handler.ts) parses with it and the
- * OpenAPI generator (scripts/openapi-document.ts) documents it.
+ * resource of the route, which the caller passes in: the handler frame (shared/http/handler.ts)
+ * gets it from its function (a read or delete function passes the resource's declaration alone,
+ * so its bundle holds no field schema) and parses with the contract; the OpenAPI generator
+ * (scripts/openapi-document.ts) documents it.
  */
 import type * as v from 'valibot';
-import { RESOURCES, referrersOf, type ResourceKind } from './resources/registry.ts';
-import type { AnyResource } from './resources/define.ts';
+import { referrersOf, type RESOURCES } from './resources/registry.ts';
+import type { AnyResource } from './resources/declare.ts';
+import type { AnyResourceSchemas } from './resources/define.ts';
+import type { SchemasByKind } from './resources/schemas.ts';
 import type { Action, Operation, Route } from './routes.ts';
 
 export interface Contract {
@@ -26,7 +30,10 @@ export interface Contract {
 
 const WRITE_BODY = [400, 409, 413, 415, 422];
 
-const CONTRACTS: Record<Action, (resource: AnyResource) => Contract> = {
+/** The actions whose contract parses the resource's fields: their functions pass its schemas. */
+type ParsesFields = 'list' | 'create' | 'update';
+
+const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? AnyResourceSchemas : AnyResource) => Contract } = {
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, idempotent: false, conditional: false, errors: [400] }),
   retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, idempotent: false, conditional: false, errors: [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, idempotent: true, conditional: false, errors: WRITE_BODY }),
@@ -42,7 +49,11 @@ const CONTRACTS: Record<Action, (resource: AnyResource) => Contract> = {
 };
 
 type RouteOf<O extends Operation> = Extract<Route, { operation: O }>;
-type ResourceOf<O extends Operation> = RouteOf<O>['resource'] extends ResourceKind ? (typeof RESOURCES)[RouteOf<O>['resource']] : never;
+type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
+type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
+
+/** What an operation's function passes to the handler frame: its resource, with its schemas where the contract parses fields. */
+export type ResourceFor<O extends Operation> = RouteOf<O>['action'] extends ParsesFields ? ResourceOf<O> : (typeof RESOURCES)[KindOf<O>];
 
 /** What the operation's body parses to (create and update). */
 export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
@@ -54,8 +65,12 @@ export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
 /** What the operation's query string parses to (lists). */
 export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list' ? v.InferOutput<ResourceOf<O>['listQuery']> : never;
 
-/** The contract of a resource's operation; undefined for the public API description. */
-export function contractOf(route: Route): Contract | undefined {
+/** The contract of a resource's operation, given that resource; undefined for the public API description. */
+export function contractOf(route: Route, resource: AnyResource | AnyResourceSchemas | undefined): Contract | undefined {
   if (route.resource === null) return undefined;
-  return CONTRACTS[route.action](RESOURCES[route.resource] as AnyResource);
+  if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
+  if (route.action !== 'retrieve' && route.action !== 'delete' && !('create' in resource)) {
+    throw new Error(`${route.operation} parses fields: give it the resource's schemas (shared/resources/${route.resource.replaceAll('_', '-')}.ts)`);
+  }
+  return CONTRACTS[route.action](resource as AnyResourceSchemas);
 }

@@ -1,14 +1,13 @@
 /**
- * The route table: the one source of truth for every operation of the API, and for the functions
- * that are not routes (stream and queue consumers). The CDK stack, the authorizer's policy, the
- * local gateway, the bundle-size script, the bench and the OpenAPI document all read it.
+ * The route table: the one source of truth for every operation of the API (the functions that
+ * are not routes are declared beside it, in background.ts). The CDK stack, the authorizer's
+ * policy, the local gateway, the bundle-size script, the bench and the OpenAPI document all read it.
  *
  * It is typed against the resource registry (type-only imports: the authorizer's bundle carries
  * no schemas), so a route whose path, scope or method does not fit its resource and action fails
  * `tsc`, not a cold start.
  */
 import type { Collection, ResourceKind, RESOURCES } from './resources/registry.ts';
-import { AWS_RETRY_SCHEDULE } from './events/retry.ts';
 
 export const API_PREFIX = '/api/v1';
 type Prefix = typeof API_PREFIX;
@@ -34,7 +33,7 @@ type ActionRoute<C extends string> =
   | { action: 'update'; method: 'PATCH'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
   | { action: 'delete'; method: 'DELETE'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` };
 
-interface FunctionBase {
+export interface FunctionBase {
   /** Stable operation name; also the Lambda function's logical name. */
   readonly operation: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
@@ -89,7 +88,7 @@ export type Operation = Route['operation'];
 export type ProtectedRoute = Extract<Route, { scope: Scope }>;
 
 /** Every scope, in route order (each resource has a read and a write scope). */
-export const SCOPES = [...new Set(ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))] as Scope[];
+export const SCOPES = /* @__PURE__ */ Array.from(/* @__PURE__ */ new Set(/* @__PURE__ */ ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))) as Scope[];
 
 /** What a route's function may do to the table (least privilege in the CDK stack). */
 export const accessOf = (route: Route): RouteAccess => (route.scope === null ? 'none' : route.method === 'GET' ? 'read' : 'write');
@@ -97,66 +96,8 @@ export const accessOf = (route: Route): RouteAccess => (route.scope === null ? '
 /** Lists sign cursors; no other function gets the key. */
 export const signsCursors = (route: Route) => route.action === 'list';
 
-/**
- * Functions that are not routes: triggered by a DynamoDB stream or an SQS queue. Each says what
- * it may do to the table and what else it needs (least privilege in the CDK stack); the stack,
- * the bundle-size script and the bench build them as they do the routes.
- */
-export type BackgroundFunction = FunctionBase & {
-  readonly table: TableAccess;
-  readonly description: string;
-  /** Function timeout (default: the routes'); a queue's visibility timeout is six times its consumer's. */
-  readonly timeoutSeconds?: number;
-} & (
-    | { readonly trigger: 'table-stream'; readonly batchSize?: number }
-    | {
-        readonly trigger: 'queue';
-        readonly queue: string;
-        readonly batchSize?: number;
-        /** Receives of a message before its queue moves it to the dead-letter queue (default 5). */
-        readonly maxReceives?: number;
-      }
-  ) & {
-    /** Queues (by name) the function sends messages to. */
-    readonly sendsTo?: readonly string[];
-  };
-
-export const BACKGROUND_FUNCTIONS = [
-  // Events (docs/events.md): the table's changes become events, each queued once per endpoint that wants it.
-  {
-    operation: 'recordEvents',
-    entry: 'functions/events/consume.ts',
-    description: 'Turns table changes into events and queues their webhook deliveries',
-    trigger: 'table-stream',
-    // Reads deletion records, the sequence and the endpoints (Query on the table); appends events in transactions.
-    table: 'events',
-    sendsTo: ['deliveries'],
-    // A batch of 100 changes: a few transactions, reads and SQS batches, each within the DynamoDB budget (8.5 s at worst).
-    timeoutSeconds: 60,
-  },
-  {
-    operation: 'deliverWebhooks',
-    entry: 'functions/events/deliver.ts',
-    description: 'Posts each queued event to its webhook endpoint, retried on the delivery schedule',
-    trigger: 'queue',
-    queue: 'deliveries',
-    // Reads the endpoint and the event by key, nothing else.
-    table: 'getItem',
-    // Ten messages at once, each: two reads (8.5 s each at worst), DNS and the 10 s POST (DELIVERY_TIMEOUT_MS).
-    timeoutSeconds: 30,
-    // Every attempt of the schedule (shared/events/retry.ts) is a receive; after the last, the dead-letter queue.
-    maxReceives: AWS_RETRY_SCHEDULE.maxAttempts,
-  },
-] as const satisfies readonly BackgroundFunction[];
-
-/** Every function the stack deploys, routes or not, by name and entry. */
-export const FUNCTION_ENTRIES: readonly { name: string; entry: string }[] = [
-  ...ROUTES.map((r) => ({ name: r.operation as string, entry: r.entry as string })),
-  ...(BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]).map((f) => ({ name: f.operation, entry: f.entry })),
-];
-
 /** The routes that need a token (all but the public ones). */
-export const PROTECTED_ROUTES = ROUTES.filter((r): r is ProtectedRoute => r.scope !== null);
+export const PROTECTED_ROUTES = /* @__PURE__ */ ROUTES.filter((r): r is ProtectedRoute => r.scope !== null);
 
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 

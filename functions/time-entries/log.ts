@@ -1,4 +1,5 @@
 import { created, defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { logTimeEntry } from '../../shared/domain/time-entries.ts';
+import { timeEntrySchemas } from '../../shared/resources/time-entry.ts';
 
-export const handler = defineWriteHandler('logTimeEntry', async (req) => created(await logTimeEntry(req.caller, req.body()), req.path));
+export const handler = defineWriteHandler('logTimeEntry', timeEntrySchemas, async (req) => created(await logTimeEntry(req.caller, req.body()), req.path));

@@ -22,7 +22,7 @@ import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
 import { superviseDynamoDbLocal } from './supervisor.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
-import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
 import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/events/retry.ts';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 

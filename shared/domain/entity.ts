@@ -29,7 +29,7 @@ import {
   type Condition,
   type TransactItem,
 } from '../data/writes.ts';
-import { dataOf, objectOf, type AnyResource, type ObjectOf } from '../resources/define.ts';
+import { dataOf, objectOf, type AnyResource, type ObjectOf } from '../resources/declare.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
 import { project, type Project } from '../resources/registry.ts';
+import type { projectSchemas } from '../resources/project.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
 import { create, update, type UpdateRules } from './entity.ts';
 
@@ -11,7 +12,7 @@ const END_BEFORE_START = 'end_date must not be before start_date';
 const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b);
 
 /** Creates the project, counted on its client (which must exist) in the same transaction. */
-export async function createProject(ctx: CallerContext, input: v.InferOutput<typeof project.create>, now = new Date()): Promise<Versioned<Project>> {
+export async function createProject(ctx: CallerContext, input: v.InferOutput<typeof projectSchemas.create>, now = new Date()): Promise<Versioned<Project>> {
   const startDate = input.start_date ?? now.toISOString();
   if (input.end_date != null && isBefore(input.end_date, startDate)) throw invalidParam('end_date', END_BEFORE_START);
   return create(ctx, project, { ...input, start_date: startDate }, now);
@@ -21,7 +22,7 @@ export async function createProject(ctx: CallerContext, input: v.InferOutput<typ
 export async function updateProject(
   ctx: CallerContext,
   id: string,
-  patch: v.InferOutput<typeof project.update>,
+  patch: v.InferOutput<typeof projectSchemas.update>,
   expectedVersion?: IfMatch,
   now = new Date(),
 ): Promise<Versioned<Project>> {

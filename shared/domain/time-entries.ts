@@ -5,12 +5,13 @@
  */
 import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
-import { objectOf } from '../resources/define.ts';
+import { objectOf } from '../resources/declare.ts';
 import { project, timeEntry, type TimeEntry } from '../resources/registry.ts';
+import type { timeEntrySchemas } from '../resources/time-entry.ts';
 import type { CallerContext, Versioned } from './context.ts';
 import { create, readItem, unknownReference } from './entity.ts';
 
-export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<typeof timeEntry.create>, now = new Date()): Promise<Versioned<TimeEntry>> {
+export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<typeof timeEntrySchemas.create>, now = new Date()): Promise<Versioned<TimeEntry>> {
   const projectId = input.project_id ?? null;
   let clientId = input.client_id;
   if (projectId !== null) {

@@ -14,10 +14,11 @@ import { keys } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { getItem, type TransactItem } from '../data/writes.ts';
 import { isWellFormedId } from '../ids.ts';
-import { objectOf } from '../resources/define.ts';
+import { objectOf } from '../resources/declare.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
 import { webhookEndpoint, type WebhookEndpoint } from '../resources/registry.ts';
+import type { webhookEndpointSchemas } from '../resources/webhook-endpoint.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, remove, update } from './entity.ts';
 
@@ -46,7 +47,7 @@ const countBy = (workspaceId: string, delta: 1 | -1): TransactItem => ({
 
 export async function createWebhookEndpoint(
   ctx: CallerContext,
-  input: v.InferOutput<typeof webhookEndpoint.create>,
+  input: v.InferOutput<typeof webhookEndpointSchemas.create>,
   now = new Date(),
 ): Promise<Versioned<WebhookEndpoint & { secret: string }>> {
   await checkUrl(input.url);
@@ -61,13 +62,9 @@ export async function createWebhookEndpoint(
   return { resource: { ...made.resource, secret }, version: made.version };
 }
 
-export async function updateWebhookEndpoint(
-  ctx: CallerContext,
-  id: string,
-  patch: v.InferOutput<typeof webhookEndpoint.update>,
-  expectedVersion?: IfMatch,
-  now = new Date(),
-): Promise<Versioned<WebhookEndpoint>> {
+type EndpointPatch = v.InferOutput<typeof webhookEndpointSchemas.update>;
+
+export async function updateWebhookEndpoint(ctx: CallerContext, id: string, patch: EndpointPatch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<WebhookEndpoint>> {
   if (patch.url !== undefined) await checkUrl(patch.url);
   return update(ctx, webhookEndpoint, id, patch, expectedVersion, now);
 }

@@ -8,7 +8,7 @@ import { ApiError, authenticationRequired, insufficientScope, invalidParam, inva
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
 import { routeByOperation, type Operation } from '../routes.ts';
-import { contractOf, type BodyOf, type Contract, type QueryOf } from '../operations.ts';
+import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../operations.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
@@ -57,9 +57,13 @@ export type RetryPolicy = (call: {
   run: () => Promise<Reply>;
 }) => Promise<Reply>;
 
-export function defineHandler<O extends Operation>(operation: O, run: (req: Request<O>) => Promise<Reply>, retries?: RetryPolicy) {
+/**
+ * The handler of `operation` over `resource`: its declaration (registry.ts) for a retrieve or a
+ * delete, its schemas (e.g. resources/client.ts) where the contract parses fields.
+ */
+export function defineHandler<O extends Operation>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>, retries?: RetryPolicy) {
   const route = routeByOperation(operation);
-  const contract = contractOf(route);
+  const contract = contractOf(route, resource);
   if (!contract) throw new Error(`${operation} is public and has no caller`);
   if (contract.idempotent && !retries) throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {

@@ -1,76 +1,35 @@
 /**
- * How a resource is declared, and everything derived from one declaration: its TypeScript type,
- * its response schema, its create, update and list-query schemas, and the mapping between its
- * stored item and the object the API returns. The declarations themselves are in registry.ts.
+ * A resource's field schemas (valibot), and everything derived from them: its TypeScript type,
+ * its response schema, its create, update and list-query schemas. Its identity and relations are
+ * declared apart, as plain data (declare.ts, registry.ts); this module and the schema module of
+ * each resource (e.g. client.ts) are imported only by what parses input or documents the API.
  *
- * The fields are a valibot object of the fields a caller may send or sees, in the order the API
- * returns them. Their wrappers say the rules:
+ * The schemas are given per declared field. Their wrappers say the rules:
  * - a plain schema is required on create;
  * - `v.optional(schema, default)` is optional on create and takes the default;
  * - `v.optional(schema)` is optional on create and filled by the resource's domain code;
  * - `v.nullable(schema)` is optional on create (absent means null) and cleared by null on update;
  * - `immutable` fields are set on create and refused on update, with the reason given;
  * - `readOnly` fields are set by the server (never sent) from the creation time.
- * Every resource also has `object`, `id`, `workspace_id`, `created_at` and `updated_at`.
  */
 import * as v from 'valibot';
 import { ULID_PATTERN } from '../ids.ts';
 import { LIMITS, text } from '../schemas/fields.ts';
-import type { IndexName } from '../data/table.ts';
-
-export interface IndexDeclaration<F extends string> {
-  /** The fields whose values name the index partition (after the workspace and the type). */
-  partition: readonly F[];
-  /** A field whose value leads the sort key: a second filter within the partition. */
-  sortPrefix?: F;
-}
-
-export interface ResourceDeclaration<
-  K extends string,
-  C extends string,
-  E extends v.ObjectEntries,
-  RO extends keyof E & string,
-  IM extends keyof E & string,
-  FL extends keyof E & string,
-> {
-  /** The object's name (`object` of the API, DeleteResult's `object`), in snake_case. */
-  kind: K;
-  /** The id's prefix, before the ULID. */
-  idPrefix: string;
-  /** The collection's path segment under /api/v1; also the scopes' prefix and the list's name. */
-  collection: C;
-  /** Its group in the OpenAPI document. */
-  tag: string;
-  fields: v.StrictObjectSchema<E, undefined>;
-  /** Set by the server from the creation time; never sent by the caller. */
-  readOnly?: { readonly [F in RO]: 'created_at' };
-  /** Set on create, refused on update: the reason the refusal gives. */
-  immutable?: { readonly [F in IM]: string };
-  /** Fields that hold the id of another resource (by kind); creating counts it on that resource. */
-  references?: { readonly [F in keyof E & string]?: string };
-  /** Fields a list may be filtered by (exact match), served by the indexes below. */
-  filters?: readonly FL[];
-  /** The text field `search` matches (case-insensitive substring). */
-  search?: keyof E & string;
-  /** How the generic indexes of shared/data/table.ts list this resource. */
-  indexes?: { readonly [I in IndexName]?: IndexDeclaration<keyof E & string> };
-  /** What to do instead of deleting, said by the 409 of a guarded delete. */
-  deleteHint?: string;
-  /**
-   * On create, at least one of these fields must be given (not null); the domain enforces it,
-   * the OpenAPI document says it as an `anyOf` of `required` sets.
-   */
-  createRequiresOneOf?: readonly (keyof E & string)[];
-}
+import type { AnyResource } from './declare.ts';
 
 type Unwrapped<S> = S extends v.OptionalSchema<infer W, infer _D> ? W : S;
 type NonNull<S> = S extends v.NullableSchema<infer W, infer _D> ? W : S;
 
 type Common = { workspace_id: string; created_at: string; updated_at: string };
 
-/** The object the API returns. */
-export type ObjectOf<R extends AnyResource> = { object: R['kind']; id: string } & {
-  -readonly [F in keyof R['entries']]: v.InferOutput<Unwrapped<R['entries'][F]>>;
+type FieldOf<R extends AnyResource> = R['fieldNames'][number];
+type KeysOf<M> = keyof NonNullable<M> & string;
+/** One schema per declared field, no more. */
+type FieldSchemas<R extends AnyResource, E> = E & { [F in Exclude<keyof E, FieldOf<R>>]: never };
+
+/** The object the API returns, typed by the resource's field schemas. */
+export type ObjectOfSchemas<K extends string, E extends v.ObjectEntries> = { object: K; id: string } & {
+  -readonly [F in keyof E]: v.InferOutput<Unwrapped<E[F]>>;
 } & Common;
 
 type CreateEntries<E extends v.ObjectEntries, RO extends PropertyKey> = {
@@ -100,53 +59,45 @@ const unwrap = (schema: v.GenericSchema): v.GenericSchema =>
   schema.type === 'optional' ? (schema as v.OptionalSchema<v.GenericSchema, unknown>).wrapped : schema;
 const isNullable = (schema: v.GenericSchema) => schema.type === 'nullable';
 
-/** The resource's derived parts, beside its declaration. */
-export function defineResource<
-  const K extends string,
-  const C extends string,
-  E extends v.ObjectEntries,
-  const RO extends keyof E & string = never,
-  const IM extends keyof E & string = never,
-  const FL extends keyof E & string = never,
->(declaration: ResourceDeclaration<K, C, E, RO, IM, FL>) {
-  const entries = declaration.fields.entries as E;
-  const names = Object.keys(entries) as (keyof E & string)[];
-  const readOnly = (declaration.readOnly ?? {}) as Record<string, 'created_at'>;
-  const immutable = (declaration.immutable ?? {}) as Record<string, string>;
-  const writable = names.filter((name) => !(name in readOnly));
+/** The resource with its field schemas and what derives from them. */
+export function defineFields<const R extends AnyResource, E extends { [F in FieldOf<R>]: v.GenericSchema }>(resource: R, fields: FieldSchemas<R, E>) {
+  type RO = KeysOf<R['readOnly']>;
+  type IM = KeysOf<R['immutable']>;
+  type FL = NonNullable<R['filters']>[number];
+  // In the declared order, whatever the order of `fields`.
+  const given = fields as Record<string, v.GenericSchema>;
+  const entries = Object.fromEntries(resource.fieldNames.map((name) => [name, given[name]!])) as E;
+  const schemaOf = (name: string) => given[name]!;
+    const readOnly = resource.readOnly ?? {};
+  const immutable = resource.immutable ?? {};
+  const writable = resource.fieldNames.filter((name) => !(name in readOnly));
 
   const createEntries = Object.fromEntries(
-    writable.map((name) => [name, isNullable(entries[name]!) ? v.optional(entries[name]!) : entries[name]!]),
+    writable.map((name) => [name, isNullable(schemaOf(name)) ? v.optional(schemaOf(name)) : schemaOf(name)]),
   ) as CreateEntries<E, RO>;
   const updateEntries = Object.fromEntries(
     writable.map((name) => [
       name,
       name in immutable
         ? v.optional(v.never(`${name} cannot be changed: ${immutable[name]}`))
-        : v.optional(unwrap(entries[name]!)),
+        : v.optional(unwrap(schemaOf(name))),
     ]),
   ) as UpdateEntries<E, RO, IM>;
   const queryEntries = {
     limit: pageSize,
     cursor,
-    ...Object.fromEntries((declaration.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(entries[name]!)))])),
-    ...(declaration.search ? { search } : {}),
+    ...Object.fromEntries((resource.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(schemaOf(name))))])),
+    ...(resource.search ? { search } : {}),
   } as QueryEntries<E, FL>;
 
   return {
-    ...declaration,
+    ...resource,
     entries,
-    /** The type's name in keys: `TIME_ENTRY`. */
-    type: declaration.kind.toUpperCase() as Uppercase<K>,
-    /** In messages: `time entry`, `time entries`. */
-    noun: declaration.kind.replaceAll('_', ' '),
-    plural: declaration.collection.replaceAll('_', ' '),
-    fieldNames: names,
-    create: v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(declaration.createRequiresOneOf))),
+    create: v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(resource.createRequiresOneOf))),
     update: v.strictObject(updateEntries),
     listQuery: v.strictObject(queryEntries),
     /** The response schema (OpenAPI document, contract tests), given the id prefix of each kind. */
-    object: (prefixOf: (kind: string) => string) => responseSchema(declaration, entries, names, prefixOf),
+    object: (prefixOf: (kind: string) => string) => responseSchema(resource, entries, prefixOf),
   };
 }
 
@@ -160,19 +111,14 @@ function nonNull(schema: v.GenericSchema): v.GenericSchema {
   return isNullable(schema) ? (schema as v.NullableSchema<v.GenericSchema, unknown>).wrapped : schema;
 }
 
-function responseSchema(
-  declaration: ResourceDeclaration<string, string, v.ObjectEntries, string, string, string>,
-  entries: v.ObjectEntries,
-  names: readonly string[],
-  prefixOf: (kind: string) => string,
-) {
-  const references = (declaration.references ?? {}) as Record<string, string>;
-  const readOnly = (declaration.readOnly ?? {}) as Record<string, string>;
+function responseSchema(resource: AnyResource, entries: v.ObjectEntries, prefixOf: (kind: string) => string) {
+  const references = resource.references ?? {};
+  const readOnly = resource.readOnly ?? {};
   return v.strictObject({
-    object: v.literal(declaration.kind),
-    id: idOf(declaration.idPrefix),
+    object: v.literal(resource.kind),
+    id: idOf(resource.idPrefix),
     ...Object.fromEntries(
-      names.map((name) => {
+      resource.fieldNames.map((name) => {
         const field = unwrap(entries[name]!);
         const target = references[name];
         if (name in readOnly) return [name, timestamp];
@@ -187,50 +133,11 @@ function responseSchema(
   });
 }
 
-/** What code that works on any resource may use of one. */
-export interface AnyResource {
-  readonly kind: string;
-  readonly idPrefix: string;
-  readonly collection: string;
-  readonly tag: string;
-  readonly type: string;
-  readonly noun: string;
-  readonly plural: string;
+/** What code that parses or documents any resource may use of its schemas. */
+export interface AnyResourceSchemas extends AnyResource {
   readonly entries: v.ObjectEntries;
-  readonly fieldNames: readonly string[];
-  readonly readOnly?: Readonly<Record<string, 'created_at'>>;
-  readonly immutable?: Readonly<Record<string, string>>;
-  readonly references?: { readonly [field: string]: string | undefined };
-  readonly filters?: readonly string[];
-  readonly search?: string;
-  readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
-  readonly deleteHint?: string;
   readonly create: v.GenericSchema;
   readonly update: v.GenericSchema;
   readonly listQuery: v.GenericSchema;
   readonly object: (prefixOf: (kind: string) => string) => v.GenericSchema;
 }
-
-/** The stored item's API part (`data`): exactly the declared fields, absent ones null. */
-export function dataOf(
-  resource: Pick<AnyResource, 'fieldNames' | 'readOnly'>,
-  ids: { id: string; workspaceId: string },
-  input: Record<string, unknown>,
-  at: string,
-): Record<string, unknown> {
-  const data: Record<string, unknown> = { id: ids.id };
-  for (const name of resource.fieldNames) data[name] = name in (resource.readOnly ?? {}) ? at : (input[name] ?? null);
-  return { ...data, workspace_id: ids.workspaceId, created_at: at, updated_at: at };
-}
-
-/** The object of a stored item, fields in their declared order. */
-export function objectOf<R extends AnyResource>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
-  const data = (item.data ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = { object: resource.kind, id: data.id };
-  for (const name of resource.fieldNames) out[name] = data[name] ?? null;
-  out.workspace_id = data.workspace_id;
-  out.created_at = data.created_at;
-  out.updated_at = data.updated_at;
-  return out as ObjectOf<R>;
-}
-

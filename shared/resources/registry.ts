@@ -1,31 +1,19 @@
 /**
- * The resource registry: one declaration per resource. Everything else about a resource (its
- * type, its request and response schemas, its item, its keys and indexes, its scopes, its
- * guards, its OpenAPI schemas and tags) is derived from these; docs/extending.md walks through
- * adding one.
+ * The resource registry: one declaration per resource, as plain data: its identity (kind, id
+ * prefix, collection, tag), its fields by name and order, and its relations (references,
+ * filters, search, indexes, read-only and immutable fields, guards). Its keys, indexes, scopes,
+ * guards, item mapping and tags are derived from these. The field schemas (valibot) of each
+ * resource are in its own module (client.ts, project.ts, time-entry.ts, webhook-endpoint.ts),
+ * imported only where input is parsed; docs/extending.md walks through adding a resource.
  */
-import * as v from 'valibot';
-import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
-import { EVENT_TYPES } from '../events/types.ts';
-import { defineResource, type AnyResource, type ObjectOf } from './define.ts';
+import { declareResource, type AnyResource, type ObjectOf } from './declare.ts';
 
-export const client = defineResource({
+export const client = declareResource({
   kind: 'client',
   idPrefix: 'cli_',
   collection: 'clients',
   tag: 'Clients',
-  fields: v.strictObject({
-    company_name: text('company_name', LIMITS.nameLength),
-    company_email: email('company_email'),
-    company_address: v.nullable(text('company_address', LIMITS.addressLength)),
-    website: v.nullable(webUrl('website')),
-    status: v.optional(enumOf('status', ['LEAD', 'ACTIVE', 'SLEEPING', 'LOST']), 'LEAD'),
-    language: v.optional(enumOf('language', ['ENGLISH', 'FRENCH']), 'ENGLISH'),
-    business_number: v.nullable(taxId('business_number')),
-    tps_number: v.nullable(taxId('tps_number')),
-    tvq_number: v.nullable(taxId('tvq_number')),
-    relationship_start_date: timestamp('relationship_start_date'),
-  }),
+  fields: ['company_name', 'company_email', 'company_address', 'website', 'status', 'language', 'business_number', 'tps_number', 'tvq_number', 'relationship_start_date'],
   readOnly: { relationship_start_date: 'created_at' },
   filters: ['status'],
   search: 'company_name',
@@ -33,26 +21,12 @@ export const client = defineResource({
   deleteHint: 'archive the client instead by setting its status to SLEEPING or LOST',
 });
 
-export const project = defineResource({
+export const project = declareResource({
   kind: 'project',
   idPrefix: 'prj_',
   collection: 'projects',
   tag: 'Projects',
-  fields: v.strictObject({
-    name: text('name', LIMITS.nameLength),
-    description: v.nullable(text('description', LIMITS.descriptionLength)),
-    status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
-    billing_type: enumOf('billing_type', ['Weekly', 'BiMonthly', 'Monthly', 'CreditBased', 'Retainer', 'ProjectBased']),
-    hourly_rate: v.nullable(money('hourly_rate')),
-    fixed_price: v.nullable(money('fixed_price')),
-    amount: v.nullable(money('amount')),
-    interval_count: v.nullable(positiveInteger('interval_count', LIMITS.intervalCount)),
-    interval_unit: v.nullable(enumOf('interval_unit', ['Day', 'Week', 'Month', 'Year'])),
-    client_id: reference('client_id'),
-    /** Defaults to the creation time (domain/projects.ts). */
-    start_date: v.optional(timestamp('start_date')),
-    end_date: v.nullable(timestamp('end_date')),
-  }),
+  fields: ['name', 'description', 'status', 'billing_type', 'hourly_rate', 'fixed_price', 'amount', 'interval_count', 'interval_unit', 'client_id', 'start_date', 'end_date'],
   immutable: { client_id: 'a project stays with the client it was created for' },
   references: { client_id: 'client' },
   filters: ['status', 'client_id'],
@@ -66,19 +40,12 @@ export const project = defineResource({
   deleteHint: 'close the project instead by setting its status to COMPLETED or CANCELLED',
 });
 
-export const timeEntry = defineResource({
+export const timeEntry = declareResource({
   kind: 'time_entry',
   idPrefix: 'te_',
   collection: 'time_entries',
   tag: 'Time entries',
-  fields: v.strictObject({
-    project_id: v.nullable(reference('project_id')),
-    /** Implied by the project when one is given (domain/time-entries.ts). */
-    client_id: v.optional(reference('client_id')),
-    started_at: timestamp('started_at'),
-    duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
-    description: v.nullable(text('description', LIMITS.descriptionLength)),
-  }),
+  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'description'],
   references: { client_id: 'client', project_id: 'project' },
   createRequiresOneOf: ['project_id', 'client_id'],
   filters: ['project_id', 'client_id'],
@@ -90,26 +57,12 @@ export const timeEntry = defineResource({
  * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
  * in domain/webhook-endpoints.ts.
  */
-export const webhookEndpoint = defineResource({
+export const webhookEndpoint = declareResource({
   kind: 'webhook_endpoint',
   idPrefix: 'we_',
   collection: 'webhook_endpoints',
   tag: 'Webhook endpoints',
-  fields: v.strictObject({
-    url: webhookUrl('url'),
-    enabled_events: v.pipe(
-      v.array(
-        v.picklist(['*', ...EVENT_TYPES], `enabled_events may hold only ${EVENT_TYPES.join(', ')}, or "*" alone`),
-        'enabled_events must be an array of event types',
-      ),
-      v.minLength(1, 'enabled_events must name at least one event type, or "*"'),
-      v.maxLength(EVENT_TYPES.length, `enabled_events may hold at most ${EVENT_TYPES.length} types`),
-      v.check((types) => !types.includes('*') || types.length === 1, 'enabled_events must be ["*"] alone or a list of event types'),
-      v.check((types) => new Set(types).size === types.length, 'enabled_events must not repeat a type'),
-    ),
-    description: v.nullable(text('description', LIMITS.nameLength)),
-    status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),
-  }),
+  fields: ['url', 'enabled_events', 'description', 'status'],
 });
 
 /** Every resource, by kind. */
@@ -130,9 +83,6 @@ export const resourceOf = (kind: string): AnyResource => {
   if (!found) throw new Error(`Unknown resource ${kind}`);
   return found;
 };
-
-/** The response schema of a resource (its references answer with the referenced id pattern). */
-export const objectSchema = (resource: AnyResource) => resource.object((kind) => resourceOf(kind).idPrefix);
 
 /**
  * The resources that reference `target` (their creation counts on it): a guarded resource

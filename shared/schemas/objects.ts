@@ -5,7 +5,8 @@
  */
 import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
-import { RESOURCE_LIST, objectSchema } from '../resources/registry.ts';
+import { RESOURCE_LIST } from '../resources/registry.ts';
+import { SCHEMA_LIST, objectSchema } from '../resources/schemas.ts';
 
 export const listOf = <T extends v.GenericSchema>(item: T) =>
   v.strictObject({
@@ -38,7 +39,7 @@ export const ErrorBody = v.strictObject({
 /** Every response schema by its name in the OpenAPI document: `Client`, `ClientList`, ... */
 export function responseSchemas(): Record<string, v.GenericSchema> {
   const out: Record<string, v.GenericSchema> = {};
-  for (const resource of RESOURCE_LIST) {
+  for (const resource of SCHEMA_LIST) {
     const object = objectSchema(resource);
     out[schemaName(resource.kind)] = object;
     out[`${schemaName(resource.kind)}List`] = listOf(object);

@@ -31,5 +31,5 @@ Surviving mutants that are equivalent to the code (no input tells them apart):
 | \`shared/schemas/parse.ts\` | \`{ abortEarly: false }\` → \`{}\` | valibot's default is not to abort early |
 | \`parse.ts\` \`messageOf\` | \`issue.input === undefined\` → \`true\` in "is required" | the object-level issues left at that line are those of a missing key (an unknown key is answered the line before), whose input is always undefined |
 | \`shared/cursor.ts\` | \`'utf8'\` → \`''\` in \`Buffer.from(position, 'utf8')\` | Buffer's default encoding is UTF-8 |
-| \`shared/resources/registry.ts\` | \`timestamp('relationship_start_date')\` → \`timestamp('')\` | a read-only field's input schema never parses anything: the server sets it and the response schema of a read-only field is the stored-timestamp pattern |
+| \`shared/resources/client.ts\` | \`timestamp('relationship_start_date')\` → \`timestamp('')\` | a read-only field's input schema never parses anything: the server sets it and the response schema of a read-only field is the stored-timestamp pattern |
 `;

@@ -7,7 +7,9 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { BUNDLE_TARGETS, MAX_BUNDLE_BYTES, measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { AUTHORIZER_ENTRY, BACKGROUND_FUNCTIONS, ROUTES } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
+import { SCHEMAS } from '../../shared/resources/schemas.ts';
 
 let sizes: BundleSize[];
 
@@ -52,5 +54,36 @@ describe('bundle sizes', () => {
     const lines = failure!.stdout.trim().split('\n');
     for (const target of BUNDLE_TARGETS) expect(lines.some((l) => l.startsWith(`${target.name} `) && l.includes('OVER LIMIT'))).toBe(true);
     expect(lines.at(-1)).toMatch(new RegExp(`^${BUNDLE_TARGETS.length} bundles, .* minified in total; limit 1\\.0 KB per bundle$`));
+  });
+});
+
+/**
+ * A resource's field schemas (valibot) are in a module of its own, imported only by the functions
+ * that parse its fields: so adding a resource grows no other resource's functions but by its
+ * plain declaration, and a retrieve or delete function carries no field schema at all.
+ */
+describe('what a function carries of the resources', () => {
+  const schemaModule = (kind: string) => `shared/resources/${kind.replaceAll('_', '-')}.ts`;
+  /** Messages of the field builders of shared/schemas/fields.ts: present only where a builder is. */
+  const BUILDER_MESSAGES = ['must contain at least one visible character', 'must be a valid email address', 'decimal places', 'RFC 3339 date-time'];
+
+  it('each resource\'s schemas are in its own module', async () => {
+    for (const [kind, schemas] of Object.entries(SCHEMAS)) {
+      const module = (await import(path.join(PROJECT_ROOT, schemaModule(kind)))) as Record<string, unknown>;
+      expect(Object.values(module), kind).toContain(schemas);
+    }
+  });
+
+  it('a retrieve or delete function holds no field schema; one that parses fields holds only its own resource\'s', () => {
+    const schemaModules = Object.keys(SCHEMAS).map(schemaModule);
+    for (const route of ROUTES) {
+      if (route.resource === null) continue;
+      const size = sizes.find((s) => s.name === route.operation)!;
+      const parsesFields = route.action !== 'retrieve' && route.action !== 'delete';
+      expect(size.inputs.filter((i) => schemaModules.includes(i)), route.operation).toEqual(parsesFields ? [schemaModule(route.resource)] : []);
+      expect(size.inputs.includes('shared/resources/define.ts'), route.operation).toBe(parsesFields);
+      const text = Buffer.from(size.contents).toString('utf8');
+      if (!parsesFields) for (const message of BUILDER_MESSAGES) expect(text.includes(message), `${route.operation}: ${message}`).toBe(false);
+    }
   });
 });

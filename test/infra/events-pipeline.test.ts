@@ -19,7 +19,7 @@ import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ITERATOR_AGE_ALARM_MS, QUEUE_CONSUMER_MAX_CONCURRENCY, QUEUE_RETENTION, STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from '../../infra/stack.ts';
 import { OUTPUTS } from '../../infra/names.ts';
-import { BACKGROUND_FUNCTIONS } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
 import { AWS_RETRY_SCHEDULE, RETRY_CAP_MS, RETRY_SPAN_MS, nextDelayMs } from '../../shared/events/retry.ts';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/events/delivery.ts';
 

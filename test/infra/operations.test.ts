@@ -28,7 +28,8 @@ import { ALARMS_PER_GROUP, ALARM_RULE_TERM_LENGTH, MAX_ALARM_RULE_LENGTH } from 
 import { QUEUE_CONSUMER_MAX_CONCURRENCY, TimebillApiStack, functionKinds } from '../../infra/stack.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
-import { BACKGROUND_FUNCTIONS, ROUTES, accessOf } from '../../shared/routes.ts';
+import { ROUTES, accessOf } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 

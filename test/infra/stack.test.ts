@@ -32,7 +32,8 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { BACKGROUND_FUNCTIONS, ROUTES, SCOPES, accessOf, type BackgroundFunction } from '../../shared/routes.ts';
+import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';

@@ -178,8 +178,8 @@ const CALL_KINDS: CallKind[] = [
     arrange: async (ws) => event(ws, 'PATCH', '/api/v1/clients/{id}', { id: await createClient(ws), body: { company_name: 'Renamed' } }),
   },
   {
-    // A delete of a resource that makes events is a transaction with its deletion record (no plain Delete is left).
-    kind: 'TransactWrite of a delete',
+    // Every delete is a transaction now (a deletion record, or a counter, beside the item): refused whole.
+    kind: 'TransactWrite (delete)',
     command: TransactWriteCommand,
     operation: 'deleteClient',
     arrange: async (ws) => event(ws, 'DELETE', '/api/v1/clients/{id}', { id: await createClient(ws) }),
@@ -193,9 +193,8 @@ const CALL_KINDS: CallKind[] = [
 ];
 
 /** A TransactWrite meets a conflict as a cancellation (which transactWrite retries, then gives up). */
-const isTransaction = (call: CallKind) => call.command === TransactWriteCommand;
 const errorFor = (call: CallKind, c: DependencyErrorCase) =>
-  isTransaction(call) && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
+  call.kind.startsWith('TransactWrite') && c.label === 'TransactionConflictException' ? transactionConflictCancellation : c.make;
 
 describe('every dependency failure x every kind of call: 503 with Retry-After, nothing half-written', () => {
   for (const call of CALL_KINDS) {
@@ -216,7 +215,7 @@ describe('every dependency failure x every kind of call: 503 with Retry-After, n
         const failures = lines.filter((l) => l.message === 'Dependency failure');
         expect(failures).toHaveLength(1);
         expect(failures[0]).toMatchObject({ operation: call.operation, requestId: r.requestId, attempts: expect.any(Number) });
-        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && isTransaction(call) ? 'TransactionConflict' : c.label);
+        expect(String(failures[0]!.errorName)).toContain(c.label === 'TransactionConflictException' && call.kind.startsWith('TransactWrite') ? 'TransactionConflict' : c.label);
         expect(JSON.stringify(lines)).not.toMatch(/stack|    at /);
         expect(await snapshot(ws)).toEqual(before);
       });

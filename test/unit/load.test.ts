@@ -8,8 +8,9 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { RESOURCE_LIST } = await import('../../shared/resources/registry.ts');
   const { responseSchemas } = await import('../../shared/schemas/objects.ts');
   const { contractOf } = await import('../../shared/operations.ts');
+  const { SCHEMAS } = await import('../../shared/resources/schemas.ts');
   const { ROUTES } = await import('../../shared/routes.ts');
   expect(RESOURCE_LIST.length).toBe(4);
   expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2);
-  for (const route of ROUTES) expect(route.resource === null || contractOf(route) !== undefined).toBe(true);
+  for (const route of ROUTES) expect(route.resource === null || contractOf(route, SCHEMAS[route.resource]) !== undefined).toBe(true);
 });

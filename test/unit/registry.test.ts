@@ -2,12 +2,17 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
-import { dataOf, defineResource, objectOf } from '../../shared/resources/define.ts';
-import { RESOURCES, RESOURCE_LIST, client, counterOf, objectSchema, project, referrersOf, resourceOf, timeEntry } from '../../shared/resources/registry.ts';
-import { SCOPES, ROUTES } from '../../shared/routes.ts';
+import { dataOf, declareResource, objectOf } from '../../shared/resources/declare.ts';
+import { defineFields } from '../../shared/resources/define.ts';
+import { RESOURCES, RESOURCE_LIST, counterOf, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
+import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
+import { SCOPES, ROUTES, routeByOperation } from '../../shared/routes.ts';
+import { contractOf } from '../../shared/operations.ts';
 import { DeleteResult, responseSchemas, schemaName } from '../../shared/schemas/objects.ts';
 import { text } from '../../shared/schemas/fields.ts';
 
+// The resources with their schemas (each is its declaration plus what derives from its fields).
+const { client, project, time_entry: timeEntry } = SCHEMAS;
 const ok = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input);
 const CLIENT_ID = 'cli_01M80V5QD5HHXT44J8T6S4HD6W';
 const PROJECT_ID = 'prj_01M80V5Z1BGJ4D4KG6XRMJFSS6';
@@ -33,7 +38,7 @@ describe('names', () => {
   });
 
   it('looks resources up by kind, and refuses an unknown one', () => {
-    expect(resourceOf('project')).toBe(project);
+    expect(resourceOf('project')).toBe(RESOURCES.project);
     expect(() => resourceOf('invoice')).toThrow('Unknown resource invoice');
   });
 });
@@ -69,7 +74,7 @@ describe('declarations', () => {
   });
 
   it('name each field in its own messages', () => {
-    for (const resource of RESOURCE_LIST) {
+    for (const resource of SCHEMA_LIST) {
       for (const field of resource.fieldNames) {
         if (resource.immutable?.[field] || resource.readOnly?.[field]) continue;
         const out = v.safeParse(resource.update, { [field]: { not: 'a value' } });
@@ -261,13 +266,45 @@ describe('item mapping', () => {
   });
 });
 
-describe('defineResource', () => {
-  it('derives a resource from a minimal declaration', () => {
-    const note = defineResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: v.strictObject({ body: text('body', 10) }) });
+describe('declareResource and defineFields', () => {
+  it('derive a resource from a minimal declaration', () => {
+    const declared = declareResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: ['body'] });
+    const note = defineFields(declared, { body: text('body', 10) });
     expect([note.type, note.noun, note.plural, note.fieldNames]).toEqual(['STICKY_NOTE', 'sticky note', 'sticky notes', ['body']]);
     expect(Object.keys(note.listQuery.entries)).toEqual(['limit', 'cursor']);
     expect(ok(note.create, { body: 'hi' }).success).toBe(true);
     expect(ok(note.update, {}).success).toBe(true);
     expect(ok(note.object(() => 'x_'), { object: 'sticky_note', id: 'sn_01M80V5Z1BGJ4D4KG6XRMJFSS7', body: 'hi', workspace_id: 'w', created_at: AT, updated_at: AT }).success).toBe(true);
+  });
+
+  it('order the schemas as the declaration orders its fields, whatever order they are given in', () => {
+    const declared = declareResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: ['title', 'body'] });
+    const note = defineFields(declared, { body: text('body', 10), title: text('title', 10) });
+    expect(Object.keys(note.entries)).toEqual(['title', 'body']);
+    expect(Object.keys(note.update.entries)).toEqual(['title', 'body']);
+    expect(Object.keys(note.object(() => 'x_').entries)).toEqual(['object', 'id', 'title', 'body', 'workspace_id', 'created_at', 'updated_at']);
+  });
+
+  it('keep the declarations free of schemas: the schemas are a resource\'s declaration plus what derives from its fields', () => {
+    for (const [kind, declared] of Object.entries(RESOURCES)) {
+      expect(Object.values(declared).some((value) => typeof value === 'object' && value !== null && 'kind' in value && 'async' in value), kind).toBe(false);
+      const schemas = SCHEMAS[kind as keyof typeof SCHEMAS];
+      expect(Object.keys(schemas.entries), kind).toEqual([...declared.fieldNames]);
+      for (const [key, value] of Object.entries(declared)) expect((schemas as Record<string, unknown>)[key], `${kind}.${key}`).toEqual(value);
+    }
+  });
+});
+
+describe('contracts', () => {
+  it('are built from the resource the function gives, and refuse another resource or a declaration where fields are parsed', () => {
+    expect(contractOf(routeByOperation('retrieveClient'), RESOURCES.client)?.takesId).toBe(true);
+    expect(contractOf(routeByOperation('createClient'), SCHEMAS.client)?.body).toBe(SCHEMAS.client.create);
+    expect(contractOf(routeByOperation('listProjects'), SCHEMAS.project)?.query).toBe(SCHEMAS.project.listQuery);
+    expect(contractOf(routeByOperation('deleteClient'), RESOURCES.client)?.errors).toContain(409);
+    expect(contractOf(routeByOperation('deleteTimeEntry'), RESOURCES.time_entry)?.errors).not.toContain(409);
+    expect(() => contractOf(routeByOperation('retrieveClient'), RESOURCES.project)).toThrow('retrieveClient is an operation of client, not of project');
+    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's schemas (shared/resources/client.ts)");
+    expect(() => contractOf(routeByOperation('updateWebhookEndpoint'), RESOURCES.webhook_endpoint)).toThrow('shared/resources/webhook-endpoint.ts');
+    expect(contractOf(routeByOperation('getOpenApiDocument'), undefined)).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors.ts';
 import { parseOrThrow } from '../../shared/schemas/parse.ts';
 import { codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
-import { client, project } from '../../shared/resources/registry.ts';
+import { clientSchemas as client } from '../../shared/resources/client.ts';
+import { projectSchemas as project } from '../../shared/resources/project.ts';
 
 const CreateClientBody = client.create;
 const UpdateClientBody = client.update;

@@ -1,0 +1,122 @@
+/**
+ * How a resource is declared: its identity and relations, as plain data (no schemas). Every
+ * function reads these (keys, references, guards, item mapping), so they cost a few hundred
+ * bytes per resource in each bundle. The field schemas (valibot) of a resource are declared
+ * beside it in a module of its own (define.ts, e.g. client.ts), which only the functions that
+ * parse its input import: a read or delete function carries no field schema at all.
+ *
+ * A declaration names the fields a caller may send or sees, in the order the API returns them;
+ * everything else that names a field (read-only, immutable, references, filters, search,
+ * indexes) names one of these, and the resource's schema module gives exactly one schema for
+ * each (both checked by tsc). Every resource also has `object`, `id`, `workspace_id`,
+ * `created_at` and `updated_at`.
+ */
+import type { IndexName } from '../data/table.ts';
+import type { ObjectsByKind } from './schemas.ts';
+
+export interface IndexDeclaration<F extends string> {
+  /** The fields whose values name the index partition (after the workspace and the type). */
+  partition: readonly F[];
+  /** A field whose value leads the sort key: a second filter within the partition. */
+  sortPrefix?: F;
+}
+
+export interface ResourceDeclaration<K extends string, C extends string, F extends string, RO extends F, IM extends F, FL extends F> {
+  /** The object's name (`object` of the API, DeleteResult's `object`), in snake_case. */
+  kind: K;
+  /** The id's prefix, before the ULID. */
+  idPrefix: string;
+  /** The collection's path segment under /api/v1; also the scopes' prefix and the list's name. */
+  collection: C;
+  /** Its group in the OpenAPI document. */
+  tag: string;
+  /** The fields, in the order the API returns them; their schemas are in the resource's schema module. */
+  fields: readonly F[];
+  /** Set by the server from the creation time; never sent by the caller. */
+  readOnly?: { readonly [N in RO]: 'created_at' };
+  /** Set on create, refused on update: the reason the refusal gives. */
+  immutable?: { readonly [N in IM]: string };
+  /** Fields that hold the id of another resource (by kind); creating counts it on that resource. */
+  references?: { readonly [N in F]?: string };
+  /** Fields a list may be filtered by (exact match), served by the indexes below. */
+  filters?: readonly FL[];
+  /** The text field `search` matches (case-insensitive substring). */
+  search?: F;
+  /** How the generic indexes of shared/data/table.ts list this resource. */
+  indexes?: { readonly [I in IndexName]?: IndexDeclaration<F> };
+  /** What to do instead of deleting, said by the 409 of a guarded delete. */
+  deleteHint?: string;
+  /**
+   * On create, at least one of these fields must be given (not null); the domain enforces it,
+   * the OpenAPI document says it as an `anyOf` of `required` sets.
+   */
+  createRequiresOneOf?: readonly F[];
+}
+
+/** The resource's names derived from its declaration, beside it. */
+export function declareResource<
+  const K extends string,
+  const C extends string,
+  const F extends string,
+  const RO extends F = never,
+  const IM extends F = never,
+  const FL extends F = never,
+>(declaration: ResourceDeclaration<K, C, F, RO, IM, FL>) {
+  return {
+    ...declaration,
+    /** The type's name in keys: `TIME_ENTRY`. */
+    type: declaration.kind.toUpperCase() as Uppercase<K>,
+    /** In messages: `time entry`, `time entries`. */
+    noun: declaration.kind.replaceAll('_', ' '),
+    plural: declaration.collection.replaceAll('_', ' '),
+    fieldNames: declaration.fields,
+  };
+}
+
+/** What code that works on any resource may use of one. */
+export interface AnyResource {
+  readonly kind: string;
+  readonly idPrefix: string;
+  readonly collection: string;
+  readonly tag: string;
+  readonly type: string;
+  readonly noun: string;
+  readonly plural: string;
+  readonly fieldNames: readonly string[];
+  readonly readOnly?: Readonly<Record<string, 'created_at'>>;
+  readonly immutable?: Readonly<Record<string, string>>;
+  readonly references?: { readonly [field: string]: string | undefined };
+  readonly filters?: readonly string[];
+  readonly search?: string;
+  readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
+  readonly deleteHint?: string;
+  readonly createRequiresOneOf?: readonly string[];
+}
+
+/** The object the API returns for a resource (typed by its schemas, shared/resources/schemas.ts). */
+export type ObjectOf<R extends { kind: string }> = R['kind'] extends keyof ObjectsByKind
+  ? ObjectsByKind[R['kind']]
+  : { object: R['kind']; id: string; workspace_id: string; created_at: string; updated_at: string } & Record<string, unknown>;
+
+/** The stored item's API part (`data`): exactly the declared fields, absent ones null. */
+export function dataOf(
+  resource: Pick<AnyResource, 'fieldNames' | 'readOnly'>,
+  ids: { id: string; workspaceId: string },
+  input: Record<string, unknown>,
+  at: string,
+): Record<string, unknown> {
+  const data: Record<string, unknown> = { id: ids.id };
+  for (const name of resource.fieldNames) data[name] = name in (resource.readOnly ?? {}) ? at : (input[name] ?? null);
+  return { ...data, workspace_id: ids.workspaceId, created_at: at, updated_at: at };
+}
+
+/** The object of a stored item, fields in their declared order. */
+export function objectOf<R extends AnyResource>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
+  const data = (item.data ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = { object: resource.kind, id: data.id };
+  for (const name of resource.fieldNames) out[name] = data[name] ?? null;
+  out.workspace_id = data.workspace_id;
+  out.created_at = data.created_at;
+  out.updated_at = data.updated_at;
+  return out as ObjectOf<R>;
+}
