@@ -70,7 +70,7 @@ export function contractOf(route: Route, resource: AnyResource | AnyResourceSche
   if (route.resource === null) return undefined;
   if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
   if (route.action !== 'retrieve' && route.action !== 'delete' && !('create' in resource)) {
-    throw new Error(`${route.operation} parses fields: give it the resource's schemas (shared/resources/${route.resource.replaceAll('_', '-')}.ts)`);
+    throw new Error(`${route.operation} parses fields: give it the resource's schemas (its <name>Schemas in shared/resources/registry.ts)`);
   }
   return CONTRACTS[route.action](resource as AnyResourceSchemas);
 }

@@ -1,5 +1,5 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { list } from '../../shared/domain/entity.ts';
-import { projectSchemas } from '../../shared/resources/project.ts';
+import { projectSchemas } from '../../shared/resources/registry.ts';
 
 export const handler = defineHandler('listProjects', projectSchemas, async (req) => ok(await list(req.caller, projectSchemas, req.query())));

@@ -2,8 +2,7 @@
 import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
-import { project, type Project } from '../resources/registry.ts';
-import type { projectSchemas } from '../resources/project.ts';
+import { project, type Project, type projectSchemas } from '../resources/registry.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
 import { create, update, type UpdateRules } from './entity.ts';
 

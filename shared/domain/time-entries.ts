@@ -6,8 +6,7 @@
 import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
 import { objectOf } from '../resources/declare.ts';
-import { project, timeEntry, type TimeEntry } from '../resources/registry.ts';
-import type { timeEntrySchemas } from '../resources/time-entry.ts';
+import { project, timeEntry, type TimeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, Versioned } from './context.ts';
 import { create, readItem, unknownReference } from './entity.ts';
 

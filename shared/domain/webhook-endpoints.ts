@@ -17,8 +17,7 @@ import { isWellFormedId } from '../ids.ts';
 import { objectOf } from '../resources/declare.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
-import { webhookEndpoint, type WebhookEndpoint } from '../resources/registry.ts';
-import type { webhookEndpointSchemas } from '../resources/webhook-endpoint.ts';
+import { webhookEndpoint, type WebhookEndpoint, type webhookEndpointSchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, remove, update } from './entity.ts';
 

@@ -59,7 +59,7 @@ export type RetryPolicy = (call: {
 
 /**
  * The handler of `operation` over `resource`: its declaration (registry.ts) for a retrieve or a
- * delete, its schemas (e.g. resources/client.ts) where the contract parses fields.
+ * delete, its schemas (`clientSchemas`, …, beside it in registry.ts) where the contract parses fields.
  */
 export function defineHandler<O extends Operation>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>, retries?: RetryPolicy) {
   const route = routeByOperation(operation);

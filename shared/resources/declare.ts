@@ -2,12 +2,12 @@
  * How a resource is declared: its identity and relations, as plain data (no schemas). Every
  * function reads these (keys, references, guards, item mapping), so they cost a few hundred
  * bytes per resource in each bundle. The field schemas (valibot) of a resource are declared
- * beside it in a module of its own (define.ts, e.g. client.ts), which only the functions that
- * parse its input import: a read or delete function carries no field schema at all.
+ * beside it in registry.ts (`defineFields` of define.ts, by a pure call), and only the functions
+ * that parse its input keep them: a read or delete function carries no field schema at all.
  *
  * A declaration names the fields a caller may send or sees, in the order the API returns them;
  * everything else that names a field (read-only, immutable, references, filters, search,
- * indexes) names one of these, and the resource's schema module gives exactly one schema for
+ * indexes) names one of these, and the resource's `defineFields` gives exactly one schema for
  * each (both checked by tsc). Every resource also has `object`, `id`, `workspace_id`,
  * `created_at` and `updated_at`.
  */
@@ -30,7 +30,7 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   collection: C;
   /** Its group in the OpenAPI document. */
   tag: string;
-  /** The fields, in the order the API returns them; their schemas are in the resource's schema module. */
+  /** The fields, in the order the API returns them; their schemas are given by the resource's `defineFields`. */
   fields: readonly F[];
   /** Set by the server from the creation time; never sent by the caller. */
   readOnly?: { readonly [N in RO]: 'created_at' };

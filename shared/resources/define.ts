@@ -1,8 +1,10 @@
 /**
  * A resource's field schemas (valibot), and everything derived from them: its TypeScript type,
  * its response schema, its create, update and list-query schemas. Its identity and relations are
- * declared apart, as plain data (declare.ts, registry.ts); this module and the schema module of
- * each resource (e.g. client.ts) are imported only by what parses input or documents the API.
+ * declared apart, as plain data (declare.ts). registry.ts builds each resource's schemas beside
+ * its declaration with a pure call of `defineFields`, whose argument is a function: a bundle that
+ * never reads a resource's `<name>Schemas` drops them, and this module with them when it reads
+ * none (retrieve, delete). Nothing here builds a schema at load for the same reason.
  *
  * The schemas are given per declared field. Their wrappers say the rules:
  * - a plain schema is required on create;
@@ -39,28 +41,36 @@ type UpdateEntries<E extends v.ObjectEntries, RO extends PropertyKey, IM extends
   [F in Exclude<keyof E, RO>]: F extends IM ? v.OptionalSchema<v.NeverSchema<string>, undefined> : v.OptionalSchema<Unwrapped<E[F]>, undefined>;
 };
 type QueryEntries<E extends v.ObjectEntries, FL extends PropertyKey> = {
-  limit: typeof pageSize;
-  cursor: typeof cursor;
-  search: typeof search;
+  limit: ListBase['limit'];
+  cursor: ListBase['cursor'];
+  search: ListBase['search'];
 } & { [F in FL & keyof E]: v.OptionalSchema<NonNull<Unwrapped<E[F]>>, undefined> };
 
-const timestamp = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
+// Built inside functions, never at load: a bundle that imports the registry without parsing
+// anything (retrieve, delete) then keeps none of these (docs/decisions/0008, amendment).
+const timestamp = () => v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
 const idOf = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}${ULID_PATTERN}$`)));
 
-const pageSizeMessage = `limit must be an integer from 1 to ${LIMITS.pageSizeMax}`;
-const pageSize = v.optional(
-  v.pipe(v.string(), v.regex(/^\d{1,3}$/, pageSizeMessage), v.transform(Number), v.minValue(1, pageSizeMessage), v.maxValue(LIMITS.pageSizeMax, pageSizeMessage)),
-  String(LIMITS.pageSizeDefault),
-);
-const cursor = v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid')));
-const search = v.optional(text('search', LIMITS.searchLength));
+function listBase() {
+  const pageSizeMessage = `limit must be an integer from 1 to ${LIMITS.pageSizeMax}`;
+  return {
+    limit: v.optional(
+      v.pipe(v.string(), v.regex(/^\d{1,3}$/, pageSizeMessage), v.transform(Number), v.minValue(1, pageSizeMessage), v.maxValue(LIMITS.pageSizeMax, pageSizeMessage)),
+      String(LIMITS.pageSizeDefault),
+    ),
+    cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid'))),
+    search: v.optional(text('search', LIMITS.searchLength)),
+  };
+}
+type ListBase = ReturnType<typeof listBase>;
 
 const unwrap = (schema: v.GenericSchema): v.GenericSchema =>
   schema.type === 'optional' ? (schema as v.OptionalSchema<v.GenericSchema, unknown>).wrapped : schema;
 const isNullable = (schema: v.GenericSchema) => schema.type === 'nullable';
 
 /** The resource with its field schemas and what derives from them. */
-export function defineFields<const R extends AnyResource, E extends { [F in FieldOf<R>]: v.GenericSchema }>(resource: R, fields: FieldSchemas<R, E>) {
+export function defineFields<const R extends AnyResource, E extends { [F in FieldOf<R>]: v.GenericSchema }>(resource: R, schemas: () => FieldSchemas<R, E>) {
+  const fields = schemas();
   type RO = KeysOf<R['readOnly']>;
   type IM = KeysOf<R['immutable']>;
   type FL = NonNullable<R['filters']>[number];
@@ -83,8 +93,9 @@ export function defineFields<const R extends AnyResource, E extends { [F in Fiel
         : v.optional(unwrap(schemaOf(name))),
     ]),
   ) as UpdateEntries<E, RO, IM>;
+  const { limit, cursor, search } = listBase();
   const queryEntries = {
-    limit: pageSize,
+    limit,
     cursor,
     ...Object.fromEntries((resource.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(schemaOf(name))))])),
     ...(resource.search ? { search } : {}),
@@ -121,15 +132,15 @@ function responseSchema(resource: AnyResource, entries: v.ObjectEntries, prefixO
       resource.fieldNames.map((name) => {
         const field = unwrap(entries[name]!);
         const target = references[name];
-        if (name in readOnly) return [name, timestamp];
+        if (name in readOnly) return [name, timestamp()];
         if (target === undefined) return [name, field];
         // A reference answers with the referenced resource's id pattern.
         return [name, isNullable(field) ? v.nullable(idOf(prefixOf(target))) : idOf(prefixOf(target))];
       }),
     ),
     workspace_id: v.string(),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: timestamp(),
+    updated_at: timestamp(),
   });
 }
 

@@ -1,12 +1,19 @@
 /**
- * The resource registry: one declaration per resource, as plain data: its identity (kind, id
- * prefix, collection, tag), its fields by name and order, and its relations (references,
- * filters, search, indexes, read-only and immutable fields, guards). Its keys, indexes, scopes,
- * guards, item mapping and tags are derived from these. The field schemas (valibot) of each
- * resource are in its own module (client.ts, project.ts, time-entry.ts, webhook-endpoint.ts),
- * imported only where input is parsed; docs/extending.md walks through adding a resource.
+ * The resource registry: one declaration per resource, in two parts side by side.
+ * - The declaration, plain data: its identity (kind, id prefix, collection, tag), its fields by
+ *   name and order, and its relations (references, filters, search, indexes, read-only and
+ *   immutable fields, guards). Keys, indexes, scopes, guards, the item mapping and tags derive
+ *   from it; every function that touches the resource holds it.
+ * - Its field schemas (valibot), `<name>Schemas`, built by a pure call: a function that parses
+ *   no input of the resource (retrieve, delete, another resource's operations) never imports
+ *   them, and the bundler drops them with everything they alone use.
+ * docs/extending.md walks through adding a resource.
  */
+import * as v from 'valibot';
+import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
+import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource, type ObjectOf } from './declare.ts';
+import { defineFields } from './define.ts';
 
 export const client = declareResource({
   kind: 'client',
@@ -20,6 +27,19 @@ export const client = declareResource({
   indexes: { GSI1: { partition: ['status'] } },
   deleteHint: 'archive the client instead by setting its status to SLEEPING or LOST',
 });
+
+export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
+  company_name: text('company_name', LIMITS.nameLength),
+  company_email: email('company_email'),
+  company_address: v.nullable(text('company_address', LIMITS.addressLength)),
+  website: v.nullable(webUrl('website')),
+  status: v.optional(enumOf('status', ['LEAD', 'ACTIVE', 'SLEEPING', 'LOST']), 'LEAD'),
+  language: v.optional(enumOf('language', ['ENGLISH', 'FRENCH']), 'ENGLISH'),
+  business_number: v.nullable(taxId('business_number')),
+  tps_number: v.nullable(taxId('tps_number')),
+  tvq_number: v.nullable(taxId('tvq_number')),
+  relationship_start_date: timestamp('relationship_start_date'),
+}));
 
 export const project = declareResource({
   kind: 'project',
@@ -40,6 +60,22 @@ export const project = declareResource({
   deleteHint: 'close the project instead by setting its status to COMPLETED or CANCELLED',
 });
 
+export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
+  name: text('name', LIMITS.nameLength),
+  description: v.nullable(text('description', LIMITS.descriptionLength)),
+  status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
+  billing_type: enumOf('billing_type', ['Weekly', 'BiMonthly', 'Monthly', 'CreditBased', 'Retainer', 'ProjectBased']),
+  hourly_rate: v.nullable(money('hourly_rate')),
+  fixed_price: v.nullable(money('fixed_price')),
+  amount: v.nullable(money('amount')),
+  interval_count: v.nullable(positiveInteger('interval_count', LIMITS.intervalCount)),
+  interval_unit: v.nullable(enumOf('interval_unit', ['Day', 'Week', 'Month', 'Year'])),
+  client_id: reference('client_id'),
+  /** Defaults to the creation time (domain/projects.ts). */
+  start_date: v.optional(timestamp('start_date')),
+  end_date: v.nullable(timestamp('end_date')),
+}));
+
 export const timeEntry = declareResource({
   kind: 'time_entry',
   idPrefix: 'te_',
@@ -51,6 +87,15 @@ export const timeEntry = declareResource({
   filters: ['project_id', 'client_id'],
   indexes: { GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
 });
+
+export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
+  project_id: v.nullable(reference('project_id')),
+  /** Implied by the project when one is given (domain/time-entries.ts). */
+  client_id: v.optional(reference('client_id')),
+  started_at: timestamp('started_at'),
+  duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
+  description: v.nullable(text('description', LIMITS.descriptionLength)),
+}));
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
@@ -64,6 +109,22 @@ export const webhookEndpoint = declareResource({
   tag: 'Webhook endpoints',
   fields: ['url', 'enabled_events', 'description', 'status'],
 });
+
+export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoint, () => ({
+  url: webhookUrl('url'),
+  enabled_events: v.pipe(
+    v.array(
+      v.picklist(['*', ...EVENT_TYPES], `enabled_events may hold only ${EVENT_TYPES.join(', ')}, or "*" alone`),
+      'enabled_events must be an array of event types',
+    ),
+    v.minLength(1, 'enabled_events must name at least one event type, or "*"'),
+    v.maxLength(EVENT_TYPES.length, `enabled_events may hold at most ${EVENT_TYPES.length} types`),
+    v.check((types) => !types.includes('*') || types.length === 1, 'enabled_events must be ["*"] alone or a list of event types'),
+    v.check((types) => new Set(types).size === types.length, 'enabled_events must not repeat a type'),
+  ),
+  description: v.nullable(text('description', LIMITS.nameLength)),
+  status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),
+}));
 
 /** Every resource, by kind. */
 export const RESOURCES = { client, project, time_entry: timeEntry, webhook_endpoint: webhookEndpoint } as const;

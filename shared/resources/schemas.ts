@@ -3,11 +3,7 @@
  * (the OpenAPI document, the response schemas, the tests). A function imports only the schema
  * module of its own resource, and only when it parses input.
  */
-import { clientSchemas } from './client.ts';
-import { projectSchemas } from './project.ts';
-import { timeEntrySchemas } from './time-entry.ts';
-import { webhookEndpointSchemas } from './webhook-endpoint.ts';
-import { resourceOf, type ResourceKind } from './registry.ts';
+import { clientSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './registry.ts';
 import type { AnyResourceSchemas, ObjectOfSchemas } from './define.ts';
 
 export const SCHEMAS = {

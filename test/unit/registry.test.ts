@@ -269,7 +269,7 @@ describe('item mapping', () => {
 describe('declareResource and defineFields', () => {
   it('derive a resource from a minimal declaration', () => {
     const declared = declareResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: ['body'] });
-    const note = defineFields(declared, { body: text('body', 10) });
+    const note = defineFields(declared, () => ({ body: text('body', 10) }));
     expect([note.type, note.noun, note.plural, note.fieldNames]).toEqual(['STICKY_NOTE', 'sticky note', 'sticky notes', ['body']]);
     expect(Object.keys(note.listQuery.entries)).toEqual(['limit', 'cursor']);
     expect(ok(note.create, { body: 'hi' }).success).toBe(true);
@@ -279,7 +279,7 @@ describe('declareResource and defineFields', () => {
 
   it('order the schemas as the declaration orders its fields, whatever order they are given in', () => {
     const declared = declareResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: ['title', 'body'] });
-    const note = defineFields(declared, { body: text('body', 10), title: text('title', 10) });
+    const note = defineFields(declared, () => ({ body: text('body', 10), title: text('title', 10) }));
     expect(Object.keys(note.entries)).toEqual(['title', 'body']);
     expect(Object.keys(note.update.entries)).toEqual(['title', 'body']);
     expect(Object.keys(note.object(() => 'x_').entries)).toEqual(['object', 'id', 'title', 'body', 'workspace_id', 'created_at', 'updated_at']);
@@ -303,8 +303,8 @@ describe('contracts', () => {
     expect(contractOf(routeByOperation('deleteClient'), RESOURCES.client)?.errors).toContain(409);
     expect(contractOf(routeByOperation('deleteTimeEntry'), RESOURCES.time_entry)?.errors).not.toContain(409);
     expect(() => contractOf(routeByOperation('retrieveClient'), RESOURCES.project)).toThrow('retrieveClient is an operation of client, not of project');
-    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's schemas (shared/resources/client.ts)");
-    expect(() => contractOf(routeByOperation('updateWebhookEndpoint'), RESOURCES.webhook_endpoint)).toThrow('shared/resources/webhook-endpoint.ts');
+    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's schemas (its <name>Schemas in shared/resources/registry.ts)");
+    expect(() => contractOf(routeByOperation('updateWebhookEndpoint'), RESOURCES.webhook_endpoint)).toThrow('updateWebhookEndpoint parses fields');
     expect(contractOf(routeByOperation('getOpenApiDocument'), undefined)).toBeUndefined();
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors.ts';
 import { parseOrThrow } from '../../shared/schemas/parse.ts';
 import { codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
-import { clientSchemas as client } from '../../shared/resources/client.ts';
-import { projectSchemas as project } from '../../shared/resources/project.ts';
+import { clientSchemas as client, projectSchemas as project, webhookEndpointSchemas as webhookEndpoint } from '../../shared/resources/registry.ts';
+import { EVENT_TYPES } from '../../shared/events/types.ts';
 
 const CreateClientBody = client.create;
 const UpdateClientBody = client.update;
@@ -122,5 +122,39 @@ describe('field rules (issue 8)', () => {
     expect(codePointLength('\u{1F600}'.repeat(150))).toBe(150);
     expect(parseOrThrow(CreateClientBody, { company_name: '\u{1F600}'.repeat(150), company_email: 'a@b.co' }).company_name).toHaveLength(300);
     expect(refusal(() => parseOrThrow(CreateClientBody, { company_name: '\u200b\u2060', company_email: 'a@b.co' })).param).toBe('company_name');
+  });
+});
+
+describe('webhook endpoint schemas', () => {
+  const create = (body: Record<string, unknown>) => parseOrThrow(webhookEndpoint.create, { url: 'https://hooks.example.com/in', ...body });
+  const refusedParam = (body: Record<string, unknown>) => refusal(() => create(body)).errors?.[0];
+
+  it('take a list of event types, or "*" alone, and default to enabled', () => {
+    expect(create({ enabled_events: ['client.created', 'project.deleted'] })).toMatchObject({ enabled_events: ['client.created', 'project.deleted'], status: 'enabled' });
+    expect(create({ enabled_events: ['*'], status: 'disabled' })).toMatchObject({ enabled_events: ['*'], status: 'disabled' });
+    expect(create({ enabled_events: [...EVENT_TYPES] }).enabled_events).toEqual([...EVENT_TYPES]);
+  });
+
+  it('refuse an empty list, an unknown type, "*" beside a type, a repeated type and a status outside the two', () => {
+    for (const [body, message] of [
+      [{ enabled_events: [] }, 'at least one event type'],
+      [{ enabled_events: ['client.archived'] }, 'may hold only'],
+      [{ enabled_events: ['time_entry.updated'] }, 'may hold only'],
+      [{ enabled_events: ['*', 'client.created'] }, '["*"] alone'],
+      [{ enabled_events: ['client.created', 'client.created'] }, 'must not repeat'],
+      [{ enabled_events: 'client.created' }, 'must be an array'],
+      [{ enabled_events: ['*'], status: 'paused' }, 'status'],
+    ] as const) {
+      const detail = refusedParam(body);
+      // An item that is not a type is named by its place in the list.
+      expect(detail?.param, JSON.stringify(body)).toMatch('status' in body ? /^status$/ : /^enabled_events(\.\d+)?$/);
+      expect(detail?.message, JSON.stringify(body)).toContain(message);
+    }
+  });
+
+  it('refuse more types than there are, and a PATCH that empties the list', () => {
+    expect(refusedParam({ enabled_events: [...EVENT_TYPES, 'client.created'] })?.param).toBe('enabled_events');
+    expect(refusal(() => parseOrThrow(webhookEndpoint.update, { enabled_events: [] })).param).toBe('enabled_events');
+    expect(parseOrThrow(webhookEndpoint.update, { status: 'disabled' })).toEqual({ status: 'disabled' });
   });
 });
