@@ -4,9 +4,10 @@
  * same schedule (first delay WEBHOOK_RETRY_BASE_MS, doubling, with jitter); past the last attempt
  * it is dead-lettered (kept in `deadLetters` and logged).
  *
- * stop() waits for attempts in flight and, given a state file (DATA_DIR), writes the messages
- * still waiting to it; the next start over the same DATA_DIR reloads them. So a delivery queued
- * before a stop is not lost.
+ * stop() starts no more attempts and, given a state file (DATA_DIR), keeps in it the messages
+ * still waiting or in flight, from then on; the next start over the same DATA_DIR reloads them.
+ * So a delivery queued before a stop is not lost, even if the process exits before the attempts
+ * in flight end (one of those may then be made again: deliveries are at least once).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Next } from '../../shared/events/attempt.ts';
@@ -44,24 +45,45 @@ export interface LocalDeliveries extends DeliveryQueue {
   readonly deadLetters: readonly Waiting[];
   /** Messages waiting or in flight. */
   pending(): number;
-  stop(): Promise<void>;
+  /**
+   * Starts no more attempts, and waits up to `waitMs` for those in flight. From its call on, the
+   * state file always holds what is waiting or still in flight (the latter as the same attempt,
+   * due at once), and is written again whenever that changes, so an exit at any moment loses nothing.
+   */
+  stop(options?: { waitMs?: number }): Promise<void>;
 }
+
+/** How long a stop waits for attempts in flight (each may take the 10 s delivery timeout). */
+const STOP_WAIT_MS = 2500;
 
 export function startLocalDeliveries(options: LocalDeliveriesOptions): LocalDeliveries {
   const waiting = new Map<Waiting, NodeJS.Timeout | undefined>();
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = new Map<Waiting, Promise<void>>();
   const deadLetters: Waiting[] = [];
   let stopped = false;
+
+  const save = () => {
+    if (!stopped || !options.stateFile) return;
+    const now = Date.now();
+    const state: Waiting[] = [...waiting.keys(), ...[...inFlight.keys()].map((entry) => ({ ...entry, dueAt: now }))];
+    const temporary = `${options.stateFile}.tmp`;
+    writeFileSync(temporary, JSON.stringify(state));
+    renameSync(temporary, options.stateFile);
+  };
 
   const schedule = (entry: Waiting) => {
     if (stopped) {
       waiting.set(entry, undefined); // kept for the state file
+      save();
       return;
     }
     const timer = setTimeout(() => {
       waiting.delete(entry);
-      const run = runAttempt(entry).finally(() => inFlight.delete(run));
-      inFlight.add(run);
+      const run = runAttempt(entry).finally(() => {
+        inFlight.delete(entry);
+        save();
+      });
+      inFlight.set(entry, run);
     }, Math.max(0, entry.dueAt - Date.now()));
     waiting.set(entry, timer);
   };
@@ -88,15 +110,18 @@ export function startLocalDeliveries(options: LocalDeliveriesOptions): LocalDeli
     async send(messages) {
       for (const message of messages) schedule({ message, attempt: 1, dueAt: Date.now() });
     },
-    async stop() {
-      stopped = true;
-      for (const timer of waiting.values()) clearTimeout(timer);
-      await Promise.all([...inFlight]);
-      if (options.stateFile) {
-        const temporary = `${options.stateFile}.tmp`;
-        writeFileSync(temporary, JSON.stringify([...waiting.keys()]));
-        renameSync(temporary, options.stateFile);
+    async stop({ waitMs = STOP_WAIT_MS } = {}) {
+      if (!stopped) {
+        stopped = true;
+        for (const [entry, timer] of waiting) {
+          clearTimeout(timer);
+          waiting.set(entry, undefined);
+        }
+        save();
       }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(inFlight.values()), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
     },
   };
 }

@@ -182,7 +182,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
-        // The poller first (it may still queue deliveries), then the deliveries, then the table.
+        // The poller and the deliveries, then the table.
         await started.stop();
         client.destroy();
         await dynamo.stop();
@@ -205,13 +205,13 @@ type LocalEvents = Awaited<ReturnType<typeof startEvents>>;
 async function startEvents(options: LocalStackOptions, client: DynamoDBClient, endpoint: string) {
   const baseMs = options.webhookRetryBaseMs ?? AWS_RETRY_BASE_MS;
   const background = BACKGROUND_FUNCTIONS as readonly BackgroundFunction[];
-  const consumerEntry = background.find((f) => f.trigger === 'table-stream')?.entry;
-  if (!consumerEntry) throw new Error('No stream consumer in BACKGROUND_FUNCTIONS');
+  const streamConsumer = background.find((f) => f.trigger === 'table-stream');
+  if (streamConsumer?.trigger !== 'table-stream') throw new Error('No stream consumer in BACKGROUND_FUNCTIONS');
   // The same module instances as the handlers the gateway loads (same URLs), so useDeliveryQueue reaches the consumer's.
   const load = <T>(entry: string) => import(pathToFileURL(join(options.repoRoot, entry)).href) as Promise<T>;
   const { attemptDelivery } = await load<typeof import('../../shared/events/attempt.ts')>('shared/events/attempt.ts');
   const { useDeliveryQueue } = await load<typeof import('../../shared/events/queue.ts')>('shared/events/queue.ts');
-  const consumer = await load<{ handler: (event: DynamoDBStreamEvent) => Promise<void> }>(consumerEntry);
+  const consumer = await load<{ handler: (event: DynamoDBStreamEvent) => Promise<void> }>(streamConsumer.entry);
   const deliveries = startLocalDeliveries({
     schedule: retrySchedule(baseMs),
     attempt: attemptDelivery,
@@ -226,16 +226,17 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
       region: LOCAL_AWS_ENV.AWS_REGION,
       tableName: LOCAL_TABLE_NAME,
       ...(options.dataDir ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
+      ...(streamConsumer.batchSize ? { batchSize: streamConsumer.batchSize } : {}),
       handle: (records) => consumer.handler({ Records: records }),
-      onError: (error) => console.error(`Stream consumer failed (the batch is retried): ${oneLine(error)}`),
+      onError: (error) => console.error(`Reading or consuming the table's stream failed (tried again): ${oneLine(error)}`),
     });
     return {
       deliveries,
       pause: () => poller.pause(),
       resume: () => poller.resume(),
+      // Side by side: what the poller still queues while it finishes its batch goes to the state file.
       stop: async () => {
-        await poller.stop();
-        await deliveries.stop();
+        await Promise.all([poller.stop(), deliveries.stop()]);
         useDeliveryQueue(undefined);
       },
     };

@@ -31,6 +31,8 @@ export interface StreamPollerOptions {
   tableName: string;
   /** The consumer: given a Lambda-shaped batch; throws to have it retried. */
   handle: (records: DynamoDBRecord[]) => Promise<void>;
+  /** Records per batch at most, as the event source mapping's BatchSize (Lambda's default, 100). */
+  batchSize?: number;
   /** Pause between polls that found nothing. */
   idleMs?: number;
   onError?: (error: unknown) => void;
@@ -55,7 +57,7 @@ export interface StreamPoller {
   resume(): void;
 }
 
-const BATCH_SIZE = 100;
+const DEFAULT_BATCH_SIZE = 100;
 const RETRY_MS = 500;
 const STOP_WAIT_MS = 3000;
 
@@ -137,7 +139,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
             checkpoint();
             continue;
           }
-          const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_SIZE }));
+          const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize ?? DEFAULT_BATCH_SIZE }));
           const records = (out.Records ?? []).map(toLambdaRecord);
           if (records.length > 0) {
             busy = true;

@@ -26,8 +26,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const put = (pk: string, n: number) => table.db.send(new PutCommand({ TableName: TABLE_NAME, Item: { PK: pk, SK: `N#${String(n).padStart(3, '0')}`, n } }));
 const numbers = (records: DynamoDBRecord[], pk: string) => records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk).map((r) => Number(r.dynamodb?.NewImage?.n?.N));
 
-function poller(handle: (records: DynamoDBRecord[]) => Promise<void>, checkpointFile?: string, errors: unknown[] = []): Promise<StreamPoller> {
+function poller(handle: (records: DynamoDBRecord[]) => Promise<void>, checkpointFile?: string, errors: unknown[] = [], batchSize?: number): Promise<StreamPoller> {
   return startStreamPoller({
+    ...(batchSize ? { batchSize } : {}),
     client: table.client,
     endpoint: table.local.endpoint,
     region: LOCAL_AWS_ENV.AWS_REGION,
@@ -58,6 +59,26 @@ describe('the local stream poller', () => {
       expect(record).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: expect.any(String), StreamViewType: 'NEW_AND_OLD_IMAGES' } });
       expect(record.dynamodb!.ApproximateCreationDateTime).toBeGreaterThan(Date.now() / 1000 - 120);
       expect(record.dynamodb!.ApproximateCreationDateTime).toBeLessThan(Date.now() / 1000 + 5);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("hands over batches no larger than the consumer's batch size", async () => {
+    const sizes: number[] = [];
+    const seen: DynamoDBRecord[] = [];
+    // From the stream's start (no checkpoint): any earlier test's records come first, then these.
+    const running = await poller(async (records) => {
+      sizes.push(records.length);
+      seen.push(...records);
+    }, undefined, [], 2);
+    try {
+      await running.pause(); // the five records wait in the stream together
+      for (let n = 1; n <= 5; n++) await put('batch', n);
+      running.resume();
+      await waitFor(async () => (numbers(seen, 'batch').length >= 5 ? true : undefined), 'five records');
+      expect(numbers(seen, 'batch')).toEqual([1, 2, 3, 4, 5]);
+      expect(Math.max(...sizes)).toBe(2);
     } finally {
       await running.stop();
     }

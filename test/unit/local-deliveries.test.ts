@@ -83,6 +83,33 @@ describe('the local delivery scheduler', () => {
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual([expect.objectContaining({ message: { ...message, event_id: 'evt_failed' }, attempt: 2 })]);
   });
 
+  it('keeps an attempt still in flight when its stop stops waiting, and what is queued after the stop, in the state file at every moment', async () => {
+    const stateFile = stateFileIn();
+    let finish!: (next: Next) => void;
+    const deliveries = startLocalDeliveries({
+      schedule: retrySchedule(60_000),
+      stateFile,
+      attempt: () => new Promise<Next>((resolve) => (finish = resolve)), // a receiver that does not answer
+    });
+    await deliveries.send([message]);
+    await until(() => finish !== undefined);
+    const stoppedAt = Date.now();
+    await deliveries.stop({ waitMs: 20 });
+    // Given up waiting: the attempt in flight is kept as the same attempt, due at once.
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
+    expect(saved).toEqual([{ message, attempt: 1, dueAt: expect.any(Number) }]);
+    expect(saved[0].dueAt).toBeGreaterThanOrEqual(stoppedAt);
+    // A delivery the stream poller queues while it finishes its batch is kept too.
+    const late = { ...message, event_id: 'evt_late' };
+    await deliveries.send([late]);
+    const ids = () => JSON.parse(readFileSync(stateFile, 'utf8')).map((e: { message: { event_id: string } }) => e.message.event_id);
+    expect(ids().sort()).toEqual(['evt_1', 'evt_late']);
+    // The attempt in flight ends acknowledged after all: it leaves the file.
+    finish({ kind: 'delivered' });
+    await until(() => ids().length === 1);
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual([expect.objectContaining({ message: late, attempt: 1 })]);
+  });
+
   it('keeps waiting deliveries across a stop in its state file, and the next start runs them when they are due', async () => {
     const stateFile = stateFileIn();
     const first = startLocalDeliveries({ schedule: retrySchedule(300), stateFile, attempt: async () => ({ kind: 'retry', delayMs: 300 }) });
