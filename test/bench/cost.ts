@@ -15,6 +15,10 @@ export const PRICES = {
   lambdaArmPerGbSecond: 0.0000133334,
   dynamoWriteRequestUnitPerMillion: 0.625,
   dynamoReadRequestUnitPerMillion: 0.125,
+  /** Standard queues, per million requests (each 64 KB chunk of a request counts as one). */
+  sqsRequestsPerMillion: 0.4,
+  /** GetRecords calls made by Lambda's event source mapping on a DynamoDB stream are not charged. */
+  dynamoStreamReadsForLambdaPerMillion: 0,
 } as const;
 
 /** The mix: share of API requests per scenario (scenario keys of scenarios.ts). */
@@ -57,6 +61,24 @@ export interface OperationInput {
   coldMs: number;
 }
 
+/** What one change costs the events pipeline (section 8), beyond the API request that made it. */
+export interface EventsCostInput {
+  /** Consumer units per change, by the scenario's kind of change. */
+  consumerUnits: Record<'create' | 'update' | 'delete', { read: number; write: number }>;
+  /** Consumer invocation per change (an upper bound: a batch of changes shares one). */
+  consumerMs: number;
+  /** Webhook deliveries per change (endpoints subscribed to it). */
+  deliveriesPerChange: number;
+  /** One delivery attempt, the receiver's answer included (local receiver: a lower bound). */
+  deliveryMs: number;
+  /** Reads per delivery attempt (the endpoint and the event, strongly consistent). */
+  deliveryReadUnits: number;
+}
+
+/** create/update/delete of the mix's scenarios, by name. */
+export const changeKindOf = (scenario: string): 'create' | 'update' | 'delete' | undefined =>
+  /^(create|log)/.test(scenario) ? 'create' : /^update/.test(scenario) ? 'update' : /^delete/.test(scenario) ? 'delete' : undefined;
+
 export interface CostLine {
   item: string;
   quantity: string;
@@ -74,7 +96,12 @@ export interface CostResult {
 
 const perMillion = 1_000_000;
 
-export function costPerMillion(ops: readonly OperationInput[], authorizer: { warmMs: number; coldMs: number; readUnits: number }, a: CostAssumptions): CostResult {
+export function costPerMillion(
+  ops: readonly OperationInput[],
+  authorizer: { warmMs: number; coldMs: number; readUnits: number },
+  a: CostAssumptions,
+  events?: EventsCostInput,
+): CostResult {
   const gb = a.memoryMb / 1024;
   const byKey = new Map(ops.map((o) => [o.scenario, o]));
   const perOperation = MIX.map((m) => {
@@ -116,9 +143,40 @@ export function costPerMillion(ops: readonly OperationInput[], authorizer: { war
     { item: 'DynamoDB read request units', quantity: m(readUnits), dollars: (readUnits / perMillion) * PRICES.dynamoReadRequestUnitPerMillion },
     { item: 'DynamoDB write request units', quantity: m(writeUnits), dollars: (writeUnits / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion },
   ];
+  if (events) lines.push(...eventLines(events, a));
   const total = lines.reduce((s, l) => s + l.dollars, 0);
   const dynamoMeasured = lines[4]!.dollars + lines[5]!.dollars;
   const dynamoFloor =
     (floorReadUnits / perMillion) * PRICES.dynamoReadRequestUnitPerMillion + (floorWriteUnits / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion;
   return { assumptions: a, lines, total, totalAtFloorUnits: total - dynamoMeasured + dynamoFloor, perOperation };
+}
+
+/** The events pipeline's share of a million API requests: each change's consumer, queue and delivery. */
+function eventLines(e: EventsCostInput, a: CostAssumptions): CostLine[] {
+  const gb = a.memoryMb / 1024;
+  const m = (n: number) => `${(n / perMillion).toFixed(3)} M`;
+  let changes = 0;
+  let read = 0;
+  let write = 0;
+  for (const { scenario, share } of MIX) {
+    const kind = changeKindOf(scenario);
+    if (!kind) continue;
+    changes += perMillion * share;
+    read += perMillion * share * e.consumerUnits[kind].read;
+    write += perMillion * share * e.consumerUnits[kind].write;
+  }
+  const deliveries = changes * e.deliveriesPerChange;
+  read += deliveries * e.deliveryReadUnits;
+  const invocations = changes + deliveries;
+  const gbSeconds = ((changes * Math.ceil(e.consumerMs) + deliveries * Math.ceil(e.deliveryMs)) * gb) / 1000;
+  // Per delivery: the consumer's send (batched, counted whole), the receive and the delete.
+  const sqsRequests = deliveries * 3;
+  return [
+    { item: 'DynamoDB Streams reads (by the Lambda trigger)', quantity: `${m(changes)} changes`, dollars: 0 },
+    { item: 'Lambda requests (events consumer + webhook deliveries)', quantity: `${m(changes)} + ${m(deliveries)}`, dollars: (invocations / perMillion) * PRICES.lambdaRequestsPerMillion },
+    { item: `Lambda duration, events consumer and deliveries (arm64, ${a.memoryMb} MB)`, quantity: `${Math.round(gbSeconds).toLocaleString('en-US')} GB-s`, dollars: gbSeconds * PRICES.lambdaArmPerGbSecond },
+    { item: 'SQS requests (send, receive, delete per delivery)', quantity: m(sqsRequests), dollars: (sqsRequests / perMillion) * PRICES.sqsRequestsPerMillion },
+    { item: 'DynamoDB read request units, events', quantity: m(read), dollars: (read / perMillion) * PRICES.dynamoReadRequestUnitPerMillion },
+    { item: 'DynamoDB write request units, events', quantity: m(write), dollars: (write / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion },
+  ];
 }

@@ -18,6 +18,8 @@ export const TARGETS = {
   bundleRatio: 1.15,
   coldRatio: 1.2,
   warmOverheadMs: 1,
+  /** events.md: an event appears in the feed within 5 s of the response to its change (local stack). */
+  feedLagMs: 5000,
 } as const;
 
 interface Table {
@@ -167,6 +169,15 @@ export function evaluateTargets(r: BenchResults): Target[] {
       target: `a well-behaved client's p99 and errors unchanged beside a client far over its limit (p99 within x${P99_TOLERANCE.factor} + ${P99_TOLERANCE.plusMs} ms, zero errors)`,
       met: fairnessMet(f),
       result: `p99 ${ms(f.aloneP99, 1)} alone, ${ms(f.besideP99, 1)} beside; errors ${f.aloneFailures} alone, ${f.besideFailures} beside; the noisy client got ${f.noisyRefused} 429s`,
+    });
+  }
+  if (r.events) {
+    const { feedLag } = r.events;
+    targets.push({
+      id: 'feed-lag',
+      target: `an event is in the feed within ${TARGETS.feedLagMs / 1000} s of the response to its change (local stack, every sample)`,
+      met: feedLag.maxMs <= TARGETS.feedLagMs,
+      result: `p50 ${ms(feedLag.p50Ms, 0)}, p99 ${ms(feedLag.p99Ms, 0)}, max ${ms(feedLag.maxMs, 0)} over ${feedLag.samples} changes`,
     });
   }
   return targets;
@@ -337,7 +348,38 @@ export function tables(r: BenchResults): Table[] {
     ...(r.units.length ? [unitsTable(r)] : []),
     ...(scalingTable(r) ? [scalingTable(r)!] : []),
     ...(r.throughput.length ? [throughputTable(r)] : []),
+    ...eventTables(r),
     ...costTables(r),
+  ];
+}
+
+function eventTables(r: BenchResults): Table[] {
+  const e = r.events;
+  if (!e) return [];
+  return [
+    {
+      title: '8a. Units the stream consumer spends per change (beside the floor: one put of the event item)',
+      header: ['change', 'read units', 'write units', 'total', 'total at AWS transaction rate', 'floor', 'ratio (AWS rate)', 'event bytes', 'calls'],
+      rows: e.consumerUnits.map((u) => [
+        u.label,
+        units(u.measured.read),
+        units(u.measured.write),
+        units(u.measured.total),
+        units(u.atTransactionRate),
+        units(u.floorWcu),
+        fmtRatio(u.atTransactionRate / u.floorWcu),
+        String(u.eventBytes),
+        u.commands.join(' + '),
+      ]),
+    },
+    {
+      title: '8b. Lag on the local stack (from the response to the change)',
+      header: ['what', 'samples', 'p50', 'p99', 'max'],
+      rows: [
+        ['visible in the feed (sync mode)', String(e.feedLag.samples), ms(e.feedLag.p50Ms, 0), ms(e.feedLag.p99Ms, 0), ms(e.feedLag.maxMs, 0)],
+        ['delivered to a local receiver', String(e.deliveryLag.samples), ms(e.deliveryLag.p50Ms, 0), ms(e.deliveryLag.p99Ms, 0), ms(e.deliveryLag.maxMs, 0)],
+      ],
+    },
   ];
 }
 
@@ -581,7 +623,11 @@ authorizer's cache hit rate is ${(cost.assumptions.authorizerCacheHitRate * 100)
 at least one request every 3 s on a token misses once per 300 requests or fewer (${(cost.assumptions.authorizerCacheHitRate * 100).toFixed(0)} % is that rate
 rounded down); each authorizer invocation is charged a registry read (0.5 RCU; the function caches it for
 60 s, so this is an upper bound). DynamoDB units are DynamoDB Local's (section 4); the line below the total
-uses the floors of \`docs/data-model.md\` instead. Not included: CloudWatch Logs, data transfer,
+uses the floors of \`docs/data-model.md\` instead. The events pipeline (section 8) is included: one
+consumer invocation per change (an upper bound: a batch shares one), one webhook endpoint subscribed to
+every change (one delivery each: an SQS send, receive and delete, a delivery invocation of the measured
+attempt time against a local receiver, so a lower bound for a real one, and two strongly consistent
+reads); stream reads by a Lambda trigger are free. Not included: CloudWatch Logs, data transfer,
 Cognito tokens, storage, alarms (see docs/deploy.md).`
     : ''
 }
@@ -591,12 +637,32 @@ The mix (share of API requests): ${MIX.map((x) => `${x.scenario} ${(x.share * 10
 ${table('7a.')}
 ${table('7b.')}
 ${MUTATION_NOTES}
+## 8. Events and webhooks
+
+The stream consumer's units per change (8a) come from running it in process on a record built
+from a real client item, in a workspace of its own so that the change is new to it. Its floor is
+what any design pays to keep the event: one put of the event item (⌈its size / 1 KB⌉ WCU;
+docs/data-model.md). What this design adds, and why: the transaction that keeps the feed's order
+exact (the sequence counter and the change marker beside the event, at the transactional rate
+of 2 units per item: decision 0009), the query of the workspace's webhook endpoints, and for a
+delete the read of its deletion record. The API request's own units (section 4) include what
+the change writes for its event: the \`request_id\` on the item and, for a delete, the deletion record.
+
+The lags (8b) run on the local stack: the stream poller reads DynamoDB Local's stream every 100 ms
+when idle, so the feed lag is about that plus the consumer's transaction; the delivery lag adds
+the local queue and the POST. In AWS the feed lag is DynamoDB Streams' propagation plus one
+Lambda invocation (typically under a second); the delivery lag adds SQS and a second invocation.
+
+${verdict('feed-lag')}
+
+${table('8a.')}
+${table('8b.')}
 ## Running it
 
 \`npm run bench\` starts its own DynamoDB Local and local stack on free loopback ports, takes a few
 minutes on 2 cores, prints the tables, and rewrites this file and \`benchmarks.json\`.
 \`npm run bench -- --quick\` runs fewer repetitions and a 1,000-item workspace instead of 10,000 and
-writes nothing (for trying changes); \`--sections bundles,cold,warm,units,scaling,throughput,cost\` runs
+writes nothing (for trying changes); \`--sections bundles,cold,warm,units,scaling,throughput,events,cost\` runs
 some sections only (and writes nothing unless \`--write\` is given).
 `;
 }

@@ -6,6 +6,7 @@ import type { ThroughputResult } from './throughput.ts';
 import type { FairnessResult } from './fairness.ts';
 import type { UnitsResult } from './units.ts';
 import type { WarmResult } from './warm.ts';
+import type { EventsBenchResult } from './events.ts';
 
 export interface Machine {
   cpu: string;
@@ -64,5 +65,7 @@ export interface BenchResults {
   /** Absent in results written before per-client limits. */
   fairness?: FairnessResult | undefined;
   cost: CostResult | undefined;
+  /** Absent in results written before events. */
+  events?: EventsBenchResult | undefined;
   warnings: string[];
 }

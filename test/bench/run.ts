@@ -21,7 +21,7 @@ import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf } from '../../shared/routes.
 import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
-import { costPerMillion, MIX, type OperationInput } from './cost.ts';
+import { costPerMillion, MIX, type EventsCostInput, type OperationInput } from './cost.ts';
 import { killChildren } from './lib/child.ts';
 import type { FloorCommand } from './lib/floor.ts';
 import { type Caller } from './lib/invoke.ts';
@@ -33,11 +33,12 @@ import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from '.
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { runFairness } from './fairness.ts';
+import { runEventsBench, type EventsBenchResult } from './events.ts';
 import { explainExcess, measureScenarioUnits } from './units.ts';
 import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 
-const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'cost'] as const;
+const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'events', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: args } = parseArgs({
@@ -66,6 +67,7 @@ const SETTINGS = args.quick
       scale: { sizes: [100, 1000], pages: [1, 10, 100], limits: [1, 25], repeats: 2 },
       throughput: { connections: [1, 8, 64], duration: 1, reps: 1, warmupSeconds: 1 },
       fairness: { duration: 3, reps: 1 },
+      eventSamples: 20,
     }
   : {
       coldStartRuns: 11,
@@ -74,6 +76,7 @@ const SETTINGS = args.quick
       scale: { sizes: [100, 10_000], pages: [1, 10, 100], limits: [1, 25], repeats: 5 },
       throughput: { connections: [1, 8, 64], duration: 3, reps: 3, warmupSeconds: 1 },
       fairness: { duration: 10, reps: 3 },
+      eventSamples: 100,
     };
 const COST_ASSUMPTIONS = { authorizerCacheHitRate: 0.99, coldStartRate: 0.01 };
 
@@ -96,6 +99,22 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     console.error(`\n${signal}: stopping the benchmark`);
     void cleanup().finally(() => process.exit(130));
   });
+}
+
+/** The events pipeline's inputs of the cost model: one endpoint subscribed to every change. */
+function eventsCostInput(e: EventsBenchResult): EventsCostInput {
+  const unitsOf = (change: string) => {
+    const row = e.consumerUnits.find((u) => u.change === change)!;
+    // Writes at AWS's transaction rate (2 units per item), which DynamoDB Local does not charge.
+    return { read: row.measured.read, write: row.atTransactionRate - row.measured.read };
+  };
+  return {
+    consumerUnits: { create: unitsOf('INSERT'), update: unitsOf('MODIFY'), delete: unitsOf('REMOVE') },
+    consumerMs: e.consumerMs,
+    deliveriesPerChange: 1,
+    deliveryMs: e.deliveryMs,
+    deliveryReadUnits: 2,
+  };
 }
 
 async function tokenFor(baseUrl: string, workspace: string): Promise<string> {
@@ -138,6 +157,9 @@ async function main() {
     // And each API client's: the fairness row has a gateway of its own with the plans' limits.
     clientLimits: { override: { rateLimit: 1e6, burstLimit: 1e6 } },
   });
+  // The events pipeline consumes every change in this process: its DynamoDB calls would be counted
+  // as the measured operations'. It runs only for section 8 (the changes made meanwhile wait in the stream).
+  await stack.events.pause();
   const tableName = stack.tableName;
   installHooks();
   const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/local/GET/api/v1/clients';
@@ -344,6 +366,13 @@ async function main() {
     results.fairness = await runFairness({ quiet, noisy }, SETTINGS.fairness, repoRoot, log);
   }
 
+  // ---- 8. events and webhooks (before the cost, which includes them)
+  if (sections.has('events') || sections.has('cost')) {
+    stack.events.resume();
+    const eventsToken = await tokenFor(stack.baseUrl, `${workspaceId}-events`);
+    results.events = await runEventsBench(stack.baseUrl, eventsToken, `${workspaceId}-events`, SETTINGS.eventSamples, log);
+  }
+
   // ---- 7. cost
   if (sections.has('cost')) {
     const { FUNCTION_MEMORY_MB } = await import('../../infra/stack.ts');
@@ -370,10 +399,12 @@ async function main() {
       ops,
       { warmMs: authorizerWarm.realMs, coldMs: coldOf('authorizer (key set fetched)') ?? fallbackCold, readUnits: authorizerUnits.measured.read },
       { memoryMb: FUNCTION_MEMORY_MB, ...COST_ASSUMPTIONS },
+      eventsCostInput(results.events!),
     );
     if (results.coldStarts.length === 0) warnings.push('cost: no cold-start figures in this run; the slowest known was assumed');
   }
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
+  if (!sections.has('events')) results.events = undefined;
   if (!sections.has('units')) results.units = [];
   if (!sections.has('warm')) results.warm = [];
 

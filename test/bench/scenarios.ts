@@ -150,7 +150,7 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'delete client',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteClient', id: await freshClient(fx) }),
-    floor: fixed(0, 2, 'delete client', '2 WCU (a refused delete: 1 WCU)'),
+    floor: fixed(0, 5, 'delete client', '5 WCU'),
   },
   {
     key: 'listClients',
@@ -212,7 +212,7 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'delete project',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteProject', id: await freshProject(fx) }),
-    floor: fixed(1, 7, 'delete project', '1 RCU + 7 WCU'),
+    floor: fixed(1, 9, 'delete project', '1 RCU + 9 WCU'),
   },
   {
     key: 'listProjects',
@@ -280,14 +280,14 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'delete time entry of a project',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }) }),
-    floor: fixed(1, 8, 'delete time entry', '1 RCU + 5–8 WCU'),
+    floor: fixed(1, 10, 'delete time entry', '1 RCU + 7–10 WCU'),
   },
   {
     key: 'deleteTimeEntry+client',
     operation: 'deleteTimeEntry',
     label: 'delete time entry of a client only',
     prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { client_id: fx.clientId }) }),
-    floor: fixed(1, 5, 'delete time entry', '1 RCU + 5–8 WCU'),
+    floor: fixed(1, 7, 'delete time entry', '1 RCU + 7–10 WCU'),
   },
   {
     key: 'listTimeEntries',

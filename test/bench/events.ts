@@ -1,0 +1,192 @@
+/**
+ * Section 8: events and webhooks on the local stack.
+ *
+ * - Units per change: what the stream consumer spends to turn one change into its event (run in
+ *   process on a record built from a real item, in a workspace of its own so that nothing is a
+ *   duplicate), beside the floor docs/data-model.md derives: one put of the event item.
+ * - Feed lag: from the response to a change to its event being visible in the feed (sync mode).
+ * - Delivery lag: from the response to a change to its webhook reaching a local receiver.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../../shared/data/dynamo.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../shared/data/table.ts';
+import { observe, unitsOf, type Units } from './lib/sdk-hooks.ts';
+import { quantile } from './lib/stats.ts';
+import { atFloorRules, transactionCharges } from './units.ts';
+import type { StreamChange } from '../../shared/events/build.ts';
+
+export interface LagResult {
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface ChangeUnits {
+  change: 'INSERT' | 'MODIFY' | 'REMOVE';
+  label: string;
+  measured: Units;
+  /** The same at AWS's rate for transactions (2 units per item written), which DynamoDB Local does not apply. */
+  atTransactionRate: number;
+  /** One put of the event item: ⌈event bytes / 1 KB⌉ WCU. */
+  floorWcu: number;
+  eventBytes: number;
+  commands: string[];
+}
+
+export interface EventsBenchResult {
+  consumerUnits: ChangeUnits[];
+  feedLag: LagResult;
+  deliveryLag: LagResult;
+  /** In-process duration of the consumer for one change, and of one delivery attempt. */
+  consumerMs: number;
+  deliveryMs: number;
+}
+
+const lag = (values: number[]): LagResult => ({
+  samples: values.length,
+  p50Ms: quantile(values, 0.5),
+  p99Ms: quantile(values, 0.99),
+  maxMs: Math.max(...values),
+});
+
+async function api(baseUrl: string, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return { at: performance.now(), requestId: response.headers.get('x-request-id') ?? '', body: JSON.parse(text) as any };
+}
+
+/** The consumer's units for each kind of change, on a record built from a real client item. */
+async function consumerUnits(baseUrl: string, token: string, workspaceId: string): Promise<{ rows: ChangeUnits[]; ms: number }> {
+  const { consumeChanges } = await import('../../shared/events/consumer.ts');
+  const created = await api(baseUrl, token, 'POST', '/clients', { company_name: 'Units Inc', company_email: 'units@bench.test', website: 'https://units.test' });
+  // Let the stream poller consume that change first: only the measured call may run in the window.
+  for (;;) {
+    const newest = await api(baseUrl, token, 'GET', '/events?limit=1');
+    if (newest.body.data[0]?.request_id === created.requestId) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const stored = (await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.item(workspaceId, 'CLIENT', created.body.id), ConsistentRead: true }))).Item!;
+  // The same item in a workspace of its own: its changes are new to the consumer.
+  const shadow = `bench-units-${randomUUID().slice(0, 8)}`;
+  // API fields live in the item's data map (docs/data-model.md).
+  const data = stored[DATA_ATTRIBUTE] as Record<string, unknown>;
+  const item: Record<string, unknown> = { ...stored, ...keys.item(shadow, 'CLIENT', created.body.id), [DATA_ATTRIBUTE]: { ...data, workspace_id: shadow } };
+  const changed = {
+    ...item,
+    [VERSION_ATTRIBUTE]: Number(item[VERSION_ATTRIBUTE]) + 1,
+    [DATA_ATTRIBUTE]: { ...data, workspace_id: shadow, status: 'ACTIVE', updated_at: new Date(Date.parse(String(data.updated_at)) + 1000).toISOString() },
+  };
+  const record = (eventName: ChangeUnits['change'], oldImage?: object, newImage?: object): StreamChange => ({
+    eventID: randomUUID(),
+    eventName,
+    dynamodb: {
+      Keys: marshall(keys.item(shadow, 'CLIENT', created.body.id)),
+      ...(oldImage ? { OldImage: marshall(oldImage, { removeUndefinedValues: true }) } : {}),
+      ...(newImage ? { NewImage: marshall(newImage, { removeUndefinedValues: true }) } : {}),
+      ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+    },
+  });
+  const cases: [ChangeUnits['change'], string, StreamChange][] = [
+    ['INSERT', 'create (client.created)', record('INSERT', undefined, item)],
+    ['MODIFY', 'update (client.updated)', record('MODIFY', item, changed)],
+    ['REMOVE', 'delete (client.deleted)', record('REMOVE', changed, undefined)],
+  ];
+  const rows: ChangeUnits[] = [];
+  const durations: number[] = [];
+  for (const [change, label, r] of cases) {
+    const started = performance.now();
+    const { result, calls } = await observe(() => consumeChanges([r]));
+    durations.push(performance.now() - started);
+    const eventBytes = Buffer.byteLength(result.events[0]!.body, 'utf8') + 200; // the body plus the item's other attributes and keys
+    rows.push({
+      change,
+      label,
+      measured: unitsOf(calls),
+      atTransactionRate: atFloorRules({ measured: unitsOf(calls), transactions: transactionCharges(calls) }),
+      floorWcu: Math.ceil(eventBytes / 1024),
+      eventBytes,
+      commands: calls.map((c) => c.command.replace(/Command$/, '')),
+    });
+  }
+  return { rows, ms: quantile(durations, 0.5) };
+}
+
+export async function runEventsBench(baseUrl: string, token: string, workspaceId: string, samples: number, log: (s: string) => void): Promise<EventsBenchResult> {
+  log('events: consumer units per change');
+  const units = await consumerUnits(baseUrl, token, workspaceId);
+
+  const client = await api(baseUrl, token, 'POST', '/clients', { company_name: 'Lag Inc', company_email: 'lag@bench.test' });
+  const newest = await api(baseUrl, token, 'GET', '/events?limit=1');
+  let after: string = newest.body.data[0].id;
+
+  log(`events: feed lag (${samples} changes)`);
+  const feed: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const change = await api(baseUrl, token, 'PATCH', `/clients/${client.body.id}`, { company_name: `Lag ${i}` });
+    for (;;) {
+      const page = await api(baseUrl, token, 'GET', `/events?after=${after}&limit=100`);
+      const events = page.body.data as { id: string; request_id: string }[];
+      if (events.length > 0) after = events[events.length - 1]!.id;
+      if (events.some((e) => e.request_id === change.requestId)) {
+        feed.push(page.at - change.at);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  log(`events: delivery lag (${samples} changes)`);
+  const arrivals = new Map<string, number>();
+  const durations: number[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const at = performance.now();
+      arrivals.set((JSON.parse(body) as { request_id: string }).request_id, at);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const endpoint = await api(baseUrl, token, 'POST', '/webhook_endpoints', { url, enabled_events: ['client.updated'] });
+  const { observeAttempts } = await import('../../shared/events/attempt.ts');
+  observeAttempts((r) => r.outcome && durations.push(r.outcome.durationMs));
+  const delivery: number[] = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      const change = await api(baseUrl, token, 'PATCH', `/clients/${client.body.id}`, { company_name: `Delivered ${i}` });
+      for (;;) {
+        const at = arrivals.get(change.requestId);
+        if (at !== undefined) {
+          delivery.push(at - change.at);
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    }
+  } finally {
+    observeAttempts(undefined);
+    await api(baseUrl, token, 'DELETE', `/webhook_endpoints/${endpoint.body.id}`);
+    server.closeAllConnections();
+    server.close();
+  }
+  return {
+    consumerUnits: units.rows,
+    feedLag: lag(feed),
+    deliveryLag: lag(delivery),
+    consumerMs: units.ms,
+    deliveryMs: quantile(durations, 0.5),
+  };
+}
