@@ -650,7 +650,11 @@ the change writes for its event: the \`request_id\` on the item and, for a delet
 
 The lags (8b) run on the local stack: the stream poller reads DynamoDB Local's stream every 100 ms
 when idle, so the feed lag is about that plus the consumer's transaction; the delivery lag adds
-the local queue and the POST. In AWS the feed lag is DynamoDB Streams' propagation plus one
+the local queue and the POST. They are measured once the stream's backlog is drained: the earlier
+sections' tens of thousands of changes wait in the stream while the poller is paused, and the
+consumer's own writes for them come back through it to be read and skipped (one change seen in
+the feed within a second ends the drain). A backlog delays the feed by as long as it takes to
+read; in AWS, the consumer's iterator-age alarm (docs/deploy.md) says when that happens. In AWS the feed lag is DynamoDB Streams' propagation plus one
 Lambda invocation (typically under a second); the delivery lag adds SQS and a second invocation.
 
 ${verdict('feed-lag')}
