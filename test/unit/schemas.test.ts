@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors.ts';
 import { parseOrThrow } from '../../shared/schemas/parse.ts';
-import { codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
+import { LIMITS, codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
 import { clientSchemas as client, projectSchemas as project, webhookEndpointSchemas as webhookEndpoint } from '../../shared/resources/registry.ts';
 import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { ListEventsQuery } from '../../shared/schemas/events.ts';
 
 const CreateClientBody = client.create;
 const UpdateClientBody = client.update;
@@ -156,5 +157,34 @@ describe('webhook endpoint schemas', () => {
     expect(refusedParam({ enabled_events: [...EVENT_TYPES, 'client.created'] })?.param).toBe('enabled_events');
     expect(refusal(() => parseOrThrow(webhookEndpoint.update, { enabled_events: [] })).param).toBe('enabled_events');
     expect(parseOrThrow(webhookEndpoint.update, { status: 'disabled' })).toEqual({ status: 'disabled' });
+  });
+});
+
+describe('events feed query', () => {
+  const ULID = '01M80V5Z1BGJ4D4KG6XRMJFSS7';
+  const parse = (query: Record<string, string>) => parseOrThrow(ListEventsQuery, query, 'query parameter');
+  const refused = (query: Record<string, string>) => refusal(() => parse(query)).errors?.[0];
+
+  it('takes a type, the id of any resource that makes events, and an event id to follow', () => {
+    expect(parse({})).toEqual({ limit: LIMITS.pageSizeDefault });
+    for (const prefix of ['cli_', 'prj_', 'te_']) expect(parse({ object_id: `${prefix}${ULID}` }).object_id).toBe(`${prefix}${ULID}`);
+    expect(parse({ type: 'time_entry.deleted', after: `evt_${ULID}`, limit: '100', cursor: 'c' })).toEqual({ type: 'time_entry.deleted', after: `evt_${ULID}`, limit: 100, cursor: 'c' });
+  });
+
+  it('names what each parameter must be', () => {
+    expect(refused({ type: 'client.archived' })?.param).toBe('type');
+    const objectId = refused({ object_id: `we_${ULID}` });
+    expect(objectId).toEqual({ param: 'object_id', message: 'object_id must be the id of a client, project or time entry (cli_…, prj_…, te_…)' });
+    expect(refused({ object_id: `cli_${ULID}x` })?.param).toBe('object_id');
+    expect(refused({ object_id: `xcli_${ULID}` })?.param).toBe('object_id');
+    expect(refused({ after: `cli_${ULID}` })).toEqual({ param: 'after', message: 'after must be an event id (evt_…): the id of the last event you read' });
+    expect(refused({ after: `evt_${ULID}0` })?.param).toBe('after');
+    expect(refused({ after: ` evt_${ULID}` })?.param).toBe('after');
+    expect(refused({ since: 'yesterday' })?.param).toBe('since');
+  });
+
+  it('documents sync mode on `after`', () => {
+    const after = (ListEventsQuery.entries.after as unknown as { wrapped: { pipe: { type: string; metadata?: unknown }[] } }).wrapped.pipe;
+    expect(after.find((p) => p.type === 'metadata')?.metadata).toEqual({ description: 'Sync mode: the events after this one, oldest first' });
   });
 });
