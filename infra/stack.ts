@@ -347,13 +347,11 @@ export class TimebillApiStack extends Stack {
     const domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: config.cognitoDomainPrefix } });
 
     // ---- Functions --------------------------------------------------------------------------
-    // Logging needs no variable: the runtime's JSON format and level (apiFunction) set AWS_LAMBDA_LOG_LEVEL.
-    const commonEnvironment: Record<string, string> = {};
 
     this.authorizerFunction = this.apiFunction('Authorizer', {
       entry: AUTHORIZER_ENTRY,
       description: 'Lambda TOKEN authorizer: Cognito access token -> workspace and scope policy',
-      environment: { ...commonEnvironment, COGNITO_USER_POOL_ID: this.userPool.userPoolId, RESOURCE_SERVER_IDENTIFIER: resourceServerIdentifier },
+      environment: { COGNITO_USER_POOL_ID: this.userPool.userPoolId, RESOURCE_SERVER_IDENTIFIER: resourceServerIdentifier },
       access: 'authorizer',
       kind: 'authorizer',
     });
@@ -366,14 +364,14 @@ export class TimebillApiStack extends Stack {
           entry: route.entry,
           description: `${route.operation}: ${route.method} ${route.path} (${route.scope ?? 'public'})`,
           environment: signsCursors(route)
-            ? { ...commonEnvironment, CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
-            : commonEnvironment,
+            ? { CURSOR_SIGNING_KEY: cursorKey.secretValue.unsafeUnwrap() }
+            : {},
           access: accessOf(route),
           kind: accessOf(route),
         }),
       );
     }
-    this.queues = this.backgroundFunctions(background, functions, commonEnvironment, props.acknowledgeNagFindings ?? true);
+    this.queues = this.backgroundFunctions(background, functions, props.acknowledgeNagFindings ?? true);
     this.functions = functions;
 
     // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
@@ -384,7 +382,6 @@ export class TimebillApiStack extends Stack {
     this.deployments = new SafeDeployments(this, 'Deployments', {
       config,
       functions: deployable,
-      environment: commonEnvironment,
       createFunction: (name, options) => this.apiFunction(name, { ...options, access: 'none', kind: 'none', reserve: false }),
     });
     const live = (name: string) => this.deployments.functions.get(name)!.alias;
@@ -589,7 +586,6 @@ export class TimebillApiStack extends Stack {
   private backgroundFunctions(
     declared: readonly BackgroundFunction[],
     functions: Map<string, nodejs.NodejsFunction>,
-    environment: Record<string, string>,
     acknowledge: boolean,
   ): Map<string, sqs.Queue> {
     const queues = new Map<string, sqs.Queue>();
@@ -622,7 +618,7 @@ export class TimebillApiStack extends Stack {
       const fn = this.apiFunction(name, {
         entry: declaration.entry,
         description: `${declaration.operation}: ${declaration.description}`,
-        environment,
+        environment: {},
         access: declaration.table,
         // No `kind`, so no reservation: the event source bounds its concurrency (one per shard,
         // QUEUE_CONSUMER_MAX_CONCURRENCY), in the account's unreserved part.

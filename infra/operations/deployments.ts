@@ -51,7 +51,6 @@ export interface SafeDeploymentsProps {
   readonly config: EnvironmentConfig;
   readonly functions: readonly DeployableFunction[];
   readonly createFunction: FunctionFactory;
-  readonly environment: Record<string, string>;
 }
 
 export class SafeDeployments extends Construct {
@@ -69,7 +68,6 @@ export class SafeDeployments extends Construct {
       entry: SMOKE_TEST_ENTRY,
       description: 'CodeDeploy pre-traffic hook: smoke-tests a new function version before it gets traffic',
       environment: {
-        ...props.environment,
         SMOKE_TARGETS: Stack.of(this).toJsonString(props.functions.map((f) => ({ functionName: f.fn.functionName, operation: f.operation }))),
       },
       // Invokes one version (at most its timeout) and calls CodeDeploy twice.

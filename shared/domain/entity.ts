@@ -8,7 +8,7 @@
  * deleting subtracts 1. A resource is guarded by the counters of every resource referencing it:
  * its delete is conditional on all of them being 0 (docs/decisions/0004-deletion-guards.md).
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, conflict, invalidParam, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
 import { keys, listSource } from '../data/keys.ts';
@@ -21,7 +21,6 @@ import {
   counterUpdate,
   existsAtVersion,
   getItem,
-  itemOfConditionFailure,
   matchesVersion,
   putNew,
   transact,
@@ -244,19 +243,12 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
   const also: Record<string, TransactItem> = {};
   if (alongside) also[ALONGSIDE] = alongside;
   if (makesEvents(resource)) also[DELETION] = deletionRecordPut(ctx.workspaceId, resource.type, id, ctx.requestId);
-  if (!hasReferences && Object.keys(also).length > 0) {
+  if (!hasReferences) {
+    // Every resource deletes with something beside it (its deletion record, a quota counter): one transaction.
     const cancelled = await transact<string>({ [ITEM]: { Delete: del }, ...also });
     if (cancelled) {
       if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
       throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
-    }
-  } else if (!hasReferences) {
-    try {
-      await dynamo().send(new DeleteCommand(del));
-    } catch (error) {
-      const old = itemOfConditionFailure(error);
-      if (old === null) throw error;
-      throw refusedDelete(resource, id, old, counters, expectedVersion);
     }
   } else {
     // What it references is in the item: read it first (the delete's condition covers a change since).
