@@ -38,6 +38,13 @@ export const usagePlanOutput = (plan: string) => `UsagePlan${plan.charAt(0).toUp
 /** Stage-wide throttling (API Gateway's token bucket); the local gateway applies the same. */
 export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
 
+/**
+ * Media types API Gateway passes to the functions as bytes (base64), not as text it decoded:
+ * every type, so the handler frame sees a body that is not UTF-8 and refuses it rather than
+ * storing U+FFFD. The local gateway does the same.
+ */
+export const BINARY_MEDIA_TYPES = ['*/*'];
+
 /** Seconds API Gateway caches an authorizer's policy for a token (the local gateway does the same). */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
 

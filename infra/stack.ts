@@ -31,6 +31,7 @@ import { GATEWAY_RESPONSES, gatewayResponseTemplate, type GatewayResponseDefinit
 import { bindTable, type TableAccess } from './access.ts';
 import {
   AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
   FUNCTION_MEMORY_MB,
   OUTPUTS,
   RESOURCE_SERVER_IDENTIFIER,
@@ -398,6 +399,8 @@ export class TimebillApiStack extends Stack {
       failOnWarnings: true,
       // The authorizer returns the API client's key (usageIdentifierKey): callers never send one.
       apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
+      // Bodies reach the functions as the bytes sent, so one that is not UTF-8 is refused (handler.ts).
+      binaryMediaTypes: BINARY_MEDIA_TYPES,
       // API Gateway writes REST API logs (access and execution) through one account-wide role: only
       // the environment that owns it in this account and region creates it (see environments.ts).
       cloudWatchRole: config.ownsApiGatewayAccountRole,

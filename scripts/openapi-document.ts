@@ -52,7 +52,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   400: {
     name: 'InvalidRequest',
     description:
-      'invalid_request: the request (body, query, cursor or header) is not valid, a query parameter was sent where the operation takes none, or a body where it takes none (GET, DELETE); `errors` lists every failing field',
+      'invalid_request: the request (body, query, cursor or header) is not valid: not UTF-8, not JSON, a member given twice, a field or parameter that fails its rules or is unknown, a query parameter where the operation takes none, or a body where it takes none (GET, DELETE); `errors` lists every failing field and parameter',
   },
   401: {
     name: 'AuthenticationRequired',
@@ -66,6 +66,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
     headers: ['WWW-Authenticate'],
   },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
+  408: { name: 'RequestTimeout', description: 'request_timeout: the request did not arrive whole in time (a body sent too slowly); the connection is closed' },
   409: {
     name: 'Conflict',
     description: 'conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs',

@@ -23,6 +23,8 @@ import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/data/budget.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
 import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
+import { errorResponse } from '../../shared/http/respond.ts';
+import { ApiError } from '../../shared/errors.ts';
 import { clientLimiter, tokenBucket, type ClientLimitOptions } from './client-limits.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -44,10 +46,22 @@ export interface GatewayOptions {
   /** The API key the authorizer returns for invalid tokens (its own small plan); INVALID_TOKEN_API_KEY by default. */
   invalidTokenKey?: string;
   authorizerCacheTtlSeconds?: number;
+  /** How long a request's body may take to arrive once its headers have (BODY_TIMEOUT_MS by default). */
+  bodyTimeoutMs?: number;
 }
 
 /** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
 const GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/**
+ * Idle connections stay open longer than the pools of common clients keep them (60 s and less),
+ * so a client never reuses a connection the server is closing ("other side closed"). Node counts
+ * an idle connection's wait for the next request's headers too: that bound stays above it.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+export const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+/** A body that has not arrived whole by then is cut off with 408: a slow sender holds no socket longer. */
+export const BODY_TIMEOUT_MS = 10_000;
+
 /** API Gateway's maximum integration timeout. */
 const GATEWAY_INTEGRATION_TIMEOUT_MS = 29_000;
 
@@ -76,8 +90,9 @@ export function createLocalGateway(options: GatewayOptions): Server {
     const requestId = randomUUID();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const reply = (type: GatewayResponseType, fallbackStatus: number) => sendGatewayResponse(res, type, fallbackStatus, requestId);
-    readBody(req, GATEWAY_MAX_REQUEST_BYTES)
+    readBody(req, GATEWAY_MAX_REQUEST_BYTES, options.bodyTimeoutMs ?? BODY_TIMEOUT_MS)
       .then(async (body) => {
+        if (body === TOO_SLOW) return sendRequestTimeout(res, requestId);
         if (body === undefined) return reply('REQUEST_TOO_LARGE', 413);
         const url = new URL(req.url ?? '/', 'http://localhost');
         const method = req.method ?? 'GET';
@@ -140,6 +155,10 @@ export function createLocalGateway(options: GatewayOptions): Server {
       });
   });
   server.on('clientError', answerUnparsableRequest);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  // The whole request: its headers, then its body within the body bound (readBody).
+  server.requestTimeout = HEADERS_TIMEOUT_MS + (options.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
   return server;
 }
 
@@ -157,7 +176,9 @@ export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Du
   const [status, type, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'request_headers_too_large', 'The request headers are too large: send smaller headers (at most 16 KiB in all)']
-      : [400, 'invalid_request', 'The request is not valid HTTP'];
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', REQUEST_TIMEOUT_MESSAGE]
+        : [400, 'invalid_request', 'The request is not valid HTTP'];
   const body = JSON.stringify({ error: { type, message, request_id: requestId } });
   const headers = {
     'Content-Type': 'application/json',
@@ -169,6 +190,14 @@ export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Du
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
+}
+
+const REQUEST_TIMEOUT_MESSAGE = 'The request did not arrive in time: send the whole request without pausing';
+
+/** 408 in the contract's error shape, and the connection closed: the rest of a slow body is never read. */
+function sendRequestTimeout(res: ServerResponse, requestId: string) {
+  res.setHeader('Connection', 'close');
+  sendProxyResult(res, errorResponse(new ApiError('request_timeout', REQUEST_TIMEOUT_MESSAGE), requestId), requestId);
 }
 
 function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
@@ -257,8 +286,9 @@ function proxyEvent(
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
     pathParameters: Object.keys(params).length > 0 ? params : null,
     stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // As API Gateway with BINARY_MEDIA_TYPES (every type): the bytes as sent, base64-encoded.
+    body: body.length > 0 ? body.toString('base64') : null,
+    isBase64Encoded: body.length > 0,
     requestContext: {
       accountId: ACCOUNT,
       apiId: API_ID,
@@ -320,19 +350,32 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
   return single && single.trim() !== '' ? single : undefined;
 }
 
-/** The body, or undefined once it passes `limit` bytes (the rest is drained, not kept). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+const TOO_SLOW = Symbol('too slow');
+
+/**
+ * The body; undefined once it passes `limit` bytes (the rest is drained, not kept); TOO_SLOW when
+ * it has not ended within `timeoutMs`.
+ */
+function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | undefined | typeof TOO_SLOW> {
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
+    const timer = setTimeout(() => resolvePromise(TOO_SLOW), timeoutMs);
+    timer.unref();
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) tooLarge = true;
       else chunks.push(chunk);
     });
-    req.on('end', () => resolvePromise(tooLarge ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolvePromise(tooLarge ? undefined : Buffer.concat(chunks));
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
 }
 

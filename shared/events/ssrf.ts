@@ -33,14 +33,16 @@ for (const [network, prefix] of [
   FORBIDDEN.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback, and IPv4-compatible addresses (deprecated: ::127.0.0.1 is ::7f00:1)
+  ['::ffff:0:0:0', 96], // IPv4-translated addresses (RFC 2765)
   ['64:ff9b::', 96], // NAT64 (embeds an IPv4 address)
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard
   ['2001::', 23], // IETF protocol assignments
   ['2001:db8::', 32], // documentation
   ['2002::', 16], // 6to4 (embeds an IPv4 address)
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['5f00::', 16], // segment routing (SRv6) SIDs (RFC 9602)
   ['fc00::', 7], // unique local (includes fd00:ec2::254, the EC2 IPv6 metadata endpoint)
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -49,27 +51,46 @@ for (const [network, prefix] of [
   FORBIDDEN.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address (`::ffff:10.0.0.1`), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const match = /^::(?:ffff:(?:0:)?)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (match) return match[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex) {
-    const high = parseInt(hex[1]!, 16);
-    const low = parseInt(hex[2]!, 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+/**
+ * The eight 16-bit groups of an IPv6 address (`::ffff:1.2.3.4` and `fe80::1%eth0` included), or
+ * undefined when it is not one. The checks decide on these numbers, never on the text: the URL
+ * parser and resolvers write one address many ways (`::127.0.0.1` is `::7f00:1`).
+ */
+export function ipv6Groups(address: string): number[] | undefined {
+  const bare = address.replace(/%.*$/, '');
+  if (isIP(bare) !== 6) return undefined;
+  let text = bare;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return undefined;
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const high = parse(head);
+  const low = parse(tail);
+  return [...high, ...new Array<number>(8 - high.length - low.length).fill(0), ...low];
+}
+
+/** The IPv4 address of an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, ::ffff:0:0/96), if it is one. */
+function mappedIpv4(groups: number[]): string | undefined {
+  if (groups.slice(0, 5).some((group) => group !== 0) || groups[5] !== 0xffff) return undefined;
+  const [high, low] = [groups[6]!, groups[7]!];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /** True when a webhook may not be sent to this IP address. */
 export function isForbiddenAddress(address: string): boolean {
-  const family = isIP(address);
+  const family = isIP(address.replace(/%.*$/, ''));
   if (family === 0) return true; // not an address at all
   if (family === 4) return FORBIDDEN.check(address, 'ipv4');
-  const v4 = embeddedIpv4(address);
+  const groups = ipv6Groups(address)!;
+  // A mapped address is its IPv4 address; every other form that embeds one (IPv4-compatible
+  // ::/96, IPv4-translated ::ffff:0:0:0/96, NAT64, 6to4) is refused whole by FORBIDDEN.
+  const v4 = mappedIpv4(groups);
   if (v4 !== undefined) return FORBIDDEN.check(v4, 'ipv4');
-  return FORBIDDEN.check(address, 'ipv6');
+  const canonical = groups.map((group) => group.toString(16)).join(':');
+  return FORBIDDEN.check(canonical, 'ipv6');
 }
 
 export interface UrlPolicy {

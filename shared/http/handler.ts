@@ -4,12 +4,13 @@
  * validate, call the domain, say what to return.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest } from '../errors.ts';
+import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
 import { routeByOperation, type Operation } from '../routes.ts';
 import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../operations.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
+import { repeatedMember } from '../schemas/json-members.ts';
 import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
@@ -74,9 +75,11 @@ export function defineHandler<O extends Operation>(operation: O, resource: Resou
       if (!contract.query) refuseQuery(event);
       // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
       if (!contract.body) refuseBody(event);
-      const request = requestOf<O>(event, caller, contract);
+      // The body as text, checked once: what the retry fingerprint and the parser read alike.
+      const textEvent = contract.body ? withTextBody(event) : event;
+      const request = requestOf<O>(textEvent, caller, contract);
       const reply = await withRequestDeadline(() =>
-        retries ? retries({ operation, event, context, caller, run: () => run(request) }) : run(request),
+        retries ? retries({ operation, event: textEvent, context, caller, run: () => run(request) }) : run(request),
       );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
@@ -126,13 +129,25 @@ function refuseBody(event: APIGatewayProxyEvent) {
   }
 }
 
+/**
+ * The query, each parameter given once. API Gateway decodes the query string before the handler
+ * sees it, turning bytes that are not UTF-8 (`%FF`) into U+FFFD: a name or value holding U+FFFD is
+ * refused, so `?search=%FF` never matches what it did not say.
+ */
 function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {
-  const multi = event.multiValueQueryStringParameters ?? {};
-  for (const [name, values] of Object.entries(multi)) {
-    if (values && values.length > 1) throw invalidParam(name, `${name} may be given only once`);
+  const errors: FieldError[] = [];
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if ((values ?? []).some((value) => value.includes(REPLACEMENT)) || name.includes(REPLACEMENT)) {
+      errors.push({ param: name, message: `${name} is not valid UTF-8: percent-encode the UTF-8 bytes of the text` });
+    } else if (values && values.length > 1) {
+      errors.push({ param: name, message: `${name} may be given only once` });
+    }
   }
+  if (errors.length > 0) throw invalidRequest(errors);
   return { ...(event.queryStringParameters ?? {}) } as Record<string, string>;
 }
+
+const REPLACEMENT = '\uFFFD';
 
 export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();
@@ -153,7 +168,31 @@ function charsetOf(contentType: string): string | undefined {
   return undefined;
 }
 
-function jsonBody(event: APIGatewayProxyEvent): unknown {
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The event with its body as text. API Gateway passes the body's bytes base64-encoded (every media
+ * type is binary to it, infra/names.ts BINARY_MEDIA_TYPES), so bytes that are not UTF-8 are seen
+ * here and refused (RFC 8259 §8.1), never stored as U+FFFD.
+ */
+function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
+  if (event.body === null || event.body === undefined || event.body === '') return event;
+  checkMediaType(event);
+  const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  if (bytes.length > LIMITS.bodyBytes) {
+    throw new ApiError('payload_too_large', `The request body must be at most ${LIMITS.bodyBytes} bytes`);
+  }
+  if (!event.isBase64Encoded) return event;
+  let body: string;
+  try {
+    body = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw invalidParam('body', 'The request body is not valid UTF-8: send the text encoded as UTF-8');
+  }
+  return { ...event, body, isBase64Encoded: false };
+}
+
+function checkMediaType(event: APIGatewayProxyEvent) {
   const contentType = header(event, 'content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json');
@@ -164,11 +203,12 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
     const named = /^[\w.:+-]{1,40}$/.test(charset) ? charset : 'given';
     throw new ApiError('unsupported_media_type', `The charset ${named} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
   }
-  const raw = event.body ?? '';
-  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text, 'utf8') > LIMITS.bodyBytes) {
-    throw new ApiError('payload_too_large', `The request body must be at most ${LIMITS.bodyBytes} bytes`);
-  }
+}
+
+/** The JSON object of a body made text by withTextBody. */
+function jsonBody(event: APIGatewayProxyEvent): unknown {
+  checkMediaType(event);
+  const text = event.body ?? '';
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -177,6 +217,10 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw invalidParam('body', 'The request body must be a JSON object');
+  }
+  const repeated = repeatedMember(text);
+  if (repeated !== undefined) {
+    throw invalidParam(repeated, `${repeated} is given more than once: send each member once (a reader that takes the first would see another request)`);
   }
   return parsed;
 }

@@ -31,7 +31,7 @@ export const client = declareResource({
 export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
   company_name: text('company_name', LIMITS.nameLength),
   company_email: email('company_email'),
-  company_address: v.nullable(text('company_address', LIMITS.addressLength)),
+  company_address: v.nullable(text('company_address', LIMITS.addressLength, 'multi')),
   website: v.nullable(webUrl('website')),
   status: v.optional(enumOf('status', ['LEAD', 'ACTIVE', 'SLEEPING', 'LOST']), 'LEAD'),
   language: v.optional(enumOf('language', ['ENGLISH', 'FRENCH']), 'ENGLISH'),
@@ -62,7 +62,7 @@ export const project = declareResource({
 
 export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
   name: text('name', LIMITS.nameLength),
-  description: v.nullable(text('description', LIMITS.descriptionLength)),
+  description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
   status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
   billing_type: enumOf('billing_type', ['Weekly', 'BiMonthly', 'Monthly', 'CreditBased', 'Retainer', 'ProjectBased']),
   hourly_rate: v.nullable(money('hourly_rate')),
@@ -94,7 +94,7 @@ export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
   client_id: v.optional(reference('client_id')),
   started_at: timestamp('started_at'),
   duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
-  description: v.nullable(text('description', LIMITS.descriptionLength)),
+  description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
 }));
 
 /**
@@ -122,7 +122,7 @@ export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoi
     v.check((types) => !types.includes('*') || types.length === 1, 'enabled_events must be ["*"] alone or a list of event types'),
     v.check((types) => new Set(types).size === types.length, 'enabled_events must not repeat a type'),
   ),
-  description: v.nullable(text('description', LIMITS.nameLength)),
+  description: v.nullable(text('description', LIMITS.nameLength, 'multi')),
   status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),
 }));
 

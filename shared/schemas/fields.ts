@@ -42,9 +42,36 @@ export const maxChars = (field: string, max: number) =>
 const VISIBLE = /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}\p{P}\p{S}]/u;
 export const hasVisibleCharacter = (s: string): boolean => VISIBLE.test(s);
 
-export const text = (field: string, max: number) =>
+/**
+ * What no text field holds (contract, "Text"): control characters (C0, DEL, C1), unpaired
+ * surrogates, and the bidirectional overrides and isolates that make text read otherwise than it
+ * is stored (U+202A–U+202E, U+2066–U+2069). Multi-line fields also take tab, LF and CR.
+ */
+const HIDDEN = /[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/u;
+const HIDDEN_MULTI_LINE = /(?![\t\n\r])[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/u;
+/** A URL holds none of those, and no whitespace: refused, not trimmed (the URL parser would drop it). */
+const NOT_IN_URL = /[\s\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/u;
+
+export const isPlainText = (s: string, lines: Lines = 'single'): boolean => !(lines === 'multi' ? HIDDEN_MULTI_LINE : HIDDEN).test(s);
+
+export type Lines = 'single' | 'multi';
+
+const plainText = (field: string, lines: Lines = 'single') =>
+  v.check(
+    (s: string) => isPlainText(s, lines),
+    lines === 'multi'
+      ? `${field} must not hold control characters (other than tab and line breaks), unpaired surrogates or bidirectional override characters`
+      : `${field} must not hold control characters (line breaks and tabs included), unpaired surrogates or bidirectional override characters`,
+  );
+
+const urlCharacters = (field: string) =>
+  v.check((s: string) => !NOT_IN_URL.test(s), `${field} must not hold whitespace or control characters: percent-encode them`);
+
+/** Text of at least one visible character and at most `max` code points; `lines: 'multi'` takes line breaks and tabs. */
+export const text = (field: string, max: number, lines: Lines = 'single') =>
   v.pipe(
     v.string(`${field} must be a string`),
+    plainText(field, lines),
     v.check(hasVisibleCharacter, `${field} must contain at least one visible character`),
     ...maxChars(field, max),
     v.metadata({ minLength: 1 }),
@@ -61,6 +88,7 @@ export const webUrl = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.urlLength),
+    urlCharacters(field),
     v.check(isWebUrl, `${field} must be a valid http or https URL`),
     v.metadata({ format: 'uri', pattern: '^https?://' }),
   );
@@ -75,6 +103,7 @@ export const webhookUrl = (field: string) =>
     v.string(`${field} must be a string`),
     v.minLength(1, `${field} must not be empty`),
     v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
+    urlCharacters(field),
     v.metadata({ format: 'uri' }),
   );
 
@@ -123,6 +152,7 @@ export const reference = (field: string) =>
     v.string(`${field} must be a string`),
     v.minLength(1, `${field} must not be empty`),
     ...maxChars(field, LIMITS.idLength),
+    plainText(field),
   );
 
 function isWebUrl(s: string): boolean {

@@ -9,8 +9,22 @@ export function parseOrThrow<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
-  throw invalidRequest(toFieldErrors(result.issues, noun));
+  const errors = toFieldErrors(result.issues, noun);
+  // valibot's strict object names only its first unknown key: the contract lists every one.
+  for (const name of unknownNames(schema, input)) {
+    if (!errors.some((e) => e.param === name)) errors.push({ param: name, message: unknown(name, noun) });
+  }
+  throw invalidRequest(errors);
 }
+
+/** The names of `input` that a strict object schema (piped or not) does not declare. */
+function unknownNames(schema: v.GenericSchema, input: unknown): string[] {
+  if (schema.type !== 'strict_object' || typeof input !== 'object' || input === null) return [];
+  const { entries } = schema as unknown as v.StrictObjectSchema<v.ObjectEntries, undefined>;
+  return Object.keys(input).filter((name) => !Object.hasOwn(entries, name));
+}
+
+const unknown = (param: string, noun: string) => `${param} is not a known ${noun}`;
 
 export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], noun = 'field'): FieldError[] {
   const seen = new Set<string>();
@@ -26,7 +40,7 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], noun = 'f
 
 function messageOf(issue: v.BaseIssue<unknown>, param: string, noun: string): string {
   const objectLevel = issue.type === 'strict_object' || issue.type === 'object';
-  if (objectLevel && issue.expected === 'never') return `${param} is not a known ${noun}`;
+  if (objectLevel && issue.expected === 'never') return unknown(param, noun);
   if (objectLevel && issue.input === undefined) return `${param} is required`;
   if (issue.input === null && issue.kind === 'schema') return `${param} cannot be null`;
   return issue.message;
