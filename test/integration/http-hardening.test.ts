@@ -1,13 +1,20 @@
 /**
- * HTTP-level rules found by a hostile caller (issue 8): a declared charset other than UTF-8,
- * nosniff/HSTS on every response whoever answers, oversized headers answered in the contract's
- * shape, and idempotent replays identical to the byte.
+ * HTTP-level rules found by a hostile caller (issues 8 and 19): a declared charset other than
+ * UTF-8 and bytes that are not UTF-8, members given twice, nosniff/HSTS on every response whoever
+ * answers, oversized headers and slow bodies answered in the contract's shape, sockets kept open
+ * longer than client pools keep them, the OpenAPI document cached per host, and idempotent
+ * replays identical to the byte.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { send } from '../support/assertions.ts';
-import { baseUrl, call, expectError, token, workspace } from '../support/api.ts';
+import { request, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalid, send } from '../support/assertions.ts';
+import { baseUrl, call, createClient, expectError, token, workspace, type ApiResponse } from '../support/api.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
+import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, createLocalGateway } from '../../infra/local/gateway.ts';
+import { freePort } from '../../infra/local/dynamodb.ts';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
 
@@ -32,6 +39,133 @@ describe('charset', () => {
       expect(created.body.company_name).toBe('Caf\u00e9');
     }
     expect((await api.get('/clients')).body.data).toHaveLength(3);
+  });
+});
+
+/** A request whose body is these bytes, as sent. */
+async function sendBytes(method: string, path: string, t: string, bytes: Uint8Array): Promise<ApiResponse> {
+  const response = await fetch(`${baseUrl()}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: bytes });
+  assertDeclaredStatus(method, `/api/v1${path}`, response.status);
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+const bytesOf = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+
+describe('bytes that are not UTF-8', () => {
+  // A lone Latin-1 é, an overlong "/", an encoded surrogate, a stray continuation byte, a truncated sequence.
+  const INVALID: Record<string, number[]> = { latin1: [0xe9], overlong: [0xc0, 0xaf], surrogate: [0xed, 0xa0, 0x80], continuation: [0x80], truncated: [0xe2, 0x82] };
+
+  it('are refused in a body with 400 param body on POST and PATCH, storing and changing nothing', async () => {
+    const { api, token: t } = await workspace();
+    for (const [what, bytes] of Object.entries(INVALID)) {
+      const body = bytesOf('{"company_name":"caf', bytes, '","company_email":"a@b.co"}');
+      const error = expectInvalid(await sendBytes('POST', '/clients', t, body), ['body']);
+      expect(error.message, what).toMatch(/UTF-8/);
+    }
+    expect((await api.get('/clients')).body.data).toHaveLength(0);
+    const client = await createClient(api, { company_name: 'Before' });
+    for (const bytes of Object.values(INVALID)) {
+      expectInvalid(await sendBytes('PATCH', `/clients/${client.id}`, t, bytesOf('{"company_name":"x', bytes, '"}')), ['body']);
+    }
+    expect((await api.get(`/clients/${client.id}`)).body.company_name).toBe('Before');
+  });
+
+  it('keep valid UTF-8 to the byte, a U+FFFD sent as such included', async () => {
+    const { token: t } = await workspace();
+    const created = await sendBytes('POST', '/clients', t, bytesOf('{"company_name":"caf\u00e9 \ufffd \u{1F600}","company_email":"a@b.co"}'));
+    expect(created.status).toBe(201);
+    expect(created.body.company_name).toBe('caf\u00e9 \ufffd \u{1F600}');
+  });
+
+  it('are refused in the query string (?search=%FF), matching nothing', async () => {
+    const { api } = await workspace();
+    await createClient(api, { company_name: 'caf\ufffd' });
+    expectInvalid(await api.get('/clients?search=%FF'), ['search']);
+    expectInvalid(await api.get('/clients?search=%C0%AF&limit=5'), ['search']);
+    expectInvalid(await api.get('/events?%ED%A0%80=1'), ['\ufffd\ufffd\ufffd']);
+    expect((await api.get('/clients?search=caf')).body.data).toHaveLength(1);
+  });
+});
+
+describe('a member given twice', () => {
+  it('is refused with 400 naming it, at any depth, however it is escaped, storing and changing nothing', async () => {
+    const { api, token: t } = await workspace();
+    const post = (body: string) => send('POST', '/clients', t, body, 'application/json');
+    expectInvalid(await post('{"company_name":"A","company_email":"a@b.co","status":"LOST","status":"ACTIVE"}'), ['status']);
+    expectInvalid(await post('{"company_name":"A","company_email":"a@b.co","\\u0073tatus":"LOST","status":"ACTIVE"}'), ['status']);
+    const endpoint = { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] };
+    const nested = `{"url":"${endpoint.url}","enabled_events":["*"],"description":{"a":1,"a":2}}`;
+    expectInvalid(await send('POST', '/webhook_endpoints', t, nested, 'application/json'), ['description.a']);
+    expect((await api.get('/clients')).body.data).toHaveLength(0);
+    expect((await api.get('/webhook_endpoints')).body.data).toHaveLength(0);
+    const client = await createClient(api, { status: 'LEAD' });
+    expectInvalid(await send('PATCH', `/clients/${client.id}`, t, '{"status":"LOST","status":"ACTIVE"}', 'application/json'), ['status']);
+    expect((await api.get(`/clients/${client.id}`)).body.status).toBe('LEAD');
+    // The same name in sibling objects is not a repeat.
+    const project = await send('POST', '/projects', t, `{"name":"P","client_id":"${client.id}","billing_type":"Monthly"}`, 'application/json');
+    expect(project.status).toBe(201);
+  });
+});
+
+describe('the local gateway\'s sockets', () => {
+  it('keep an idle connection longer than client pools do, with the headers timeout above it', async () => {
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThanOrEqual(65_000);
+    expect(HEADERS_TIMEOUT_MS).toBeGreaterThan(KEEP_ALIVE_TIMEOUT_MS);
+    const keepAlive = await new Promise<string | undefined>((done, fail) => {
+      const req = request(`${baseUrl()}/api/v1/openapi.json`, { agent: false, headers: { Connection: 'keep-alive' } }, (res) => {
+        res.resume();
+        res.on('end', () => done(res.headers['keep-alive']));
+      });
+      req.on('error', fail);
+      req.end();
+    });
+    expect(keepAlive).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+  });
+
+  describe('a body that trickles in (a gateway of its own, bound 300 ms)', () => {
+    let server: Server;
+    let port: number;
+    beforeAll(async () => {
+      server = createLocalGateway({ repoRoot: resolve(import.meta.dirname, '../..'), bodyTimeoutMs: 300 });
+      port = await freePort();
+      await new Promise<void>((done, fail) => {
+        server.once('error', fail);
+        server.listen(port, '127.0.0.1', () => done());
+      });
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    });
+
+    it('is cut off with 408 in the error shape, and the connection closed', async () => {
+      const socket = connect(port, '127.0.0.1');
+      const answer = new Promise<string>((done, fail) => {
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+        socket.on('close', () => done(text));
+        socket.on('error', fail);
+      });
+      // 10 of the 1,000 bytes announced, then nothing: the gateway does not wait for the rest.
+      socket.write('POST /api/v1/clients HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"company_');
+      const [head, body] = (await answer).split('\r\n\r\n') as [string, string];
+      expect(head).toMatch(/^HTTP\/1\.1 408 /);
+      expect(head.toLowerCase()).toContain('connection: close');
+      assertDeclaredStatus('POST', '/api/v1/clients', 408);
+      const error = (JSON.parse(body) as { error: { type: string; message: string; request_id: string } }).error;
+      expect(error.type).toBe('request_timeout');
+      expect(head.toLowerCase()).toContain(`x-request-id: ${error.request_id}`);
+    });
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('says it varies by the host it names, as shared caches keep it', async () => {
+    const response = await call('GET', '/api/v1/openapi.json');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(response.headers.get('vary')).toMatch(/\bHost\b/);
+    expect(response.body.servers).toEqual([{ url: baseUrl() }]);
   });
 });
 

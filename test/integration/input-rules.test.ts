@@ -1,7 +1,9 @@
 /**
- * Input rules found by a hostile caller (issue 8): money DynamoDB can hold, RFC 3339 instants
- * in years 1900..9999, visible text counted in code points, and no body where none is taken.
- * Each refusal is a 400 in the contract's shape with nothing stored or changed.
+ * Input rules found by a hostile caller (issues 8 and 19): money DynamoDB can hold, RFC 3339
+ * instants in years 1900..9999, visible text counted in code points and free of what no one can
+ * see, URLs refused rather than trimmed, webhook URLs whose address is special in any of its
+ * spellings, every unknown field and parameter listed, and no body where none is taken. Each
+ * refusal is a 400 in the contract's shape with nothing stored or changed.
  */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +107,90 @@ describe('text', () => {
     expect(created.status).toBe(201);
     expect(created.body.company_name).toBe(name);
     expectInvalid(await api.post('/clients', { company_name: `${name}x`, company_email: 'a@b.test' }), ['company_name']);
+  });
+});
+
+describe('what no one can see', () => {
+  const HIDDEN = ['\u0000', '\r', '\n', '\t', '\u007f', '\u0085', '\u202e', '\u2066', '\ud800', '\udc00x'];
+
+  it('is refused in every text field: control characters, unpaired surrogates, bidi overrides and isolates', async () => {
+    const { api } = await workspace();
+    for (const hidden of HIDDEN) {
+      expectInvalid(await api.post('/clients', { company_name: `Acme${hidden}Inc`, company_email: 'a@b.test' }), ['company_name']);
+    }
+    // A query string cannot carry an unpaired surrogate (its UTF-8 is refused as such): the others.
+    for (const hidden of HIDDEN.filter((h) => !/[\ud800-\udfff]/.test(h))) {
+      expectInvalid(await api.get(`/clients?search=${encodeURIComponent(`a${hidden}`)}`), ['search']);
+    }
+    const client = await createClient(api, { company_name: 'Before' });
+    for (const hidden of ['\u0000', '\u202e', '\ud800']) {
+      expectInvalid(await api.patch(`/clients/${client.id}`, { company_name: `x${hidden}`, company_address: `1 Main St${hidden}` }), ['company_name', 'company_address']);
+      expectInvalid(await api.post('/projects', { name: `P${hidden}`, client_id: client.id, billing_type: 'Monthly', description: `d${hidden}` }), ['name', 'description']);
+      expectInvalid(await api.post('/time_entries', { client_id: `${client.id}${hidden}`, started_at: '2026-11-20T09:00:00Z', duration_minutes: 5 }), ['client_id']);
+    }
+    expect((await api.get('/clients')).body.data.map((c: { company_name: string }) => c.company_name)).toEqual(['Before']);
+    expect((await api.get('/projects')).body.data).toHaveLength(0);
+  });
+
+  it('lets multi-line fields hold tabs and line breaks, and single-line ones not', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api, { company_address: '1 Main St\r\nSuite\t4' });
+    expect(client.company_address).toBe('1 Main St\r\nSuite\t4');
+    const project = await createProject(api, client.id, { description: 'line one\nline two' });
+    expect(project.description).toBe('line one\nline two');
+    expectInvalid(await api.patch(`/projects/${project.id}`, { name: 'line one\nline two' }), ['name']);
+  });
+
+  it('in a URL is refused, not trimmed: website and webhook url', async () => {
+    const { api } = await workspace();
+    for (const website of ['\u0000https://acme.example', 'https://ac\tme.example', ' https://acme.example ', 'https://acme.example/\n', 'https://acme.example/a b', 'https://acme.example/\u202e']) {
+      expectInvalid(await api.post('/clients', { company_name: 'Acme', company_email: 'a@b.test', website }), ['website']);
+    }
+    for (const url of ['http://127.0.0.1:9/hook\n', ' http://127.0.0.1:9/hook', 'http://127.0.0.1:9/ho\tok']) {
+      expectInvalid(await api.post('/webhook_endpoints', { url, enabled_events: ['*'] }), ['url']);
+    }
+    expect((await api.get('/clients')).body.data).toHaveLength(0);
+    expect((await api.get('/webhook_endpoints')).body.data).toHaveLength(0);
+  });
+});
+
+describe('webhook URLs naming a special address in an IPv6 spelling', () => {
+  const SPECIAL = ['[::127.0.0.1]', '[::169.254.169.254]', '[::10.0.0.1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:169.254.169.254]', '[::7f00:1]', '[3fff::1]', '[5f00::1]'];
+
+  it('are refused on create and on PATCH, storing and changing nothing', async () => {
+    const { api } = await workspace();
+    for (const host of SPECIAL) {
+      expectInvalid(await api.post('/webhook_endpoints', { url: `https://${host}/hook`, enabled_events: ['*'] }), ['url']);
+    }
+    expect((await api.get('/webhook_endpoints')).body.data).toHaveLength(0);
+    const created = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] });
+    expect(created.status).toBe(201);
+    for (const host of SPECIAL) {
+      expectInvalid(await api.patch(`/webhook_endpoints/${created.body.id}`, { url: `https://${host}/hook` }), ['url']);
+    }
+    expect((await api.get(`/webhook_endpoints/${created.body.id}`)).body.url).toBe('http://127.0.0.1:9/hook');
+  });
+});
+
+describe('errors', () => {
+  it('list every unknown field of a body, with the fields that fail', async () => {
+    const { api } = await workspace();
+    expectInvalid(await api.post('/clients', { company_name: 'x', company_email: 'a@b.co', alpha: 1, beta: 2 }), ['alpha', 'beta']);
+    expectInvalid(await api.post('/clients', { company_email: 'nope', alpha: 1, beta: 2, gamma: 3 }), ['company_name', 'company_email', 'alpha', 'beta', 'gamma']);
+    expectInvalid(await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'], alpha: 1, beta: 2 }), ['alpha', 'beta']);
+    const client = await createClient(api);
+    expectInvalid(await api.patch(`/clients/${client.id}`, { alpha: 1, beta: 2 }), ['alpha', 'beta']);
+    expectInvalid(await api.post('/projects', { name: 'P', client_id: client.id, billing_type: 'Monthly', alpha: 1, beta: 2 }), ['alpha', 'beta']);
+    expectInvalid(await api.post('/time_entries', { client_id: client.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 5, alpha: 1, beta: 2 }), ['alpha', 'beta']);
+    expect((await api.get('/clients')).body.data).toHaveLength(1);
+  });
+
+  it('list every unknown query parameter of a list and of the feed', async () => {
+    const { api } = await workspace();
+    expectInvalid(await api.get('/clients?alpha=1&beta=2&limit=0'), ['alpha', 'beta', 'limit']);
+    expectInvalid(await api.get('/projects?alpha=1&beta=2'), ['alpha', 'beta']);
+    expectInvalid(await api.get('/webhook_endpoints?alpha=1&beta=2'), ['alpha', 'beta']);
+    expectInvalid(await api.get('/events?alpha=1&beta=2&type=nope'), ['alpha', 'beta', 'type']);
   });
 });
 

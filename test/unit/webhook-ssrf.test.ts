@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUrlSyntax, checkWebhookUrl, isForbiddenAddress, type Resolver } from '../../shared/events/ssrf.ts';
+import { checkUrlSyntax, checkWebhookUrl, ipv6Groups, isForbiddenAddress, type Resolver } from '../../shared/events/ssrf.ts';
 
 const aws = { allowLoopback: false };
 const local = { allowLoopback: true };
@@ -15,6 +15,42 @@ describe('SSRF checks of webhook URLs', () => {
   it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows the public address %s', (address) =>
     expect(isForbiddenAddress(address)).toBe(false),
   );
+
+  // Issue 19: IPv4 inside IPv6, decided on the number whatever the spelling; the newest special ranges.
+  it.each([
+    '::127.0.0.1', '::7f00:1', '::169.254.169.254', '::a9fe:a9fe', '::10.0.0.1', '::a00:1', '::8.8.8.8', '0:0:0:0:0:0:7f00:1',
+    '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:169.254.169.254', '::ffff:0:8.8.8.8',
+    '::ffff:7f00:1', '0:0:0:0:0:ffff:a9fe:a9fe', 'fe80::1%eth0',
+    '3fff::1', '3fff:fff::1', '5f00::1', '5f00:ffff::1',
+  ])('refuses %s, an IPv6 spelling of a special address', (address) => expect(isForbiddenAddress(address)).toBe(true));
+
+  it.each(['3fff:1000::1', '5f01::1', '2a00:1450:4001::1', '0:0:0:0:0:ffff:808:808'])('allows %s, just outside those ranges', (address) =>
+    expect(isForbiddenAddress(address)).toBe(false),
+  );
+
+  it('reads an IPv6 address as its eight numbers, whatever the spelling', () => {
+    expect(ipv6Groups('::127.0.0.1')).toEqual([0, 0, 0, 0, 0, 0, 0x7f00, 1]);
+    expect(ipv6Groups('::ffff:0:7f00:1')).toEqual([0, 0, 0, 0, 0xffff, 0, 0x7f00, 1]);
+    expect(ipv6Groups('1::')).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(ipv6Groups('fe80::1%eth0')).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(ipv6Groups('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(ipv6Groups('10.0.0.1')).toBeUndefined();
+    expect(ipv6Groups('not-an-ip')).toBeUndefined();
+  });
+
+  it('refuses URLs of IPv4-compatible and IPv4-translated addresses, which the URL parser writes in hex', async () => {
+    for (const host of ['[::127.0.0.1]', '[::169.254.169.254]', '[::10.0.0.1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:169.254.169.254]', '[3fff::1]', '[5f00::1]']) {
+      expect(checkUrlSyntax(`https://${host}/hook`, aws).ok, host).toBe(false);
+      expect(checkUrlSyntax(`https://${host}/hook`, local).ok, host).toBe(false);
+    }
+    expect(checkUrlSyntax('https://[2a00:1450:4001::1]/hook', aws).ok).toBe(true);
+  });
+
+  it('refuses those forms in DNS answers at delivery too', async () => {
+    for (const answer of ['::7f00:1', '::ffff:0:a9fe:a9fe', '::a00:1', '3fff::1', '5f00::1']) {
+      expect((await checkWebhookUrl('https://rebind.example.com/', aws, resolvesTo(answer))).ok, answer).toBe(false);
+    }
+  });
 
   it('wants https with no credentials in AWS', () => {
     expect(checkUrlSyntax('http://example.com/hook', aws).ok).toBe(false);
