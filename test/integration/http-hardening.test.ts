@@ -115,7 +115,7 @@ describe('the local gateway\'s sockets', () => {
     const keepAlive = await new Promise<string | undefined>((done, fail) => {
       const req = request(`${baseUrl()}/api/v1/openapi.json`, { agent: false, headers: { Connection: 'keep-alive' } }, (res) => {
         res.resume();
-        res.on('end', () => done(res.headers['keep-alive']));
+        res.on('end', () => done(String(res.headers['keep-alive'])));
       });
       req.on('error', fail);
       req.end();
