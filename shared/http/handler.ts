@@ -178,11 +178,11 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
   if (event.body === null || event.body === undefined || event.body === '') return event;
   checkMediaType(event);
-  const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-  if (bytes.length > LIMITS.bodyBytes) {
+  const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
+  if ((bytes?.length ?? Buffer.byteLength(event.body, 'utf8')) > LIMITS.bodyBytes) {
     throw new ApiError('payload_too_large', `The request body must be at most ${LIMITS.bodyBytes} bytes`);
   }
-  if (!event.isBase64Encoded) return event;
+  if (!bytes) return event; // text already (a direct invocation, a test)
   let body: string;
   try {
     body = STRICT_UTF8.decode(bytes);
