@@ -462,6 +462,10 @@ describe('REST API', () => {
     }
   });
 
+  it('passes every body to the functions as its bytes, so the frame refuses one that is not UTF-8 (issue 19)', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+  });
+
   it('has exactly the methods of the route table, each integrated with its own function by Lambda proxy', () => {
     template.resourceCountIs('AWS::ApiGateway::Method', ROUTES.length);
     const functionIds = new Set<string>();
