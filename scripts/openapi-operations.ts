@@ -46,17 +46,25 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       'Newest first; `type` (one event type) and `object_id` (the events of one client, project or time entry) filter, and pages are always full. ' +
       "Sync mode: `after=<event id>` lists the events after that one, oldest first (with `limit`, `type` and `object_id`); follow next_cursor while has_more, then poll again later with after= the last event's id. " +
       "A reader in sync mode sees every event exactly once and each resource's in the order of its changes, even while writes go on. " +
-      'Events are kept 30 days: after= an event that is unknown or no longer kept is a 400 (param `after`): re-list and start again.',
+      'Events are kept 30 days: after= an event that is unknown or no longer kept is a 400 (param `after`): re-list and start again. ' +
+      'The feed holds the events of the collections whose read scope the token holds beside events:read (clients:read for client.*, …): none of them, or a `type` or `object_id` of another collection, is a 403.',
   },
-  retrieveEvent: { summary: 'Retrieve an event', description: 'The same object as in the list, and as a webhook delivery posts. Another workspace\'s event, or one no longer kept, is 404.' },
+  retrieveEvent: {
+    summary: 'Retrieve an event',
+    description:
+      "The same object as in the list, and as a webhook delivery posts. Another workspace's event, or one no longer kept, is 404; an event of a collection the token cannot read is 403.",
+  },
   listWebhookEndpoints: { summary: 'List webhook endpoints', description: 'Newest first. The secret is never listed.' },
   retrieveWebhookEndpoint: { summary: 'Retrieve a webhook endpoint', description: 'The secret is never shown again after create.' },
   createWebhookEndpoint: {
     summary: 'Create a webhook endpoint',
     description:
-      'The response alone also holds `secret` (`whsec_…`), the key of the `Timebill-Signature` HMAC; it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409).',
+      'The response alone also holds `secret` (`whsec_…`), the key of the `Timebill-Signature` HMAC; it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409). `enabled_events` may name only events of collections whose read scope the token holds (`*`: all of them), 403 otherwise.',
   },
-  updateWebhookEndpoint: { summary: 'Update a webhook endpoint', description: 'Changes `url` (checked again), `enabled_events`, `description` and `status`.' },
+  updateWebhookEndpoint: {
+    summary: 'Update a webhook endpoint',
+    description: 'Changes `url` (checked again), `enabled_events`, `description` and `status`. The token must hold the read scope of every collection the endpoint (as changed) sends events of, 403 otherwise.',
+  },
   deleteWebhookEndpoint: { summary: 'Delete a webhook endpoint' },
   getOpenApiDocument: { summary: 'This API description (OpenAPI 3.1)' },
 };

@@ -74,8 +74,9 @@ export const authenticationRequired = (headerPresent: boolean, message?: string)
     { headers: { 'WWW-Authenticate': headerPresent ? `${WWW_AUTHENTICATE_REALM}, error="invalid_token"` : WWW_AUTHENTICATE_REALM } },
   );
 
-export const insufficientScope = (scope: string) =>
-  new ApiError('insufficient_scope', `The access token lacks the scope '${scope}' that this operation requires`, {
+/** 403 naming the scope the operation needs (RFC 6750 §3.1); `scope` may list several, space-separated. */
+export const insufficientScope = (scope: string, message = `The access token lacks the scope '${scope}' that this operation requires`) =>
+  new ApiError('insufficient_scope', message, {
     headers: { 'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${scope}"` },
   });
 

@@ -48,6 +48,13 @@ export const keys = {
   eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
   event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `${EVENT_TYPE}#${eventId}` }),
   eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
+  /**
+   * A view of the feed: a copy of each event of one collection, type or object, at the event's
+   * own sort key, written in the event's own append transaction (so each view, like the feed, only
+   * ever grows at its end). What serves a scope-restricted or filtered page without reading the
+   * events it would skip (docs/decisions/0016-event-views.md).
+   */
+  eventView: (workspaceId: string, view: EventView): string => `${ws(workspaceId)}#EVENT_BY#${view.by}#${view.value}`,
   /** One per change turned into an event: what makes a redelivered stream record a no-op. */
   eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
   /** Written in the delete's transaction: carries the delete's request id and time to its event. */
@@ -143,8 +150,15 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
  * which is the workspace's event sequence (docs/decisions/0009-event-feed-order.md). Read on the
  * base table, so strongly consistent, which sync mode needs.
  */
-export function eventListSource(workspaceId: string): ListSource {
-  return { index: undefined, partitionKey: keys.eventPartition(workspaceId), type: EVENT_TYPE, sortKeyPrefix: '', remaining: {} };
+export function eventListSource(workspaceId: string, view?: EventView): ListSource {
+  const partitionKey = view === undefined ? keys.eventPartition(workspaceId) : keys.eventView(workspaceId, view);
+  return { index: undefined, partitionKey, type: EVENT_TYPE, sortKeyPrefix: '', remaining: {} };
+}
+
+/** What an event view holds: the events of one collection (by its object name), one type, or one object. */
+export interface EventView {
+  by: 'object' | 'type' | 'object_id';
+  value: string;
 }
 
 /** The key attributes of a list item at `sortKey`, in the source it was read from (ExclusiveStartKey). */

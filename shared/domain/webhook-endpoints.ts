@@ -17,6 +17,8 @@ import { isWellFormedId } from '../ids.ts';
 import { objectOf } from '../resources/declare.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
+import { EVENT_OBJECTS, type EventType } from '../events/types.ts';
+import { objectOfType, requireReadable } from '../events/visibility.ts';
 import { webhookEndpoint, type WebhookEndpoint, type webhookEndpointSchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, remove, update } from './entity.ts';
@@ -44,11 +46,21 @@ const countBy = (workspaceId: string, delta: 1 | -1): TransactItem => ({
   },
 });
 
+/**
+ * 403 unless the token can read every collection whose events `enabled` subscribes to (`*`: all
+ * of them). An endpoint is a standing read of those events: no more than its author could read.
+ */
+function requireSubscribable(scopes: readonly string[], enabled: readonly string[]): void {
+  const objects = enabled.includes('*') ? EVENT_OBJECTS : [...new Set(enabled.map((type) => objectOfType(type as EventType)))];
+  for (const object of objects) requireReadable(scopes, object, `enabled_events ${JSON.stringify(enabled)}`);
+}
+
 export async function createWebhookEndpoint(
   ctx: CallerContext,
   input: v.InferOutput<typeof webhookEndpointSchemas.create>,
   now = new Date(),
 ): Promise<Versioned<WebhookEndpoint & { secret: string }>> {
+  requireSubscribable(ctx.scopes, input.enabled_events);
   await checkUrl(input.url);
   const secret = newSecret();
   const made = await create(ctx, webhookEndpoint, input, now, {
@@ -64,6 +76,11 @@ export async function createWebhookEndpoint(
 type EndpointPatch = v.InferOutput<typeof webhookEndpointSchemas.update>;
 
 export async function updateWebhookEndpoint(ctx: CallerContext, id: string, patch: EndpointPatch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<WebhookEndpoint>> {
+  // Any change to an endpoint (where it points, whether it sends) is a change to who gets its
+  // events: the token must be able to read what it subscribes to, as at creation.
+  const current = patch.enabled_events === undefined ? await webhookEndpointItem(ctx.workspaceId, id) : undefined;
+  const enabled = patch.enabled_events ?? (current && objectOf(webhookEndpoint, current).enabled_events);
+  if (enabled) requireSubscribable(ctx.scopes, enabled);
   if (patch.url !== undefined) await checkUrl(patch.url);
   return update(ctx, webhookEndpoint, id, patch, expectedVersion, now);
 }

@@ -12,15 +12,23 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { keys } from '../data/keys.ts';
+import { keys, type EventView } from '../data/keys.ts';
 import { TABLE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
 import { sortableId } from '../ids.ts';
 import type { EventDraft } from './build.ts';
 import { EVENT_FEED, EVENT_RETENTION_MS, type Event } from './types.ts';
 
-/** Events per transaction: each takes two of the 100 items a transaction may hold, the counter one. */
-export const EVENTS_PER_TRANSACTION = 49;
+/** The views each event is copied into (keys.eventView): its collection, its type, its object. */
+export const eventViews = (event: Event): EventView[] => [
+  { by: 'object', value: event.data.object.object },
+  { by: 'type', value: event.type },
+  { by: 'object_id', value: event.data.object.id },
+];
+/** Items an event takes in its append transaction: its marker, itself and its view copies. */
+const ITEMS_PER_EVENT = 2 + 3;
+/** Events per transaction: each takes ITEMS_PER_EVENT of the 100 items a transaction may hold, the counter one. */
+export const EVENTS_PER_TRANSACTION = Math.floor((100 - 1) / ITEMS_PER_EVENT);
 /** A change marker outlives any redelivery: streams keep records 24 hours. */
 const MARKER_TTL_SECONDS = 3 * 24 * 60 * 60;
 /** Each retry follows another appender's success, so contention always makes progress; this only stops a runaway. */
@@ -71,22 +79,30 @@ export function storedOf(item: Record<string, unknown>): StoredEvent {
   return { event: JSON.parse(body) as Event, body, sequence: Number(item.sequence) };
 }
 
+/** The event's copies in its views: the same item under each view's partition. */
+export function eventViewItems(stored: StoredEvent): Record<string, unknown>[] {
+  const item = eventItem(stored);
+  return eventViews(stored.event).map((view) => ({ ...item, PK: keys.eventView(stored.event.workspace_id, view) }));
+}
+
 /** True while the feed keeps the event (TTL deletes it some time after it expires). */
 export const isKept = (item: Record<string, unknown>, now: Date) => Number(item[TABLE.ttlAttribute]) > epochSeconds(now.getTime());
 
-/** What a page of the feed keeps of the event items it reads: those still kept, of this type and object. */
-export function feedFilter(filters: { type?: string | undefined; objectId?: string | undefined }, now: Date): Condition {
+/**
+ * What a page of the feed keeps of the event items it reads: those still kept (TTL deletes some
+ * time after expiry, from the oldest end only), and of this type when the page reads an object's
+ * view with a type filter too (an object has a handful of events, so that skips next to nothing).
+ */
+export function feedFilter(filters: { type?: string | undefined }, now: Date): Condition {
   const conditions: Condition[] = [
     { expression: '#expires_at > :now', names: { '#expires_at': TABLE.ttlAttribute }, values: { ':now': epochSeconds(now.getTime()) } },
   ];
   if (filters.type !== undefined) conditions.push({ expression: '#type = :type', names: { '#type': 'type' }, values: { ':type': filters.type } });
-  if (filters.objectId !== undefined) {
-    conditions.push({ expression: '#object_id = :object_id', names: { '#object_id': 'object_id' }, values: { ':object_id': filters.objectId } });
-  }
   return allOf(...conditions);
 }
 
-async function readSequence(workspaceId: string): Promise<number> {
+/** The workspace's last event sequence number: every event up to it has committed, with its view copies. */
+export async function readSequence(workspaceId: string): Promise<number> {
   const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.eventSequence(workspaceId), ConsistentRead: true }));
   return Number(out.Item?.value ?? 0);
 }
@@ -120,7 +136,8 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[], no
       return { draft, stored: { event, body: JSON.stringify(event), sequence } };
     });
     const last = first + pending.length;
-    // Named parts: the sequence counter, then each draft's change marker (m<i>) and event (e<i>).
+    // Named parts: the sequence counter, then each draft's change marker (m<i>), event (e<i>) and
+    // view copies (v<i>_<j>): all in one transaction, so every view grows at its end as the feed does.
     const parts: Record<string, TransactItem> = {
       sequence: {
         Update: {
@@ -143,6 +160,9 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[], no
         },
       };
       parts[`e${i}`] = { Put: { TableName: tableName(), Item: eventItem(s), ConditionExpression: 'attribute_not_exists(PK)' } };
+      eventViewItems(s).forEach((copy, j) => {
+        parts[`v${i}_${j}`] = { Put: { TableName: tableName(), Item: copy } };
+      });
     });
     const cancelled = await transact(parts);
     if (!cancelled) {

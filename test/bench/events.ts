@@ -19,6 +19,7 @@ import { observe, unitsOf, type Units } from './lib/sdk-hooks.ts';
 import { quantile } from './lib/stats.ts';
 import { atFloorRules, transactionCharges } from './units.ts';
 import type { StreamChange } from '../../shared/events/build.ts';
+import type { FeedViewRow } from './feed-views.ts';
 
 export interface LagResult {
   samples: number;
@@ -41,6 +42,8 @@ export interface ChangeUnits {
 
 export interface EventsBenchResult {
   consumerUnits: ChangeUnits[];
+  /** Absent in results written before event views (decision 0016). */
+  feedViews?: FeedViewRow[];
   feedLag: LagResult;
   deliveryLag: LagResult;
   /** In-process duration of the consumer for one change, and of one delivery attempt. */

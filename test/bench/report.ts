@@ -3,6 +3,7 @@
  * written here; the figures and the verdicts come from the run.
  */
 import { PRICES, MIX } from './cost.ts';
+import { OTHER_EVENTS, type FeedViewRow } from './feed-views.ts';
 import type { BenchResults, Target } from './results.ts';
 import { atFloorRules } from './units.ts';
 import { MUTATION_NOTES } from './mutation-notes.ts';
@@ -180,8 +181,21 @@ export function evaluateTargets(r: BenchResults): Target[] {
       result: `p50 ${ms(feedLag.p50Ms, 0)}, p99 ${ms(feedLag.p99Ms, 0)}, max ${ms(feedLag.maxMs, 0)} over ${feedLag.samples} changes`,
     });
   }
+  if (r.events?.feedViews) {
+    const rows = r.events.feedViews;
+    const over = rows.filter((v) => !feedViewAtFloor(v));
+    targets.push({
+      id: 'feed-views',
+      target: `a feed page restricted by scopes or filtered reads only the events of its views, whatever else the workspace holds: at the floor of the items it reads (plus the sequence counter of a merged sync page), beside ${OTHER_EVENTS} events of another collection`,
+      met: over.length === 0,
+      result: over.length === 0 ? `${rows.length} pages at their floor, ${Math.max(...rows.map((v) => v.readUnits))} read units at most` : `over: ${over.map((v) => `${v.label} (${v.readUnits} vs ${v.floor ?? 'a filter skipped items'})`).join('; ')}`,
+    });
+  }
   return targets;
 }
+
+/** At its floor: no filter passed items over, and nothing read beyond them but the sequence counter (a GetItem). */
+const feedViewAtFloor = (v: FeedViewRow) => v.floor !== undefined && v.readUnits <= v.floor + v.calls.filter((c) => c === 'GetItem').length;
 
 // ---- tables
 
@@ -372,8 +386,17 @@ function eventTables(r: BenchResults): Table[] {
         u.commands.join(' + '),
       ]),
     },
+    ...(e.feedViews
+      ? [
+          {
+            title: `8b. Feed pages restricted by scopes or filtered, beside ${OTHER_EVENTS} newer events of another collection (decision 0016)`,
+            header: ['page', 'items', 'read units', 'floor (items read, 4 KB a unit)', 'calls'],
+            rows: e.feedViews.map((v) => [v.label, String(v.items), units(v.readUnits), units(v.floor), v.calls.join(' + ')]),
+          },
+        ]
+      : []),
     {
-      title: '8b. Lag on the local stack (from the response to the change)',
+      title: '8c. Lag on the local stack (from the response to the change)',
       header: ['what', 'samples', 'p50', 'p99', 'max'],
       rows: [
         ['visible in the feed (sync mode)', String(e.feedLag.samples), ms(e.feedLag.p50Ms, 0), ms(e.feedLag.p99Ms, 0), ms(e.feedLag.maxMs, 0)],
@@ -648,7 +671,7 @@ of 2 units per item: decision 0009), the query of the workspace's webhook endpoi
 delete the read of its deletion record. The API request's own units (section 4) include what
 the change writes for its event: the \`request_id\` on the item and, for a delete, the deletion record.
 
-The lags (8b) run on the local stack: the stream poller reads DynamoDB Local's stream every 100 ms
+The lags (8c) run on the local stack: the stream poller reads DynamoDB Local's stream every 100 ms
 when idle, so the feed lag is about that plus the consumer's transaction; the delivery lag adds
 the local queue and the POST. They are measured once the stream's backlog is drained: the earlier
 sections' tens of thousands of changes wait in the stream while the poller is paused, and the
@@ -659,8 +682,14 @@ Lambda invocation (typically under a second); the delivery lag adds SQS and a se
 
 ${verdict('feed-lag')}
 
+Feed pages restricted by scopes or filtered (8b) read the views of decision 0016, in a workspace
+whose newest ${OTHER_EVENTS} events belong to a collection the page does not show.
+
+${verdict('feed-views')}
+
 ${table('8a.')}
 ${table('8b.')}
+${table('8c.')}
 ## Running it
 
 \`npm run bench\` starts its own DynamoDB Local and local stack on free loopback ports, takes a few

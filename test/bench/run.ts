@@ -34,6 +34,7 @@ import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, prim
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { runFairness } from './fairness.ts';
 import { runEventsBench, type EventsBenchResult } from './events.ts';
+import { OTHER_EVENTS, runFeedViewsBench } from './feed-views.ts';
 import { explainExcess, measureScenarioUnits } from './units.ts';
 import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
@@ -371,6 +372,7 @@ async function main() {
     stack.events.resume();
     const eventsToken = await tokenFor(stack.baseUrl, `${workspaceId}-events`);
     results.events = await runEventsBench(stack.baseUrl, eventsToken, `${workspaceId}-events`, SETTINGS.eventSamples, log);
+    if (sections.has('events')) results.events.feedViews = await runFeedViewsBench(repoRoot, log);
   }
 
   // ---- 7. cost

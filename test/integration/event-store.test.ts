@@ -33,7 +33,7 @@ const draft = (workspaceId: string, objectId: string, n: number): EventDraft => 
 });
 
 /** The workspace's events in id order (oldest first), as the feed's sync mode reads them. */
-async function eventsOf(workspaceId: string): Promise<{ id: string; sequence: number; event: any }[]> {
+async function eventsOf(workspaceId: string, partition = keys.eventPartition(workspaceId)): Promise<{ id: string; sequence: number; event: any }[]> {
   const out: { id: string; sequence: number; event: any }[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -42,7 +42,7 @@ async function eventsOf(workspaceId: string): Promise<{ id: string; sequence: nu
         TableName: dynamo.tableName(),
         ConsistentRead: true,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.eventPartition(workspaceId), ':prefix': 'EVENT#' },
+        ExpressionAttributeValues: { ':pk': partition, ':prefix': 'EVENT#' },
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
@@ -71,6 +71,12 @@ describe('appending events', () => {
       );
     }
     expect(seen[0]!.event).toMatchObject({ object: 'event', type: 'client.updated', workspace_id: ws, data: { previous_attributes: { n: 0 } } });
+    // Each event's view copies (its collection, its type, its object) were written with it: the same
+    // items, in the same order, as the feed's own partition filtered to the view.
+    expect(await eventsOf(ws, keys.eventView(ws, { by: 'object', value: 'client' }))).toEqual(seen);
+    expect(await eventsOf(ws, keys.eventView(ws, { by: 'type', value: 'client.updated' }))).toEqual(seen);
+    expect(await eventsOf(ws, keys.eventView(ws, { by: 'type', value: 'client.created' }))).toEqual([]);
+    expect(await eventsOf(ws, keys.eventView(ws, { by: 'object_id', value: 'cli_2' }))).toEqual(seen.filter((e) => e.event.data.object.id === 'cli_2'));
   });
 
   it('makes no second event of a change appended again (a redelivered record), and returns the first one', async () => {

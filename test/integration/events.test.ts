@@ -201,7 +201,8 @@ describe('the feed', () => {
     const limited = apiFor(await token(id, ['clients:read', 'projects:read', 'time_entries:read', 'webhook_endpoints:read']));
     expectError(await limited.get('/events'), 403, 'insufficient_scope');
     expectError(await limited.get(`/events/${feed.events[0].id}`), 403, 'insufficient_scope');
-    const events = apiFor(await token(id, ['events:read']));
+    // Beside a collection's read scope (test/integration/event-visibility.test.ts): that collection's events, nothing more.
+    const events = apiFor(await token(id, ['events:read', 'projects:read']));
     expect((await events.get('/events')).status).toBe(200);
     expectError(await events.get('/clients'), 403, 'insufficient_scope');
   });
