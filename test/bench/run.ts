@@ -12,7 +12,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { freePort } from '../../infra/local/dynamodb.ts';
@@ -37,25 +36,33 @@ import { runEventsBench, type EventsBenchResult } from './events.ts';
 import { explainExcess, measureScenarioUnits } from './units.ts';
 import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
+import { parseCommandLine } from '../../scripts/cli.ts';
 
 const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'events', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    sections: { type: 'string' },
-    write: { type: 'boolean', default: false },
+const USAGE = [
+  'Usage: npm run bench -- [--quick] [--sections <a,b>] [--write]',
+  '  --quick     fewer repetitions, a smaller workspace; compared with docs/benchmarks.json, writes nothing',
+  `  --sections  only these, comma-separated: ${SECTIONS.join(', ')}`,
+  '  --write     write docs/benchmarks.{md,json} after a partial run too (a full run always writes)',
+].join('\n');
+const { values: args } = parseCommandLine(
+  {
+    options: {
+      quick: { type: 'boolean', default: false },
+      sections: { type: 'string' },
+      write: { type: 'boolean', default: false },
+    },
   },
-});
-const sections = new Set<Section>(
-  args.sections === undefined
-    ? SECTIONS
-    : args.sections.split(',').map((s) => {
-        if (!(SECTIONS as readonly string[]).includes(s.trim())) throw new Error(`--sections: unknown section ${s}; known: ${SECTIONS.join(', ')}`);
-        return s.trim() as Section;
-      }),
+  USAGE,
 );
+const unknownSections = (args.sections ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && !(SECTIONS as readonly string[]).includes(s));
+if (unknownSections.length > 0) {
+  console.error(`--sections: unknown section ${unknownSections.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
+const sections = new Set<Section>(args.sections === undefined ? SECTIONS : (args.sections.split(',').map((s) => s.trim()).filter((s) => s !== '') as Section[]));
 const partial = args.quick || sections.size < SECTIONS.length;
 const write = args.write || !partial;
 
