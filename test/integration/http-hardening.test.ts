@@ -1,5 +1,5 @@
 /**
- * HTTP-level rules found by a hostile caller (issue 8): a declared charset other than UTF-8,
+ * HTTP-level rules found by a hostile caller: a declared charset other than UTF-8,
  * nosniff/HSTS on every response whoever answers, oversized headers answered in the contract's
  * shape, and idempotent replays identical to the byte.
  */

@@ -1,5 +1,5 @@
 /**
- * Input rules found by a hostile caller (issue 8): money DynamoDB can hold, RFC 3339 instants
+ * Input rules found by a hostile caller: money DynamoDB can hold, RFC 3339 instants
  * in years 1900..9999, visible text counted in code points, and no body where none is taken.
  * Each refusal is a 400 in the contract's shape with nothing stored or changed.
  */
