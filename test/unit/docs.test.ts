@@ -13,6 +13,10 @@ import { EVENT_TYPES } from '../../shared/events/types.ts';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/domain/webhook-endpoints.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { project } from '../../shared/resources/registry.ts';
+import { LIMITS } from '../../shared/schemas/fields.ts';
+import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/limits.ts';
+import { STAGE_THROTTLING } from '../../infra/names.ts';
+import { WAF_RATE_LIMIT_PER_IP } from '../../infra/limits.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const doc = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
@@ -46,6 +50,47 @@ describe('counts in the docs', () => {
     const section = doc('docs/extending.md').split('\n## ')[1]!;
     const steps = section.split('\n').filter((line) => /^\d+\. /.test(line)).length;
     expect(stated(section, /(\w+) steps; everything else follows/)).toBe(steps);
+  });
+});
+
+describe('limits in the docs', () => {
+  const api = doc('docs/api.md');
+  const n = (text: string) => Number(text.replaceAll(',', ''));
+  /** The cells of the table row whose first cell is `first`. */
+  const row = (first: string) => {
+    const line = api.split('\n').find((l) => l.startsWith(`| ${first} |`));
+    expect(line, first).toBeDefined();
+    return line!.split('|').slice(2, -1).map((cell) => cell.trim());
+  };
+
+  it('api.md and the README state each plan as shared/limits.ts holds it', () => {
+    const readme = doc('README.md');
+    for (const plan of PLAN_NAMES) {
+      const { rateLimit, burstLimit, monthlyQuota } = USAGE_PLANS[plan];
+      expect(row(`\`${plan}\``).map(n), plan).toEqual([rateLimit, burstLimit, monthlyQuota]);
+      expect(readme, plan).toContain(`\`${plan}\` ${rateLimit} requests/s (bursts of ${burstLimit}, ${monthlyQuota.toLocaleString('en-US')} a`);
+    }
+    expect(api).toContain(`the whole stage (${STAGE_THROTTLING.rateLimit} requests/s, burst ${STAGE_THROTTLING.burstLimit}, all clients together) | 429 \`rate_limited\` | \`${THROTTLE_RETRY_AFTER_SECONDS}\``);
+    expect(api).toContain(`one small bucket (${INVALID_TOKEN_PLAN.rateLimit} requests/s, burst ${INVALID_TOKEN_PLAN.burstLimit})`);
+    expect(api).toContain(`(${WAF_RATE_LIMIT_PER_IP.toLocaleString('en-US')} requests in any 5 minutes)`);
+    expect(row('the client\'s monthly quota').at(-1)).toBe(`\`${QUOTA_RETRY_AFTER_SECONDS}\``);
+  });
+
+  it('api.md\'s field limits are those of shared/schemas/fields.ts', () => {
+    expect(row('`company_name`, `name`')[0]).toBe(`1–${LIMITS.nameLength} characters, at least one visible`);
+    expect(row('`company_email`')[0]).toContain(`at most ${LIMITS.emailLength} characters`);
+    expect(row('`company_address`')[0]).toContain(`1–${LIMITS.addressLength.toLocaleString('en-US')} characters`);
+    expect(row('`website`')[0]).toContain(`at most ${LIMITS.urlLength.toLocaleString('en-US')} characters`);
+    expect(row('`business_number`, `tps_number`, `tvq_number`')[0]).toContain(`at most ${LIMITS.taxIdLength} characters`);
+    expect(row('`description`')[0]).toContain(`1–${LIMITS.descriptionLength.toLocaleString('en-US')} characters`);
+    expect(row('`hourly_rate`, `fixed_price`, `amount`')[0]).toContain(`from 0 to ${LIMITS.money.toLocaleString('en-US')} with at most ${LIMITS.moneyDecimals} decimal places`);
+    expect(row('`interval_count`')[0]).toBe(`integer from 1 to ${LIMITS.intervalCount.toLocaleString('en-US')}`);
+    expect(row('`duration_minutes` (time entries)')[0]).toContain(`integer from 1 to ${LIMITS.durationMinutes.toLocaleString('en-US')}`);
+    expect(row('`client_id`, `project_id`')[0]).toBe(`at most ${LIMITS.idLength} characters`);
+    expect(row('`search`')[0]).toContain(`1–${LIMITS.searchLength} characters`);
+    expect(row('`limit`')[0]).toContain(`integer 1–${LIMITS.pageSizeMax}, default ${LIMITS.pageSizeDefault}`);
+    expect(api).toContain(`At most **${LIMITS.bodyBytes / 1024} KiB**`);
+    expect(api).toContain(`the year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}`);
   });
 });
 
