@@ -68,6 +68,15 @@ interface Registered {
 }
 const registryCache = new Map<string, Registered & { until: number }>();
 
+/**
+ * Drops a client's cached registration, so its next policy reads the registry again. The local
+ * token endpoint calls it after it widens a local client's scopes: the new token works at once.
+ * (In AWS a changed registration takes effect within REGISTRY_CACHE_MS, as documented.)
+ */
+export function forgetRegistration(apiClientId: string): void {
+  registryCache.delete(apiClientId);
+}
+
 async function registrationOf(apiClientId: string): Promise<Registered | undefined> {
   const cached = registryCache.get(apiClientId);
   if (cached && cached.until > Date.now()) return cached;

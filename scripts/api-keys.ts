@@ -4,8 +4,6 @@
  * returns the key's value as usageIdentifierKey; the plan that holds the key throttles and meters
  * the integration.
  */
-import { pathToFileURL } from 'node:url';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   APIGatewayClient,
   CreateApiKeyCommand,
@@ -16,10 +14,9 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { PLAN_NAMES, isPlanName, type PlanName } from '../shared/limits.ts';
 
-/** A mistake in the command line or the configuration: reported without a stack trace. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { UsageError } from './cli.ts';
+
+export { UsageError };
 
 export interface IntegrationKey {
   apiKeyId: string;
@@ -93,25 +90,5 @@ export async function deleteApiKey(apiGateway: APIGatewayClient, apiKeyId: strin
   } catch (error) {
     if (error instanceof NotFoundException) return false;
     throw error;
-  }
-}
-
-export const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-
-/** Runs a script's main when the file is run as a script (not imported by a test); usage errors exit 2. */
-export function runWhenMain(moduleUrl: string, main: () => Promise<void>): void {
-  if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
-  main().catch((error: unknown) => {
-    console.error(error instanceof UsageError ? error.message : describe(error));
-    process.exitCode = error instanceof UsageError ? 2 : 1;
-  });
-}
-
-/** node:util parseArgs, with its errors reported as usage errors followed by the usage line. */
-export function parseCommandLine<T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>>['values'] {
-  try {
-    return parseArgs(config).values;
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
   }
 }

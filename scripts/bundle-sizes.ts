@@ -10,12 +10,11 @@
  * test/infra/stack.test.ts checks that its output is byte-identical to the stack's assets.
  */
 import { gzipSync } from 'node:zlib';
-import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { AUTHORIZER_ENTRY } from '../shared/routes.ts';
 import { FUNCTION_ENTRIES } from '../shared/background.ts';
 import { esbuildOptions } from '../infra/bundling.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 
 /** The size limit the tests enforce on every bundle (minified, before compression). */
 export const MAX_BUNDLE_BYTES = 500 * 1024;
@@ -80,12 +79,12 @@ export async function measureBundles(targets: readonly BundleTarget[] = BUNDLE_T
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
-async function main() {
-  const { values } = parseArgs({
-    options: { details: { type: 'boolean', default: false }, 'max-kb': { type: 'string' } },
-  });
+const USAGE = 'Usage: npm run bundle-sizes -- [--details] [--max-kb <KB per bundle>]';
+
+runWhenMain(import.meta.url, async () => {
+  const { values } = parseCommandLine({ options: { details: { type: 'boolean', default: false }, 'max-kb': { type: 'string' } } }, USAGE);
   const maxBytes = values['max-kb'] === undefined ? MAX_BUNDLE_BYTES : Number(values['max-kb']) * 1024;
-  if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new Error('--max-kb must be a positive number');
+  if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new UsageError('--max-kb must be a positive number');
 
   const sizes = await measureBundles();
   const width = Math.max(...sizes.map((s) => s.name.length));
@@ -103,11 +102,4 @@ async function main() {
   const total = sizes.reduce((sum, s) => sum + s.minifiedBytes, 0);
   console.log(`${sizes.length} bundles, ${kb(total)} minified in total; limit ${kb(maxBytes)} per bundle`);
   if (sizes.some((s) => s.minifiedBytes > maxBytes)) process.exitCode = 1;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  });
-}
+});

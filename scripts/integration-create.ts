@@ -24,8 +24,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
 import {
   CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
@@ -38,7 +36,8 @@ import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE, RESOURCE_SERVER_IDENTIFIER, 
 import { WORKSPACE_ID_PATTERN, registerApiClient } from '../shared/data/registry.ts';
 import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
 import { SCOPES, type Scope } from '../shared/routes.ts';
-import { UsageError, createIntegrationKey, deleteApiKey, describe, usagePlanIdOf } from './api-keys.ts';
+import { createIntegrationKey, deleteApiKey, usagePlanIdOf } from './api-keys.ts';
+import { UsageError, describe, parseCommandLine, runWhenMain } from './cli.ts';
 
 export { UsageError };
 
@@ -281,14 +280,8 @@ const OPTIONS = {
   ...STACK_OPTIONS,
 } as const;
 
-async function main(): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({ options: OPTIONS });
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  const { values } = parsed;
+runWhenMain(import.meta.url, async () => {
+  const { values } = parseCommandLine({ options: OPTIONS }, USAGE);
   if (!values.workspace || !values.name || !values.scopes) throw new UsageError(USAGE);
 
   const { json, workspace, name, scopes, plan, ...flags } = values;
@@ -305,11 +298,4 @@ async function main(): Promise<void> {
     dynamodb.destroy();
     apiGateway.destroy();
   }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof UsageError ? error.message : describe(error));
-    process.exitCode = error instanceof UsageError ? 2 : 1;
-  });
-}
+});

@@ -15,7 +15,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { findApiClient, setApiClientPlan } from '../shared/data/registry.ts';
 import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
-import { UsageError, createIntegrationKey, moveKey, parseCommandLine, runWhenMain, usagePlanIdOf } from './api-keys.ts';
+import { createIntegrationKey, moveKey, usagePlanIdOf } from './api-keys.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { STACK_OPTIONS, resolveStackConfig, type StackConfig } from './integration-create.ts';
 
 /** Cognito's rule for app client ids. */
@@ -71,7 +72,7 @@ runWhenMain(import.meta.url, async () => {
       },
     },
     USAGE,
-  );
+  ).values;
   if (!clientId || !plan) throw new UsageError(USAGE);
   const stack = resolveStackConfig({ flags, env: process.env, cwd: process.cwd() });
   const dynamodb = new DynamoDBClient({ region: stack.region });

@@ -24,7 +24,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { REGISTRY_CACHE_SECONDS, deleteApiClient } from '../shared/data/registry.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/names.ts';
-import { UsageError, deleteApiKey, parseCommandLine, runWhenMain } from './api-keys.ts';
+import { deleteApiKey } from './api-keys.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { CLIENT_ID } from './integration-plan.ts';
 import { STACK_OPTIONS, resolveStackConfig, type StackConfig } from './integration-create.ts';
 
@@ -87,7 +88,7 @@ runWhenMain(import.meta.url, async () => {
       },
     },
     USAGE,
-  );
+  ).values;
   if (!clientId) throw new UsageError(USAGE);
   const stack = resolveStackConfig({ flags, env: process.env, cwd: process.cwd() });
   const cognito = new CognitoIdentityProviderClient({ region: stack.region });

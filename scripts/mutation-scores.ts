@@ -1,5 +1,5 @@
 /**
- * After `stryker run`: the mutation score of each module named in issue 11 (a module is a file,
+ * After `stryker run`: the mutation score of each module it names (a module is a file,
  * or every file of a folder), from Stryker's JSON report. Exits 1 when one is under 80 %.
  * Score = killed (or timed out) / (killed + timed out + survived + no coverage); mutants that
  * do not compile or fail at run time for another reason do not count, as in Stryker's own score.

@@ -21,8 +21,7 @@
  * PutItem/UpdateItem/DeleteItem/BatchWriteItem that a restore performs), DescribeTable, Scan,
  * GetItem, UpdateTable and DeleteTable on `<table>` and `<table>-drill-*`.
  */
-import { isDeepStrictEqual, parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import {
   DeleteTableCommand,
   DescribeContinuousBackupsCommand,
@@ -36,6 +35,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { OUTPUTS } from '../infra/names.ts';
 import { stackOutput, type OutputFlags } from './stack-outputs.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { TABLE } from '../shared/data/table.ts';
 
 export interface DrillOptions {
@@ -205,8 +205,11 @@ export function resolveTable(flags: { table?: string } & OutputFlags, env: NodeJ
   return stackOutput({ flag: flags.table, envName: 'TIMEBILL_TABLE_NAME', output: OUTPUTS.tableName, what: 'table' }, flags, env, cwd);
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
+const USAGE =
+  'Usage: npm run restore-drill -- [--table <name>] [--stack-name <name>] [--outputs-file <file>] [--at <ISO time>] [--sample 200] [--max-drift-percent 2] [--wait-minutes 120] [--keep] [--json]';
+
+runWhenMain(import.meta.url, async () => {
+  const { values } = parseCommandLine({
     options: {
       table: { type: 'string' },
       'stack-name': { type: 'string' },
@@ -218,14 +221,14 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
-  });
+  }, USAGE);
   const number = (name: string, value: string, min: number, max: number) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number from ${min} to ${max}`);
+    if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}`);
     return n;
   };
   const at = values.at === undefined ? undefined : new Date(values.at);
-  if (at && Number.isNaN(at.getTime())) throw new Error('--at must be an ISO date-time, e.g. 2026-11-22T03:00:00Z');
+  if (at && Number.isNaN(at.getTime())) throw new UsageError('--at must be an ISO date-time, e.g. 2026-11-22T03:00:00Z');
   const client = new DynamoDBClient({});
   const report = await restoreDrill(
     { control: client, data: client, log: (line) => console.error(line) },
@@ -251,11 +254,4 @@ async function main(): Promise<void> {
     );
   }
   process.exitCode = report.ok ? 0 : 1;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
-    console.error(`restore-drill: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 2;
-  });
-}
+}, 'restore-drill');

@@ -16,8 +16,6 @@
  * TIMEBILL_USER_POOL_ID, or cdk-outputs.json (`--stack-name`, `--outputs-file`). The operator needs
  * cognito-idp:AddUserPoolClientSecret, ListUserPoolClientSecrets and DeleteUserPoolClientSecret.
  */
-import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
 import {
   AddUserPoolClientSecretCommand,
   CognitoIdentityProviderClient,
@@ -25,7 +23,8 @@ import {
   ListUserPoolClientSecretsCommand,
   type ClientSecretDescriptorType,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { UsageError, regionOfUserPool } from './integration-create.ts';
+import { regionOfUserPool } from './integration-create.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { OUTPUTS } from '../infra/names.ts';
 import { stackOutput, type OutputFlags } from './stack-outputs.ts';
 
@@ -90,10 +89,10 @@ export function resolveUserPool(flags: { 'user-pool-id'?: string } & OutputFlags
   return stackOutput({ flag: flags['user-pool-id'], envName: 'TIMEBILL_USER_POOL_ID', output: OUTPUTS.userPoolId, what: 'user pool' }, flags, env, cwd);
 }
 
-const USAGE = 'Usage: npm run rotate-client-secret -- add|retire|list --client-id <id> [--secret-id <id>] [--user-pool-id <id>] [--stack-name <name>] [--json]';
+const USAGE = 'Usage: npm run rotate-client-secret -- add|retire|list --client-id <id> [--secret-id <id>] [--user-pool-id <id>] [--stack-name <name>] [--outputs-file <file>] [--json]';
 
-async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
+runWhenMain(import.meta.url, async () => {
+  const { values, positionals } = parseCommandLine({
     allowPositionals: true,
     options: {
       'client-id': { type: 'string' },
@@ -103,7 +102,7 @@ async function main(): Promise<void> {
       'outputs-file': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
-  });
+  }, USAGE);
   const [action] = positionals;
   if (!values['client-id'] || !['add', 'retire', 'list'].includes(action ?? '')) throw new UsageError(USAGE);
   const userPoolId = resolveUserPool(values, process.env, process.cwd());
@@ -132,11 +131,4 @@ async function main(): Promise<void> {
   } finally {
     cognito.destroy();
   }
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exitCode = error instanceof UsageError ? 2 : 1;
-  });
-}
+});

@@ -4,19 +4,28 @@
  * prints a bearer token as the last line of standard output. The scopes go into the token
  * exactly as given, so refusals (a foreign resource server's prefix, unknown scopes) can be tried.
  */
-import { parseArgs } from 'node:util';
 import { SCOPES } from '../shared/routes.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
+import { parseCommandLine } from './cli.ts';
 
-const { values } = parseArgs({
-  options: {
-    workspace: { type: 'string' },
-    scopes: { type: 'string' },
-    'expires-in': { type: 'string' },
+const USAGE = [
+  'Usage: npm run token -- --workspace <id> --scopes <comma-separated scopes> [--expires-in <seconds>]',
+  `  --scopes      any of ${SCOPES.join(',')}`,
+  '  --expires-in  the token\'s lifetime, -86400 to 86400 (default 3600; a negative one gives an expired token)',
+  '  PORT          the local stack\'s port (default 3000)',
+].join('\n');
+const { values } = parseCommandLine(
+  {
+    options: {
+      workspace: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-in': { type: 'string' },
+    },
   },
-});
+  USAGE,
+);
 if (!values.workspace || !values.scopes) {
-  console.error('Usage: npm run token -- --workspace <id> --scopes <comma-separated scopes> [--expires-in <seconds>]');
+  console.error(USAGE);
   process.exit(2);
 }
 const port = process.env.PORT ?? '3000';

@@ -14,7 +14,8 @@
  */
 import { APIGatewayClient, GetApiKeysCommand, GetUsageCommand } from '@aws-sdk/client-api-gateway';
 import { PLAN_NAMES, type PlanName } from '../shared/limits.ts';
-import { UsageError, parseCommandLine, runWhenMain, usagePlanIdOf } from './api-keys.ts';
+import { usagePlanIdOf } from './api-keys.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { STACK_OPTIONS, resolveStackConfig } from './integration-create.ts';
 
 /** The longest range one report covers. */
@@ -121,7 +122,7 @@ runWhenMain(import.meta.url, async () => {
       },
     },
     USAGE,
-  );
+  ).values;
   const range = parseRange(from, to);
   const stack = resolveStackConfig({ flags, env: process.env, cwd: process.cwd() });
   const apiGateway = new APIGatewayClient({ region: stack.region });

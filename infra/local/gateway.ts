@@ -89,7 +89,8 @@ export function createLocalGateway(options: GatewayOptions): Server {
   const server = createServer((req, res) => {
     const requestId = randomUUID();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    const reply = (type: GatewayResponseType, fallbackStatus: number) => sendGatewayResponse(res, type, fallbackStatus, requestId);
+    const reply = (type: GatewayResponseType, fallbackStatus: number, context: Record<string, string> = {}) =>
+      sendGatewayResponse(res, type, fallbackStatus, { '$context.requestId': requestId, ...context });
     readBody(req, GATEWAY_MAX_REQUEST_BYTES, options.bodyTimeoutMs ?? BODY_TIMEOUT_MS)
       .then(async (body) => {
         if (body === TOO_SLOW) return sendRequestTimeout(res, requestId);
@@ -125,7 +126,13 @@ export function createLocalGateway(options: GatewayOptions): Server {
           policy = { result, until: Date.now() + cacheTtlMs };
           if (cacheTtlMs > 0) policyCache.set(authorization, policy);
         }
-        if (!isAllowed(policy.result, arn)) return reply('ACCESS_DENIED', 403);
+        if (!isAllowed(policy.result, arn)) {
+          return reply('ACCESS_DENIED', 403, {
+            '$context.httpMethod': method,
+            '$context.resourcePath': matched.route.path,
+            '$context.authorizer.scopes': String(policy.result.context?.scopes ?? ''),
+          });
+        }
         // Every authorized method requires an API key, taken from the authorizer (apiKeySourceType AUTHORIZER).
         const usageKey = policy.result.usageIdentifierKey;
         if (!usageKey) return reply('INVALID_API_KEY', 403);
@@ -334,14 +341,22 @@ function sendProxyResult(res: ServerResponse, result: APIGatewayProxyResult, req
 }
 
 /** Renders a gateway response from its shared definition, `$context` substituted as API Gateway does. */
-function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, fallbackStatus: number, requestId: string) {
+function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, fallbackStatus: number, context: Record<string, string>) {
+  const requestId = context['$context.requestId']!;
   const definition = gatewayResponse(type);
   res.statusCode = definition.statusCode ?? fallbackStatus;
   for (const [name, value] of Object.entries(definition.headers)) res.setHeader(name, value);
   for (const name of Object.keys(definition.contextHeaders)) res.setHeader(name, requestId);
   res.setHeader('x-amzn-RequestId', requestId);
   res.setHeader('x-amzn-ErrorType', type);
-  res.end(gatewayResponseTemplate(definition).replaceAll('$context.requestId', requestId));
+  // Longest names first: `$context.authorizer.scopes` before any shorter name it starts with.
+  const names = Object.keys(context).sort((a, b) => b.length - a.length);
+  res.end(names.reduce((body, name) => body.replaceAll(name, jsonText(context[name]!)), gatewayResponseTemplate(definition)));
+}
+
+/** A value as it may stand inside a JSON string (API Gateway substitutes without escaping; ours are plain). */
+function jsonText(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -23,6 +23,7 @@ import { superviseDynamoDbLocal } from './supervisor.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
+import { AUTHORIZER_ENTRY } from '../../shared/routes.ts';
 import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/events/retry.ts';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 
@@ -133,15 +134,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           // client of a workspace is allowed every scope it was ever given a token for, so tokens
           // handed out before keep what they were granted.
           const before = await findApiClient(db, LOCAL_TABLE_NAME, clientId);
+          const scopes = [...new Set([...(before?.scopes ?? []), ...parsed.scopes])];
           await registerApiClient(db, LOCAL_TABLE_NAME, {
             api_client_id: clientId,
             workspace_id: parsed.workspace,
             name: `Local integration of ${parsed.workspace}`,
-            scopes: [...new Set([...(before?.scopes ?? []), ...parsed.scopes])],
+            scopes,
             plan: parsed.plan,
             api_key_id: clientId,
             usage_key: localUsageKey(clientId),
           });
+          // The authorizer (in this process) caches registrations for a minute: without this, a
+          // token with newly added scopes would get 403 on them for up to that long.
+          const authorizer = (await import(pathToFileURL(resolve(options.repoRoot, AUTHORIZER_ENTRY)).href)) as { forgetRegistration(id: string): void };
+          authorizer.forgetRegistration(clientId);
           const token = issuer.mint({ clientId, scopes: parsed.scopes, ttlSeconds: parsed.expires_in });
           res.end(
             JSON.stringify({

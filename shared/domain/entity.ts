@@ -28,7 +28,8 @@ import {
   type Condition,
   type TransactItem,
 } from '../data/writes.ts';
-import { dataOf, objectOf, type AnyResource, type ObjectOf } from '../resources/declare.ts';
+import type { AnyResource } from '../resources/declare.ts';
+import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';

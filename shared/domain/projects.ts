@@ -2,7 +2,8 @@
 import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
-import { project, type Project, type projectSchemas } from '../resources/registry.ts';
+import { project, type projectSchemas } from '../resources/registry.ts';
+import type { Project } from '../resources/objects.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
 import { create, update, type UpdateRules } from './entity.ts';
 

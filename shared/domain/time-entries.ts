@@ -5,8 +5,8 @@
  */
 import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
-import { objectOf } from '../resources/declare.ts';
-import { project, timeEntry, type TimeEntry, type timeEntrySchemas } from '../resources/registry.ts';
+import { objectOf, type TimeEntry } from '../resources/objects.ts';
+import { project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, Versioned } from './context.ts';
 import { create, readItem, unknownReference } from './entity.ts';
 

@@ -14,12 +14,12 @@ import { keys } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { getItem, type TransactItem } from '../data/writes.ts';
 import { isWellFormedId } from '../ids.ts';
-import { objectOf } from '../resources/declare.ts';
+import { objectOf, type WebhookEndpoint } from '../resources/objects.ts';
 import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
 import { newSecret } from '../events/signature.ts';
 import { EVENT_OBJECTS, type EventType } from '../events/types.ts';
 import { objectOfType, requireReadable } from '../events/visibility.ts';
-import { webhookEndpoint, type WebhookEndpoint, type webhookEndpointSchemas } from '../resources/registry.ts';
+import { webhookEndpoint, type webhookEndpointSchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, remove, update } from './entity.ts';
 

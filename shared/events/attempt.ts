@@ -5,7 +5,7 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SECRET_ATTRIBUTE, webhookEndpointItem } from '../domain/webhook-endpoints.ts';
-import { objectOf } from '../resources/declare.ts';
+import { objectOf } from '../resources/objects.ts';
 import { webhookEndpoint } from '../resources/registry.ts';
 import { deliver, type DeliveryOutcome } from './delivery.ts';
 import { nextDelayMs, type RetrySchedule } from './retry.ts';

@@ -6,7 +6,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { objectOf } from '../resources/declare.ts';
+import { objectOf } from '../resources/objects.ts';
 import { resourceOf } from '../resources/registry.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { EVENT_OBJECTS, type ApiObject, type EventType } from './types.ts';

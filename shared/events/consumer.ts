@@ -8,7 +8,7 @@
  * event id. Any failure throws, so the whole batch is retried (and bisected in AWS).
  */
 import { allWebhookEndpoints } from '../domain/webhook-endpoints.ts';
-import type { WebhookEndpoint } from '../resources/registry.ts';
+import type { WebhookEndpoint } from '../resources/objects.ts';
 import { draftOf, type EventDraft, type StreamChange } from './build.ts';
 import { deletionFacts } from './deletions.ts';
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';

@@ -62,9 +62,17 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   def('UNAUTHORIZED', 401, 'authentication_required', 'An access token is required: send Authorization: Bearer <token>', {
     'WWW-Authenticate': WWW_AUTHENTICATE_REALM,
   }),
-  def('ACCESS_DENIED', 403, 'insufficient_scope', 'The access token lacks the scope that this operation requires', {
-    'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope"`,
-  }),
+  // API Gateway caches one policy per token for every route, so the authorizer cannot name the
+  // route's scope here; the method, path and the token's granted scopes are what the template has.
+  def(
+    'ACCESS_DENIED',
+    403,
+    'insufficient_scope',
+    "The access token lacks the scope that $context.httpMethod $context.resourcePath requires (the API reference lists each operation's scope); the scopes it grants here: $context.authorizer.scopes",
+    {
+      'WWW-Authenticate': `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope"`,
+    },
+  ),
   // The authorizer allowed a registered API client that has no API key (registered before usage
   // plans): an operator's fix (`npm run integration:plan`), not the caller's.
   def('INVALID_API_KEY', 403, 'forbidden', 'This API client is on no usage plan: ask the API operator to assign one'),

@@ -12,7 +12,6 @@
  * `created_at` and `updated_at`.
  */
 import type { IndexName } from '../data/table.ts';
-import type { ObjectsByKind } from './schemas.ts';
 
 export interface IndexDeclaration<F extends string> {
   /** The fields whose values name the index partition (after the workspace and the type). */
@@ -91,32 +90,4 @@ export interface AnyResource {
   readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
   readonly deleteHint?: string;
   readonly createRequiresOneOf?: readonly string[];
-}
-
-/** The object the API returns for a resource (typed by its schemas, shared/resources/schemas.ts). */
-export type ObjectOf<R extends { kind: string }> = R['kind'] extends keyof ObjectsByKind
-  ? ObjectsByKind[R['kind']]
-  : { object: R['kind']; id: string; workspace_id: string; created_at: string; updated_at: string } & Record<string, unknown>;
-
-/** The stored item's API part (`data`): exactly the declared fields, absent ones null. */
-export function dataOf(
-  resource: Pick<AnyResource, 'fieldNames' | 'readOnly'>,
-  ids: { id: string; workspaceId: string },
-  input: Record<string, unknown>,
-  at: string,
-): Record<string, unknown> {
-  const data: Record<string, unknown> = { id: ids.id };
-  for (const name of resource.fieldNames) data[name] = name in (resource.readOnly ?? {}) ? at : (input[name] ?? null);
-  return { ...data, workspace_id: ids.workspaceId, created_at: at, updated_at: at };
-}
-
-/** The object of a stored item, fields in their declared order. */
-export function objectOf<R extends AnyResource>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
-  const data = (item.data ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = { object: resource.kind, id: data.id };
-  for (const name of resource.fieldNames) out[name] = data[name] ?? null;
-  out.workspace_id = data.workspace_id;
-  out.created_at = data.created_at;
-  out.updated_at = data.updated_at;
-  return out as ObjectOf<R>;
 }

@@ -12,7 +12,7 @@
 import * as v from 'valibot';
 import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
-import { declareResource, type AnyResource, type ObjectOf } from './declare.ts';
+import { declareResource, type AnyResource } from './declare.ts';
 import { defineFields } from './define.ts';
 
 export const client = declareResource({
@@ -132,10 +132,6 @@ export const RESOURCES = { client, project, time_entry: timeEntry, webhook_endpo
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];
 export type Collection = Resource['collection'];
-export type Client = ObjectOf<typeof client>;
-export type Project = ObjectOf<typeof project>;
-export type TimeEntry = ObjectOf<typeof timeEntry>;
-export type WebhookEndpoint = ObjectOf<typeof webhookEndpoint>;
 
 export const RESOURCE_LIST: readonly AnyResource[] = Object.values(RESOURCES) as AnyResource[];
 

@@ -5,15 +5,8 @@
  */
 export const MUTATION_NOTES = `## Mutation testing
 
-\`npm run mutation\` (StrykerJS 9.6, \`stryker.config.json\`) mutates the pure modules and runs their
-unit tests (\`MUTATION_TESTS\` of \`vitest.config.ts\`) against each mutant; \`scripts/mutation-scores.ts\`
-then prints each module's score and fails under 80 %. It uses Stryker's vitest runner with per-test
-coverage (about 25 minutes here); that runner counts a mutant that breaks a test file at load as
-survived, never as killed, so its scores are lower bounds (\`test/unit/load.test.ts\` imports the
-registry inside a test, so a fault at load fails a test). \`npx stryker run stryker.command.config.json\`
-runs the same with the command runner, one vitest process per mutant: exact, and about two hours here.
-
-Scores of the last run (2 min 53 s, on the merged events feed and webhooks): shared/auth/ 95.2 %,
+Not part of \`npm run bench\`: \`npm run mutation\` (method in test/bench/README.md). Scores of the last run
+(2 min 53 s): shared/auth/ 95.2 %,
 shared/cursor.ts 96.2 %, shared/ids.ts 100 %, shared/http/conditional.ts 91.2 %, shared/schemas/ 87.5 % (fields.ts 86.0 %,
 parse.ts 95.7 %, objects.ts 84.6 %, events.ts 86.4 %), shared/data/keys.ts 90.3 %, shared/resources/ 99.0 % (declare.ts,
 define.ts and schemas.ts 100 %, registry.ts 98.6 %).

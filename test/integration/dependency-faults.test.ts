@@ -1,5 +1,5 @@
 /**
- * Every dependency failure of issue 9 against every kind of call the domain makes: the handlers
+ * Every dependency failure against every kind of call the domain makes: the handlers
  * run in process over the test stack's DynamoDB Local, and aws-sdk-client-mock makes exactly one
  * kind of call fail (as the SDK hands it over once its retries are spent); every other call goes
  * to DynamoDB Local. Each must end as 503 with Retry-After and the contract's body, with one log

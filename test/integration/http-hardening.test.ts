@@ -1,9 +1,9 @@
 /**
- * HTTP-level rules found by a hostile caller (issues 8 and 19): a declared charset other than
- * UTF-8 and bytes that are not UTF-8, members given twice, nosniff/HSTS on every response whoever
- * answers, oversized headers and slow bodies answered in the contract's shape, sockets kept open
- * longer than client pools keep them, the OpenAPI document cached per host, and idempotent
- * replays identical to the byte.
+ * HTTP-level rules found by a hostile caller: a declared charset other than UTF-8 and bytes
+ * that are not UTF-8, members given twice, nosniff/HSTS on every response whoever answers,
+ * oversized headers and slow bodies answered in the contract's shape, sockets kept open longer
+ * than client pools keep them, the OpenAPI document cached per host, and idempotent replays
+ * identical to the byte.
  */
 import { randomUUID } from 'node:crypto';
 import { request, type Server } from 'node:http';

@@ -1,9 +1,9 @@
 /**
- * Input rules found by a hostile caller (issues 8 and 19): money DynamoDB can hold, RFC 3339
- * instants in years 1900..9999, visible text counted in code points and free of what no one can
- * see, URLs refused rather than trimmed, webhook URLs whose address is special in any of its
- * spellings, every unknown field and parameter listed, and no body where none is taken. Each
- * refusal is a 400 in the contract's shape with nothing stored or changed.
+ * Input rules found by a hostile caller: money DynamoDB can hold, RFC 3339 instants in years
+ * 1900..9999, visible text counted in code points and free of what no one can see, URLs refused
+ * rather than trimmed, webhook URLs whose address is special in any of its spellings, every
+ * unknown field and parameter listed, and no body where none is taken. Each refusal is a 400 in
+ * the contract's shape with nothing stored or changed.
  */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';

@@ -40,14 +40,9 @@ export function renderSoakSection(r: SoakResult): string {
     .join('\n');
   const minutes = r.perMinute.map((m) => `| ${m.minute + 1} | ${m.requests} | ${m.p50} ms | ${m.p99} ms |`).join('\n');
   return `${BEGIN}
-## 8. Soak
+## 9. Soak
 
-\`npm run soak\` (\`test/soak/run.ts\`): ${r.apiClients} API clients (one workspace each, each client's own bucket raised to the stage's, so that the stage's limit is the one that binds) send a mix of
-reads and writes (list, retrieve, create, update, log time, delete; half the writes with an
-Idempotency-Key) paced together at the stage's rate limit (${r.targetRate} req/s), for a bounded
-time, to a local stack started as \`npm start\` does (its own process, stage throttling on). It ends
-with an invariant check over the data of every workspace: each deletion-guard counter equals the
-children that exist, and no project or time entry points at something that does not exist.
+\`npm run soak\` (method: test/bench/README.md): ${r.apiClients} API clients at the stage's rate limit (${r.targetRate} req/s), then an invariant check of their data.
 Target: no error other than 429, and RSS growth of the gateway process under ${RSS_GROWTH_TARGET_MIB} MiB.
 
 - **Machine**: ${r.machine}
@@ -86,6 +81,7 @@ export function withSoakSection(markdown: string, section: string | undefined): 
   if (section === undefined) return markdown;
   const existing = soakSectionOf(markdown);
   if (existing) return markdown.replace(existing, section);
-  const running = markdown.indexOf('\n## Running it');
-  return running >= 0 ? `${markdown.slice(0, running)}\n${section}\n${markdown.slice(running)}` : `${markdown.trimEnd()}\n\n${section}\n`;
+  // After section 8, before the notes on mutation testing (which are not the bench's).
+  const after = markdown.indexOf('\n## Mutation testing');
+  return after >= 0 ? `${markdown.slice(0, after)}\n${section}\n${markdown.slice(after)}` : `${markdown.trimEnd()}\n\n${section}\n`;
 }

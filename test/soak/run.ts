@@ -16,7 +16,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_AWS_ENV, freePort } from '../../infra/local/dynamodb.ts';
@@ -26,23 +25,36 @@ import { SCOPES } from '../../shared/routes.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { quantile } from '../bench/lib/stats.ts';
 import { renderSoakSection, soakVerdict, withSoakSection, type SoakResult } from './report.ts';
+import { parseCommandLine } from '../../scripts/cli.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
-const { values: args } = parseArgs({
-  options: {
-    duration: { type: 'string', default: process.env.SOAK_DURATION_SECONDS ?? '60' },
-    clients: { type: 'string', default: '4' },
-    /** Loops per API client: requests of one client overlap, as an integration's workers do. */
-    concurrency: { type: 'string', default: '4' },
-    rate: { type: 'string', default: String(STAGE_THROTTLING.rateLimit) },
-    write: { type: 'boolean', default: false },
-    note: { type: 'string' },
+const USAGE = [
+  'Usage: npm run soak -- [--duration <s>] [--clients <n>] [--concurrency <n>] [--rate <requests/s>] [--write [--note <text>]]',
+  '  --duration     seconds of load, 1 to 86400 (default 60, or SOAK_DURATION_SECONDS)',
+  '  --clients      API clients, 1 to 100 (default 4)',
+  '  --concurrency  loops per API client, 1 to 64 (default 4)',
+  `  --rate         requests per second in all, 1 to 10000 (default the stage's ${STAGE_THROTTLING.rateLimit})`,
+  '  --write        record the run in docs/benchmarks.md, with --note beside it',
+].join('\n');
+const { values: args } = parseCommandLine(
+  {
+    options: {
+      duration: { type: 'string', default: process.env.SOAK_DURATION_SECONDS ?? '60' },
+      clients: { type: 'string', default: '4' },
+      /** Loops per API client: requests of one client overlap, as an integration's workers do. */
+      concurrency: { type: 'string', default: '4' },
+      rate: { type: 'string', default: String(STAGE_THROTTLING.rateLimit) },
+      write: { type: 'boolean', default: false },
+      note: { type: 'string' },
+    },
   },
-});
+  USAGE,
+);
 const positiveInt = (name: string, value: string, max: number) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer from 1 to ${max}, not '${value}'`);
-  return n;
+  if (Number.isInteger(n) && n >= 1 && n <= max) return n;
+  console.error(`--${name} must be an integer from 1 to ${max}, not '${value}'\n${USAGE}`);
+  process.exit(2);
 };
 const durationSeconds = positiveInt('duration', args.duration, 24 * 3600);
 const apiClients = positiveInt('clients', args.clients, 100);

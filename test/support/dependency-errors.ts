@@ -1,5 +1,5 @@
 /**
- * The dependency failures of issue 9, each as the SDK hands it to our code once its own retries
+ * The dependency failures, each as the SDK hands it to our code once its own retries
  * are spent ($metadata.attempts set), for aws-sdk-client-mock to reject with.
  */
 import {

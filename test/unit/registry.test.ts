@@ -2,7 +2,8 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
-import { dataOf, declareResource, objectOf } from '../../shared/resources/declare.ts';
+import { declareResource } from '../../shared/resources/declare.ts';
+import { dataOf, objectOf } from '../../shared/resources/objects.ts';
 import { defineFields } from '../../shared/resources/define.ts';
 import { RESOURCES, RESOURCE_LIST, counterOf, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';

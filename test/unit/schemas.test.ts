@@ -102,7 +102,7 @@ describe('list queries', () => {
   });
 });
 
-describe('field rules (issue 8)', () => {
+describe('field rules found by a hostile caller', () => {
   it('money: at most 4 decimals, which also keeps values inside DynamoDB number range', () => {
     for (const n of [0, 12.5, 0.0001, 130.25, 999_999_999.9999, 1_000_000_000]) expect(hasAtMostDecimals(n, 4), String(n)).toBe(true);
     for (const n of [0.30000000000000004, 1e-131, 5e-324, 0.00015]) expect(hasAtMostDecimals(n, 4), String(n)).toBe(false);

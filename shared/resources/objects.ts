@@ -1,0 +1,42 @@
+/**
+ * A resource's stored item and its API object: the last of the registry's files, read top-down
+ * as declare.ts (plain declarations) → define.ts (how field schemas are built) → registry.ts
+ * (each resource, declared with its schemas) → schemas.ts (every resource's schemas, by kind) →
+ * here. The object types come from the schemas (a type-only import); the code reads only the
+ * plain declaration, so a function that maps items carries no field schema.
+ */
+import type { AnyResource } from './declare.ts';
+import type { ObjectsByKind } from './schemas.ts';
+
+/** The object the API returns for a resource (typed by its schemas, ./schemas.ts). */
+export type ObjectOf<R extends { kind: string }> = R['kind'] extends keyof ObjectsByKind
+  ? ObjectsByKind[R['kind']]
+  : { object: R['kind']; id: string; workspace_id: string; created_at: string; updated_at: string } & Record<string, unknown>;
+
+export type Client = ObjectsByKind['client'];
+export type Project = ObjectsByKind['project'];
+export type TimeEntry = ObjectsByKind['time_entry'];
+export type WebhookEndpoint = ObjectsByKind['webhook_endpoint'];
+
+/** The stored item's API part (`data`): exactly the declared fields, absent ones null. */
+export function dataOf(
+  resource: Pick<AnyResource, 'fieldNames' | 'readOnly'>,
+  ids: { id: string; workspaceId: string },
+  input: Record<string, unknown>,
+  at: string,
+): Record<string, unknown> {
+  const data: Record<string, unknown> = { id: ids.id };
+  for (const name of resource.fieldNames) data[name] = name in (resource.readOnly ?? {}) ? at : (input[name] ?? null);
+  return { ...data, workspace_id: ids.workspaceId, created_at: at, updated_at: at };
+}
+
+/** The object of a stored item, fields in their declared order. */
+export function objectOf<R extends AnyResource>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
+  const data = (item.data ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = { object: resource.kind, id: data.id };
+  for (const name of resource.fieldNames) out[name] = data[name] ?? null;
+  out.workspace_id = data.workspace_id;
+  out.created_at = data.created_at;
+  out.updated_at = data.updated_at;
+  return out as ObjectOf<R>;
+}

@@ -1,0 +1,155 @@
+/**
+ * The docs stay true: every count they state is compared with the code it counts, the README's
+ * layout names every script and folder, and docs/benchmarks.md is exactly what the bench's report
+ * renders from docs/benchmarks.json (results and verdicts only, each section number once).
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown, standings } from '../bench/report.ts';
+import type { BenchResults, Target } from '../bench/results.ts';
+import { soakSectionOf, withSoakSection } from '../soak/report.ts';
+import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/domain/webhook-endpoints.ts';
+import { TABLE } from '../../shared/data/table.ts';
+import { project } from '../../shared/resources/registry.ts';
+import { LIMITS } from '../../shared/schemas/fields.ts';
+import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/limits.ts';
+import { STAGE_THROTTLING } from '../../infra/names.ts';
+import { WAF_RATE_LIMIT_PER_IP } from '../../infra/limits.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const doc = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
+const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+/** The number a doc writes as a word or in digits. */
+const numberOf = (text: string) => (/^\d+$/.test(text) ? Number(text) : WORDS.indexOf(text.toLowerCase()));
+/** The one match of `pattern` in `text`, its first group read as a number. */
+function stated(text: string, pattern: RegExp): number {
+  const matches = [...text.matchAll(new RegExp(pattern, 'g'))];
+  expect(matches, String(pattern)).toHaveLength(1);
+  return numberOf(matches[0]![1]!);
+}
+
+describe('counts in the docs', () => {
+  it('events.md: the event types and the endpoints a workspace may have', () => {
+    const events = doc('docs/events.md');
+    expect(stated(events, /At most (\d+) endpoints per workspace/)).toBe(MAX_WEBHOOK_ENDPOINTS);
+    const types = /- Types: ((?:`[a-z_.]+`,?\s*)+)/.exec(events)?.[1];
+    expect([...(types ?? '').matchAll(/`([a-z_.]+)`/g)].map((m) => m[1])).toEqual([...EVENT_TYPES]);
+  });
+
+  it('data-model.md: the table\'s GSIs, and those a project item writes', () => {
+    const model = doc('docs/data-model.md');
+    const header = model.split('\n').find((line) => line.startsWith('| item | PK | SK |'))!;
+    expect(header.match(/GSI\dPK/g)).toHaveLength(TABLE.indexes.length);
+    const projectGsis = [...model.matchAll(/(\w+) project \|[^\n]*?Put 2 \+ (\d+) GSIs/g)].map((m) => Number(m[2]));
+    expect(projectGsis).toEqual([Object.keys(project.indexes ?? {}).length]);
+  });
+
+  it('extending.md: the steps of adding a resource', () => {
+    const section = doc('docs/extending.md').split('\n## ')[1]!;
+    const steps = section.split('\n').filter((line) => /^\d+\. /.test(line)).length;
+    expect(stated(section, /(\w+) steps; everything else follows/)).toBe(steps);
+  });
+});
+
+describe('limits in the docs', () => {
+  const api = doc('docs/api.md');
+  const n = (text: string) => Number(text.replaceAll(',', ''));
+  /** The cells of the table row whose first cell is `first`. */
+  const row = (first: string) => {
+    const line = api.split('\n').find((l) => l.startsWith(`| ${first} |`));
+    expect(line, first).toBeDefined();
+    return line!.split('|').slice(2, -1).map((cell) => cell.trim());
+  };
+
+  it('api.md and the README state each plan as shared/limits.ts holds it', () => {
+    const readme = doc('README.md');
+    for (const plan of PLAN_NAMES) {
+      const { rateLimit, burstLimit, monthlyQuota } = USAGE_PLANS[plan];
+      expect(row(`\`${plan}\``).map(n), plan).toEqual([rateLimit, burstLimit, monthlyQuota]);
+      expect(readme, plan).toContain(`\`${plan}\` ${rateLimit} requests/s (bursts of ${burstLimit}, ${monthlyQuota.toLocaleString('en-US')} a`);
+    }
+    expect(api).toContain(`the whole stage (${STAGE_THROTTLING.rateLimit} requests/s, burst ${STAGE_THROTTLING.burstLimit}, all clients together) | 429 \`rate_limited\` | \`${THROTTLE_RETRY_AFTER_SECONDS}\``);
+    expect(api).toContain(`one small bucket (${INVALID_TOKEN_PLAN.rateLimit} requests/s, burst ${INVALID_TOKEN_PLAN.burstLimit})`);
+    expect(api).toContain(`(${WAF_RATE_LIMIT_PER_IP.toLocaleString('en-US')} requests in any 5 minutes)`);
+    expect(row('the client\'s monthly quota').at(-1)).toBe(`\`${QUOTA_RETRY_AFTER_SECONDS}\``);
+  });
+
+  it('api.md\'s field limits are those of shared/schemas/fields.ts', () => {
+    expect(row('`company_name`, `name`')[0]).toBe(`1–${LIMITS.nameLength} characters, at least one visible`);
+    expect(row('`company_email`')[0]).toContain(`at most ${LIMITS.emailLength} characters`);
+    expect(row('`company_address`')[0]).toContain(`1–${LIMITS.addressLength.toLocaleString('en-US')} characters`);
+    expect(row('`website`')[0]).toContain(`at most ${LIMITS.urlLength.toLocaleString('en-US')} characters`);
+    expect(row('`business_number`, `tps_number`, `tvq_number`')[0]).toContain(`at most ${LIMITS.taxIdLength} characters`);
+    expect(row('`description`')[0]).toContain(`1–${LIMITS.descriptionLength.toLocaleString('en-US')} characters`);
+    expect(row('`hourly_rate`, `fixed_price`, `amount`')[0]).toContain(`from 0 to ${LIMITS.money.toLocaleString('en-US')} with at most ${LIMITS.moneyDecimals} decimal places`);
+    expect(row('`interval_count`')[0]).toBe(`integer from 1 to ${LIMITS.intervalCount.toLocaleString('en-US')}`);
+    expect(row('`duration_minutes` (time entries)')[0]).toContain(`integer from 1 to ${LIMITS.durationMinutes.toLocaleString('en-US')}`);
+    expect(row('`client_id`, `project_id`')[0]).toBe(`at most ${LIMITS.idLength} characters`);
+    expect(row('`search`')[0]).toContain(`1–${LIMITS.searchLength} characters`);
+    expect(row('`limit`')[0]).toContain(`integer 1–${LIMITS.pageSizeMax}, default ${LIMITS.pageSizeDefault}`);
+    expect(api).toContain(`At most **${LIMITS.bodyBytes / 1024} KiB**`);
+    expect(api).toContain(`the year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}`);
+  });
+});
+
+describe('the README\'s layout', () => {
+  const readme = doc('README.md');
+  const layout = readme.slice(readme.indexOf('## Layout'));
+
+  it('names every npm script of scripts/ and test/, and every test folder', () => {
+    const scripts = Object.entries((JSON.parse(doc('package.json')) as { scripts: Record<string, string> }).scripts)
+      .filter(([, command]) => /\b(scripts|test)\//.test(command) || command.startsWith('stryker'))
+      .map(([name]) => name);
+    expect(scripts.length).toBeGreaterThan(10);
+    const named = (name: string) => layout.includes(`npm run ${name}`) || layout.includes(`/ \`${name.split(':')[1]}\``) || layout.includes(`\`${name}\``);
+    expect(scripts.filter((name) => !named(name))).toEqual([]);
+    const testFolders = readdirSync(join(repoRoot, 'test')).filter((f) => statSync(join(repoRoot, 'test', f)).isDirectory());
+    expect(testFolders.filter((f) => !layout.includes(`\`${f}/\``))).toEqual([]);
+  });
+
+  it('names every top-level folder (docs/ in its Documentation list)', () => {
+    const folders = readdirSync(repoRoot).filter((f) => !f.startsWith('.') && f !== 'node_modules' && statSync(join(repoRoot, f)).isDirectory());
+    expect(folders.filter((f) => !readme.includes(`\`${f}/\``) && !readme.includes(`](${f}/`))).toEqual([]);
+  });
+});
+
+describe('docs/benchmarks.md', () => {
+  const markdown = doc('docs/benchmarks.md');
+  const results = JSON.parse(doc('docs/benchmarks.json')) as BenchResults;
+
+  it('is what the report renders from docs/benchmarks.json (npm run bench -- --render)', () => {
+    expect(markdown).toBe(withSoakSection(renderMarkdown(results), soakSectionOf(markdown)));
+  });
+
+  it('numbers its sections 1, 2, 3… once each, and keeps the method out (test/bench/README.md)', () => {
+    const numbers = [...markdown.matchAll(/^## (\d+)\./gm)].map((m) => Number(m[1]));
+    expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+    expect(numbers.length).toBeGreaterThanOrEqual(9);
+    expect(markdown).not.toContain('## Running it');
+    expect(markdown).toContain('](../test/bench/README.md)');
+  });
+});
+
+describe('bench verdicts against the committed results', () => {
+  const target = (id: string, met: boolean): Target => ({ id, target: id, met, result: '' });
+
+  it('a miss that was a miss is known; one that was met is a regression; one never run is new', () => {
+    const committed = [target('a', false), target('b', true), target('c', true)];
+    const now = [target('a', false), target('b', false), target('c', true), target('d', false)];
+    expect(standings(now, committed).map((s) => [s.target.id, s.standing])).toEqual([
+      ['a', 'known miss'],
+      ['b', 'regression'],
+      ['c', 'met'],
+      ['d', 'new miss'],
+    ]);
+  });
+
+  it('the committed results\' own misses are all known misses', () => {
+    const committed = (JSON.parse(doc('docs/benchmarks.json')) as BenchResults).targets;
+    const ranked = standings(committed, committed);
+    expect(ranked.filter((s) => s.standing === 'regression' || s.standing === 'new miss')).toEqual([]);
+    expect(ranked.filter((s) => s.standing === 'known miss').map((s) => s.target.id)).toEqual(committed.filter((t) => !t.met).map((t) => t.id));
+  });
+});
