@@ -5,7 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './dynamo.ts';
-import { allOf, existsAtVersion, getItem, itemOfConditionFailure, matchesVersion, transact, versionOf, type Condition, type TransactItem } from './writes.ts';
+import { allOf, existsAtVersion, getItem, itemOfConditionFailure, matchesVersion, RECORD_PART, transact, versionOf, type Condition, type TransactItem } from './writes.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from './table.ts';
 import type { PrimaryKey } from './keys.ts';
 
@@ -104,7 +104,6 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
 }
 
 const ITEM = 'item';
-const RECORD = 'record';
 
 /**
  * The change with a record in its transaction. A transaction hands back no new item, and the
@@ -129,9 +128,9 @@ async function updateWithRecord(update: ConditionalUpdate, record: (after: Recor
       [VERSION_ATTRIBUTE]: seen + 1,
     };
     const atSeen = { expression: '#version = :seen', names: { '#version': VERSION_ATTRIBUTE }, values: { ':seen': seen } };
-    const cancelled = await transact({ [ITEM]: { Update: updateParts(update, now, [atSeen]) }, [RECORD]: record(after) });
+    const cancelled = await transact({ [ITEM]: { Update: updateParts(update, now, [atSeen]) }, [RECORD_PART]: record(after) });
     if (!cancelled) return { kind: 'updated', item: after };
-    if (cancelled.failed(RECORD)) return { kind: 'record_taken', item: cancelled.item(RECORD) };
+    if (cancelled.failed(RECORD_PART)) return { kind: 'record_taken', item: cancelled.item(RECORD_PART) };
     const old = cancelled.item(ITEM);
     if (old !== undefined && versionOf(old) !== seen) {
       if (attempt >= MAX_CLOCK_RETRIES) throw new Error(`version still contended after ${attempt} retries`);

@@ -23,6 +23,7 @@ import {
   getItem,
   matchesVersion,
   putNew,
+  RECORD_PART,
   transact,
   versionOf,
   type CancelledTransaction,
@@ -102,15 +103,14 @@ export interface CreateOptions {
 
 const ALONGSIDE = 'alongside';
 const DELETION = 'deletion';
-const RECORD = 'record';
 
 /** The caller's record of this change (an Idempotency-Key's), as a part of the change's transaction. */
 const recordPart = (ctx: CallerContext, outcome: Outcome, revealed?: Revealed): Record<string, TransactItem> =>
-  ctx.record ? { [RECORD]: ctx.record.write(outcome, revealed) } : {};
+  ctx.record ? { [RECORD_PART]: ctx.record.write(outcome, revealed) } : {};
 
 /** A transaction refused because the record's key was taken: nothing changed, and the caller's record says what to answer. */
 function refuseIfRecordTaken(ctx: CallerContext, cancelled: CancelledTransaction<string>): void {
-  if (ctx.record && cancelled.failed(RECORD)) throw ctx.record.taken(cancelled.item(RECORD));
+  if (ctx.record && cancelled.failed(RECORD_PART)) throw ctx.record.taken(cancelled.item(RECORD_PART));
 }
 /** The item attribute naming the request that made the item's current version. */
 export const REQUEST_ID_ATTRIBUTE = 'request_id';

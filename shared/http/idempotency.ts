@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalidParam } from '../errors.ts';
 import { keys, type PrimaryKey } from '../data/keys.ts';
-import { getItem, type TransactItem } from '../data/writes.ts';
+import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
 import { tableName } from '../data/dynamo.ts';
 import { TABLE } from '../data/table.ts';
 import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
@@ -137,11 +137,11 @@ const keyReused = () =>
 
 const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TABLE.ttlAttribute]) >= Math.floor(Date.now() / 1000);
 
-/** A write that met another transaction on the same items (the record's key, while a first request writes it) until our retries ran out. */
-const isWriteConflict = (error: unknown) =>
-  error instanceof Error &&
-  error.name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+/** The change's transaction met another one on the record's key (a first request writing it) until our retries ran out. */
+function isKeyConflict(error: unknown): boolean {
+  const parts = (error as { conflictedParts?: unknown } | null)?.conflictedParts;
+  return Array.isArray(parts) && parts.includes(RECORD_PART);
+}
 
 /**
  * The retry policy of every POST, PATCH and DELETE: exactly once when the caller sends a key.
@@ -171,7 +171,7 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       } else {
         // Refused on its own, or outlasted by a concurrent write: was it done before, under this key?
         const refused = error instanceof ApiError && error.status < 500;
-        if (!refused && !isWriteConflict(error)) throw error;
+        if (!refused && !isKeyConflict(error)) throw error;
         try {
           expected = fingerprint();
         } catch {

@@ -329,6 +329,27 @@ describe('Idempotency-Key: a change exists exactly when its record does', () => 
     });
   }
 
+  it('a transaction held up on its key by another one until our retries run out: 409 idempotency_key_in_use; held up elsewhere: 503', async () => {
+    const ws = newWorkspace();
+    const clientId = await createClient(ws);
+    const key = randomUUID();
+    const before = await snapshot(ws);
+    // Cancelled with [None, TransactionConflict]: a client create's parts are [its Put, the record's Put].
+    docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(transactionConflictCancellation()));
+    const inUse = await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Held', company_email: 'h@held.test' }, headers: { 'Idempotency-Key': key } }));
+    // A project create's second part is its client's counter: a conflict there is the database being busy.
+    const { value: busy } = await withLogs(() =>
+      invoke('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': randomUUID() } })),
+    );
+    passThrough();
+    expect(inUse.status, JSON.stringify(inUse.body)).toBe(409);
+    expect(inUse.body.error).toMatchObject({ type: 'idempotency_key_in_use', param: 'Idempotency-Key' });
+    expect(inUse.headers['Retry-After']).toBe('1');
+    expectServiceUnavailable(busy, '1');
+    expect(await snapshot(ws)).toEqual(before);
+    expect((await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Held', company_email: 'h@held.test' }, headers: { 'Idempotency-Key': key } }))).status).toBe(201);
+  });
+
   it('20 identical creates raced in process: one project, one record naming it, counted once', async () => {
     const ws = newWorkspace();
     const clientId = await createClient(ws);
