@@ -74,7 +74,7 @@ describe('conditionalUpdate with a record in its transaction (Idempotency-Key)',
     expect(sent.map((t) => t.TransactItems[0].Update.ExpressionAttributeValues[':seen'])).toEqual([1, 2]);
     const after = sent[1].TransactItems[1].Put.Item.after;
     expect(after).toMatchObject({ version: 3, data: { company_name: 'Meanwhile', status: 'ACTIVE', updated_at: now.toISOString() } });
-    expect((outcome as { item: unknown }).item).toEqual(after);
+    expect(outcome).toEqual({ kind: 'updated', item: after });
   });
 
   it('refuses If-Match on the item read, with no write; a missing item is missing; a taken key comes back with its record', async () => {
@@ -95,6 +95,6 @@ describe('conditionalUpdate with a record in its transaction (Idempotency-Key)',
     ddb.on(GetCommand).resolves({ Item: stored(1, 'Read') });
     ddb.on(TransactWriteCommand).resolves({});
     const outcome = await conditionalUpdate({ key, fields: { status: 'ACTIVE' }, now: new Date('2020-01-01T00:00:00.000Z'), record });
-    expect((outcome as { item: { data: { updated_at: string } } }).item.data.updated_at).toBe('2026-11-21T09:00:01.001Z');
+    expect(outcome).toMatchObject({ kind: 'updated', item: { data: { updated_at: '2026-11-21T09:00:01.001Z' } } });
   });
 });
