@@ -89,7 +89,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   503: {
     name: 'ServiceUnavailable',
     description:
-      'service_unavailable: a dependency throttled, failed or did not answer in time; retry after Retry-After seconds (a POST or PATCH with the same Idempotency-Key). See "When to retry" in the API guide',
+      'service_unavailable: a dependency throttled, failed or did not answer in time; retry after Retry-After seconds (a write with the same Idempotency-Key). See "When to retry" in the API guide',
     headers: ['Retry-After'],
   },
 };
@@ -202,7 +202,7 @@ export function buildOpenApiDocument(): Json {
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
         'Every change of a client, project or time entry is an event: follow them with the events feed (`GET /api/v1/events`, and `after=` for sync mode), or have them posted to a webhook endpoint, signed (the `webhooks` section describes each event type\'s delivery).',
-        'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST and PATCH accept an `Idempotency-Key` (kept 24 hours); PATCH and DELETE accept `If-Match` with an `ETag`.',
+        'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST, PATCH and DELETE accept an `Idempotency-Key` (kept 24 hours: a retry gets the first response again); PATCH and DELETE accept `If-Match` with an `ETag`.',
         `Each API client has its own limits, by plan (${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}); over them the answer is 429 \`rate_limited\` or \`quota_exceeded\` with \`Retry-After\`. The whole stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
       ].join('\n\n'),
     },
@@ -221,7 +221,7 @@ export function buildOpenApiDocument(): Json {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: `Makes a retry safe: the first response is stored for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours and replayed to a retry with the same key and body`,
+          description: `Makes a retry safe: the change happens once, and its response is kept for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (\`Idempotent-Replayed: true\`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client`,
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
         IfMatch: {

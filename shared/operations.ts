@@ -7,7 +7,7 @@
  * (scripts/openapi-document.ts) documents it.
  */
 import type * as v from 'valibot';
-import { referrersOf, resourceOf, type RESOURCES } from './resources/registry.ts';
+import { resourceOf, type RESOURCES } from './resources/registry.ts';
 import type { AnyResource } from './resources/declare.ts';
 import type { AnyResourceSchemas } from './resources/define.ts';
 import type { SchemasByKind } from './resources/schemas.ts';
@@ -24,7 +24,7 @@ export interface Contract {
   success: { status: 200 | 201; returns: 'object' | 'list' | 'deleted' };
   /** The success carries the object's version as an ETag (a registry resource's object). */
   versioned: boolean;
-  /** Retries are safe with an Idempotency-Key (POST and PATCH). */
+  /** Retries are safe with an Idempotency-Key (POST, PATCH and DELETE). */
   idempotent: boolean;
   /** If-Match is honoured (PATCH and DELETE). */
   conditional: boolean;
@@ -42,14 +42,14 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? AnyResourc
   retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
   update: (r) => ({ body: r.update, takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: [...WRITE_BODY, 404, 412] }),
-  delete: (r) => ({
+  delete: () => ({
     takesId: true,
     success: { status: 200, returns: 'deleted' },
     versioned: false,
-    idempotent: false,
+    idempotent: true,
     conditional: true,
-    // 409 only where a guard can refuse it.
-    errors: referrersOf(r).length > 0 ? [400, 404, 409, 412] : [400, 404, 412],
+    // 409: a guard refused it, or its Idempotency-Key is in use; 422: the key was used for another request.
+    errors: [400, 404, 409, 412, 422],
   }),
 };
 

@@ -1,7 +1,5 @@
-import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { update } from '../../shared/domain/entity.ts';
 import { clientSchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('updateClient', clientSchemas, async (req) =>
-  current(await update(req.caller, clientSchemas, req.id(), req.body(), req.expectedVersion(), new Date())),
-);
+export const handler = defineWriteHandler('updateClient', clientSchemas, (req) => update(req.caller, clientSchemas, req.id(), req.body(), req.expectedVersion(), new Date()));

@@ -1,5 +1,5 @@
-import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { updateProject } from '../../shared/domain/projects.ts';
 import { projectSchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('updateProject', projectSchemas, async (req) => current(await updateProject(req.caller, req.id(), req.body(), req.expectedVersion())));
+export const handler = defineWriteHandler('updateProject', projectSchemas, (req) => updateProject(req.caller, req.id(), req.body(), req.expectedVersion()));

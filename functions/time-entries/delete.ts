@@ -1,5 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { remove } from '../../shared/domain/entity.ts';
 import { timeEntry } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('deleteTimeEntry', timeEntry, async (req) => ok(await remove(req.caller, timeEntry, req.id(), req.expectedVersion())));
+export const handler = defineWriteHandler('deleteTimeEntry', timeEntry, (req) => remove(req.caller, timeEntry, req.id(), req.expectedVersion()));

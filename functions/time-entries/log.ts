@@ -1,5 +1,5 @@
-import { created, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { logTimeEntry } from '../../shared/domain/time-entries.ts';
 import { timeEntrySchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('logTimeEntry', timeEntrySchemas, async (req) => created(await logTimeEntry(req.caller, req.body()), req.path));
+export const handler = defineWriteHandler('logTimeEntry', timeEntrySchemas, (req) => logTimeEntry(req.caller, req.body()));

@@ -1,5 +1,5 @@
-import { created, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints.ts';
 import { webhookEndpointSchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('createWebhookEndpoint', webhookEndpointSchemas, async (req) => created(await createWebhookEndpoint(req.caller, req.body()), req.path));
+export const handler = defineWriteHandler('createWebhookEndpoint', webhookEndpointSchemas, (req) => createWebhookEndpoint(req.caller, req.body()));

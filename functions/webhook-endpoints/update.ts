@@ -1,5 +1,5 @@
-import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints.ts';
 import { webhookEndpointSchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('updateWebhookEndpoint', webhookEndpointSchemas, async (req) => current(await updateWebhookEndpoint(req.caller, req.id(), req.body(), req.expectedVersion())));
+export const handler = defineWriteHandler('updateWebhookEndpoint', webhookEndpointSchemas, (req) => updateWebhookEndpoint(req.caller, req.id(), req.body(), req.expectedVersion()));

@@ -11,7 +11,7 @@ import { SDK_BUDGET, enforceRequestDeadline, retryStrategy } from './budget.ts';
 let documentClient: DynamoDBDocumentClient | undefined;
 let baseClient: DynamoDBClient | undefined;
 
-/** The plain client under the document client, for libraries that want one (Powertools). */
+/** The plain client under the document client (the tests' and the bench's hooks attach to it). */
 export function dynamoClient(): DynamoDBClient {
   dynamo();
   return baseClient!;

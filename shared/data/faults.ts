@@ -37,7 +37,7 @@ const UNAVAILABLE_NAMES = new Set(['InternalServerError', 'ServiceUnavailable', 
 
 /** The dependency failure an error is, or undefined when it is not one (a bug, or a refusal the domain handles). */
 export function dependencyFailureOf(error: unknown): DependencyFailure | undefined {
-  // Wrappers (Powertools' IdempotencyPersistenceLayerError, for one) keep the SDK error as cause.
+  // Wrappers keep the SDK error as their cause: look through them.
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as ErrorLike).cause, depth++) {
     const found = classify(e as ErrorLike);
     if (found) return found;

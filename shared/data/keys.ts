@@ -38,8 +38,17 @@ export const keys = {
   typePrefix: (type: string) => `${type}#`,
   apiClient: (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' }),
   workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
-  /** Idempotency records (Powertools) of a workspace: `SK = IDEMPOTENCY#<hash of the key>`. */
+  /** Idempotency records of a workspace, apart from its resources (lists never meet them). */
   idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
+  /**
+   * The record of an `Idempotency-Key` (1–255 visible ASCII characters) of one API client (whose
+   * ids hold no `#`, so the first `#` after the prefix ends it): written in the transaction of the
+   * change it records (shared/http/idempotency.ts).
+   */
+  idempotency: (workspaceId: string, apiClientId: string, key: string): PrimaryKey => ({
+    PK: `${ws(workspaceId)}#IDEMPOTENCY`,
+    SK: `KEY#${apiClientId}#${key}`,
+  }),
   /**
    * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
    * workspace's event sequence (docs/decisions/0009-event-feed-order.md). The sequence's

@@ -5,7 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './dynamo.ts';
-import { existsAtVersion, itemOfConditionFailure, matchesVersion, versionOf, type Condition } from './writes.ts';
+import { allOf, existsAtVersion, getItem, itemOfConditionFailure, matchesVersion, RECORD_PART, transact, versionOf, type Condition, type TransactItem } from './writes.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from './table.ts';
 import type { PrimaryKey } from './keys.ts';
 
@@ -20,13 +20,17 @@ export interface ConditionalUpdate {
   /** If-Match: the versions the caller names; the write happens only if one is still current. */
   expectedVersion?: readonly number[] | undefined;
   now: Date;
+  /** A record written in the change's transaction (an Idempotency-Key's), built from the item as changed. */
+  record?: (after: Record<string, unknown>) => TransactItem;
 }
 
 export type UpdateOutcome =
   | { kind: 'updated'; item: Record<string, unknown> }
   | { kind: 'missing' }
   | { kind: 'precondition_failed' }
-  | { kind: 'condition_failed'; item: Record<string, unknown> };
+  | { kind: 'condition_failed'; item: Record<string, unknown> }
+  /** The record's key holds another record: nothing was changed. */
+  | { kind: 'record_taken'; item: Record<string, unknown> | undefined };
 
 /** `SET #data.#f_a = :f_a, #a_b = :a_b, ...` for every field and attribute given. */
 export function setExpression(fields: Record<string, unknown>, attributes: Record<string, unknown> = {}) {
@@ -50,33 +54,33 @@ export function setExpression(fields: Record<string, unknown>, attributes: Recor
  */
 const MAX_CLOCK_RETRIES = 50;
 
+/** The UpdateItem's expressions: the fields and attributes, `updated_at`, the version bump, and the conditions. */
+function updateParts(update: ConditionalUpdate, now: Date, also: Condition[] = []) {
+  const parts = setExpression({ ...update.fields, updated_at: now.toISOString() }, update.attributes);
+  const exists = existsAtVersion(update.expectedVersion);
+  const extra = allOf(...also);
+  const condition = [exists.expression, '#data.#f_updated_at < :f_updated_at', update.condition?.expression, ...(also.length > 0 ? [extra.expression] : [])]
+    .filter(Boolean)
+    .join(' AND ');
+  return {
+    TableName: tableName(),
+    Key: update.key,
+    // Every change bumps the version that ETag / If-Match compare.
+    UpdateExpression: `${parts.UpdateExpression}, #version = if_not_exists(#version, :zero) + :one`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...exists.names, '#version': VERSION_ATTRIBUTE, ...update.condition?.names, ...extra.names },
+    ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ':zero': 0, ':one': 1, ...exists.values, ...update.condition?.values, ...extra.values },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
 export async function conditionalUpdate(update: ConditionalUpdate): Promise<UpdateOutcome> {
+  if (update.record) return updateWithRecord(update, update.record);
   let now = update.now;
   const expected = update.expectedVersion;
-  const exists = existsAtVersion(expected);
   for (let attempt = 0; ; attempt++) {
-    const parts = setExpression({ ...update.fields, updated_at: now.toISOString() }, update.attributes);
-    const condition = [exists.expression, '#data.#f_updated_at < :f_updated_at', update.condition?.expression].filter(Boolean).join(' AND ');
     try {
-      const out = await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: update.key,
-          // Every change bumps the version that ETag / If-Match compare.
-          UpdateExpression: `${parts.UpdateExpression}, #version = if_not_exists(#version, :zero) + :one`,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...exists.names, '#version': VERSION_ATTRIBUTE, ...update.condition?.names },
-          ExpressionAttributeValues: {
-            ...parts.ExpressionAttributeValues,
-            ':zero': 0,
-            ':one': 1,
-            ...exists.values,
-            ...update.condition?.values,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const out = await dynamo().send(new UpdateCommand({ ...updateParts(update, now), ReturnValues: 'ALL_NEW' }));
       return { kind: 'updated', item: out.Attributes ?? {} };
     } catch (error) {
       const old = itemOfConditionFailure(error);
@@ -98,6 +102,46 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
     }
   }
 }
+
+const ITEM = 'item';
+
+/**
+ * The change with a record in its transaction. A transaction hands back no new item, and the
+ * record holds the answer, so the item is read first (strongly consistent) and changed here; the
+ * write is conditional on the version read, and a change that landed in between (its item comes
+ * back with the cancellation) makes it start again from that item. A retry of a transaction
+ * that timed out after it landed carries the same ClientRequestToken: DynamoDB applies it once.
+ */
+async function updateWithRecord(update: ConditionalUpdate, record: (after: Record<string, unknown>) => TransactItem): Promise<UpdateOutcome> {
+  let current = await getItem(update.key);
+  for (let attempt = 0; ; attempt++) {
+    if (current === undefined) return { kind: 'missing' };
+    const seen = versionOf(current);
+    if (!matchesVersion(update.expectedVersion, seen)) return { kind: 'precondition_failed' };
+    const data = (current[DATA_ATTRIBUTE] as Record<string, unknown> | undefined) ?? {};
+    // updated_at moves forward, also when clocks disagree (as conditionalUpdate's retries do).
+    const now = new Date(Math.max(update.now.getTime(), Date.parse(String(data.updated_at)) + 1));
+    const after = {
+      ...current,
+      ...definedOnly(update.attributes ?? {}),
+      [DATA_ATTRIBUTE]: { ...data, ...definedOnly(update.fields), updated_at: now.toISOString() },
+      [VERSION_ATTRIBUTE]: seen + 1,
+    };
+    const atSeen = { expression: '#version = :seen', names: { '#version': VERSION_ATTRIBUTE }, values: { ':seen': seen } };
+    const cancelled = await transact({ [ITEM]: { Update: updateParts(update, now, [atSeen]) }, [RECORD_PART]: record(after) });
+    if (!cancelled) return { kind: 'updated', item: after };
+    if (cancelled.failed(RECORD_PART)) return { kind: 'record_taken', item: cancelled.item(RECORD_PART) };
+    const old = cancelled.item(ITEM);
+    if (old !== undefined && versionOf(old) !== seen) {
+      if (attempt >= MAX_CLOCK_RETRIES) throw new Error(`version still contended after ${attempt} retries`);
+      current = old;
+      continue;
+    }
+    return old === undefined ? { kind: 'missing' } : { kind: 'condition_failed', item: old };
+  }
+}
+
+const definedOnly = (values: Record<string, unknown>) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
 
 function holdsFields(item: Record<string, unknown>, fields: Record<string, unknown>): boolean {
   return Object.entries(fields).every(([name, value]) => value === undefined || JSON.stringify(item[name] ?? null) === JSON.stringify(value));

@@ -107,6 +107,9 @@ export interface CancelledTransaction<N extends string> {
 
 const MAX_TRANSACTION_ATTEMPTS = 6;
 
+/** The part name of the record a change writes beside it (an Idempotency-Key's, shared/http/idempotency.ts). */
+export const RECORD_PART = 'record';
+
 /**
  * Runs a transaction of named parts; retries (with jittered backoff) only when DynamoDB
  * cancelled it for a conflict with a concurrent transaction. A cancellation by a condition comes
@@ -132,7 +135,8 @@ export async function transact<N extends string>(parts: Record<N, TransactItem>)
       if (!conditionFailed) {
         // A conflict that outlasted our retries ends as a 503 (faults.ts); say how hard we tried.
         if (conflicted) error.$metadata = { ...error.$metadata, attempts: attempt };
-        throw error;
+        // Which parts met another transaction: a conflict on a change's record (RECORD_PART) means its key is in use.
+        throw Object.assign(error, { conflictedParts: names.filter((_, i) => codes[i] === 'TransactionConflict') });
       }
       const at = (name: N) => names.indexOf(name);
       return {

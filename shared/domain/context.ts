@@ -1,9 +1,14 @@
+import type { PrimaryKey } from '../data/keys.ts';
+import type { TransactItem } from '../data/writes.ts';
+
 /** Who is calling: resolved by the authorizer from the token, never from the request. */
 export interface CallerContext {
   workspaceId: string;
   apiClientId: string;
   scopes: readonly string[];
   requestId: string;
+  /** A record to write in the change's own transaction (the Idempotency-Key's); absent, a write costs what it always did. */
+  record?: ChangeRecord;
 }
 
 /** A resource and the version its ETag names. */
@@ -24,4 +29,24 @@ export interface Deleted {
   object: string;
   id: string;
   deleted: true;
+}
+
+/** What a change answers: the resource as written, or the deletion. */
+export type Outcome = Versioned<object> | Deleted;
+
+/** Attributes of an item that a change answers beside the resource (a secret): never copied into a record. */
+export interface Revealed {
+  key: PrimaryKey;
+  attributes: readonly string[];
+}
+
+/**
+ * A record of a change, written in the same transaction as the change (the idempotency record
+ * of shared/http/idempotency.ts): built from what the change will answer, before it is sent, so
+ * the change exists exactly when its record does.
+ */
+export interface ChangeRecord {
+  write(outcome: Outcome, revealed?: Revealed): TransactItem;
+  /** The error to throw when the record's condition failed (its key holds another record, `stored`): nothing was changed. */
+  taken(stored: Record<string, unknown> | undefined): Error;
 }

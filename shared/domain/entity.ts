@@ -23,8 +23,10 @@ import {
   getItem,
   matchesVersion,
   putNew,
+  RECORD_PART,
   transact,
   versionOf,
+  type CancelledTransaction,
   type Condition,
   type TransactItem,
 } from '../data/writes.ts';
@@ -33,7 +35,7 @@ import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';
-import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
+import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
 import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
 
 const ITEM = 'item';
@@ -90,7 +92,11 @@ function consistencyCondition(resource: AnyResource, target: AnyResource, data: 
 export interface CreateOptions {
   /** The error when a reference names nothing (default: 400 naming the reference's field). */
   unknownReference?: (field: string, target: AnyResource) => ApiError;
-  /** Attributes stored beside `data`, never answered (a webhook endpoint's secret). */
+  /**
+   * Attributes stored beside `data` (a webhook endpoint's secret): answered by the create alone,
+   * after the resource's fields, never by retrieve, list or update, and never copied into the
+   * change's record (a replay reads them from the item).
+   */
   hidden?: Record<string, unknown>;
   /** A write made in the same transaction (a quota counter), and the error when its condition fails. */
   alongside?: { write: TransactItem; refused: () => ApiError };
@@ -98,6 +104,15 @@ export interface CreateOptions {
 
 const ALONGSIDE = 'alongside';
 const DELETION = 'deletion';
+
+/** The caller's record of this change (an Idempotency-Key's), as a part of the change's transaction. */
+const recordPart = (ctx: CallerContext, outcome: Outcome, revealed?: Revealed): Record<string, TransactItem> =>
+  ctx.record ? { [RECORD_PART]: ctx.record.write(outcome, revealed) } : {};
+
+/** A transaction refused because the record's key was taken: nothing changed, and the caller's record says what to answer. */
+function refuseIfRecordTaken(ctx: CallerContext, cancelled: CancelledTransaction<string>): void {
+  if (ctx.record && cancelled.failed(RECORD_PART)) throw ctx.record.taken(cancelled.item(RECORD_PART));
+}
 /** The item attribute naming the request that made the item's current version. */
 export const REQUEST_ID_ATTRIBUTE = 'request_id';
 const makesEvents = (resource: AnyResource) => (EVENT_OBJECTS as readonly string[]).includes(resource.kind);
@@ -130,10 +145,12 @@ export async function create<R extends AnyResource>(
     ...options.hidden,
   };
   const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
-  if (references.length === 0 && !options.alongside) {
+  const made = versioned(resource, item);
+  if (references.length === 0 && !options.alongside && !ctx.record) {
     await putNew(put);
-    return versioned(resource, item);
+    return made;
   }
+  const revealed = options.hidden ? { key: keys.item(ctx.workspaceId, resource.type, id), attributes: Object.keys(options.hidden) } : undefined;
   const cancelled = await transact<string>({
     [ITEM]: { Put: put },
     ...Object.fromEntries(
@@ -143,14 +160,16 @@ export async function create<R extends AnyResource>(
       ]),
     ),
     ...(options.alongside ? { [ALONGSIDE]: options.alongside.write } : {}),
+    ...recordPart(ctx, made, revealed),
   });
   if (cancelled) {
+    refuseIfRecordTaken(ctx, cancelled);
     if (options.alongside && cancelled.failed(ALONGSIDE)) throw options.alongside.refused();
     const failed = references.find((ref) => cancelled.failed(ref.field));
     if (failed) throw refuse(failed.field, failed.target);
     throw new Error(`${resource.noun} create cancelled: ${cancelled.codes.join(',')}`);
   }
-  return versioned(resource, item);
+  return made;
 }
 
 export function list<R extends AnyResource>(
@@ -205,6 +224,7 @@ export async function update<R extends AnyResource>(
     return current;
   }
   const search = resource.search !== undefined && typeof patch[resource.search] === 'string' ? foldForSearch(patch[resource.search] as string) : undefined;
+  const record = ctx.record;
   const outcome = await conditionalUpdate({
     key: keys.item(ctx.workspaceId, resource.type, id),
     fields: patch,
@@ -216,7 +236,9 @@ export async function update<R extends AnyResource>(
     expectedVersion,
     now,
     ...(rules.condition ? { condition: rules.condition } : {}),
+    ...(record ? { record: (after: Record<string, unknown>) => record.write(versioned(resource, after)) } : {}),
   });
+  if (outcome.kind === 'record_taken') throw record!.taken(outcome.item);
   if (outcome.kind === 'missing') throw notFound(resource.noun, id);
   if (outcome.kind === 'precondition_failed') throw preconditionFailed(resource.noun, id);
   if (outcome.kind === 'condition_failed') {
@@ -239,33 +261,25 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
   );
   const key = keys.item(ctx.workspaceId, resource.type, id);
   const del = { TableName: tableName(), Key: key, ...conditionParts(condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-  const hasReferences = Object.keys(resource.references ?? {}).length > 0;
-  // A resource whose changes make events also writes its deletion record (the delete's request id and time).
-  const also: Record<string, TransactItem> = {};
-  if (alongside) also[ALONGSIDE] = alongside;
-  if (makesEvents(resource)) also[DELETION] = deletionRecordPut(ctx.workspaceId, resource.type, id, ctx.requestId);
-  if (!hasReferences) {
-    // Every resource deletes with something beside it (its deletion record, a quota counter): one transaction.
-    const cancelled = await transact<string>({ [ITEM]: { Delete: del }, ...also });
-    if (cancelled) {
-      if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
-      throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
-    }
-  } else {
+  // Every resource deletes with something beside it (its deletion record, a quota counter, its
+  // references' counters): one transaction. A resource whose changes make events also writes its
+  // deletion record (the delete's request id and time).
+  const parts: Record<string, TransactItem> = { [ITEM]: { Delete: del } };
+  if (Object.keys(resource.references ?? {}).length > 0) {
     // What it references is in the item: read it first (the delete's condition covers a change since).
     const current = (await mustRead(ctx, resource, id))[DATA_ATTRIBUTE] as Record<string, unknown>;
-    const references = referencesOf(resource, current);
-    const cancelled = await transact<string>({
-      [ITEM]: { Delete: del },
-      ...Object.fromEntries(references.map((ref) => [ref.field, counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1)])),
-      ...also,
-    });
-    if (cancelled) {
-      if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
-      throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
-    }
+    for (const ref of referencesOf(resource, current)) parts[ref.field] = counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1);
   }
-  return { object: resource.kind, id, deleted: true };
+  if (alongside) parts[ALONGSIDE] = alongside;
+  if (makesEvents(resource)) parts[DELETION] = deletionRecordPut(ctx.workspaceId, resource.type, id, ctx.requestId);
+  const deleted: Deleted = { object: resource.kind, id, deleted: true };
+  const cancelled = await transact<string>({ ...parts, ...recordPart(ctx, deleted) });
+  if (cancelled) {
+    refuseIfRecordTaken(ctx, cancelled);
+    if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
+    throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
+  }
+  return deleted;
 }
 
 /** Why a delete's condition failed: gone (404), changed (412) or still referenced (409). */

@@ -47,15 +47,16 @@ export const created = (v: Versioned<{ id: string }>, collectionPath: string): R
 });
 
 /**
- * How a POST or PATCH handles retries (Idempotency-Key). Injected by write-handler.ts, so the
- * read functions' bundles carry none of it.
+ * How a POST, PATCH or DELETE handles retries (Idempotency-Key): it runs the handler with the
+ * caller it gives. Injected by write-handler.ts, so the read functions' bundles carry none of it.
  */
 export type RetryPolicy = (call: {
   operation: string;
   event: APIGatewayProxyEvent;
-  context: Context;
-  caller: CallerContext;
-  run: () => Promise<Reply>;
+  request: { caller: CallerContext; path: string; id(): string; body(): unknown };
+  /** The operation parses a body (`request.body()`, validated once). */
+  hasBody: boolean;
+  run: (caller: CallerContext) => Promise<Reply>;
 }) => Promise<Reply>;
 
 /**
@@ -79,7 +80,9 @@ export function defineHandler<O extends Operation>(operation: O, resource: Resou
       const textEvent = contract.body ? withTextBody(event) : event;
       const request = requestOf<O>(textEvent, caller, contract);
       const reply = await withRequestDeadline(() =>
-        retries ? retries({ operation, event: textEvent, context, caller, run: () => run(request) }) : run(request),
+        retries
+          ? retries({ operation, event: textEvent, request, hasBody: contract.body !== undefined, run: (who) => run({ ...request, caller: who }) })
+          : run(request),
       );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
@@ -114,7 +117,23 @@ function requestOf<O extends Operation>(event: APIGatewayProxyEvent, caller: Cal
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
     query: () => parseOrThrow(contract.query!, singleValuedQuery(event), 'query parameter') as QueryOf<O>,
-    body: () => parseOrThrow(contract.body!, jsonBody(event)) as BodyOf<O>,
+    body: once(() => parseOrThrow(contract.body!, jsonBody(event)) as BodyOf<O>),
+  };
+}
+
+/** `compute`'s result (or error) on every call: the body is validated once, however often it is read. */
+function once<T>(compute: () => T): () => T {
+  let outcome: { value: T } | { error: unknown } | undefined;
+  return () => {
+    outcome ??= (() => {
+      try {
+        return { value: compute() };
+      } catch (error) {
+        return { error };
+      }
+    })();
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
   };
 }
 

@@ -1,88 +1,32 @@
 /**
- * Idempotent retries of POST and PATCH, on Powertools for AWS Lambda's idempotency utility
- * with its DynamoDB persistence layer, in our single table (see docs/decisions/0005).
+ * Idempotent retries of POST, PATCH and DELETE (`Idempotency-Key`), exactly once: the key's
+ * record is a part of the change's own DynamoDB transaction (see
+ * docs/decisions/0015-idempotency-in-the-write-transaction.md).
  *
- * The first reply (status, headers, body) is stored under the caller's key, scoped to its
- * workspace and API client, for 24 hours, and replayed to a retry with `Idempotent-Replayed:
- * true`. A refused request (any error) stores nothing, so it can be corrected and retried.
+ * - The handler runs as without a key (size limit, body, domain rules), with a record in its
+ *   caller context; the domain adds the record's Put to its transaction, on condition that the
+ *   key holds no live record. A change therefore exists exactly when its record does.
+ * - The record holds the reply (status, `ETag`, `Location`, the body as the JSON text sent), a
+ *   hash of the validated request and the request id; never a secret: attributes the reply shows
+ *   beside the resource (a webhook endpoint's secret) are read from the item at replay.
+ * - When the key is taken, the transaction comes back cancelled with the stored record: the same
+ *   request is replayed (`Idempotent-Replayed: true`), another one is 422. A request refused on
+ *   its own (404 after a DELETE that took effect, 412 after a PATCH that did) looks the key up
+ *   once, so a retry of a done request replays it. A refused request stores nothing.
  */
-import type { Context } from 'aws-lambda';
-import { header, type Reply, type RetryPolicy } from './handler.ts';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { createHash } from 'node:crypto';
 import { ApiError, invalidParam } from '../errors.ts';
-import { JsonText } from './respond.ts';
-import { dynamoClient, tableName } from '../data/dynamo.ts';
-import { keys } from '../data/keys.ts';
+import { keys, type PrimaryKey } from '../data/keys.ts';
+import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
+import { tableName } from '../data/dynamo.ts';
 import { TABLE } from '../data/table.ts';
-import type { CallerContext } from '../domain/context.ts';
+import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
+import { header, type Reply, type RetryPolicy } from './handler.ts';
+import { JsonText } from './respond.ts';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-
-interface IdempotencyPayload {
-  key: string;
-  /** What the key was first used for; a retry must match it exactly. */
-  fingerprint: { operation: string; id: string | null; body: unknown };
-}
-
-const config = new IdempotencyConfig({
-  eventKeyJmesPath: 'key',
-  payloadValidationJmesPath: 'fingerprint',
-  expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
-  throwOnNoIdempotencyKey: true,
-  responseHook: (response) => {
-    const reply = response as unknown as Reply;
-    return { ...reply, headers: { ...reply.headers, 'Idempotent-Replayed': 'true' } } as never;
-  },
-});
-
-/**
- * A reply as stored: the body as the JSON text first sent. DynamoDB keeps no key order in a map,
- * so a stored object would come back with its keys reordered; text comes back byte for byte.
- */
-interface StoredReply {
-  status: number;
-  headers?: Record<string, string>;
-  body: string;
-}
-
-type Runner = (payload: IdempotencyPayload, run: () => Promise<Reply>) => Promise<StoredReply>;
-
-/** One persistence layer per workspace: its records live in a partition of the workspace's own. */
-const runners = new Map<string, Runner>();
-const MAX_CACHED_WORKSPACES = 256;
-
-function runnerFor(workspaceId: string): Runner {
-  let runner = runners.get(workspaceId);
-  if (runner) return runner;
-  const persistenceStore = new DynamoDBPersistenceLayer({
-    tableName: tableName(),
-    keyAttr: TABLE.partitionKey,
-    sortKeyAttr: TABLE.sortKey,
-    staticPkValue: keys.idempotencyPartition(workspaceId),
-    expiryAttr: TABLE.ttlAttribute,
-    awsSdkV3Client: dynamoClient(),
-  });
-  runner = makeIdempotent(async (_payload: IdempotencyPayload, run: () => Promise<Reply>): Promise<StoredReply> => {
-    const reply = await run();
-    return { status: reply.status, ...(reply.headers ? { headers: reply.headers } : {}), body: JSON.stringify(reply.body) };
-  }, {
-    persistenceStore,
-    config,
-    keyPrefix: 'IDEMPOTENCY',
-  }) as Runner;
-  if (runners.size >= MAX_CACHED_WORKSPACES) runners.delete(runners.keys().next().value!);
-  runners.set(workspaceId, runner);
-  return runner;
-}
 
 export function idempotencyKeyOf(headerValue: string | undefined): string | undefined {
   if (headerValue === undefined) return undefined;
@@ -92,52 +36,156 @@ export function idempotencyKeyOf(headerValue: string | undefined): string | unde
   return headerValue;
 }
 
-export async function runIdempotently(
-  caller: CallerContext,
-  key: string,
-  fingerprint: IdempotencyPayload['fingerprint'],
-  lambdaContext: Context,
-  run: () => Promise<Reply>,
-): Promise<Reply> {
-  // The in-progress mark expires with the invocation, so a crashed attempt does not block retries.
-  config.registerLambdaContext(lambdaContext);
-  try {
-    const stored = await runnerFor(caller.workspaceId)({ key: `${caller.workspaceId}/${caller.apiClientId}/${key}`, fingerprint }, run);
-    // Records written before bodies were stored as text hold the object itself.
-    return { ...stored, body: typeof stored.body === 'string' ? new JsonText(stored.body) : stored.body };
-  } catch (error) {
-    if (error instanceof IdempotencyValidationError) {
-      throw new ApiError(
-        'idempotency_key_reused',
-        `This ${IDEMPOTENCY_KEY_HEADER} was used for a different request in the last 24 hours: use a new key for a new request`,
-        { param: IDEMPOTENCY_KEY_HEADER },
-      );
-    }
-    if (error instanceof IdempotencyAlreadyInProgressError) {
-      throw new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed: retry shortly`, {
-        param: IDEMPOTENCY_KEY_HEADER,
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    // Powertools rethrows what the request itself threw (our ApiErrors) unchanged.
-    throw error;
+/** A record as stored (beside its keys and `expires_at`). */
+interface StoredRecord {
+  fingerprint: string;
+  request_id: string;
+  status: number;
+  headers?: Record<string, string>;
+  /** The reply's body as the JSON text sent, revealed attributes left out. */
+  body: string;
+  revealed?: { PK: string; SK: string; attributes: string[] };
+}
+
+/** The record's Put, part of the change's transaction: only where the key holds no live record. */
+function recordPut(key: PrimaryKey, record: StoredRecord, now: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, ...record, [TABLE.ttlAttribute]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
+      // DynamoDB's TTL deletes expired items late (up to days): an expired record counts as none.
+      ConditionExpression: 'attribute_not_exists(PK) OR #expires < :now',
+      ExpressionAttributeNames: { '#expires': TABLE.ttlAttribute },
+      ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/** What the record of a reply stores: the body without the revealed attributes, which come last in it. */
+function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredRecord, 'status' | 'headers' | 'body' | 'revealed'> {
+  let body = reply.body as Record<string, unknown>;
+  if (revealed) body = Object.fromEntries(Object.entries(body).filter(([name]) => !revealed.attributes.includes(name)));
+  return {
+    status: reply.status,
+    ...(reply.headers ? { headers: reply.headers } : {}),
+    body: JSON.stringify(body),
+    ...(revealed ? { revealed: { PK: revealed.key.PK, SK: revealed.key.SK, attributes: [...revealed.attributes] } } : {}),
+  };
+}
+
+/**
+ * The first reply again: the stored body, with the revealed attributes read from their item and
+ * put back where the first reply had them (last); when the item is gone, they are left out.
+ */
+async function replayOf(stored: StoredRecord, requestId: string): Promise<Reply> {
+  let text = stored.body;
+  if (stored.revealed) {
+    const item = await getItem({ PK: stored.revealed.PK, SK: stored.revealed.SK });
+    const shown = stored.revealed.attributes.filter((name) => item?.[name] !== undefined);
+    if (shown.length > 0) text = `${text.slice(0, -1)}${shown.map((name) => `,${JSON.stringify(name)}:${JSON.stringify(item![name])}`).join('')}}`;
+  }
+  // Our own record: the SDK retried our transaction after it had landed. That is the first reply.
+  const own = stored.request_id === requestId;
+  return { status: Number(stored.status), body: new JsonText(text), headers: { ...stored.headers, ...(own ? {} : { 'Idempotent-Replayed': 'true' }) } };
+}
+
+/**
+ * The request a key was used for: the operation, the path's id and the validated body in a
+ * canonical form (object members sorted), hashed. The body passed its schema and the size limit
+ * first, so this is bounded in time and memory by both.
+ */
+export function fingerprintOf(operation: string, id: string, body: unknown): string {
+  return createHash('sha256').update(canonicalJson([operation, id, body ?? null])).digest('base64url');
+}
+
+/** Far deeper than any schema lets a body be: past it, a bug. */
+const MAX_DEPTH = 16;
+
+function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > MAX_DEPTH) throw new Error('canonicalJson: value nested deeper than any request schema allows');
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null, depth + 1)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.keys(value)
+      .filter((name) => (value as Record<string, unknown>)[name] !== undefined)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as Record<string, unknown>)[name], depth + 1)}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Thrown by the domain when the change's transaction was cancelled by the record's condition. */
+class KeyTaken extends Error {
+  constructor(readonly stored: Record<string, unknown> | undefined) {
+    super('Idempotency-Key taken');
   }
 }
 
-/** The retry policy of every POST and PATCH: idempotent when the caller sends a key. */
-export const idempotentRetries: RetryPolicy = async ({ operation, event, context, caller, run }) => {
-  const key = idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER));
-  if (key === undefined) return run();
-  const fingerprint = { operation, id: event.pathParameters?.id ?? null, body: fingerprintOf(event.body) };
-  return runIdempotently(caller, key, fingerprint, context, run);
-};
+const keyInUse = () =>
+  new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed: retry shortly`, {
+    param: IDEMPOTENCY_KEY_HEADER,
+    headers: { 'Retry-After': '1' },
+  });
 
-/** The body as a retry must repeat it: parsed JSON (so key order and spacing do not matter), or the raw text. */
-function fingerprintOf(body: string | null): unknown {
-  if (body === null) return null;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return body;
-  }
+const keyReused = () =>
+  new ApiError(
+    'idempotency_key_reused',
+    `This ${IDEMPOTENCY_KEY_HEADER} was used for a different request in the last 24 hours: use a new key for a new request`,
+    { param: IDEMPOTENCY_KEY_HEADER },
+  );
+
+const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TABLE.ttlAttribute]) >= Math.floor(Date.now() / 1000);
+
+/** The change's transaction met another one on the record's key (a first request writing it) until our retries ran out. */
+function isKeyConflict(error: unknown): boolean {
+  const parts = (error as { conflictedParts?: unknown } | null)?.conflictedParts;
+  return Array.isArray(parts) && parts.includes(RECORD_PART);
+}
+
+/**
+ * The retry policy of every POST, PATCH and DELETE: exactly once when the caller sends a key.
+ * `replyOf` is the frame's one mapping from a change's outcome to its reply.
+ */
+export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Reply): RetryPolicy {
+  return async ({ operation, event, request, hasBody, run }) => {
+    const key = idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER));
+    const caller: CallerContext = request.caller;
+    if (key === undefined) return run(caller);
+    const recordKey = keys.idempotency(caller.workspaceId, caller.apiClientId, key);
+    // Only ever called once the body was validated (the domain writes after parsing it).
+    const fingerprint = () => fingerprintOf(operation, request.id(), hasBody ? request.body() : null);
+    const record: ChangeRecord = {
+      write: (outcome, revealed) =>
+        recordPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), revealed) }, Date.now()),
+      taken: (stored) => new KeyTaken(stored),
+    };
+    try {
+      return await run({ ...caller, record });
+    } catch (error) {
+      let stored: Record<string, unknown> | undefined;
+      let expected: string;
+      if (error instanceof KeyTaken) {
+        stored = error.stored;
+        expected = fingerprint();
+      } else {
+        // Refused on its own, or outlasted by a concurrent write: was it done before, under this key?
+        const refused = error instanceof ApiError && error.status < 500;
+        if (!refused && !isKeyConflict(error)) throw error;
+        try {
+          expected = fingerprint();
+        } catch {
+          throw error; // the body itself is refused: exactly as without a key
+        }
+        stored = await getItem(recordKey);
+        if (!isLive(stored)) {
+          if (refused) throw error;
+          stored = undefined;
+        }
+      }
+      if (stored === undefined) throw keyInUse();
+      if (stored.fingerprint !== expected) throw keyReused();
+      return replayOf(stored as unknown as StoredRecord, caller.requestId);
+    }
+  };
 }

@@ -1,10 +1,16 @@
-/** The frame of POST and PATCH handlers: the common frame plus idempotent retries. */
-import { defineHandler, type Reply, type Request } from './handler.ts';
-import { idempotentRetries } from './idempotency.ts';
-import type { Operation } from '../routes.ts';
-import type { ResourceFor } from '../operations.ts';
+/**
+ * The frame of POST, PATCH and DELETE handlers: the common frame, the reply made from what the
+ * change answers (one mapping, which the idempotency record stores too), and idempotent retries.
+ */
+import { created, current, defineHandler, ok, type Reply, type Request } from './handler.ts';
+import { idempotentWrites } from './idempotency.ts';
+import { routeByOperation, type Operation } from '../routes.ts';
+import { contractOf, type ResourceFor } from '../operations.ts';
+import type { Outcome, Versioned } from '../domain/context.ts';
 
-export { created, current } from './handler.ts';
-
-export const defineWriteHandler = <O extends Operation>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>) =>
-  defineHandler(operation, resource, run, idempotentRetries);
+export const defineWriteHandler = <O extends Operation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) => {
+  const status = contractOf(routeByOperation(operation), resource)?.success.status;
+  const replyOf = (outcome: Outcome, path: string): Reply =>
+    'deleted' in outcome ? ok(outcome) : status === 201 ? created(outcome as Versioned<{ id: string }>, path) : current(outcome);
+  return defineHandler(operation, resource, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf));
+};

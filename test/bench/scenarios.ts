@@ -50,6 +50,14 @@ const fixed = (rcu: number, wcu: number, row: string, total: string, source = DO
   docRow: { row, total },
 });
 const items = (source: string): UnitFloor => ({ kind: 'items', source });
+/** A write with `Idempotency-Key`: its own floor plus the record in its transaction (docs/decisions/0015). */
+const keyed = (rcu: number, wcu: number, write: string): UnitFloor => ({
+  kind: 'fixed',
+  rcu,
+  wcu,
+  source: `${DOC} (${write} + Idempotency-Key)`,
+  docRow: { row: 'any POST/PATCH/DELETE with `Idempotency-Key`', total: '+ 2–3 WCU (+ 1 RCU on PATCH)' },
+});
 
 let serial = 0;
 const next = () => ++serial;
@@ -117,8 +125,8 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'createClient',
     label: 'create client, Idempotency-Key',
     prepare: async () => ({ operation: 'createClient', body: clientBody(next()), headers: { 'Idempotency-Key': randomUUID() } }),
-    // The create (2 WCU), plus the idempotency record's put and update: at least 2 WCU more.
-    floor: { kind: 'fixed', rcu: 0, wcu: 4, source: `${DOC} (create client + Idempotency-Key)`, docRow: { row: 'any POST/PATCH with `Idempotency-Key`', total: '+ 2–5 WCU' } },
+    // One transaction: the client's Put (2) and GSI1 (1), and the record's Put (2).
+    floor: keyed(0, 5, 'create client'),
   },
   {
     key: 'retrieveClient',
@@ -145,12 +153,27 @@ export const SCENARIOS: readonly Scenario[] = [
     floor: fixed(0, 3, 'update client', '2–3 WCU'),
   },
   {
+    key: 'updateClient+idempotency',
+    operation: 'updateClient',
+    label: 'update client, Idempotency-Key',
+    prepare: async (fx) => ({ operation: 'updateClient', id: await freshClient(fx), body: { website: `https://bench.test/${next()}` }, headers: { 'Idempotency-Key': randomUUID() } }),
+    // The item read (the record holds the reply), then one transaction: Update 2 + GSI1 1, the record's Put 2.
+    floor: keyed(1, 5, 'update client'),
+  },
+  {
     key: 'deleteClient',
     operation: 'deleteClient',
     label: 'delete client',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteClient', id: await freshClient(fx) }),
     floor: fixed(0, 5, 'delete client', '5 WCU'),
+  },
+  {
+    key: 'deleteClient+idempotency',
+    operation: 'deleteClient',
+    label: 'delete client, Idempotency-Key',
+    prepare: async (fx) => ({ operation: 'deleteClient', id: await freshClient(fx), headers: { 'Idempotency-Key': randomUUID() } }),
+    floor: keyed(0, 7, 'delete client'),
   },
   {
     key: 'listClients',
@@ -182,6 +205,13 @@ export const SCENARIOS: readonly Scenario[] = [
     primary: true,
     prepare: async (fx) => ({ operation: 'createProject', body: projectBody(next(), fx.clientId) }),
     floor: fixed(0, 7, 'create project', '7 WCU'),
+  },
+  {
+    key: 'createProject+idempotency',
+    operation: 'createProject',
+    label: 'create project, Idempotency-Key',
+    prepare: async (fx) => ({ operation: 'createProject', body: projectBody(next(), fx.clientId), headers: { 'Idempotency-Key': randomUUID() } }),
+    floor: keyed(0, 9, 'create project'),
   },
   {
     key: 'retrieveProject',

@@ -223,59 +223,159 @@ describe('every dependency failure x every kind of call: 503 with Retry-After, n
   }
 });
 
-describe('idempotency records of failed requests', () => {
+describe('Idempotency-Key: a change exists exactly when its record does', () => {
   const throttled = DEPENDENCY_ERRORS[0]!;
+  const timedOut = DEPENDENCY_ERRORS.find((c) => c.label === 'TimeoutError')!;
+  const record = async (ws: string, key: string) =>
+    (await raw.send(new GetCommand({ TableName: table(), Key: keys.idempotency(ws, `local-${ws}`, key), ConsistentRead: true }))).Item;
+  const clientItem = async (ws: string, id: string) => (await raw.send(new GetCommand({ TableName: table(), Key: keys.item(ws, 'CLIENT', id), ConsistentRead: true }))).Item;
 
-  it('a create that failed with 503 is executed afresh on retry with the same key, then replayed', async () => {
+  /** A keyed write of each kind, on a fresh workspace, and what its change is once made. */
+  const KEYED: { operation: string; arrange: (ws: string, key: string) => Promise<{ request: () => APIGatewayProxyEvent; changed: () => Promise<boolean> }> }[] = [
+    {
+      operation: 'createClient',
+      arrange: async (ws, key) => ({
+        request: () => event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Gamma', company_email: 'g@gamma.test' }, headers: { 'Idempotency-Key': key } }),
+        changed: async () => (await snapshot(ws)).some((i) => String(i.SK).startsWith('CLIENT#')),
+      }),
+    },
+    {
+      operation: 'updateClient',
+      arrange: async (ws, key) => {
+        const id = await createClient(ws);
+        return {
+          request: () => event(ws, 'PATCH', '/api/v1/clients/{id}', { id, body: { company_name: 'Renamed' }, headers: { 'Idempotency-Key': key, 'If-Match': '"1"' } }),
+          changed: async () => (await clientItem(ws, id))?.version === 2,
+        };
+      },
+    },
+    {
+      operation: 'deleteClient',
+      arrange: async (ws, key) => {
+        const id = await createClient(ws);
+        return { request: () => event(ws, 'DELETE', '/api/v1/clients/{id}', { id, headers: { 'Idempotency-Key': key } }), changed: async () => (await clientItem(ws, id)) === undefined };
+      },
+    },
+    {
+      operation: 'createProject',
+      arrange: async (ws, key) => {
+        const clientId = await createClient(ws);
+        return {
+          request: () => event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': key } }),
+          changed: async () => Number((await clientItem(ws, clientId))?.project_count) === 1,
+        };
+      },
+    },
+  ];
+
+  for (const write of KEYED) {
+    it(`${write.operation}: its transaction failing is a 503 with neither change nor record; the retry runs once, then replays`, async () => {
+      const ws = newWorkspace();
+      const key = randomUUID();
+      const { request, changed } = await write.arrange(ws, key);
+      docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(throttled.make()));
+      const { value: failed } = await withLogs(() => invoke(write.operation, request()));
+      passThrough();
+      expectServiceUnavailable(failed, '1');
+      expect(await changed()).toBe(false);
+      expect(await record(ws, key)).toBeUndefined();
+
+      const retried = await invoke(write.operation, request());
+      expect(retried.status, JSON.stringify(retried.body)).toBeLessThan(300);
+      expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
+      expect(await changed()).toBe(true);
+      expect((await record(ws, key))?.request_id).toBe(retried.requestId);
+      const replayed = await invoke(write.operation, request());
+      expect(replayed.headers['Idempotent-Replayed']).toBe('true');
+      expect(replayed.body).toEqual(retried.body);
+    });
+
+    it(`${write.operation}: a transaction that landed, then timed out and was sent again, answers as the first (change and record once)`, async () => {
+      const ws = newWorkspace();
+      const key = randomUUID();
+      const { request, changed } = await write.arrange(ws, key);
+      // The attempt is written, its answer lost; the SDK sends the same transaction again.
+      docMock.on(TransactWriteCommand).callsFakeOnce(async (input: any) => {
+        const token = randomUUID();
+        await raw.send(new TransactWriteCommand({ ...input, ClientRequestToken: token }));
+        return raw.send(new TransactWriteCommand({ ...input, ClientRequestToken: token }));
+      });
+      const r = await invoke(write.operation, request());
+      passThrough();
+      expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+      expect(r.headers['Idempotent-Replayed']).toBeUndefined();
+      expect(await changed()).toBe(true);
+      expect((await record(ws, key))?.request_id).toBe(r.requestId);
+    });
+
+    it(`${write.operation}: a transaction that landed but whose answer never came (503): the retry with the key replays it`, async () => {
+      const ws = newWorkspace();
+      const key = randomUUID();
+      const { request, changed } = await write.arrange(ws, key);
+      docMock.on(TransactWriteCommand).callsFakeOnce(async (input: any) => {
+        await raw.send(new TransactWriteCommand(input));
+        throw timedOut.make();
+      });
+      const { value: lost } = await withLogs(() => invoke(write.operation, request()));
+      passThrough();
+      expectServiceUnavailable(lost, '5');
+      expect(await changed()).toBe(true);
+      expect((await record(ws, key))?.request_id).toBe(lost.requestId);
+
+      const retried = await invoke(write.operation, request());
+      expect(retried.status, JSON.stringify(retried.body)).toBeLessThan(300);
+      expect(retried.headers['Idempotent-Replayed']).toBe('true');
+      expect(await changed()).toBe(true);
+    });
+  }
+
+  it('a transaction held up on its key by another one until our retries run out: 409 idempotency_key_in_use; held up elsewhere: 503', async () => {
     const ws = newWorkspace();
+    const clientId = await createClient(ws);
     const key = randomUUID();
-    const request = () => event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Gamma', company_email: 'g@gamma.test' }, headers: { 'Idempotency-Key': key } });
-    docMock.on(PutCommand).callsFake(() => Promise.reject(throttled.make()));
-    expectServiceUnavailable(await invoke('createClient', request()), '1');
+    const before = await snapshot(ws);
+    // Cancelled with [None, TransactionConflict]: a client create's parts are [its Put, the record's Put].
+    docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(transactionConflictCancellation()));
+    const inUse = await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Held', company_email: 'h@held.test' }, headers: { 'Idempotency-Key': key } }));
+    // A project create's second part is its client's counter: a conflict there is the database being busy.
+    const { value: busy } = await withLogs(() =>
+      invoke('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': randomUUID() } })),
+    );
     passThrough();
-
-    const retried = await invoke('createClient', request());
-    expect(retried.status).toBe(201);
-    expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
-    const replayed = await invoke('createClient', request());
-    expect(replayed.status).toBe(201);
-    expect(replayed.headers['Idempotent-Replayed']).toBe('true');
-    expect(replayed.body).toEqual(retried.body);
-    const clients = (await snapshot(ws)).filter((i) => String(i.SK).startsWith('CLIENT#'));
-    expect(clients).toHaveLength(1);
+    expect(inUse.status, JSON.stringify(inUse.body)).toBe(409);
+    expect(inUse.body.error).toMatchObject({ type: 'idempotency_key_in_use', param: 'Idempotency-Key' });
+    expect(inUse.headers['Retry-After']).toBe('1');
+    expectServiceUnavailable(busy, '1');
+    expect(await snapshot(ws)).toEqual(before);
+    expect((await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Held', company_email: 'h@held.test' }, headers: { 'Idempotency-Key': key } }))).status).toBe(201);
   });
 
-  it('a project whose transaction failed: the retry creates it once, and the counter counts it once', async () => {
+  it('20 identical creates raced in process: one project, one record naming it, counted once', async () => {
     const ws = newWorkspace();
     const clientId = await createClient(ws);
     const key = randomUUID();
     const request = () =>
-      event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': key } });
-    docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(transactionConflictCancellation()));
-    expectServiceUnavailable(await invoke('createProject', request()), '1');
-    passThrough();
-    const client = () => raw.send(new GetCommand({ TableName: table(), Key: keys.item(ws, 'CLIENT', clientId), ConsistentRead: true }));
-    expect(Number((await client()).Item?.project_count)).toBe(0);
-
-    expect((await invoke('createProject', request())).status).toBe(201);
-    expect((await invoke('createProject', request())).headers['Idempotent-Replayed']).toBe('true');
-    expect(Number((await client()).Item?.project_count)).toBe(1);
+      event(ws, 'POST', '/api/v1/projects', { body: { name: 'Race', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': key } });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => invoke('createProject', request())));
+    for (const a of answers) {
+      if (a.status === 409) expect(a.body.error.type).toBe('idempotency_key_in_use');
+      else expect(a.status, JSON.stringify(a.body)).toBe(201);
+    }
+    const projects = (await snapshot(ws)).filter((i) => String(i.SK).startsWith('PROJECT#'));
+    expect(projects).toHaveLength(1);
+    const stored = await record(ws, key);
+    expect(JSON.parse(String(stored?.body)).id).toBe(projects[0]!.data.id);
+    expect(answers.filter((a) => a.status === 201 && a.headers['Idempotent-Replayed'] === undefined).map((a) => a.requestId)).toEqual([stored?.request_id]);
+    expect(Number((await clientItem(ws, clientId))?.project_count)).toBe(1);
   });
 
-  it('the idempotency store itself failing (its in-progress write): 503, nothing stored, the retry runs', async () => {
+  it('without a key, writes cost what they did: a client create is one conditional Put, a PATCH one Update', async () => {
     const ws = newWorkspace();
-    const key = randomUUID();
-    const request = () => event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Delta', company_email: 'd@delta.test' }, headers: { 'Idempotency-Key': key } });
-    baseMock.on(PutItemCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[3]!.make())); // InternalServerError
-    const { value: failed, lines } = await withLogs(() => invoke('createClient', request()));
-    expectServiceUnavailable(failed, '5');
-    expect(lines.filter((l) => l.message === 'Dependency failure')).toHaveLength(1);
-    passThrough();
-    expect(await snapshot(ws)).toEqual([]);
-
-    const retried = await invoke('createClient', request());
-    expect(retried.status).toBe(201);
-    expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
+    docMock.resetHistory();
+    const id = await createClient(ws);
+    expect((await invoke('updateClient', event(ws, 'PATCH', '/api/v1/clients/{id}', { id, body: { company_name: 'Renamed' } }))).status).toBe(200);
+    expect(docMock.calls().map((c) => c.args[0].constructor.name)).toEqual(['PutCommand', 'UpdateCommand']);
+    expect(await snapshot(ws)).toHaveLength(1);
   });
 
   it('a create whose timed-out attempt had been written: the retry meets our own item, 201 and one client', async () => {

@@ -49,6 +49,9 @@ describe('key schema', () => {
     expect(keys.apiClient('c1')).toEqual({ PK: 'API_CLIENT#c1', SK: 'API_CLIENT' });
     expect(keys.workspace('acme')).toEqual({ PK: 'WORKSPACE#acme', SK: 'WORKSPACE' });
     expect(keys.idempotencyPartition('acme')).toBe('WS#acme#IDEMPOTENCY');
+    // A key belongs to one API client: another client's same key is another record.
+    expect(keys.idempotency('acme', 'c1', 'k#1')).toEqual({ PK: 'WS#acme#IDEMPOTENCY', SK: 'KEY#c1#k#1' });
+    expect(keys.idempotency('acme', 'c2', 'k#1')).not.toEqual(keys.idempotency('acme', 'c1', 'k#1'));
     expect(keys.workspacePartition('acme')).toBe('WS#acme');
   });
 
