@@ -3,7 +3,9 @@
  * integration, payload 1.0) does for this API. It reads the same route table and gateway-response
  * definitions as the CDK stack, calls the same TOKEN authorizer (caching its policy per token for
  * the same TTL), evaluates the policy against the method ARN, applies the usage plans' per-client
- * limits (./client-limits.ts) and then the stage's bucket, and invokes the same handlers.
+ * limits (./client-limits.ts) and then the stage's bucket, and invokes the same handlers. Requests
+ * without a token, or with an invalid one, have buckets of their own: they never spend the stage's
+ * tokens that valid API clients draw on.
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -41,6 +43,12 @@ export interface GatewayOptions {
   /** Extra routes outside the API (the local JWKS and token endpoints); no authorizer. */
   localRoutes?: LocalRoute[];
   throttling?: { rateLimit: number; burstLimit: number };
+  /**
+   * The bucket of requests that carry no token (and of the public routes): their own, so that a
+   * flood of them never spends the stage's tokens that API clients draw on. Default: `throttling`'s
+   * limits. In AWS the firewall refuses a protected route without a bearer token before the stage.
+   */
+  anonymousThrottling?: { rateLimit: number; burstLimit: number };
   /** The usage plans' per-client limits; defaults are the plans of shared/limits.ts. */
   clientLimits?: ClientLimitOptions;
   /** The API key the authorizer returns for invalid tokens (its own small plan); INVALID_TOKEN_API_KEY by default. */
@@ -84,7 +92,9 @@ export function createLocalGateway(options: GatewayOptions): Server {
   const policyCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
   const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
   const bucket = tokenBucket(options.throttling ?? STAGE_THROTTLING);
-  const clients = clientLimiter(options.invalidTokenKey ?? process.env.INVALID_TOKEN_API_KEY ?? '', options.clientLimits);
+  const anonymous = tokenBucket(options.anonymousThrottling ?? options.throttling ?? STAGE_THROTTLING);
+  const invalidTokenKey = options.invalidTokenKey ?? process.env.INVALID_TOKEN_API_KEY ?? '';
+  const clients = clientLimiter(invalidTokenKey, options.clientLimits);
 
   const server = createServer((req, res) => {
     const requestId = randomUUID();
@@ -103,8 +113,8 @@ export function createLocalGateway(options: GatewayOptions): Server {
         const matched = findRoute(method, url.pathname);
         if (!matched) return reply('MISSING_AUTHENTICATION_TOKEN', 404);
         const authorization = headerValue(req, 'authorization');
-        // Without a token there is no API client: only the stage's bucket applies.
-        if ((matched.route.scope === null || !authorization) && !bucket.take()) return reply('THROTTLED', 429);
+        // Without a token there is no API client: the anonymous bucket applies, never the stage's.
+        if ((matched.route.scope === null || !authorization) && !anonymous.take()) return reply('THROTTLED', 429);
         if (matched.route.scope === null) {
           const handler = await loadHandler(matched.route.entry);
           const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, undefined);
@@ -138,7 +148,8 @@ export function createLocalGateway(options: GatewayOptions): Server {
         if (!usageKey) return reply('INVALID_API_KEY', 403);
         const limitHit = clients.admit(usageKey, policy.result.context?.usagePlan);
         if (limitHit) return reply(limitHit, 429);
-        if (!bucket.take()) return reply('THROTTLED', 429);
+        // An invalid token's requests spend their own plan's bucket only, never the stage's.
+        if (usageKey !== invalidTokenKey && !bucket.take()) return reply('THROTTLED', 429);
 
         const event = proxyEvent(req, url, matched.route, matched.params, body, requestId, policy.result);
         const handler = await loadHandler(matched.route.entry);

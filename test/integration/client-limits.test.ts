@@ -43,7 +43,8 @@ afterAll(async () => {
   }
 });
 
-async function gateway(options: Omit<GatewayOptions, 'repoRoot'>): Promise<(bearer: string) => Promise<ApiResponse>> {
+/** GET /api/v1/clients on a gateway of its own, with this bearer token (none when undefined). */
+async function gateway(options: Omit<GatewayOptions, 'repoRoot'>): Promise<(bearer: string | undefined) => Promise<ApiResponse>> {
   const server = createLocalGateway({ repoRoot: resolve(import.meta.dirname, '../..'), invalidTokenKey: LOCAL_INVALID_TOKEN_API_KEY, ...options });
   servers.push(server);
   const port = await freePort();
@@ -52,7 +53,7 @@ async function gateway(options: Omit<GatewayOptions, 'repoRoot'>): Promise<(bear
     server.listen(port, '127.0.0.1', () => done());
   });
   return async (bearer) => {
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1/clients`, { headers: { Authorization: `Bearer ${bearer}` } });
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/clients`, bearer === undefined ? {} : { headers: { Authorization: `Bearer ${bearer}` } });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   };
@@ -110,6 +111,21 @@ describe('a flood of invalid tokens', () => {
     // The valid client's whole burst is still there (4 at once), and so are the stage's tokens.
     const after = await Promise.all(Array.from({ length: 4 }, () => get(valid)));
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  });
+});
+
+describe('a flood without a token', () => {
+  it("spends the anonymous bucket only: a valid client's requests, sent at the same moment, are all served", async () => {
+    // Stage and anonymous bucket alike: 15 at once, then 1 per second. Were tokenless requests
+    // charged to the stage (as they were), the valid client's 10 would meet an empty stage bucket.
+    const get = await gateway({ clientLimits: { override: { rateLimit: 1000, burstLimit: 1000 } }, throttling: { rateLimit: 1, burstLimit: 15 } });
+    const valid = await newToken();
+    const flood = await Promise.all(Array.from({ length: 200 }, () => get(undefined)));
+    expect(flood.filter((r) => r.status === 401).length).toBeLessThanOrEqual(15 + 10); // the burst, plus refill on a slow machine
+    for (const r of flood.filter((x) => x.status !== 401)) expectRateLimited(r);
+
+    const served = await Promise.all(Array.from({ length: 10 }, () => get(valid)));
+    expect(served.map((r) => r.status)).toEqual(Array(10).fill(200));
   });
 });
 
