@@ -31,8 +31,10 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Ceilings for a failing test only (waits poll their condition): generous, so that a
+          // loaded machine (a second suite beside this one) does not fail a correct run.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },

@@ -20,6 +20,7 @@ import { JWKS_PATH, LOCAL_INVALID_TOKEN_API_KEY } from '../../infra/local/stack.
 import { registerApiClient } from '../../shared/data/registry.ts';
 import { QUOTA_RETRY_AFTER_SECONDS } from '../../shared/limits.ts';
 import { expectError, token, type ApiResponse } from '../support/api.ts';
+import { valueWithLogs } from '../support/logs.ts';
 
 const servers: Server[] = [];
 
@@ -127,7 +128,7 @@ describe('the monthly quota', () => {
 });
 
 describe('an API client registered without an API key (before usage plans)', () => {
-  it('is refused with 403 forbidden in the contract body, not API Gateway\'s bare "Forbidden"', async () => {
+  it('is refused with 403 forbidden in the contract body, not API Gateway\'s bare "Forbidden", and logged as an error naming the fix', async () => {
     const get = await gateway({});
     const clientId = `legacy-${randomUUID().slice(0, 8)}`;
     const client = new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: LOCAL_AWS_ENV.AWS_REGION });
@@ -142,7 +143,10 @@ describe('an API client registered without an API key (before usage plans)', () 
       client.destroy();
     }
     const issuer = loadOrCreateIssuer(join(inject('stateDir'), 'issuer'));
-    const response = await get(issuer.mint({ clientId, scopes: ['clients:read'] }));
+    const { value: response, lines } = await valueWithLogs(() => get(issuer.mint({ clientId, scopes: ['clients:read'] })));
     expectError(response, 403, 'forbidden');
+    expect(lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR')).toEqual([
+      expect.objectContaining({ level: 'ERROR', message: 'API client has no API key: run npm run integration:plan for it', apiClientId: clientId }),
+    ]);
   });
 });
