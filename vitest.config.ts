@@ -23,7 +23,8 @@ export default defineConfig({
   test: {
     env: { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Generous ceilings (vitest's default is 5 s): a failing test only; a loaded machine must not fail a correct run.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
       {
         extends: true,

@@ -37,7 +37,7 @@ async function stop(s: Running) {
   expect(await waitUntilClosed(s.dynamoPort)).toBe(true);
 }
 
-describe('the local stack stopped and started again over DATA_DIR', { timeout: 120_000 }, () => {
+describe('the local stack stopped and started again over DATA_DIR', { timeout: 180_000 }, () => {
   it("keeps every acknowledged change's event (once), delivers what was waiting for a retry, and delivers nothing twice", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'timebill-events-'));
     dirs.push(dataDir);
