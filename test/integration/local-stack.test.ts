@@ -28,9 +28,11 @@ const listClients = async (port: number, token: string) =>
 describe('npm start', { timeout: 180_000, concurrent: true }, () => {
   it('serves the API with tokens from npm run token, beside a second stack on another port', async ({ expect }) => {
     const [first, second] = await Promise.all([npmStart(), npmStart()]);
-    const token1 = await npmRunToken(first.port, 'acme', 'clients:read,clients:write');
+    const [token1, token2] = await Promise.all([
+      npmRunToken(first.port, 'acme', 'clients:read,clients:write'),
+      npmRunToken(second.port, 'acme', 'clients:read,clients:write'),
+    ]);
     expect(token1.code).toBe(0);
-    const token2 = await npmRunToken(second.port, 'acme', 'clients:read,clients:write');
     // The banner's token hint names the PORT the stack runs on; the served OpenAPI document names it too.
     expect(first.output()).toContain(`PORT=${first.port} npm run token -- --workspace`);
     const served = (await (await fetch(`http://127.0.0.1:${first.port}/api/v1/openapi.json`)).json()) as { servers: { url: string }[] };
