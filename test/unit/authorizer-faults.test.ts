@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { LOCAL_ISSUER, issuerFromKey, loadOrCreateIssuer } from '../../infra/local/issuer.ts';
 import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
-import { withLogs } from '../support/logs.ts';
+import { valueWithLogs, withLogs } from '../support/logs.ts';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'authorizer-faults-'));
 const issuer = loadOrCreateIssuer(stateDir);
@@ -123,11 +123,19 @@ describe('authorizer when its dependencies fail', () => {
 
   const refused = (result: APIGatewayAuthorizerResult) => expect(result.context?.authError).toBe('invalid_token');
 
-  it('really invalid tokens are still refused (401): wrong key, expired, unknown client, garbage', async () => {
+  it('really invalid tokens are still refused (401), each with an INFO line saying why: wrong key, expired, unknown client, garbage', async () => {
     ddb.on(GetCommand).resolves({});
-    refused(await authorize(stranger.mint({ clientId: 'c1', scopes: ['clients:read'] })));
-    refused(await authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'], ttlSeconds: -60 })));
-    refused(await authorize(issuer.mint({ clientId: 'unregistered', scopes: ['clients:read'] })));
-    refused(await authorize('a.b.c'));
+    const { lines } = await valueWithLogs(async () => {
+      refused(await authorize(stranger.mint({ clientId: 'c1', scopes: ['clients:read'] })));
+      refused(await authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'], ttlSeconds: -60 })));
+      refused(await authorize(issuer.mint({ clientId: 'unregistered', scopes: ['clients:read'] })));
+      refused(await authorize('a.b.c'));
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'INFO', message: 'Token refused', reason: expect.stringContaining('not found in the JWKS') }),
+      expect.objectContaining({ level: 'INFO', message: 'Token refused', reason: expect.stringContaining('Token expired') }),
+      expect.objectContaining({ level: 'INFO', message: 'Token of an unregistered API client refused', apiClientId: 'unregistered' }),
+      expect.objectContaining({ level: 'INFO', message: 'Token refused', reason: expect.stringContaining('Invalid JWT') }),
+    ]);
   });
 });
