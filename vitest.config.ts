@@ -23,7 +23,14 @@ export default defineConfig({
   test: {
     env: { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Unit and integration files run two at a time (vitest's default on 2 cores is one): the
+      // integration files mostly wait on the shared stack or on stacks of their own. Their own
+      // group (groupOrder), after the infra project's, whose files keep their own setting.
+      // Generous ceilings (vitest's default is 5 s): a failing test only; a loaded machine must not fail a correct run.
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 2, sequence: { groupOrder: 1 } },
+      },
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
       {
         extends: true,
@@ -31,8 +38,12 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Ceilings for a failing test only (waits poll their condition): generous, so that a
+          // loaded machine (a second suite beside this one) does not fail a correct run.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },

@@ -30,19 +30,32 @@ function serializable(fields: LogFields): LogFields {
   return out;
 }
 
-/** Warnings and errors go to stderr, the rest to stdout; Lambda keeps both in the log stream. */
-function method(level: Level, stream: NodeJS.WriteStream) {
+/** Where a record's line goes: warnings and errors to stderr, the rest to stdout; Lambda keeps both in the log stream. */
+export type LogSink = (level: Level, line: string) => void;
+const standardStreams: LogSink = (level, line) => void (LEVELS.indexOf(level) >= LEVELS.indexOf('WARN') ? process.stderr : process.stdout).write(line);
+let sink: LogSink = standardStreams;
+
+/**
+ * Sends every record of this process to `to` instead (back to stdout/stderr when undefined): for
+ * a host that runs the handlers inside a process of its own, as the tests' shared local stack
+ * runs them inside the test runner (test/support/global-setup.ts keeps them in a file).
+ */
+export function redirectLogs(to: LogSink | undefined): void {
+  sink = to ?? standardStreams;
+}
+
+function method(level: Level) {
   const enabled = LEVELS.indexOf(level) >= threshold;
   return (message: string, fields: LogFields = {}): void => {
-    if (enabled) stream.write(`${JSON.stringify({ level, message, timestamp: new Date().toISOString(), ...serializable(fields) })}\n`);
+    if (enabled) sink(level, `${JSON.stringify({ level, message, timestamp: new Date().toISOString(), ...serializable(fields) })}\n`);
   };
 }
 
 export const logger = {
-  debug: method('DEBUG', process.stdout),
-  info: method('INFO', process.stdout),
-  warn: method('WARN', process.stderr),
-  error: method('ERROR', process.stderr),
+  debug: method('DEBUG'),
+  info: method('INFO'),
+  warn: method('WARN'),
+  error: method('ERROR'),
 };
 
 export type Logger = typeof logger;

@@ -45,6 +45,14 @@ const GUARD = [
   'trap "" TERM; kill -TERM 0 2>/dev/null; exit $status',
 ].join('\n');
 
+/**
+ * Java's quick-start settings: the client compiler only, and the serial collector. A local table
+ * gains nothing from C2's peak speed over a run this short, and it starts in about half the time
+ * (measured on 2 busy cores: ready in 4.5 to 5 s instead of 10 to 14 s, and a 6,400-call warm-up
+ * no slower), which every `npm start` and every test that starts a stack waits for.
+ */
+const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
 /** How many of DynamoDB Local's last stderr lines are kept, to be shown if it dies. */
 const STDERR_TAIL_LINES = 20;
 
@@ -94,7 +102,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const guardedSpawn = ((command: string, args: readonly string[], spawnOptions: object) =>
-    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', command, ...args], {
+    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', command, ...(command === 'java' ? JVM_OPTIONS : []), ...args], {
       ...spawnOptions,
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true, // its own process group, so stop() reaches java and the guard together

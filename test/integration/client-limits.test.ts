@@ -20,6 +20,7 @@ import { JWKS_PATH, LOCAL_INVALID_TOKEN_API_KEY } from '../../infra/local/stack.
 import { registerApiClient } from '../../shared/data/registry.ts';
 import { QUOTA_RETRY_AFTER_SECONDS } from '../../shared/limits.ts';
 import { expectError, token, type ApiResponse } from '../support/api.ts';
+import { valueWithLogs } from '../support/logs.ts';
 
 const servers: Server[] = [];
 
@@ -63,6 +64,9 @@ const newToken = () => token(`limits-${randomUUID().slice(0, 8)}`, ['clients:rea
 /** Well-formed, never valid, each one different (so no cached policy answers for it). */
 const garbageToken = () => [randomBytes(12), randomBytes(24), randomBytes(32)].map((b) => b.toString('base64url')).join('.');
 
+/** What a bucket refills at `perSecond` over the time since `startedAt` (whole seconds, rounded up): a loaded machine is slower, so it refills more. */
+const refillSince = (startedAt: number, perSecond: number) => Math.ceil(((Date.now() - startedAt) / 1000) * perSecond);
+
 function expectRateLimited(response: ApiResponse) {
   expectError(response, 429, 'rate_limited');
   expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -75,17 +79,19 @@ describe('one API client over its limit', () => {
     const get = await gateway({ clientLimits: { override: { rateLimit: 1, burstLimit: 5 } }, throttling: { rateLimit: 1, burstLimit: 15 } });
     const [noisy, quiet] = await Promise.all([newToken(), newToken()]);
 
+    const startedAt = Date.now();
     const flood = Promise.all(Array.from({ length: 40 }, () => get(noisy)));
     const calm: ApiResponse[] = [];
     for (let i = 0; i < 4; i++) calm.push(await get(quiet)); // while the flood is in flight
     const flooded = await flood;
+    const refill = refillSince(startedAt, 1);
 
     expect(calm.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const refused = flooded.filter((r) => r.status === 429);
     const served = flooded.filter((r) => r.status === 200);
     expect(served.length + refused.length).toBe(40);
     expect(served.length).toBeGreaterThanOrEqual(5);
-    expect(refused.length).toBeGreaterThanOrEqual(40 - 5 - 5); // the burst, plus at most 5 s of refill on a slow machine
+    expect(served.length).toBeLessThanOrEqual(5 + refill); // the burst, plus what refilled while the flood lasted
     for (const r of refused) expectRateLimited(r);
   });
 });
@@ -98,10 +104,11 @@ describe('a flood of invalid tokens', () => {
     });
     const valid = await newToken();
 
+    const startedAt = Date.now();
     const flood = await Promise.all(Array.from({ length: 30 }, () => get(garbageToken())));
     const unauthorized = flood.filter((r) => r.status === 401);
     expect(unauthorized.length).toBeGreaterThanOrEqual(3);
-    expect(unauthorized.length).toBeLessThanOrEqual(3 + 3); // the burst, plus a few seconds of refill
+    expect(unauthorized.length).toBeLessThanOrEqual(3 + refillSince(startedAt, 0.5)); // the burst, plus what refilled while the flood lasted
     for (const r of unauthorized) {
       expectError(r, 401, 'authentication_required');
       expect(r.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
@@ -143,7 +150,7 @@ describe('the monthly quota', () => {
 });
 
 describe('an API client registered without an API key (before usage plans)', () => {
-  it('is refused with 403 forbidden in the contract body, not API Gateway\'s bare "Forbidden"', async () => {
+  it('is refused with 403 forbidden in the contract body, not API Gateway\'s bare "Forbidden", and logged as an error naming the fix', async () => {
     const get = await gateway({});
     const clientId = `legacy-${randomUUID().slice(0, 8)}`;
     const client = new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: LOCAL_AWS_ENV.AWS_REGION });
@@ -158,7 +165,10 @@ describe('an API client registered without an API key (before usage plans)', () 
       client.destroy();
     }
     const issuer = loadOrCreateIssuer(join(inject('stateDir'), 'issuer'));
-    const response = await get(issuer.mint({ clientId, scopes: ['clients:read'] }));
+    const { value: response, lines } = await valueWithLogs(() => get(issuer.mint({ clientId, scopes: ['clients:read'] })));
     expectError(response, 403, 'forbidden');
+    expect(lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR')).toEqual([
+      expect.objectContaining({ level: 'ERROR', message: 'API client has no API key: run npm run integration:plan for it', apiClientId: clientId }),
+    ]);
   });
 });

@@ -28,6 +28,7 @@ import { createLocalGateway } from '../../infra/local/gateway.ts';
 import { LOCAL_ISSUER } from '../../infra/local/issuer.ts';
 import { JWKS_PATH } from '../../infra/local/stack.ts';
 import { freePort } from '../../infra/local/dynamodb.ts';
+import { valueWithLogs, type LogRecord } from '../support/logs.ts';
 import { token as mintToken } from '../support/api.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
@@ -129,16 +130,11 @@ async function snapshot(ws: string) {
   return items;
 }
 
-/** The JSON log lines printed while `work` ran (Powertools writes errors to stderr). */
-async function withLogs<T>(work: () => Promise<T>): Promise<{ value: T; lines: Record<string, unknown>[] }> {
-  const written: string[] = [];
-  const capture = (chunk: string | Uint8Array) => (written.push(String(chunk)), true);
-  const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
-  try {
-    return { value: await work(), lines: written.flatMap((w) => w.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
+/** One ERROR line, "Dependency failure", naming the dependency and what failed; nothing else at WARN or above. */
+function expectOneFailure(lines: LogRecord[], fields: Record<string, unknown>) {
+  expect(lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR')).toEqual([
+    expect.objectContaining({ level: 'ERROR', message: 'Dependency failure', dependency: 'dynamodb', ...fields }),
+  ]);
 }
 
 function expectServiceUnavailable(r: Awaited<ReturnType<typeof invoke>>, retryAfter: string) {
@@ -206,7 +202,7 @@ describe('every dependency failure x every kind of call: 503 with Retry-After, n
         const make = errorFor(call, c);
         docMock.on(call.command).callsFake(() => Promise.reject(make()));
 
-        const { value: r, lines } = await withLogs(() => invoke(call.operation, request));
+        const { value: r, lines } = await valueWithLogs(() => invoke(call.operation, request));
         const failedCalls = docMock.commandCalls(call.command).length;
         passThrough();
 
@@ -274,7 +270,8 @@ describe('Idempotency-Key: a change exists exactly when its record does', () => 
       const key = randomUUID();
       const { request, changed } = await write.arrange(ws, key);
       docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(throttled.make()));
-      const { value: failed } = await withLogs(() => invoke(write.operation, request()));
+      const { value: failed, lines: failedLines } = await valueWithLogs(() => invoke(write.operation, request()));
+      expect(failedLines.map((l) => l.message)).toContain('Dependency failure');
       passThrough();
       expectServiceUnavailable(failed, '1');
       expect(await changed()).toBe(false);
@@ -316,7 +313,8 @@ describe('Idempotency-Key: a change exists exactly when its record does', () => 
         await raw.send(new TransactWriteCommand(input));
         throw timedOut.make();
       });
-      const { value: lost } = await withLogs(() => invoke(write.operation, request()));
+      const { value: lost, lines: lostLines } = await valueWithLogs(() => invoke(write.operation, request()));
+      expect(lostLines.map((l) => l.message)).toContain('Dependency failure');
       passThrough();
       expectServiceUnavailable(lost, '5');
       expect(await changed()).toBe(true);
@@ -338,7 +336,7 @@ describe('Idempotency-Key: a change exists exactly when its record does', () => 
     docMock.on(TransactWriteCommand).callsFake(() => Promise.reject(transactionConflictCancellation()));
     const inUse = await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Held', company_email: 'h@held.test' }, headers: { 'Idempotency-Key': key } }));
     // A project create's second part is its client's counter: a conflict there is the database being busy.
-    const { value: busy } = await withLogs(() =>
+    const { value: busy, lines: busyLines } = await valueWithLogs(() =>
       invoke('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'Site', client_id: clientId, billing_type: 'Monthly' }, headers: { 'Idempotency-Key': randomUUID() } })),
     );
     passThrough();
@@ -346,6 +344,7 @@ describe('Idempotency-Key: a change exists exactly when its record does', () => 
     expect(inUse.body.error).toMatchObject({ type: 'idempotency_key_in_use', param: 'Idempotency-Key' });
     expect(inUse.headers['Retry-After']).toBe('1');
     expectServiceUnavailable(busy, '1');
+    expect(busyLines.map((l) => l.message)).toContain('Dependency failure');
     expect(await snapshot(ws)).toEqual(before);
     expect((await invoke('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Held', company_email: 'h@held.test' }, headers: { 'Idempotency-Key': key } }))).status).toBe(201);
   });
@@ -414,7 +413,7 @@ describe('Idempotency-Key: a change exists exactly when its record does', () => 
     const ws = newWorkspace();
     const id = await createClient(ws);
     docMock.on(GetCommand).callsFake(() => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'Item')")));
-    const { value: r, lines } = await withLogs(() => invoke('retrieveClient', event(ws, 'GET', '/api/v1/clients/{id}', { id })));
+    const { value: r, lines } = await valueWithLogs(() => invoke('retrieveClient', event(ws, 'GET', '/api/v1/clients/{id}', { id })));
     passThrough();
     expect(r.status).toBe(500);
     expect(r.body.error.type).toBe('internal_error');
@@ -448,8 +447,9 @@ describe('through the local gateway (in process, so the same mocks apply)', () =
   it('the registry read failing in the authorizer: 503 AUTHORIZER_CONFIGURATION_ERROR, and the token works once it recovers (no cached 401)', async () => {
     const token = await mintToken(newWorkspace());
     docMock.on(GetCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[0]!.make()));
-    const failed = await get(token);
+    const { value: failed, lines } = await valueWithLogs(() => get(token));
     passThrough();
+    expectOneFailure(lines, { operation: 'authorizer', errorName: 'ThrottlingException' });
     expect(failed.headers.get('x-amzn-errortype')).toBe('AUTHORIZER_CONFIGURATION_ERROR');
     await expectGateway503(failed, '5');
     expect((await get(token)).status).toBe(200);
@@ -459,8 +459,9 @@ describe('through the local gateway (in process, so the same mocks apply)', () =
     const token = await mintToken(newWorkspace());
     expect((await get(token)).status).toBe(200); // the policy is cached from here on
     docMock.on(QueryCommand).callsFake(() => Promise.reject(DEPENDENCY_ERRORS[1]!.make()));
-    const failed = await get(token);
+    const { value: failed, lines } = await valueWithLogs(() => get(token));
     passThrough();
+    expectOneFailure(lines, { operation: 'listClients', errorName: DEPENDENCY_ERRORS[1]!.label });
     await expectGateway503(failed, '1');
   });
 });

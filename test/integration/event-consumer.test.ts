@@ -13,6 +13,7 @@ import type { StreamChange } from '../../shared/events/build.ts';
 import type { DeliveryMessage } from '../../shared/events/queue.ts';
 import { requestIdOf } from '../support/assertions.ts';
 import { workspace } from '../support/api.ts';
+import { startReceiver, waitFor } from '../support/events.ts';
 
 let consumer: typeof import('../../shared/events/consumer.ts');
 let queue: typeof import('../../shared/events/queue.ts');
@@ -58,9 +59,11 @@ const eventsOf = async (ws: string) =>
 describe('consuming changes', () => {
   it('turns create, update and delete into events with their request ids, once, and queues them for the endpoints that want them', async () => {
     const { api, id: ws } = await workspace('consume');
-    const all = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/all', enabled_events: ['*'] });
-    const deletesOnly = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/del', enabled_events: ['client.deleted'] });
-    const off = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/off', enabled_events: ['*'] });
+    // The shared stack's own pipeline delivers these events too: to a receiver that takes them.
+    const receiver = await startReceiver();
+    const all = await api.post('/webhook_endpoints', { url: `${receiver.url}/all`, enabled_events: ['*'] });
+    const deletesOnly = await api.post('/webhook_endpoints', { url: `${receiver.url}/del`, enabled_events: ['client.deleted'] });
+    const off = await api.post('/webhook_endpoints', { url: `${receiver.url}/off`, enabled_events: ['*'] });
     await api.patch(`/webhook_endpoints/${off.body.id}`, { status: 'disabled' });
 
     const created = await api.post('/clients', { company_name: 'Stream Co', company_email: 's@stream.test' });
@@ -88,5 +91,9 @@ describe('consuming changes', () => {
     const again = await consumer.consumeChanges(records);
     expect(again.events.map((e) => e.event.id)).toEqual(result.events.map((e) => e.event.id));
     expect(await eventsOf(ws)).toHaveLength(3);
+
+    // Closed only once the stack's deliveries (three to one endpoint, one to the other) are in: none is retried to a closed port.
+    await waitFor(async () => (receiver.received.length >= 4 ? true : undefined), "the shared stack's four deliveries");
+    await receiver.close();
   });
 });

@@ -326,10 +326,12 @@ describe('sync mode under concurrency', () => {
 });
 
 describe('timeliness', () => {
-  it('shows an event within 5 seconds of the response to its change', async () => {
+  // The target (in the feed within 5 s of the response, events.md) is measured by `npm run bench`
+  // (feed lag, every sample), on a machine it has to itself; a timed test would fail under load.
+  it('shows an event in the feed after the response to its change, by itself', async () => {
     const { api } = await workspace('lag');
     const client = await createClient(api);
-    const event = await waitFor(async () => (await api.get(`/events?object_id=${client.id}`)).body.data[0], 'the event', 5000);
+    const event = await waitFor(async () => (await api.get(`/events?object_id=${client.id}`)).body.data[0], 'the event');
     expect(event.type).toBe('client.created');
   });
 });

@@ -141,26 +141,24 @@ describe('throttling (a gateway of its own, 1 request per second, burst 1)', () 
   }
 
   it('answers over the rate with 429 rate_limited and Retry-After, then recovers', async () => {
-    expectGatewayError(await get('/api/v1/clients'), 401, 'authentication_required', 'first request within the burst');
-    const throttled = await get('/api/v1/clients');
-    const error = expectGatewayError(throttled, 429, 'rate_limited', 'second request in the same second');
-    expect(error.request_id).toBe(throttled.headers.get('x-request-id'));
-    const retryAfter = throttled.headers.get('retry-after');
-    expect(retryAfter).toMatch(/^\d+$/);
-    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-
-    // A burst: at most one of them gets through.
-    const burst = await Promise.all(Array.from({ length: 6 }, () => get('/api/v1/projects')));
-    const statuses = burst.map((r) => r.status);
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
-    for (const r of burst) {
-      if (r.status === 429) {
-        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-        expectError(r, 429, 'rate_limited');
-      } else {
-        expectError(r, 401, 'authentication_required');
-      }
+    // A burst of 7 at once: the bucket's one token, plus what refilled while they were answered
+    // (none on an idle machine, a token a second on a loaded one), gets through; the rest are 429.
+    const startedAt = Date.now();
+    const burst = await Promise.all(Array.from({ length: 7 }, (_, i) => get(i % 2 === 0 ? '/api/v1/clients' : '/api/v1/projects')));
+    const refill = Math.ceil((Date.now() - startedAt) / 1000);
+    const passed = burst.filter((r) => r.status !== 429);
+    expect(passed.length).toBeGreaterThanOrEqual(1);
+    expect(passed.length).toBeLessThanOrEqual(1 + refill);
+    for (const r of passed) expectGatewayError(r, 401, 'authentication_required', 'within the burst');
+    const throttled = burst.filter((r) => r.status === 429);
+    expect(throttled.length).toBeGreaterThanOrEqual(1);
+    for (const r of throttled) {
+      const error = expectGatewayError(r, 429, 'rate_limited', 'over the burst');
+      expect(error.request_id).toBe(r.headers.get('x-request-id'));
+      expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
     }
+    const retryAfter = throttled[0]!.headers.get('retry-after');
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
 
     // After Retry-After seconds the bucket has refilled.
     await new Promise((done) => setTimeout(done, Number(retryAfter) * 1000 + 150));

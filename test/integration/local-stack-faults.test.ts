@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, type Running } from '../support/npm-start.ts';
 
 afterAll(cleanUpStarted);
@@ -77,8 +77,9 @@ const javaOf = (procs: Proc[]) => {
   return java;
 };
 
-describe('the local stack when DynamoDB Local dies', { timeout: 120_000 }, () => {
-  it('killed under load: requests in between get 503 (never 500), stderr names it, exit non-zero within 5 s, nothing left', async () => {
+// Each test runs a stack of its own (its own ports, processes and DATA_DIR): they run side by side.
+describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurrent: true }, () => {
+  it('killed under load: requests in between get 503 (never 500), stderr names it, exit non-zero within 5 s, nothing left', async ({ expect }) => {
     const s = await npmStart(THROTTLING_OFF);
     const exited = exitOf(s);
     const token = lastLine((await npmRunToken(s.port, 'doomed', 'clients:read,clients:write')).stdout);
@@ -115,7 +116,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 120_000 }, () =>
     const workers = Array.from({ length: 12 }, (_, i) => worker(i));
     const ok = () => (counts.get('200') ?? 0) + (counts.get('201') ?? 0);
     // Under load: every worker has been answered a few times (the handlers are loaded and warm).
-    for (const until = Date.now() + 30_000; ok() < 40 && Date.now() < until; ) await sleep(100);
+    for (const until = Date.now() + 90_000; ok() < 40 && Date.now() < until; ) await sleep(100);
     const okBefore = ok();
     killedAt = Date.now();
     process.kill(java.pid, 'SIGKILL');
@@ -140,7 +141,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 120_000 }, () =>
     expect(await allGone(procs, 2000)).toEqual([]);
   });
 
-  it('stopped (it no longer answers): the stack says so, names DATA_DIR, exits non-zero, and kills it', async () => {
+  it('stopped (it no longer answers): the stack says so, names DATA_DIR, exits non-zero, and kills it', async ({ expect }) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'timebill-data-'));
     dirs.push(dataDir);
     const s = await npmStart({ DATA_DIR: dataDir });
@@ -160,9 +161,9 @@ describe('the local stack when DynamoDB Local dies', { timeout: 120_000 }, () =>
   });
 });
 
-describe('signals to the npm start process', { timeout: 120_000 }, () => {
+describe('signals to the npm start process', { timeout: 180_000, concurrent: true }, () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`${signal} to npm alone stops the whole stack within 5 s`, async () => {
+    it(`${signal} to npm alone stops the whole stack within 5 s`, async ({ expect }) => {
       const s = await npmStart();
       const procs = tree(s.child.pid!);
       expect(procs.map((p) => p.comm)).toEqual(expect.arrayContaining(['npm start', 'node', 'java']));

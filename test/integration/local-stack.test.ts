@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { cleanUpStarted, ctrlC, dirs, lastLine, npmRunToken, npmStart, waitUntilClosed } from '../support/npm-start.ts';
 
@@ -24,12 +24,15 @@ const listClients = async (port: number, token: string) =>
     data: { company_name: string }[];
   };
 
-describe('npm start', { timeout: 180_000 }, () => {
-  it('serves the API with tokens from npm run token, beside a second stack on another port', async () => {
+// Each test runs stacks of its own on ports of their own: they run side by side.
+describe('npm start', { timeout: 180_000, concurrent: true }, () => {
+  it('serves the API with tokens from npm run token, beside a second stack on another port', async ({ expect }) => {
     const [first, second] = await Promise.all([npmStart(), npmStart()]);
-    const token1 = await npmRunToken(first.port, 'acme', 'clients:read,clients:write');
+    const [token1, token2] = await Promise.all([
+      npmRunToken(first.port, 'acme', 'clients:read,clients:write'),
+      npmRunToken(second.port, 'acme', 'clients:read,clients:write'),
+    ]);
     expect(token1.code).toBe(0);
-    const token2 = await npmRunToken(second.port, 'acme', 'clients:read,clients:write');
     // The banner's token hint names the PORT the stack runs on; the served OpenAPI document names it too.
     expect(first.output()).toContain(`PORT=${first.port} npm run token -- --workspace`);
     const served = (await (await fetch(`http://127.0.0.1:${first.port}/api/v1/openapi.json`)).json()) as { servers: { url: string }[] };
@@ -56,7 +59,7 @@ describe('npm start', { timeout: 180_000 }, () => {
     expect(await waitUntilClosed(second.dynamoPort)).toBe(true);
   });
 
-  it('keeps data across restarts under DATA_DIR', async () => {
+  it('keeps data across restarts under DATA_DIR', async ({ expect }) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'timebill-data-'));
     dirs.push(dataDir);
     const first = await npmStart({ DATA_DIR: dataDir });
@@ -72,7 +75,7 @@ describe('npm start', { timeout: 180_000 }, () => {
     expect(await waitUntilClosed(again.dynamoPort)).toBe(true);
   });
 
-  it('npm run token explains when no stack runs on the port', async () => {
+  it('npm run token explains when no stack runs on the port', async ({ expect }) => {
     const result = await npmRunToken(await freePort(), 'acme', 'clients:read');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/npm start/);

@@ -16,11 +16,28 @@ import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
 import { webhookEndpoint } from '../../shared/resources/registry.ts';
 import { apiFor, createClient, createProject, expectError, logTime, token, workspace } from '../support/api.ts';
 import { WEBHOOK_RETRY_BASE_MS, startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
+import { stackWarnings } from '../support/logs.ts';
 
 const receivers: Receiver[] = [];
+/** Endpoints whose deliveries could still be retried after their test: deleted at its end, so nothing is posted to a closed receiver. */
+const endpoints: { api: ReturnType<typeof apiFor>; id: string }[] = [];
 afterEach(async () => {
+  for (const { api, id } of endpoints.splice(0)) expect((await api.delete(`/webhook_endpoints/${id}`)).status).toBe(200);
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
+/** Creates an endpoint (201) that afterEach deletes. */
+async function endpointOf(api: ReturnType<typeof apiFor>, body: Record<string, unknown>) {
+  const created = await api.post('/webhook_endpoints', body);
+  expect(created.status).toBe(201);
+  endpoints.push({ api, id: created.body.id });
+  return created;
+}
+/** The shared stack's failed-attempt lines of a workspace, as [attempt, error, next]. */
+const failedAttempts = (ws: string) =>
+  stackWarnings(ws).map((r) => {
+    expect(r).toMatchObject({ level: 'WARN', message: 'Webhook delivery attempt failed', workspace_id: ws });
+    return [r.attempt, r.error, r.next];
+  });
 async function receiver(host?: string) {
   const r = await startReceiver('/hooks', host);
   receivers.push(r);
@@ -183,32 +200,42 @@ describe('deliveries', () => {
   });
 
   it('are retried with growing delays after a failing receiver, with the same event id, until acknowledged', async () => {
-    const { api } = await workspace('dl-retry');
+    const { api, id: ws } = await workspace('dl-retry');
     const hook = await receiver();
     hook.respondWith.push(500, 503, 404);
-    await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['client.created'] });
+    await endpointOf(api, { url: hook.url, enabled_events: ['client.created'] });
     await createClient(api);
-    await waitFor(async () => (hook.received.length >= 4 ? true : undefined), 'four attempts', 20_000);
+    await waitFor(async () => (hook.received.length >= 4 ? true : undefined), 'four attempts');
     await sleep(8 * WEBHOOK_RETRY_BASE_MS);
     expect(hook.received.length).toBe(4); // acknowledged by the fourth: no more
     expect(new Set(hook.received.map((r) => r.headers['timebill-event-id'])).size).toBe(1);
     expect(new Set(hook.received.map((r) => r.body)).size).toBe(1);
-    // WEBHOOK_RETRY_BASE_MS, then doubling, each with up to 25 % jitter.
-    const gaps = hook.received.slice(1).map((r, i) => r.at - hook.received[i]!.at);
-    gaps.forEach((gap, i) => {
-      expect(gap).toBeGreaterThanOrEqual(WEBHOOK_RETRY_BASE_MS * 2 ** i - 20);
-      expect(gap).toBeLessThan(WEBHOOK_RETRY_BASE_MS * 2 ** i * 1.25 + 1000);
+    // Each failure is one WARN line naming it, with the delay the stack chose: WEBHOOK_RETRY_BASE_MS,
+    // then doubling, each with up to 25 % jitter.
+    expect(failedAttempts(ws)).toEqual([
+      [1, 'HTTP 500', 'retry'],
+      [2, 'HTTP 503', 'retry'],
+      [3, 'HTTP 404', 'retry'],
+    ]);
+    const delays = stackWarnings(ws).map((r) => Number(r.retry_in_ms));
+    delays.forEach((delay, i) => {
+      expect(delay).toBeGreaterThanOrEqual(WEBHOOK_RETRY_BASE_MS * 2 ** i);
+      expect(delay).toBeLessThanOrEqual(WEBHOOK_RETRY_BASE_MS * 2 ** i * 1.25);
     });
+    // The attempts waited at least that long (a loaded machine can only make them later).
+    const gaps = hook.received.slice(1).map((r, i) => r.at - hook.received[i]!.at);
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(delays[i]! - 20));
   });
 
   it('treat a redirect as a failed attempt: not followed, retried', async () => {
-    const { api } = await workspace('dl-redirect');
+    const { api, id: ws } = await workspace('dl-redirect');
     const hook = await receiver();
     hook.respondWith.push(302);
-    await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['client.created'] });
+    await endpointOf(api, { url: hook.url, enabled_events: ['client.created'] });
     await createClient(api);
     await waitFor(async () => (hook.received.length >= 2 ? true : undefined), 'the retry after the redirect');
     expect(hook.received[1]!.headers['timebill-event-id']).toBe(hook.received[0]!.headers['timebill-event-id']);
+    expect(failedAttempts(ws)).toEqual([[1, 'HTTP 302', 'retry']]);
   });
 
   it('acknowledge on the status alone: a long response body is not read, and not retried', async () => {
@@ -258,10 +285,10 @@ describe('deliveries', () => {
   });
 
   it('stop for an endpoint disabled while its delivery waits for a retry', async () => {
-    const { api } = await workspace('dl-disable');
+    const { api, id: ws } = await workspace('dl-disable');
     const hook = await receiver();
     hook.respondWith.push(500, 500, 500, 500);
-    const endpoint = await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['*'] });
+    const endpoint = await endpointOf(api, { url: hook.url, enabled_events: ['*'] });
     await createClient(api);
     await waitFor(async () => (hook.received.length >= 1 ? true : undefined), 'the first attempt');
     expect((await api.patch(`/webhook_endpoints/${endpoint.body.id}`, { status: 'disabled' })).status).toBe(200);
@@ -269,6 +296,12 @@ describe('deliveries', () => {
     await sleep(8 * WEBHOOK_RETRY_BASE_MS);
     expect(hook.received.length).toBeLessThanOrEqual(attempts + 1); // at most a retry already under way
     expect(hook.received.length).toBeLessThan(4);
+    // One WARN line per attempt the receiver failed, none after.
+    const lines = await waitFor(async () => {
+      const failed = failedAttempts(ws);
+      return failed.length === hook.received.length ? failed : undefined;
+    }, 'a line for each attempt the receiver saw');
+    expect(lines).toEqual(hook.received.map((_r, i) => [i + 1, 'HTTP 500', 'retry']));
   });
 
   it('refuse at delivery time an address that the URL check refuses, though the endpoint holds it', async () => {
@@ -278,7 +311,7 @@ describe('deliveries', () => {
     const allowed = await receiver();
     expect((await api.post('/webhook_endpoints', { url: internal.url, enabled_events: ['*'] })).status).toBe(400);
     // An endpoint whose URL went bad after its check (as a DNS change would make it): written beside the API.
-    const endpoint = await api.post('/webhook_endpoints', { url: allowed.url.replace('/hooks', '/placeholder'), enabled_events: ['*'] });
+    const endpoint = await endpointOf(api, { url: allowed.url.replace('/hooks', '/placeholder'), enabled_events: ['*'] });
     await DynamoDBDocumentClient.from(raw).send(
       new UpdateCommand({
         TableName: inject('tableName'),
@@ -291,7 +324,15 @@ describe('deliveries', () => {
     await api.post('/webhook_endpoints', { url: allowed.url, enabled_events: ['*'] });
     await createClient(api);
     await waitFor(async () => (allowed.received.length >= 1 ? true : undefined), 'the delivery to the allowed endpoint');
-    await sleep(4 * WEBHOOK_RETRY_BASE_MS); // the refused one's retries came and went too
+    // The refused attempts are logged as failures, naming the refusal, and retried (the address may be fixed).
+    const refused = await waitFor(async () => {
+      const lines = failedAttempts(ws);
+      return lines.length >= 2 ? lines : undefined;
+    }, 'two refused attempts');
+    for (const [, error, next] of refused) {
+      expect(error).toMatch(/^refused: /);
+      expect(next).toBe('retry');
+    }
     expect(internal.received).toEqual([]);
     expect(allowed.received).toHaveLength(1);
   });

@@ -13,8 +13,12 @@ import type { Api } from './api.ts';
 /** The local stack's first webhook retry delay in the tests (global-setup.ts starts it so). */
 export const WEBHOOK_RETRY_BASE_MS = 200;
 
-/** Waits until `probe` returns a value (not undefined), polling; fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+/**
+ * Waits until `probe` returns a value (not undefined), polling. The ceiling only bounds a failing
+ * wait: generous, so that a machine under load (a second suite beside this one) does not fail a
+ * correct run; a passing wait returns as soon as the condition holds.
+ */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -31,8 +31,9 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
     },
   },
   webhook_endpoint: {
-    // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never answers.
-    body: async () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] }),
+    // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never
+    // answers, so the endpoint is made disabled: the clients the suites create are not posted there.
+    body: async () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'], status: 'disabled' }),
     change: { description: 'Changed endpoint' },
     createOnly: ['secret'],
   },

@@ -1,14 +1,18 @@
 /**
  * Starts one local stack (DynamoDB Local + local gateway) for the whole integration run, and
- * stops it afterwards; the tests talk to it over HTTP only, as an integrator would.
+ * stops it afterwards; the tests talk to it over HTTP only, as an integrator would. The stack's
+ * handlers run in this process: their log records go to a file (stack-log.ts), which tests that
+ * provoke warnings read; at the end, the warnings and errors no test asserted are printed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
+import { redirectLogs } from '../../shared/log.ts';
 import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
+import { stackLogFiles, unassertedWarnings } from './stack-log.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,6 +28,8 @@ let stateDir: string | undefined;
 
 export async function setup(project: TestProject) {
   stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
+  const { log } = stackLogFiles(stateDir);
+  redirectLogs((_level, line) => appendFileSync(log, line));
   stack = await startLocalStack({
     repoRoot: resolve(import.meta.dirname, '../..'),
     port: await freePort(),
@@ -46,5 +52,12 @@ export async function setup(project: TestProject) {
 
 export async function teardown() {
   await stack?.stop();
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  redirectLogs(undefined);
+  if (!stateDir) return;
+  const unexpected = unassertedWarnings(stateDir);
+  if (unexpected.length > 0) {
+    process.stderr.write(`The shared local stack logged ${unexpected.length} warning(s) or error(s) that no test asserted:\n`);
+    for (const record of unexpected) process.stderr.write(`${JSON.stringify(record)}\n`);
+  }
+  rmSync(stateDir, { recursive: true, force: true });
 }

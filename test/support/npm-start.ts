@@ -45,7 +45,7 @@ export async function npmStart(env: Record<string, string> = {}): Promise<Runnin
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 150_000; // a ceiling for a failing start only: a loaded machine starts Java slowly
   while (!/API on /.test(output)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start failed: ${output}`);
     await sleep(100);
@@ -81,7 +81,7 @@ export function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function waitUntilClosed(port: number, ms = 15_000): Promise<boolean> {
+export async function waitUntilClosed(port: number, ms = 60_000): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (!(await accepts(port))) return true;

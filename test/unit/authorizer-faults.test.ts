@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { LOCAL_ISSUER, issuerFromKey, loadOrCreateIssuer } from '../../infra/local/issuer.ts';
 import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
+import { valueWithLogs, withLogs } from '../support/logs.ts';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'authorizer-faults-'));
 const issuer = loadOrCreateIssuer(stateDir);
@@ -39,21 +40,10 @@ const { handler } = await import('../../functions/authorizer.ts');
 const ddb = mockClient(DynamoDBDocumentClient);
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/local/GET/api/v1/clients';
 const authorize = (token: string) => handler({ type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn });
-const registered = (clientId: string) => ({ Item: { api_client_id: clientId, workspace_id: `ws-${clientId}`, name: 'x', scopes: [], created_at: '' } });
-
-/** The JSON log lines the authorizer printed during `work`. */
-async function logsOf<T>(work: () => Promise<T>): Promise<{ result: PromiseSettledResult<T>; lines: Record<string, unknown>[] }> {
-  const written: string[] = [];
-  const capture = (chunk: string | Uint8Array) => {
-    written.push(String(chunk));
-    return true;
-  };
-  const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
-  const [result] = await Promise.allSettled([work()]);
-  for (const spy of spies) spy.mockRestore();
-  const lines = written.flatMap((w) => w.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { result: result!, lines };
-}
+const registered = (clientId: string, usageKey: string | null = `key-${clientId}`) => ({
+  Item: { api_client_id: clientId, workspace_id: `ws-${clientId}`, name: 'x', scopes: [], created_at: '', ...(usageKey ? { usage_key: usageKey } : {}) },
+});
+const warningsOf = (lines: Record<string, unknown>[]) => lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR');
 
 async function startJwks() {
   jwks = createServer((_req, res) => {
@@ -77,7 +67,7 @@ describe('authorizer when its dependencies fail', () => {
   // In order: the JWKS is down, then failing, then up (aws-jwt-verify caches it once fetched).
   it('JWKS unreachable: a valid token fails the authorizer (503), it is not denied (401)', async () => {
     ddb.on(GetCommand).resolves(registered('c1'));
-    const { result, lines } = await logsOf(() => authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'] })));
+    const { result, lines } = await withLogs(() => authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'] })));
     expect(result.status).toBe('rejected');
     expect((result as PromiseRejectedResult).reason.message).not.toBe('Unauthorized');
     const failure = lines.find((l) => l.message === 'Dependency failure');
@@ -88,22 +78,36 @@ describe('authorizer when its dependencies fail', () => {
   it('JWKS answering 503: fails too', async () => {
     jwksStatus = 503;
     await startJwks();
-    await expect(authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'] }))).rejects.toThrow('Service unavailable');
+    const { result, lines } = await withLogs(() => authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'] })));
+    expect((result as PromiseRejectedResult).reason?.message).toBe('Service unavailable');
+    expect(warningsOf(lines)).toEqual([expect.objectContaining({ level: 'ERROR', message: 'Dependency failure', dependency: 'jwks', operation: 'authorizer' })]);
   });
 
-  it('JWKS up: a valid token of a registered client is allowed', async () => {
+  it('JWKS up: a valid token of a registered client is allowed, with its API key and no warning', async () => {
     jwksStatus = 200;
     ddb.on(GetCommand).resolves(registered('c1'));
-    const result = await authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'] }));
-    expect(result.context).toMatchObject({ workspaceId: 'ws-c1', apiClientId: 'c1' });
-    expect(result.context?.authError).toBeUndefined();
+    const { result, lines } = await withLogs(() => authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'] })));
+    const allowed = (result as PromiseFulfilledResult<APIGatewayAuthorizerResult>).value;
+    expect(allowed.context).toMatchObject({ workspaceId: 'ws-c1', apiClientId: 'c1' });
+    expect(allowed.context?.authError).toBeUndefined();
+    expect(allowed.usageIdentifierKey).toBe('key-c1');
+    expect(warningsOf(lines)).toEqual([]);
+  });
+
+  it('a client registered without an API key is still authorized, and logged as an error naming the fix', async () => {
+    ddb.on(GetCommand).resolves(registered('keyless', null));
+    const { result, lines } = await withLogs(() => authorize(issuer.mint({ clientId: 'keyless', scopes: ['clients:read'] })));
+    expect((result as PromiseFulfilledResult<APIGatewayAuthorizerResult>).value.context).toMatchObject({ apiClientId: 'keyless' });
+    expect(warningsOf(lines)).toEqual([
+      expect.objectContaining({ level: 'ERROR', message: 'API client has no API key: run npm run integration:plan for it', apiClientId: 'keyless' }),
+    ]);
   });
 
   for (const c of DEPENDENCY_ERRORS) {
     it(`registry read failing with ${c.label}: fails (503), with one log line naming it`, async () => {
       const clientId = `reg-${c.label}`; // not in the registry cache yet
       ddb.on(GetCommand).rejects(c.make());
-      const { result, lines } = await logsOf(() => authorize(issuer.mint({ clientId, scopes: ['clients:read'] })));
+      const { result, lines } = await withLogs(() => authorize(issuer.mint({ clientId, scopes: ['clients:read'] })));
       expect(result.status).toBe('rejected');
       expect((result as PromiseRejectedResult).reason.message).toBe('Service unavailable');
       const failures = lines.filter((l) => l.message === 'Dependency failure');
@@ -119,11 +123,19 @@ describe('authorizer when its dependencies fail', () => {
 
   const refused = (result: APIGatewayAuthorizerResult) => expect(result.context?.authError).toBe('invalid_token');
 
-  it('really invalid tokens are still refused (401): wrong key, expired, unknown client, garbage', async () => {
+  it('really invalid tokens are still refused (401), each with an INFO line saying why: wrong key, expired, unknown client, garbage', async () => {
     ddb.on(GetCommand).resolves({});
-    refused(await authorize(stranger.mint({ clientId: 'c1', scopes: ['clients:read'] })));
-    refused(await authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'], ttlSeconds: -60 })));
-    refused(await authorize(issuer.mint({ clientId: 'unregistered', scopes: ['clients:read'] })));
-    refused(await authorize('a.b.c'));
+    const { lines } = await valueWithLogs(async () => {
+      refused(await authorize(stranger.mint({ clientId: 'c1', scopes: ['clients:read'] })));
+      refused(await authorize(issuer.mint({ clientId: 'c1', scopes: ['clients:read'], ttlSeconds: -60 })));
+      refused(await authorize(issuer.mint({ clientId: 'unregistered', scopes: ['clients:read'] })));
+      refused(await authorize('a.b.c'));
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'INFO', message: 'Token refused', reason: expect.stringContaining('not found in the JWKS') }),
+      expect.objectContaining({ level: 'INFO', message: 'Token refused', reason: expect.stringContaining('Token expired') }),
+      expect.objectContaining({ level: 'INFO', message: 'Token of an unregistered API client refused', apiClientId: 'unregistered' }),
+      expect.objectContaining({ level: 'INFO', message: 'Token refused', reason: expect.stringContaining('Invalid JWT') }),
+    ]);
   });
 });

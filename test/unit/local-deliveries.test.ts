@@ -15,7 +15,8 @@ const message = { workspace_id: 'w', endpoint_id: 'we_1', event_id: 'evt_1' };
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const stateFileIn = () => join(mkdtempSync(join(tmpdir(), 'deliveries-')), 'pending.json');
 
-async function until(done: () => boolean, timeoutMs = 2000) {
+/** Waits for `done`; the ceiling bounds a failing wait only (generous, for a loaded machine). */
+async function until(done: () => boolean, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
     if (Date.now() > deadline) throw new Error('timed out');
@@ -112,9 +113,10 @@ describe('the local delivery scheduler', () => {
 
   it('keeps waiting deliveries across a stop in its state file, and the next start runs them when they are due', async () => {
     const stateFile = stateFileIn();
-    const first = startLocalDeliveries({ schedule: retrySchedule(300), stateFile, attempt: async () => ({ kind: 'retry', delayMs: 300 }) });
+    let tried = 0;
+    const first = startLocalDeliveries({ schedule: retrySchedule(1000), stateFile, attempt: async () => (tried++, { kind: 'retry', delayMs: 1000 }) });
     await first.send([message]);
-    await settle(20); // the first attempt failed; the retry waits 300 ms
+    await until(() => tried === 1); // the first attempt failed; the retry waits 1 s (room for a loaded machine before the stop)
     expect(first.pending()).toBe(1);
     await first.stop();
     const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
@@ -122,7 +124,7 @@ describe('the local delivery scheduler', () => {
 
     const seen: { attempt: number; at: number }[] = [];
     const second = startLocalDeliveries({
-      schedule: retrySchedule(300),
+      schedule: retrySchedule(1000),
       stateFile,
       attempt: async (_m, attempt) => {
         seen.push({ attempt, at: Date.now() });
