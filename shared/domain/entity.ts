@@ -152,13 +152,31 @@ export async function create<R extends AnyResource>(
   return versioned(resource, item);
 }
 
+export interface ListOptions {
+  /**
+   * Filters that every item of the list's source satisfies, known by the resource's own rules
+   * (a time entry's client, given its project): bound to the cursor, never read as a filter.
+   */
+  implied?: readonly string[];
+  /** The filters contradict each other: the list is empty, its cursor still checked. */
+  empty?: boolean;
+}
+
 export function list<R extends AnyResource>(
   ctx: CallerContext,
   resource: R,
   query: { limit: number; cursor?: string | undefined; search?: string | undefined } & Record<string, unknown>,
+  options: ListOptions = {},
 ): Promise<ListEnvelope<ObjectOf<R>>> {
   const filters = Object.fromEntries((resource.filters ?? []).map((f) => [f, query[f] as string | undefined]));
-  const source = listSource(resource, ctx.workspaceId, filters);
+  const read = Object.fromEntries(Object.entries(filters).filter(([f]) => !options.implied?.includes(f)));
+  const order = resource.order;
+  const range = order ? { from: query[order.from] as string | undefined, to: query[order.to] as string | undefined } : {};
+  // Normalised timestamps (UTC, milliseconds, years 1900..9999) compare as text as they do as instants.
+  if (order && range.from !== undefined && range.to !== undefined && range.from > range.to) {
+    throw invalidParam(order.to, `${order.to} must not be before ${order.from}`);
+  }
+  const source = listSource(resource, ctx.workspaceId, read, range);
   const conditions: Condition[] = Object.entries(source.remaining).map(([field, value]) => ({
     expression: `#data.#q_${field} = :q_${field}`,
     names: { '#data': DATA_ATTRIBUTE, [`#q_${field}`]: field },
@@ -167,12 +185,14 @@ export function list<R extends AnyResource>(
   if (query.search !== undefined) {
     conditions.push({ expression: 'contains(#search, :search)', names: { '#search': SEARCH_ATTRIBUTE }, values: { ':search': foldForSearch(query.search) } });
   }
+  const bound = order ? { [order.from]: range.from, [order.to]: range.to } : {};
   return listPage({
-    binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, search: query.search } },
+    binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, ...bound, search: query.search } },
     source,
     limit: query.limit,
     cursor: query.cursor,
     ...(conditions.length > 0 ? { filter: allOf(...conditions) } : {}),
+    ...(options.empty ? { empty: true } : {}),
     toResource: (item) => objectOf(resource, item),
   });
 }

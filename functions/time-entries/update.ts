@@ -1,0 +1,7 @@
+import { current, defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { updateTimeEntry } from '../../shared/domain/time-entries.ts';
+import { timeEntrySchemas } from '../../shared/resources/registry.ts';
+
+export const handler = defineWriteHandler('updateTimeEntry', timeEntrySchemas, async (req) =>
+  current(await updateTimeEntry(req.caller, req.id(), req.body(), req.expectedVersion())),
+);
