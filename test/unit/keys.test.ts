@@ -114,7 +114,7 @@ describe('key schema', () => {
     expect(`TIME_ENTRY#2026-12-01T00:00:00.000Z#te_1` > ranged.range!.high).toBe(true);
     expect(`TIME_ENTRY#2026-11-30T23:59:59.999Z#te_1` < ranged.range!.high).toBe(true);
     expect(`TIME_ENTRY#2026-11-01T00:00:00.000Z#te_1` >= ranged.range!.low).toBe(true);
-    const item = { ...keys.item('a', 'TIME_ENTRY', 'te_1'), ...keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at }) };
+    const item: Record<string, string> = { ...keys.item('a', 'TIME_ENTRY', 'te_1'), ...keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at }) };
     const position = positionOf(ranged, item);
     expect(position).toBe(`TIME_ENTRY#${at}#te_1`);
     expect(startKeyFor(ranged, 'a', position)).toEqual({ PK: item.PK, SK: item.SK, GSI3PK: item.GSI3PK, GSI3SK: item.GSI3SK });
