@@ -124,12 +124,39 @@ describe('tenant isolation', () => {
     expect(await snapshotA()).toEqual(before);
   });
 
-  it("cannot retrieve or delete another workspace's time entries", async () => {
+  it("cannot retrieve, correct, move or delete another workspace's time entries", async () => {
     const before = await snapshotA();
     for (const entry of [entryA, clientEntryA]) {
       await expectSameAsMissing(b.api.get(`/time_entries/${entry.id}`), b.api.get(`/time_entries/${MISSING.time_entry}`), entry.id, MISSING.time_entry);
+      for (const change of [{ duration_minutes: 1 }, { project_id: projectB.id }, { project_id: null, client_id: clientB.id }]) {
+        await expectSameAsMissing(
+          b.api.patch(`/time_entries/${entry.id}`, change),
+          b.api.patch(`/time_entries/${MISSING.time_entry}`, change),
+          entry.id,
+          MISSING.time_entry,
+        );
+      }
       await expectSameAsMissing(b.api.delete(`/time_entries/${entry.id}`), b.api.delete(`/time_entries/${MISSING.time_entry}`), entry.id, MISSING.time_entry);
     }
+    expect(await snapshotA()).toEqual(before);
+  });
+
+  it("cannot move a time entry to another workspace's project or client", async () => {
+    const before = await snapshotA();
+    const move = (change: Record<string, unknown>) => b.api.patch(`/time_entries/${entryB.id}`, change);
+    const [foreignP, missingP, foreignC, missingC] = await Promise.all([
+      move({ project_id: projectA.id }),
+      move({ project_id: MISSING.project }),
+      move({ project_id: null, client_id: clientA.id }),
+      move({ project_id: null, client_id: MISSING.client }),
+    ]);
+    const fp = expectError(foreignP, 400, 'invalid_request');
+    expect(fp.param).toBe('project_id');
+    expect(fp.message).toBe(expectError(missingP, 400, 'invalid_request').message);
+    const fc = expectError(foreignC, 400, 'invalid_request');
+    expect(fc.param).toBe('client_id');
+    expect(fc.message).toBe(expectError(missingC, 400, 'invalid_request').message);
+    expect((await b.api.get(`/time_entries/${entryB.id}`)).body).toEqual(entryB);
     expect(await snapshotA()).toEqual(before);
   });
 
