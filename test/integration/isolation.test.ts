@@ -3,7 +3,7 @@
  * clients, projects and time entries, and cannot tell them apart from ids that name nothing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { createClient, createProject, expectError, logTime, workspace, type Api, type ApiResponse } from '../support/api.ts';
 
 type Obj = Record<string, any>;
 
@@ -23,6 +23,13 @@ async function expectSameAsMissing(foreign: Promise<any>, missing: Promise<any>,
     request_id: '',
     message: me.message.replace(missingId, 'ID'),
   });
+}
+
+/** A reference to another workspace's item is refused exactly as one naming nothing. */
+function expectSameRefusal(foreign: ApiResponse, missing: ApiResponse, param: string) {
+  const f = expectError(foreign, 400, 'invalid_request');
+  expect(f.param).toBe(param);
+  expect(f.message).toBe(expectError(missing, 400, 'invalid_request').message);
 }
 
 describe('tenant isolation', () => {
@@ -150,12 +157,8 @@ describe('tenant isolation', () => {
       move({ project_id: null, client_id: clientA.id }),
       move({ project_id: null, client_id: MISSING.client }),
     ]);
-    const fp = expectError(foreignP, 400, 'invalid_request');
-    expect(fp.param).toBe('project_id');
-    expect(fp.message).toBe(expectError(missingP, 400, 'invalid_request').message);
-    const fc = expectError(foreignC, 400, 'invalid_request');
-    expect(fc.param).toBe('client_id');
-    expect(fc.message).toBe(expectError(missingC, 400, 'invalid_request').message);
+    expectSameRefusal(foreignP, missingP, 'project_id');
+    expectSameRefusal(foreignC, missingC, 'client_id');
     expect((await b.api.get(`/time_entries/${entryB.id}`)).body).toEqual(entryB);
     expect(await snapshotA()).toEqual(before);
   });
@@ -211,12 +214,8 @@ describe('tenant isolation', () => {
       log({ project_id: MISSING.project }),
       log({ project_id: projectA.id, client_id: clientA.id }),
     ]);
-    const fc = expectError(foreignC, 400, 'invalid_request');
-    expect(fc.param).toBe('client_id');
-    expect(fc.message).toBe(expectError(missingC, 400, 'invalid_request').message);
-    const fpr = expectError(foreignPr, 400, 'invalid_request');
-    expect(fpr.param).toBe('project_id');
-    expect(fpr.message).toBe(expectError(missingPr, 400, 'invalid_request').message);
+    expectSameRefusal(foreignC, missingC, 'client_id');
+    expectSameRefusal(foreignPr, missingPr, 'project_id');
     expect(expectError(mixed, 400, 'invalid_request').param).toBe('project_id');
 
     // Nothing was created anywhere.
