@@ -106,7 +106,12 @@ export function defineFields<const R extends AnyResource, E extends { [F in Fiel
     limit,
     cursor,
     ...Object.fromEntries((resource.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(schemaOf(name))))])),
-    ...(order ? { [order.from]: v.optional(rangeBound(order.from)), [order.to]: v.optional(rangeBound(order.to)) } : {}),
+    ...(order
+      ? {
+          [order.from]: v.optional(rangeBound(order.from, `Only items whose ${order.field} is at or after this instant (inclusive)`)),
+          [order.to]: v.optional(rangeBound(order.to, `Only items whose ${order.field} is before this instant (exclusive); not before ${order.from}`)),
+        }
+      : {}),
     ...(resource.search ? { search } : {}),
   } as QueryEntries<E, FL, RG>;
 
@@ -128,7 +133,11 @@ function oneOfRequired(fields: readonly string[] | undefined): Record<string, un
 }
 
 /** A bound of a list's range: a timestamp under the usual rules, named by its parameter. */
-const rangeBound = (param: string) => timestampField(param);
+const rangeBound = (param: string, what: string) =>
+  v.pipe(
+    timestampField(param),
+    v.metadata({ description: `${what}: an RFC 3339 date-time with seconds and a time zone (Z or an offset), UTC year ${LIMITS.yearMin} to ${LIMITS.yearMax}` }),
+  );
 
 function nonNull(schema: v.GenericSchema): v.GenericSchema {
   return isNullable(schema) ? (schema as v.NullableSchema<v.GenericSchema, unknown>).wrapped : schema;
