@@ -62,27 +62,31 @@ describe(`time-entry moves racing project deletes (${ROUNDS} rounds of ${RACERS}
     expect(outcomes.deleted + outcomes.kept).toBe(ROUNDS);
   });
 
-  it('a project whose entries are moving away is deleted only once none is left on it', async () => {
-    const ws = await workspace('race-move-from');
+  it.each(['project', 'client'] as const)('a %s whose entries are moving away is deleted only once none is left on it', async (kind) => {
+    const ws = await workspace(`race-move-from-${kind}`);
     const client = await createClient(ws.api);
-    const target = await createProject(ws.api, client.id, { name: 'Target' });
+    const target = kind === 'project' ? await createProject(ws.api, client.id, { name: 'Target' }) : await createClient(ws.api, { company_name: 'Target' });
+    const owners: { kind: 'PROJECT' | 'CLIENT'; id: string }[] = [{ kind: 'CLIENT', id: client.id }, { kind: kind === 'project' ? 'PROJECT' : 'CLIENT', id: target.id }];
     for (let round = 0; round < ROUNDS; round++) {
-      const source = await createProject(ws.api, client.id, { name: `Source ${round}` });
-      const entries = await logMany(ws.api, source.id);
+      const source = kind === 'project' ? await createProject(ws.api, client.id, { name: `Source ${round}` }) : await createClient(ws.api, { company_name: `Source ${round}` });
+      const entries =
+        kind === 'project' ? await logMany(ws.api, source.id) : await Promise.all(Array.from({ length: RACERS }, () => logTime(ws.api, { client_id: source.id })));
+      const path = `/${kind === 'project' ? 'projects' : 'clients'}/${source.id}`;
       const { racing, late } = await race(
-        entries.map((e) => () => ws.api.patch(`/time_entries/${e.id}`, { project_id: target.id })),
-        () => ws.api.delete(`/projects/${source.id}`),
+        entries.map((e) => () => ws.api.patch(`/time_entries/${e.id}`, kind === 'project' ? { project_id: target.id } : { client_id: target.id })),
+        () => ws.api.delete(path),
       );
       // Every move succeeds: the source cannot go while one entry is still on it.
       for (const r of racing) expect(r.status, `round ${round}: ${JSON.stringify(r.body)}`).toBe(200);
       if (late.status !== 200) {
         expectError(late, 409, 'conflict');
-        expect((await ws.api.delete(`/projects/${source.id}`)).status).toBe(200);
+        expect((await ws.api.delete(path)).status).toBe(200);
       }
-      expect(await storedItem(ws.id, 'PROJECT', source.id)).toBeUndefined();
-      await expectExactOwners(ws.id, [{ kind: 'PROJECT', id: source.id }, { kind: 'PROJECT', id: target.id }, { kind: 'CLIENT', id: client.id }], round);
+      const sourceOwner = { kind: kind === 'project' ? ('PROJECT' as const) : ('CLIENT' as const), id: source.id };
+      expect(await storedItem(ws.id, sourceOwner.kind, source.id)).toBeUndefined();
+      await expectExactOwners(ws.id, [...owners, sourceOwner], round);
     }
-    expect((await listAll(ws.api, `/time_entries?project_id=${target.id}`)).length).toBe(ROUNDS * RACERS);
+    expect((await listAll(ws.api, `/time_entries?${kind}_id=${target.id}`)).length).toBe(ROUNDS * RACERS);
   });
 
   it('a client whose entries are moving to it is deleted only while none has landed', async () => {
