@@ -33,11 +33,25 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     description: 'Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed.',
   },
   deleteProject: { summary: 'Delete a project', description: 'Refused with 409 while time entries are logged against the project.' },
-  listTimeEntries: { summary: 'List time entries', description: 'Newest first (by creation). `project_id` and `client_id` filter.' },
+  listTimeEntries: {
+    summary: 'List time entries',
+    description:
+      'Newest first by `started_at` (ties by id). Filters, combinable: `project_id`, `client_id`, `started_from` (inclusive) and `started_to` ' +
+      '(exclusive); `started_from` after `started_to` is a 400 naming `started_to`. A cursor is bound to all of them. Every page costs the same, ' +
+      'whatever the filters, the page and the number of entries.',
+  },
   retrieveTimeEntry: { summary: 'Retrieve a time entry' },
   logTimeEntry: {
     summary: 'Log a time entry',
-    description: 'Against a project (its client is implied) or a client. Counts against the delete guards of both.',
+    description: 'Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true.',
+  },
+  updateTimeEntry: {
+    summary: 'Correct or move a time entry',
+    description:
+      'Changes only the fields sent; null clears `description`. Another `project_id` moves the entry to that project and its client (a `client_id` ' +
+      'sent beside it must be that client); `project_id: null` leaves it to its client, or to the `client_id` sent beside it; `client_id` alone on ' +
+      "an entry with a project must be the project's client. A move adjusts the delete guards of the old and new project and client in one " +
+      'transaction: a target deleted meanwhile is a 400 naming the field, with nothing changed. Makes a `time_entry.updated` event.',
   },
   deleteTimeEntry: { summary: 'Delete a time entry' },
   listEvents: {

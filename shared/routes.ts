@@ -73,10 +73,11 @@ export const ROUTES = [
   { operation: 'createProject', resource: 'project', action: 'create', method: 'POST', path: '/api/v1/projects', scope: 'projects:write', entry: 'functions/projects/create.ts' },
   { operation: 'updateProject', resource: 'project', action: 'update', method: 'PATCH', path: '/api/v1/projects/{id}', scope: 'projects:write', entry: 'functions/projects/update.ts' },
   { operation: 'deleteProject', resource: 'project', action: 'delete', method: 'DELETE', path: '/api/v1/projects/{id}', scope: 'projects:write', entry: 'functions/projects/delete.ts' },
-  // time entries: logged and deleted, never changed
+  // time entries: logged, corrected and moved (domain/time-entries.ts), deleted
   { operation: 'listTimeEntries', resource: 'time_entry', action: 'list', method: 'GET', path: '/api/v1/time_entries', scope: 'time_entries:read', entry: 'functions/time-entries/list.ts' },
   { operation: 'retrieveTimeEntry', resource: 'time_entry', action: 'retrieve', method: 'GET', path: '/api/v1/time_entries/{id}', scope: 'time_entries:read', entry: 'functions/time-entries/retrieve.ts' },
   { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
+  { operation: 'updateTimeEntry', resource: 'time_entry', action: 'update', method: 'PATCH', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/update.ts' },
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
   // the events feed (docs/events.md): made by the stream consumer, read here
   { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },

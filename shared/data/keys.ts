@@ -11,6 +11,13 @@
  *   GSIxSK = `[<field>#<value>#]<TYPE>#<id>`
  * so every list is ordered the same way, and a field that leads a sort key can change without
  * knowing the partition's fields.
+ *
+ * A resource ordered by a field (its declaration's `order`: time entries by `started_at`) is
+ * listed from its indexes only, each sort key holding that field's value before the id:
+ *   GSIxSK = `<TYPE>#<value>#<id>`
+ * so its lists are newest first by that field, a range of it is a key condition, and a change of
+ * it rewrites every sort key at once (docs/decisions/0017-time-entries-by-started-at.md). An
+ * index with no partition fields lists the whole workspace's items of the type.
  */
 import { TABLE, type IndexName } from './table.ts';
 
@@ -23,6 +30,7 @@ export interface PrimaryKey {
 export interface Keyed {
   type: string;
   indexes?: { readonly [I in IndexName]?: { partition: readonly string[]; sortPrefix?: string } };
+  order?: { field: string };
 }
 
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
@@ -31,6 +39,15 @@ const EVENT_TYPE = 'EVENT';
 const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
 
 const pair = (field: string, value: unknown) => `${field}#${String(value)}`;
+
+/** An item's sort key in an index, after any sort prefix: `<TYPE>#<id>`, or `<TYPE>#<order value>#<id>`. */
+function indexSortKey(resource: Keyed, id: string, fields: Record<string, unknown>): string {
+  if (resource.order === undefined) return `${resource.type}#${id}`;
+  return `${resource.type}#${String(fields[resource.order.field])}#${id}`;
+}
+
+/** The id at the end of a list position (`<TYPE>#[<order value>#]<id>`); ids hold no `#`. */
+const idOfPosition = (position: string) => position.slice(position.lastIndexOf('#') + 1);
 
 export const keys = {
   workspacePartition: ws,
@@ -81,7 +98,7 @@ export const keys = {
       const index = resource.indexes?.[name];
       if (!index || index.partition.some((f) => fields[f] == null)) continue;
       out[`${name}PK`] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
-      out[`${name}SK`] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${resource.type}#${id}`;
+      out[`${name}SK`] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
     }
     return out;
   },
@@ -98,14 +115,19 @@ export const keys = {
       const index = resource.indexes?.[name];
       if (!index) continue;
       const partitionChanged = index.partition.some((f) => f in changed);
+      const orderChanged = resource.order !== undefined && resource.order.field in changed;
+      if (orderChanged && index.sortPrefix !== undefined) throw new Error(`${resource.type}: ${name} has a sort prefix and an ordered sort key`);
       const sortChanged = index.sortPrefix !== undefined && index.sortPrefix in changed;
       if (partitionChanged && index.partition.some((f) => !(f in changed))) {
         throw new Error(`${resource.type}: ${name}'s partition mixes a changed field with others`);
       }
       if (partitionChanged) out[`${name}PK`] = all[`${name}PK`]!;
       if (sortChanged) {
-        out[`${name}SK`] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${resource.type}#${id}`;
+        out[`${name}SK`] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${indexSortKey(resource, id, changed)}`;
       }
+      // Written for every index, also one whose partition the item is not in: the item then holds
+      // a sort key alone, which lists nothing, and the move that puts it there writes both anew.
+      if (orderChanged) out[`${name}SK`] = indexSortKey(resource, id, changed);
     }
     return out;
   },
@@ -124,16 +146,28 @@ export interface ListSource {
   sortKeyPrefix: string;
   /** The filters the source does not serve: the read filters on them. */
   remaining: Record<string, string>;
+  /**
+   * An ordered resource's range (its `order`): the sort keys read lie between these, both
+   * after the sort key prefix; a position is then the index sort key, not the item's.
+   */
+  range?: { low: string; high: string };
+}
+
+/** A range's bounds, as sort keys: `from` inclusive, `to` exclusive; open ends take the whole type. */
+export interface OrderRange {
+  from?: string | undefined;
+  to?: string | undefined;
 }
 
 /**
  * The source of a list with these exact-match filters: the index that serves the most of them
- * (the first declared on a tie), or the workspace partition when none does.
+ * (the first declared on a tie), or the workspace partition when none does. An ordered resource
+ * is always read from an index (its base sort keys are in creation order), within `range`.
  */
-export function listSource(resource: Keyed, workspaceId: string, filters: Record<string, string | undefined>): ListSource {
+export function listSource(resource: Keyed, workspaceId: string, filters: Record<string, string | undefined>, range: OrderRange = {}): ListSource {
   const given = Object.fromEntries(Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined));
   let best: ListSource = { index: undefined, partitionKey: ws(workspaceId), type: resource.type, sortKeyPrefix: '', remaining: given };
-  let served = 0;
+  let served = resource.order === undefined ? 0 : -1;
   for (const name of INDEX_NAMES) {
     const index = resource.indexes?.[name];
     if (!index || index.partition.some((f) => given[f] === undefined)) continue;
@@ -151,7 +185,10 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
       remaining: Object.fromEntries(Object.entries(given).filter(([f]) => !used.includes(f))),
     };
   }
-  return best;
+  if (resource.order === undefined) return best;
+  if (best.index === undefined) throw new Error(`${resource.type} is ordered by ${resource.order.field} but no index lists it unfiltered`);
+  // `<TYPE>#<to>` sorts before every `<TYPE>#<to>#<id>`: the end is exclusive. `~` sorts after every timestamp.
+  return { ...best, range: { low: `${resource.type}#${range.from ?? ''}`, high: `${resource.type}#${range.to ?? '~'}` } };
 }
 
 /**
@@ -170,10 +207,21 @@ export interface EventView {
   value: string;
 }
 
-/** The key attributes of a list item at `sortKey`, in the source it was read from (ExclusiveStartKey). */
-export function startKeyFor(source: ListSource, workspaceId: string, sortKey: string): Record<string, string> {
+/**
+ * The key attributes of a list item at `position`, in the source it was read from
+ * (ExclusiveStartKey). A position is the item's sort key (`<TYPE>#<id>`), or in a ranged source
+ * its index sort key after the prefix (`<TYPE>#<order value>#<id>`).
+ */
+export function startKeyFor(source: ListSource, workspaceId: string, position: string): Record<string, string> {
   // A base-table source's partition (the workspace's, or its event partition) is the item's own.
-  if (source.index === undefined) return { PK: source.partitionKey, SK: sortKey };
+  if (source.index === undefined) return { PK: source.partitionKey, SK: position };
+  const sortKey = source.range === undefined ? position : `${source.type}#${idOfPosition(position)}`;
   const base = { PK: ws(workspaceId), SK: sortKey };
-  return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: `${source.sortKeyPrefix}${sortKey}` };
+  return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: `${source.sortKeyPrefix}${position}` };
+}
+
+/** Where a list read from `source` stands after `item`: what its cursor carries. */
+export function positionOf(source: ListSource, item: Record<string, unknown>): string {
+  if (source.range === undefined || source.index === undefined) return String(item.SK);
+  return String(item[`${source.index}SK`]).slice(source.sortKeyPrefix.length);
 }

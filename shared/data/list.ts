@@ -35,13 +35,26 @@ export function pageQueryParams(req: PageRequest, batch: number, startKey: Recor
   return {
     TableName: tableName(),
     ...(source.index ? { IndexName: source.index } : { ConsistentRead: true }),
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
+    ...(source.range
+      ? {
+          // A range of the order's values: read exactly the items in it, nothing discarded.
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+          ExpressionAttributeValues: {
+            ':pk': source.partitionKey,
+            ':low': `${source.sortKeyPrefix}${source.range.low}`,
+            ':high': `${source.sortKeyPrefix}${source.range.high}`,
+            ...req.filter?.values,
+          },
+        }
+      : {
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
+          ExpressionAttributeValues: {
+            ':pk': source.partitionKey,
+            ':kind': `${source.sortKeyPrefix}${keys.typePrefix(source.type)}`,
+            ...req.filter?.values,
+          },
+        }),
     ExpressionAttributeNames: { '#pk': pkName, '#sk': skName, ...req.filter?.names },
-    ExpressionAttributeValues: {
-      ':pk': source.partitionKey,
-      ':kind': `${source.sortKeyPrefix}${keys.typePrefix(source.type)}`,
-      ...req.filter?.values,
-    },
     ...(req.filter ? { FilterExpression: req.filter.expression } : {}),
     ScanIndexForward: req.ascending ?? false,
     Limit: batch,

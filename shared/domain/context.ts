@@ -49,4 +49,6 @@ export interface ChangeRecord {
   write(outcome: Outcome, revealed?: Revealed): TransactItem;
   /** The error to throw when the record's condition failed (its key holds another record, `stored`): nothing was changed. */
   taken(stored: Record<string, unknown> | undefined): Error;
+  /** The live record at the key, if one is there: a change that writes nothing asks before answering. */
+  lookup(): Promise<Record<string, unknown> | undefined>;
 }

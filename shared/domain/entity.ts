@@ -106,11 +106,11 @@ const ALONGSIDE = 'alongside';
 const DELETION = 'deletion';
 
 /** The caller's record of this change (an Idempotency-Key's), as a part of the change's transaction. */
-const recordPart = (ctx: CallerContext, outcome: Outcome, revealed?: Revealed): Record<string, TransactItem> =>
+export const recordPart = (ctx: CallerContext, outcome: Outcome, revealed?: Revealed): Record<string, TransactItem> =>
   ctx.record ? { [RECORD_PART]: ctx.record.write(outcome, revealed) } : {};
 
 /** A transaction refused because the record's key was taken: nothing changed, and the caller's record says what to answer. */
-function refuseIfRecordTaken(ctx: CallerContext, cancelled: CancelledTransaction<string>): void {
+export function refuseIfRecordTaken(ctx: CallerContext, cancelled: CancelledTransaction<string>): void {
   if (ctx.record && cancelled.failed(RECORD_PART)) throw ctx.record.taken(cancelled.item(RECORD_PART));
 }
 /** The item attribute naming the request that made the item's current version. */
@@ -172,13 +172,31 @@ export async function create<R extends AnyResource>(
   return made;
 }
 
+export interface ListOptions {
+  /**
+   * Filters that every item of the list's source satisfies, known by the resource's own rules
+   * (a time entry's client, given its project): bound to the cursor, never read as a filter.
+   */
+  implied?: readonly string[];
+  /** The filters contradict each other: the list is empty, its cursor still checked. */
+  empty?: boolean;
+}
+
 export function list<R extends AnyResource>(
   ctx: CallerContext,
   resource: R,
   query: { limit: number; cursor?: string | undefined; search?: string | undefined } & Record<string, unknown>,
+  options: ListOptions = {},
 ): Promise<ListEnvelope<ObjectOf<R>>> {
   const filters = Object.fromEntries((resource.filters ?? []).map((f) => [f, query[f] as string | undefined]));
-  const source = listSource(resource, ctx.workspaceId, filters);
+  const read = Object.fromEntries(Object.entries(filters).filter(([f]) => !options.implied?.includes(f)));
+  const order = resource.order;
+  const range = order ? { from: query[order.from] as string | undefined, to: query[order.to] as string | undefined } : {};
+  // Normalised timestamps (UTC, milliseconds, years 1900..9999) compare as text as they do as instants.
+  if (order && range.from !== undefined && range.to !== undefined && range.from > range.to) {
+    throw invalidParam(order.to, `${order.to} must not be before ${order.from}`);
+  }
+  const source = listSource(resource, ctx.workspaceId, read, range);
   const conditions: Condition[] = Object.entries(source.remaining).map(([field, value]) => ({
     expression: `#data.#q_${field} = :q_${field}`,
     names: { '#data': DATA_ATTRIBUTE, [`#q_${field}`]: field },
@@ -187,12 +205,14 @@ export function list<R extends AnyResource>(
   if (query.search !== undefined) {
     conditions.push({ expression: 'contains(#search, :search)', names: { '#search': SEARCH_ATTRIBUTE }, values: { ':search': foldForSearch(query.search) } });
   }
+  const bound = order ? { [order.from]: range.from, [order.to]: range.to } : {};
   return listPage({
-    binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, search: query.search } },
+    binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, ...bound, search: query.search } },
     source,
     limit: query.limit,
     cursor: query.cursor,
     ...(conditions.length > 0 ? { filter: allOf(...conditions) } : {}),
+    ...(options.empty ? { empty: true } : {}),
     toResource: (item) => objectOf(resource, item),
   });
 }
@@ -219,6 +239,10 @@ export async function update<R extends AnyResource>(
 ): Promise<Versioned<ObjectOf<R>>> {
   if (!isWellFormedId(resource.idPrefix, id)) throw notFound(resource.noun, id);
   if (Object.keys(patch).length === 0) {
+    // Nothing to write, so no record: unless the key names an earlier change (a move retried
+    // after it landed becomes empty), which is what to answer.
+    const earlier = await ctx.record?.lookup();
+    if (earlier) throw ctx.record!.taken(earlier);
     const current = await retrieve(ctx, resource, id);
     if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed(resource.noun, id);
     return current;

@@ -2,7 +2,7 @@
 import { cursorSigningKey } from '../config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
 import { readPage, type PageRequest } from '../data/list.ts';
-import type { ListSource } from '../data/keys.ts';
+import { positionOf, type ListSource } from '../data/keys.ts';
 
 export interface ListEnvelope<T> {
   object: 'list';
@@ -21,11 +21,14 @@ export interface ListRequest<T> {
   start?: string;
   ascending?: boolean;
   toResource: (item: Record<string, unknown>) => T;
+  /** Known to match nothing (filters that contradict each other): the cursor is checked, nothing is read. */
+  empty?: boolean;
 }
 
 export async function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
   const key = cursorSigningKey();
   const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
+  if (req.empty) return { object: 'list', data: [], has_more: false, next_cursor: null };
   const page = await readPage({
     source: req.source,
     workspaceId: req.binding.workspaceId,
@@ -39,7 +42,7 @@ export async function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>>
     object: 'list',
     data: page.items.map(req.toResource),
     has_more: page.hasMore,
-    next_cursor: page.hasMore && last ? encodeCursor(key, req.binding, String(last.SK)) : null,
+    next_cursor: page.hasMore && last ? encodeCursor(key, req.binding, positionOf(req.source, last)) : null,
   };
 }
 

@@ -2,24 +2,47 @@
  * Time entries: logged against a project (whose client they then belong to) or a client.
  * Logging or deleting one adjusts the counters of its project and client in the same
  * transaction (shared/domain/entity.ts), which is what guards their deletes.
+ *
+ * Their own rules, here: the project's client (a log or a move to a project takes its client),
+ * and the move. A PATCH that keeps the project and client is the generic update; one that moves
+ * the entry is one transaction: the entry's change (conditioned on the version read), -1 on the
+ * project and client it leaves, +1 on those it joins (conditioned on existing, the project on
+ * belonging to the client). A project or client deleted meanwhile cancels it all: 400 naming the
+ * field, nothing changed; one being deleted waits on its counter, which the move holds.
  */
 import * as v from 'valibot';
-import { invalidParam } from '../errors.ts';
+import { invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
+import { isWellFormedId } from '../ids.ts';
+import { keys } from '../data/keys.ts';
+import { tableName } from '../data/dynamo.ts';
+import { DATA_ATTRIBUTE, TABLE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { setExpression } from '../data/update.ts';
+import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
-import { project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
-import type { CallerContext, Versioned } from './context.ts';
-import { create, readItem, unknownReference } from './entity.ts';
+import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
+import type { CallerContext, IfMatch, Versioned } from './context.ts';
+import { create, list, readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference, update } from './entity.ts';
+import type { ListEnvelope } from './paging.ts';
+
+type Patch = v.InferOutput<typeof timeEntrySchemas.update>;
+type Query = v.InferOutput<typeof timeEntrySchemas.listQuery>;
+
+/** The client of a project named by a reference field, or the 400 naming that field. */
+async function clientOfProject(ctx: CallerContext, projectId: string): Promise<string> {
+  const item = await readItem(ctx, project, projectId);
+  if (!item) throw unknownReference('project_id', project);
+  return objectOf(project, item).client_id;
+}
+
+const notTheProjectClient = (projectId: string, projectClient: string, hint: string) =>
+  invalidParam('client_id', `client_id must be the client of project ${projectId} (${projectClient})${hint}`);
 
 export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<typeof timeEntrySchemas.create>, now = new Date()): Promise<Versioned<TimeEntry>> {
   const projectId = input.project_id ?? null;
   let clientId = input.client_id;
   if (projectId !== null) {
-    const item = await readItem(ctx, project, projectId);
-    if (!item) throw unknownReference('project_id', project);
-    const projectClient = objectOf(project, item).client_id;
-    if (clientId !== undefined && clientId !== projectClient) {
-      throw invalidParam('client_id', `client_id must be the client of project ${projectId} (${projectClient}), or be omitted`);
-    }
+    const projectClient = await clientOfProject(ctx, projectId);
+    if (clientId !== undefined && clientId !== projectClient) throw notTheProjectClient(projectId, projectClient, ', or be omitted');
     clientId = projectClient;
   }
   if (clientId === undefined) {
@@ -29,4 +52,140 @@ export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<type
   return create(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId }, now, {
     unknownReference: (field, target) => (projectId !== null ? unknownReference('project_id', project) : unknownReference(field, target)),
   });
+}
+
+/** Where an entry belongs. */
+interface Owners {
+  project_id: string | null;
+  client_id: string;
+}
+
+/** Where the patch puts an entry that belongs to `current` (the contract's move rules). */
+async function ownersAfter(ctx: CallerContext, current: Owners, patch: Patch): Promise<Owners> {
+  if (patch.project_id === undefined) {
+    const clientId = patch.client_id ?? current.client_id;
+    if (current.project_id !== null && clientId !== current.client_id) {
+      throw notTheProjectClient(current.project_id, current.client_id, ': move the entry to a project of that client, or set project_id to null');
+    }
+    return { project_id: current.project_id, client_id: clientId };
+  }
+  if (patch.project_id === null) return { project_id: null, client_id: patch.client_id ?? current.client_id };
+  const projectClient = await clientOfProject(ctx, patch.project_id);
+  if (patch.client_id !== undefined && patch.client_id !== projectClient) throw notTheProjectClient(patch.project_id, projectClient, ', or be omitted');
+  return { project_id: patch.project_id, client_id: projectClient };
+}
+
+/**
+ * Changes the fields sent. A change of `started_at` moves the entry in every list at once (each
+ * index's sort key holds it); a change of project or client is a move (see the module's comment).
+ */
+export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Patch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<TimeEntry>> {
+  if (!isWellFormedId(timeEntry.idPrefix, id)) throw notFound(timeEntry.noun, id);
+  const { project_id: _project, client_id: _client, ...fields } = patch;
+  if (patch.project_id === undefined && patch.client_id === undefined) return update(ctx, timeEntry, id, fields, expectedVersion, now);
+  // A move races other changes of the entry: it retries on the entry's new version, which
+  // another writer's landed change made (so contention always progresses); the cap guards a runaway.
+  for (let attempt = 0; attempt < MAX_MOVE_ATTEMPTS; attempt++) {
+    const item = await readItem(ctx, timeEntry, id);
+    if (!item) throw notFound(timeEntry.noun, id);
+    const version = versionOf(item);
+    if (!matchesVersion(expectedVersion, version)) throw preconditionFailed(timeEntry.noun, id);
+    const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+    const current = { project_id: (data.project_id ?? null) as string | null, client_id: String(data.client_id) };
+    const after = await ownersAfter(ctx, current, patch);
+    // Sending the owners the entry has is no move: the rest is an ordinary update (which honours If-Match).
+    if (after.project_id === current.project_id && after.client_id === current.client_id) {
+      return update(ctx, timeEntry, id, fields, expectedVersion, now);
+    }
+    const moved = await move(ctx, id, item, { ...fields, ...after }, current, after, now);
+    if (moved) return moved;
+  }
+  throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entry is being changed by other requests: retry after the time in Retry-After');
+}
+
+const MAX_MOVE_ATTEMPTS = 20;
+const ENTRY = 'entry';
+type Part = 'entry' | 'leave_project' | 'join_project' | 'leave_client' | 'join_client';
+
+/** The move's transaction; undefined when the entry changed since it was read (the caller retries). */
+async function move(
+  ctx: CallerContext,
+  id: string,
+  item: Record<string, unknown>,
+  change: Record<string, unknown>,
+  from: Owners,
+  to: Owners,
+  requested: Date,
+): Promise<Versioned<TimeEntry> | undefined> {
+  const stored = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+  // updated_at moves forward, also past a stored time from a faster clock.
+  const at = new Date(Math.max(requested.getTime(), Date.parse(String(stored.updated_at)) + 1)).toISOString();
+  const data = { ...stored, ...change, updated_at: at };
+  const version = versionOf(item);
+  const counter = counterOf(timeEntry);
+  const ownerKey = (type: string, ownerId: string) => keys.item(ctx.workspaceId, type, ownerId);
+  const parts: Partial<Record<Part, TransactItem>> = { [ENTRY]: entryUpdate(ctx, id, data, version) };
+  if (from.project_id !== to.project_id) {
+    if (from.project_id !== null) parts.leave_project = counterUpdate(ownerKey(project.type, from.project_id), counter, -1);
+    if (to.project_id !== null) {
+      if (!isWellFormedId(project.idPrefix, to.project_id)) throw unknownReference('project_id', project);
+      parts.join_project = counterUpdate(ownerKey(project.type, to.project_id), counter, 1, {
+        expression: '#data.#owner_client = :owner_client',
+        names: { '#data': DATA_ATTRIBUTE, '#owner_client': 'client_id' },
+        values: { ':owner_client': to.client_id },
+      });
+    }
+  }
+  if (from.client_id !== to.client_id) {
+    if (!isWellFormedId(client.idPrefix, to.client_id)) throw unknownReference('client_id', client);
+    parts.leave_client = counterUpdate(ownerKey(client.type, from.client_id), counter, -1);
+    parts.join_client = counterUpdate(ownerKey(client.type, to.client_id), counter, 1);
+  }
+  const written = { ...item, [DATA_ATTRIBUTE]: data, [VERSION_ATTRIBUTE]: version + 1 };
+  const moved = { resource: objectOf(timeEntry, written), version: version + 1 };
+  // An Idempotency-Key's record rides in the move's own transaction, as in every write.
+  const cancelled = await transact<string>({ ...(parts as Record<Part, TransactItem>), ...recordPart(ctx, moved) });
+  if (cancelled) {
+    refuseIfRecordTaken(ctx, cancelled);
+    if (cancelled.failed(ENTRY)) return undefined;
+    // A project's client never changes, so the project failed by being gone.
+    if (cancelled.failed('join_project')) throw unknownReference('project_id', project);
+    if (cancelled.failed('join_client')) throw unknownReference(to.project_id !== null ? 'project_id' : 'client_id', to.project_id !== null ? project : client);
+    throw new Error(`time entry move cancelled: ${cancelled.codes.join(',')}`);
+  }
+  return moved;
+}
+
+/**
+ * The entry's whole new state: its data, every index key it has now (those it no longer has are
+ * removed: an entry without a project leaves the project index), on condition that it is still
+ * at the version read.
+ */
+function entryUpdate(ctx: CallerContext, id: string, data: Record<string, unknown>, version: number): TransactItem {
+  const indexes = keys.indexes(timeEntry, ctx.workspaceId, id, data);
+  const gone = TABLE.indexes.flatMap((index) => [`${index.name}PK`, `${index.name}SK`]).filter((name) => !(name in indexes));
+  const set = setExpression(data, { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId });
+  const removeNames = Object.fromEntries(gone.map((name, i) => [`#gone${i}`, name]));
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.item(ctx.workspaceId, timeEntry.type, id),
+      UpdateExpression: `${set.UpdateExpression}, #version = :next${gone.length > 0 ? ` REMOVE ${Object.keys(removeNames).join(', ')}` : ''}`,
+      ConditionExpression: 'attribute_exists(PK) AND #version = :read',
+      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...removeNames, '#version': VERSION_ATTRIBUTE },
+      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':read': version, ':next': version + 1 },
+    },
+  };
+}
+
+/**
+ * Lists newest first by started_at. With both a project and a client, the project's index serves
+ * it: its entries all belong to its client, so the client is read off the project (one item),
+ * and a client that is not the project's makes the list empty. No read discards anything.
+ */
+export async function listTimeEntries(ctx: CallerContext, query: Query): Promise<ListEnvelope<TimeEntry>> {
+  if (query.project_id === undefined || query.client_id === undefined) return list(ctx, timeEntry, query);
+  const item = await readItem(ctx, project, query.project_id);
+  const matches = item !== undefined && objectOf(project, item).client_id === query.client_id;
+  return list(ctx, timeEntry, query, matches ? { implied: ['client_id'] } : { empty: true });
 }

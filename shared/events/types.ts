@@ -19,10 +19,7 @@ export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY'] as const;
 export const EVENT_ACTIONS = ['created', 'updated', 'deleted'] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
 
-/**
- * Every type an event can have today. `time_entry.updated` joins once time entries can be
- * updated: until then no endpoint may subscribe to it, since nothing would ever send it.
- */
+/** Every type an event can have: each object's created, updated and deleted. */
 export const EVENT_TYPES = [
   'client.created',
   'client.updated',
@@ -31,6 +28,7 @@ export const EVENT_TYPES = [
   'project.updated',
   'project.deleted',
   'time_entry.created',
+  'time_entry.updated',
   'time_entry.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

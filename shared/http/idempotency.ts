@@ -159,6 +159,10 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       write: (outcome, revealed) =>
         recordPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), revealed) }, Date.now()),
       taken: (stored) => new KeyTaken(stored),
+      lookup: async () => {
+        const stored = await getItem(recordKey);
+        return isLive(stored) ? stored : undefined;
+      },
     };
     try {
       return await run({ ...caller, record });

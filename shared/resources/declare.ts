@@ -20,6 +20,21 @@ export interface IndexDeclaration<F extends string> {
   sortPrefix?: F;
 }
 
+/**
+ * A list order other than creation: every list of the resource is newest first by this field
+ * (ties by id), and takes a range of it, `from` inclusive and `to` exclusive. Every index's sort
+ * key then holds the field's value (shared/data/keys.ts), so a change of it moves the item in
+ * every list at once; the field is a timestamp, stored UTC with milliseconds, so its text sorts
+ * as its instant.
+ */
+export interface OrderDeclaration<F extends string> {
+  field: F;
+  /** The list parameter of the range's inclusive start. */
+  from: string;
+  /** The list parameter of the range's exclusive end; a `from` after it is a 400 naming it. */
+  to: string;
+}
+
 export interface ResourceDeclaration<K extends string, C extends string, F extends string, RO extends F, IM extends F, FL extends F> {
   /** The object's name (`object` of the API, DeleteResult's `object`), in snake_case. */
   kind: K;
@@ -50,6 +65,8 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
    * the OpenAPI document says it as an `anyOf` of `required` sets.
    */
   createRequiresOneOf?: readonly F[];
+  /** Lists ordered by a timestamp field, with a range of it (default: by creation, no range). */
+  order?: OrderDeclaration<F>;
 }
 
 /** The resource's names derived from its declaration, beside it. */
@@ -90,4 +107,5 @@ export interface AnyResource {
   readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
   readonly deleteHint?: string;
   readonly createRequiresOneOf?: readonly string[];
+  readonly order?: OrderDeclaration<string>;
 }

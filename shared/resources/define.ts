@@ -16,7 +16,7 @@
  */
 import * as v from 'valibot';
 import { ULID_PATTERN } from '../ids.ts';
-import { LIMITS, text } from '../schemas/fields.ts';
+import { LIMITS, text, timestamp as timestampField } from '../schemas/fields.ts';
 import type { AnyResource } from './declare.ts';
 
 type Unwrapped<S> = S extends v.OptionalSchema<infer W, infer _D> ? W : S;
@@ -40,11 +40,15 @@ type CreateEntries<E extends v.ObjectEntries, RO extends PropertyKey> = {
 type UpdateEntries<E extends v.ObjectEntries, RO extends PropertyKey, IM extends PropertyKey> = {
   [F in Exclude<keyof E, RO>]: F extends IM ? v.OptionalSchema<v.NeverSchema<string>, undefined> : v.OptionalSchema<Unwrapped<E[F]>, undefined>;
 };
-type QueryEntries<E extends v.ObjectEntries, FL extends PropertyKey> = {
+type QueryEntries<E extends v.ObjectEntries, FL extends PropertyKey, RG extends string> = {
   limit: ListBase['limit'];
   cursor: ListBase['cursor'];
   search: ListBase['search'];
-} & { [F in FL & keyof E]: v.OptionalSchema<NonNull<Unwrapped<E[F]>>, undefined> };
+} & { [F in FL & keyof E]: v.OptionalSchema<NonNull<Unwrapped<E[F]>>, undefined> } & {
+  [P in RG]: v.OptionalSchema<v.GenericSchema<string, string>, undefined>;
+};
+/** The list parameters of a declared order's range (`started_from`, `started_to`). */
+type RangeOf<R extends AnyResource> = R['order'] extends { from: infer A extends string; to: infer B extends string } ? A | B : never;
 
 // Built inside functions, never at load: a bundle that imports the registry without parsing
 // anything (retrieve, delete) then keeps none of these (docs/decisions/0008, amendment).
@@ -75,6 +79,7 @@ export function defineFields<const R extends AnyResource, E extends { [F in Fiel
   type RO = KeysOf<R['readOnly']>;
   type IM = KeysOf<R['immutable']>;
   type FL = NonNullable<R['filters']>[number];
+  type RG = RangeOf<R>;
   // In the declared order, whatever the order of `fields`.
   const given = fields as Record<string, v.GenericSchema>;
   const entries = Object.fromEntries(resource.fieldNames.map((name) => [name, given[name]!])) as E;
@@ -95,12 +100,20 @@ export function defineFields<const R extends AnyResource, E extends { [F in Fiel
     ]),
   ) as UpdateEntries<E, RO, IM>;
   const { limit, cursor, search } = listBase();
+  // A range takes the ordered field's own schema (a timestamp: its format, years and normalising).
+  const order = resource.order;
   const queryEntries = {
     limit,
     cursor,
     ...Object.fromEntries((resource.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(schemaOf(name))))])),
+    ...(order
+      ? {
+          [order.from]: v.optional(rangeBound(order.from, `Only items whose ${order.field} is at or after this instant (inclusive)`)),
+          [order.to]: v.optional(rangeBound(order.to, `Only items whose ${order.field} is before this instant (exclusive); not before ${order.from}`)),
+        }
+      : {}),
     ...(resource.search ? { search } : {}),
-  } as QueryEntries<E, FL>;
+  } as QueryEntries<E, FL, RG>;
 
   return {
     ...resource,
@@ -118,6 +131,13 @@ function oneOfRequired(fields: readonly string[] | undefined): Record<string, un
   if (!fields?.length) return {};
   return { anyOf: fields.map((field) => ({ required: [field], properties: { [field]: { not: { type: 'null' } } } })) };
 }
+
+/** A bound of a list's range: a timestamp under the usual rules, named by its parameter. */
+const rangeBound = (param: string, what: string) =>
+  v.pipe(
+    timestampField(param),
+    v.metadata({ description: `${what}: an RFC 3339 date-time with seconds and a time zone (Z or an offset), UTC year ${LIMITS.yearMin} to ${LIMITS.yearMax}` }),
+  );
 
 function nonNull(schema: v.GenericSchema): v.GenericSchema {
   return isNullable(schema) ? (schema as v.NullableSchema<v.GenericSchema, unknown>).wrapped : schema;

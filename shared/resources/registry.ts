@@ -81,11 +81,14 @@ export const timeEntry = declareResource({
   idPrefix: 'te_',
   collection: 'time_entries',
   tag: 'Time entries',
-  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'description'],
+  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'description'],
   references: { client_id: 'client', project_id: 'project' },
   createRequiresOneOf: ['project_id', 'client_id'],
   filters: ['project_id', 'client_id'],
-  indexes: { GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
+  // Every list newest first by started_at, in a range of it: each index's sort key holds it
+  // (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's.
+  order: { field: 'started_at', from: 'started_from', to: 'started_to' },
+  indexes: { GSI1: { partition: [] }, GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
 });
 
 export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
@@ -94,6 +97,7 @@ export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
   client_id: v.optional(reference('client_id')),
   started_at: timestamp('started_at'),
   duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
+  billable: v.optional(v.boolean('billable must be true or false'), true),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
 }));
 

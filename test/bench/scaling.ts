@@ -5,8 +5,9 @@
  * Their items are made by the handlers themselves with the transport intercepted (so they are
  * exactly the items the domain writes, keyed by shared/data/keys.ts), then written with
  * BatchWriteItem. One name in a hundred holds `omega`, the others `alpha` (same length): the
- * search that matches 1 %. Each list is walked page by page with its cursors; pages 1, 10 and
- * 100 are measured (units and latency, median of a few repeats of the same page).
+ * search that matches 1 %. Time entries start a minute apart from ENTRIES_START, so a range of
+ * started_at holds a known share of them. Each list is walked page by page with its cursors;
+ * pages 1, 10 and 100 are measured (units and latency, median of a few repeats of the same page).
  */
 import type { Operation } from '../../shared/routes.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -27,6 +28,11 @@ export interface ScaleWorkspace {
 }
 
 const pad = (n: number) => String(n).padStart(5, '0');
+const ENTRIES_START = Date.UTC(2026, 0, 1);
+/** The started_at of the n-th time entry of a scale workspace. */
+const minute = (n: number) => new Date(ENTRIES_START + n * 60_000).toISOString();
+/** The range rows' bounds: the middle 90 % of the workspace's entries, by started_at. */
+const middleRange = (ws: ScaleWorkspace) => ({ started_from: minute(Math.floor(ws.size * 0.05)), started_to: minute(Math.ceil(ws.size * 0.95)) });
 const word = (n: number) => (n % 100 === 42 ? 'omega' : 'alpha');
 
 /** The items a handler would write for `request`, without writing them (reads answered by `reads`). */
@@ -66,7 +72,7 @@ export async function buildScaleWorkspace(repoRoot: string, workspaceId: string,
   const project = projects[0]!;
   const projectId = idOf(project);
   for (let i = 0; i < size; i++) {
-    entries.push(await itemsOf(repoRoot, caller, { operation: 'logTimeEntry', body: entryBody(i, { project_id: projectId }) }, () => ({ Item: project })));
+    entries.push(await itemsOf(repoRoot, caller, { operation: 'logTimeEntry', body: { ...entryBody(i, { project_id: projectId }), started_at: minute(i) } }, () => ({ Item: project })));
   }
   // The counters the held-back transactions would have left.
   Object.assign(clients[0]!, { project_count: size, time_entry_count: size });
@@ -115,7 +121,10 @@ export const LIST_VARIANTS: readonly ListVariant[] = [
   { key: 'time entries', operation: 'listTimeEntries', query: () => ({}) },
   { key: 'time entries of a project (GSI2)', operation: 'listTimeEntries', query: (ws) => ({ project_id: ws.projectId }) },
   { key: 'time entries of a client (GSI3)', operation: 'listTimeEntries', query: (ws) => ({ client_id: ws.clientId }) },
-  { key: 'time entries of a project and client (GSI2 + filter)', operation: 'listTimeEntries', query: (ws) => ({ project_id: ws.projectId, client_id: ws.clientId }) },
+  { key: 'time entries of a project and client (GSI2 + the project read)', operation: 'listTimeEntries', query: (ws) => ({ project_id: ws.projectId, client_id: ws.clientId }) },
+  { key: 'time entries in a range (GSI1)', operation: 'listTimeEntries', query: (ws) => middleRange(ws) },
+  { key: 'time entries of a project in a range (GSI2)', operation: 'listTimeEntries', query: (ws) => ({ ...middleRange(ws), project_id: ws.projectId }) },
+  { key: 'time entries of a client in a range (GSI3)', operation: 'listTimeEntries', query: (ws) => ({ ...middleRange(ws), client_id: ws.clientId }) },
   { key: 'search clients, 1 % match', operation: 'listClients', query: () => ({ search: 'omega' }), search: true },
   { key: 'search projects, 1 % match', operation: 'listProjects', query: () => ({ search: 'omega' }), search: true },
   { key: 'search clients, no match', operation: 'listClients', query: () => ({ search: 'zzzz' }), search: true },

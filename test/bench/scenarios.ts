@@ -25,11 +25,12 @@ export interface Fixture {
  * - `fixed`: a row of docs/data-model.md's table (RCU and WCU as it derives them);
  * - `items`: a list page, ⌈(size of the items read) / 4 KB⌉ RCU (half through a GSI), computed
  *   from the items the page's Query actually returned; when a filter dropped items (search),
- *   what was passed over is not visible and the floor is `grows` instead.
+ *   what was passed over is not visible and the floor is `grows` instead; `reads` adds the
+ *   strongly consistent GetItems the list makes first (1 RCU each: a time entry list's project).
  */
 export type UnitFloor =
   | { kind: 'fixed'; rcu: number; wcu: number; source: string; docRow?: { row: string; total: string } }
-  | { kind: 'items'; source: string };
+  | { kind: 'items'; source: string; reads?: number };
 
 export interface Scenario {
   key: string;
@@ -49,7 +50,7 @@ const fixed = (rcu: number, wcu: number, row: string, total: string, source = DO
   source,
   docRow: { row, total },
 });
-const items = (source: string): UnitFloor => ({ kind: 'items', source });
+const items = (source: string, reads?: number): UnitFloor => ({ kind: 'items', source, ...(reads ? { reads } : {}) });
 /** A write with `Idempotency-Key`: its own floor plus the record in its transaction (docs/decisions/0015). */
 const keyed = (rcu: number, wcu: number, write: string): UnitFloor => ({
   kind: 'fixed',
@@ -287,14 +288,14 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'log time entry on a project',
     primary: true,
     prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { project_id: fx.projectId }) }),
-    floor: fixed(1, 8, 'log time entry on a project', '1 RCU + 8 WCU'),
+    floor: fixed(1, 9, 'log time entry on a project', '1 RCU + 9 WCU'),
   },
   {
     key: 'logTimeEntry+client',
     operation: 'logTimeEntry',
     label: 'log time entry on a client',
     prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { client_id: fx.clientId }) }),
-    floor: fixed(0, 5, 'log time entry on a client', '5 WCU'),
+    floor: fixed(0, 6, 'log time entry on a client', '6 WCU'),
   },
   {
     key: 'retrieveTimeEntry',
@@ -305,27 +306,68 @@ export const SCENARIOS: readonly Scenario[] = [
     floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
   },
   {
+    key: 'updateTimeEntry',
+    operation: 'updateTimeEntry',
+    label: 'update time entry, duration',
+    primary: true,
+    // A fresh entry each time, as for the other updates.
+    prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { duration_minutes: 15 } }),
+    floor: fixed(0, 4, 'update time entry', '3–7 WCU'),
+  },
+  {
+    key: 'updateTimeEntry+started_at',
+    operation: 'updateTimeEntry',
+    label: 'update time entry, started_at (every index key moves)',
+    prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { started_at: '2026-11-21T10:00:00Z' } }),
+    floor: fixed(0, 7, 'update time entry', '3–7 WCU'),
+  },
+  {
+    key: 'updateTimeEntry+move',
+    operation: 'updateTimeEntry',
+    label: 'move time entry to a project of its client',
+    prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { project_id: await freshProject(fx) } }),
+    floor: fixed(2, 10, 'move time entry', '1–2 RCU + 7–15 WCU'),
+  },
+  {
+    key: 'updateTimeEntry+move+client',
+    operation: 'updateTimeEntry',
+    label: 'move time entry to a project of another client',
+    prepare: async (fx) => {
+      const other = await freshClient(fx);
+      const to = await create(fx, 'createProject', projectBody(next(), other));
+      return { operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { project_id: to } };
+    },
+    floor: fixed(2, 15, 'move time entry', '1–2 RCU + 7–15 WCU'),
+  },
+  {
     key: 'deleteTimeEntry',
     operation: 'deleteTimeEntry',
     label: 'delete time entry of a project',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }) }),
-    floor: fixed(1, 10, 'delete time entry', '1 RCU + 7–10 WCU'),
+    floor: fixed(1, 11, 'delete time entry', '1 RCU + 8–11 WCU'),
   },
   {
     key: 'deleteTimeEntry+client',
     operation: 'deleteTimeEntry',
     label: 'delete time entry of a client only',
     prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { client_id: fx.clientId }) }),
-    floor: fixed(1, 7, 'delete time entry', '1 RCU + 7–10 WCU'),
+    floor: fixed(1, 8, 'delete time entry', '1 RCU + 8–11 WCU'),
   },
   {
     key: 'listTimeEntries',
     operation: 'listTimeEntries',
-    label: 'list time entries, limit 25',
+    label: 'list time entries (GSI1), limit 25',
     primary: true,
     prepare: async () => ({ operation: 'listTimeEntries', query: { limit: '25' } }),
-    floor: items(`${DOC}: list, unfiltered`),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listTimeEntries+range',
+    operation: 'listTimeEntries',
+    label: 'list time entries of a month (GSI1), limit 25',
+    prepare: async () => ({ operation: 'listTimeEntries', query: { limit: '25', started_from: '2026-11-01T00:00:00Z', started_to: '2026-12-01T00:00:00Z' } }),
+    floor: items(`${DOC}: list via a GSI`),
   },
   {
     key: 'listTimeEntries+project',
@@ -344,9 +386,9 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     key: 'listTimeEntries+project+client',
     operation: 'listTimeEntries',
-    label: 'list time entries of a project and client (GSI2 + filter), limit 25',
+    label: 'list time entries of a project and client (GSI2 + the project read), limit 25',
     prepare: async (fx) => ({ operation: 'listTimeEntries', query: { limit: '25', project_id: fx.projectId, client_id: fx.clientId } }),
-    floor: items(`${DOC}: list via a GSI`),
+    floor: items(`${DOC}: list via a GSI, after a GetItem of the project (access pattern 10a)`, 1),
   },
 ];
 

@@ -44,7 +44,8 @@ export function pageFloor(calls: readonly ObservedCall[]): number | undefined {
 
 function floorOf(floor: UnitFloor, calls: readonly ObservedCall[]): UnitsResult['floor'] {
   if (floor.kind === 'fixed') return { rcu: floor.rcu, wcu: floor.wcu, total: floor.rcu + floor.wcu, source: floor.source };
-  const rcu = pageFloor(calls);
+  const page = pageFloor(calls);
+  const rcu = page === undefined ? undefined : page + (floor.reads ?? 0);
   return rcu === undefined ? undefined : { rcu, wcu: 0, total: rcu, source: floor.source };
 }
 

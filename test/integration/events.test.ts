@@ -31,19 +31,20 @@ describe('events of every change', () => {
     const p = await api.post('/projects', { name: 'Site', client_id: c.body.id, billing_type: 'Monthly' });
     const pu = await api.patch(`/projects/${p.body.id}`, { name: 'Website' });
     const t = await api.post('/time_entries', { project_id: p.body.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 });
+    const tu = await api.patch(`/time_entries/${t.body.id}`, { billable: false });
     const td = await api.delete(`/time_entries/${t.body.id}`);
     const pd = await api.delete(`/projects/${p.body.id}`);
     const cd = await api.delete(`/clients/${c.body.id}`);
-    for (const r of [c, cu, p, pu, t, td, pd, cd]) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    for (const r of [c, cu, p, pu, t, tu, td, pd, cd]) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
 
-    const events = await eventsWhen(api, 8);
+    const events = await eventsWhen(api, 9);
     // Every type there is today, in the order of the changes.
     expect(events.map((e) => e.type)).toEqual([
       'client.created', 'client.updated', 'project.created', 'project.updated',
-      'time_entry.created', 'time_entry.deleted', 'project.deleted', 'client.deleted',
+      'time_entry.created', 'time_entry.updated', 'time_entry.deleted', 'project.deleted', 'client.deleted',
     ]);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
-    expect(events.map((e) => e.request_id)).toEqual([c, cu, p, pu, t, td, pd, cd].map(requestIdOf));
+    expect(events.map((e) => e.request_id)).toEqual([c, cu, p, pu, t, tu, td, pd, cd].map(requestIdOf));
     for (const e of events) {
       expect(Object.keys(e).sort()).toEqual(['created_at', 'data', 'id', 'object', 'request_id', 'type', 'workspace_id']);
       expect(e).toMatchObject({ object: 'event', workspace_id: workspaceId });
@@ -59,9 +60,11 @@ describe('events of every change', () => {
     expect(events[3].data.object).toEqual(pu.body);
     expect(events[3].data.previous_attributes).toEqual({ name: 'Site', updated_at: p.body.updated_at });
     expect(events[4].data.object).toEqual(t.body);
-    expect(events[5].data.object).toEqual(t.body);
-    expect(events[6].data.object).toEqual(pu.body);
-    expect(events[7].data.object).toEqual(cu.body);
+    expect(events[5].data.object).toEqual(tu.body);
+    expect(events[5].data.previous_attributes).toEqual({ billable: true, updated_at: t.body.updated_at });
+    expect(events[6].data.object).toEqual(tu.body);
+    expect(events[7].data.object).toEqual(pu.body);
+    expect(events[8].data.object).toEqual(cu.body);
     expect(events[1].created_at).toBe(cu.body.updated_at);
 
     // Retrieve answers the same object as the list, without an ETag (an event never changes).
@@ -71,7 +74,7 @@ describe('events of every change', () => {
     expect(one.headers.get('etag')).toBeNull();
     // Nothing more arrives: the empty PATCH and the deletion guards' counters made none.
     await pause(1000);
-    expect((await allEvents(api)).length).toBe(8);
+    expect((await allEvents(api)).length).toBe(9);
   });
 });
 
@@ -157,7 +160,7 @@ describe('the feed', () => {
       ['after=', 'after'],
       ['type=client.exploded', 'type'],
       ['type=', 'type'],
-      ['type=time_entry.updated', 'type'],
+      ['type=time_entry.archived', 'type'],
       ['object_id=nope', 'object_id'],
       ['object_id=we_01M80V5QD5HHXT44J8T6S4HD6W', 'object_id'],
       ['object_id=evt_0000000001AAAAAAAAAAAAAAAA', 'object_id'],

@@ -40,7 +40,7 @@ const UNKNOWN_METHODS: [string, string][] = [
   ['PUT', '/api/v1/clients/cli_00000000000000000000000000'],
   ['PUT', '/api/v1/projects/prj_00000000000000000000000000'],
   ['POST', '/api/v1/projects/prj_00000000000000000000000000'],
-  ['PATCH', '/api/v1/time_entries/te_00000000000000000000000000'],
+  ['POST', '/api/v1/time_entries/te_00000000000000000000000000'],
   ['PUT', '/api/v1/time_entries'],
   ['DELETE', '/api/v1/time_entries'],
 ];

@@ -3,7 +3,7 @@
  * clients, projects and time entries, and cannot tell them apart from ids that name nothing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { createClient, createProject, expectError, logTime, workspace, type Api, type ApiResponse } from '../support/api.ts';
 
 type Obj = Record<string, any>;
 
@@ -23,6 +23,13 @@ async function expectSameAsMissing(foreign: Promise<any>, missing: Promise<any>,
     request_id: '',
     message: me.message.replace(missingId, 'ID'),
   });
+}
+
+/** A reference to another workspace's item is refused exactly as one naming nothing. */
+function expectSameRefusal(foreign: ApiResponse, missing: ApiResponse, param: string) {
+  const f = expectError(foreign, 400, 'invalid_request');
+  expect(f.param).toBe(param);
+  expect(f.message).toBe(expectError(missing, 400, 'invalid_request').message);
 }
 
 describe('tenant isolation', () => {
@@ -124,12 +131,35 @@ describe('tenant isolation', () => {
     expect(await snapshotA()).toEqual(before);
   });
 
-  it("cannot retrieve or delete another workspace's time entries", async () => {
+  it("cannot retrieve, correct, move or delete another workspace's time entries", async () => {
     const before = await snapshotA();
     for (const entry of [entryA, clientEntryA]) {
       await expectSameAsMissing(b.api.get(`/time_entries/${entry.id}`), b.api.get(`/time_entries/${MISSING.time_entry}`), entry.id, MISSING.time_entry);
+      for (const change of [{ duration_minutes: 1 }, { project_id: projectB.id }, { project_id: null, client_id: clientB.id }]) {
+        await expectSameAsMissing(
+          b.api.patch(`/time_entries/${entry.id}`, change),
+          b.api.patch(`/time_entries/${MISSING.time_entry}`, change),
+          entry.id,
+          MISSING.time_entry,
+        );
+      }
       await expectSameAsMissing(b.api.delete(`/time_entries/${entry.id}`), b.api.delete(`/time_entries/${MISSING.time_entry}`), entry.id, MISSING.time_entry);
     }
+    expect(await snapshotA()).toEqual(before);
+  });
+
+  it("cannot move a time entry to another workspace's project or client", async () => {
+    const before = await snapshotA();
+    const move = (change: Record<string, unknown>) => b.api.patch(`/time_entries/${entryB.id}`, change);
+    const [foreignP, missingP, foreignC, missingC] = await Promise.all([
+      move({ project_id: projectA.id }),
+      move({ project_id: MISSING.project }),
+      move({ project_id: null, client_id: clientA.id }),
+      move({ project_id: null, client_id: MISSING.client }),
+    ]);
+    expectSameRefusal(foreignP, missingP, 'project_id');
+    expectSameRefusal(foreignC, missingC, 'client_id');
+    expect((await b.api.get(`/time_entries/${entryB.id}`)).body).toEqual(entryB);
     expect(await snapshotA()).toEqual(before);
   });
 
@@ -184,12 +214,8 @@ describe('tenant isolation', () => {
       log({ project_id: MISSING.project }),
       log({ project_id: projectA.id, client_id: clientA.id }),
     ]);
-    const fc = expectError(foreignC, 400, 'invalid_request');
-    expect(fc.param).toBe('client_id');
-    expect(fc.message).toBe(expectError(missingC, 400, 'invalid_request').message);
-    const fpr = expectError(foreignPr, 400, 'invalid_request');
-    expect(fpr.param).toBe('project_id');
-    expect(fpr.message).toBe(expectError(missingPr, 400, 'invalid_request').message);
+    expectSameRefusal(foreignC, missingC, 'client_id');
+    expectSameRefusal(foreignPr, missingPr, 'project_id');
     expect(expectError(mixed, 400, 'invalid_request').param).toBe('project_id');
 
     // Nothing was created anywhere.

@@ -187,10 +187,11 @@ describe('the webhooks section', () => {
     const project = await createProject(api, client.id);
     await api.patch(`/projects/${project.id}`, { name: 'Renamed' });
     const entry = await logTime(api, { project_id: project.id });
+    await api.patch(`/time_entries/${entry.id}`, { duration_minutes: 5 });
     await api.delete(`/time_entries/${entry.id}`);
     await api.delete(`/projects/${project.id}`);
     await api.delete(`/clients/${client.id}`);
-    const events = await eventsWhen(api, 8);
+    const events = await eventsWhen(api, 9);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
     for (const event of events) {
       const schema = webhooks[event.type]!.post.requestBody.content['application/json'].schema;

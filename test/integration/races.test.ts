@@ -3,79 +3,16 @@
  * checked directly in DynamoDB Local as well as through the API: no orphan ever survives its
  * owner, and the owner's counters equal the number of children that exist.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createClient, createProject, expectError, logTime, workspace, type Api, type ApiResponse } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import { createClient, createProject, expectError, logTime, workspace } from '../support/api.ts';
+import { listAll, race, storedItems } from '../support/races.ts';
 
 type Obj = Record<string, any>;
 
 const ROUNDS = 10;
 const RACERS = 8;
 
-let db: DynamoDBDocumentClient;
-let table: string;
-
-beforeAll(() => {
-  db = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-  );
-  table = inject('tableName');
-});
-
-afterAll(() => db?.destroy());
-
-/** Every stored item of a kind in a workspace's partition (strongly consistent). */
-async function stored(workspaceId: string, kind: 'PROJECT' | 'TIME_ENTRY'): Promise<Obj[]> {
-  const items: Obj[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': `WS#${workspaceId}`, ':prefix': `${kind}#` },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(out.Items ?? []).map(flatten));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-async function storedItem(workspaceId: string, kind: 'CLIENT' | 'PROJECT', id: string): Promise<Obj | undefined> {
-  const out = await db.send(new GetCommand({ TableName: table, Key: { PK: `WS#${workspaceId}`, SK: `${kind}#${id}` }, ConsistentRead: true }));
-  return out.Item && flatten(out.Item);
-}
-
-/** The stored item with its API fields (kept in the `data` map) beside its counters. */
-const flatten = (item: Obj): Obj => ({ ...item, ...(item.data as Obj) });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Starts the racers and the contender, each after a small random delay, so
- * the contender lands before, among or after the racers in different rounds.
- */
-async function race(racers: (() => Promise<ApiResponse>)[], contender: () => Promise<ApiResponse>) {
-  const jitter = (spread: number) => sleep(Math.random() * spread);
-  const [racing, late] = await Promise.all([Promise.all(racers.map((r) => jitter(25).then(r))), jitter(6).then(contender)]);
-  return { racing, late };
-}
-
-async function listAll(api: Api, path: string): Promise<Obj[]> {
-  const out: Obj[] = [];
-  let cursor: string | undefined;
-  do {
-    const response = await api.get(`${path}${path.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(response.status).toBe(200);
-    out.push(...response.body.data);
-    cursor = response.body.next_cursor ?? undefined;
-  } while (cursor);
-  return out;
-}
+const { stored, storedItem } = storedItems();
 
 describe('concurrent project creates racing the delete of their client', () => {
   it(`never leaves a project without its client, and counts exactly (${ROUNDS} rounds of ${RACERS})`, async () => {

@@ -7,7 +7,7 @@ import { call, createClient, createProject, expectError, logTime, workspace, typ
 
 type Obj = Record<string, any>;
 
-const ENTRY_KEYS = ['client_id', 'created_at', 'description', 'duration_minutes', 'id', 'object', 'project_id', 'started_at', 'updated_at', 'workspace_id'];
+const ENTRY_KEYS = ['billable', 'client_id', 'created_at', 'description', 'duration_minutes', 'id', 'object', 'project_id', 'started_at', 'updated_at', 'workspace_id'];
 const MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('time entries', () => {
@@ -40,6 +40,7 @@ describe('time entries', () => {
       client_id: client.id,
       started_at: '2026-11-20T09:00:00.000Z',
       duration_minutes: 45,
+      billable: true,
       description: 'Design review',
       workspace_id: wsId,
     });
@@ -108,14 +109,25 @@ describe('time entries', () => {
       const error = expectError(await api.post('/time_entries', entryBody({ client_id: client.id, started_at })), 400, 'invalid_request');
       expect(error.param, `started_at ${JSON.stringify(started_at)}`).toBe('started_at');
     }
-    const unknown = expectError(await api.post('/time_entries', entryBody({ client_id: client.id, billable: true })), 400, 'invalid_request');
-    expect(unknown.param).toBe('billable');
+    for (const billable of ['true', 1, 0, null, 'yes', []]) {
+      const error = expectError(await api.post('/time_entries', entryBody({ client_id: client.id, billable })), 400, 'invalid_request');
+      expect(error.param, `billable ${JSON.stringify(billable)}`).toBe('billable');
+    }
+    const unknown = expectError(await api.post('/time_entries', entryBody({ client_id: client.id, rate: 1 })), 400, 'invalid_request');
+    expect(unknown.param).toBe('rate');
     expectError(
       await call('POST', '/api/v1/time_entries', { token: tokenValue, rawBody: JSON.stringify(entryBody({ client_id: client.id })), headers: { 'Content-Type': 'text/plain' } }),
       415,
       'unsupported_media_type',
     );
     expectError(await call('POST', '/api/v1/time_entries', { token: tokenValue, rawBody: '{"client_id":', headers: { 'Content-Type': 'application/json' } }), 400, 'invalid_request');
+  });
+
+  it('logs billable unless the log says otherwise', async () => {
+    expect((await logTime(api, { client_id: client.id })).billable).toBe(true);
+    const unbilled = await logTime(api, { client_id: client.id, billable: false });
+    expect(unbilled.billable).toBe(false);
+    expect((await api.get(`/time_entries/${unbilled.id}`)).body.billable).toBe(false);
   });
 
   it('normalises started_at to UTC with milliseconds; accepts 1 minute', async () => {

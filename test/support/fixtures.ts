@@ -29,6 +29,7 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
       const client = await createClient(api);
       return { project_id: (await createProject(api, client.id)).id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 };
     },
+    change: { duration_minutes: 50 },
   },
   webhook_endpoint: {
     // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventListSource, keys, listSource, startKeyFor } from '../../shared/data/keys.ts';
+import { eventListSource, keys, listSource, positionOf, startKeyFor } from '../../shared/data/keys.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { isWellFormedId, newId } from '../../shared/ids.ts';
 import { RESOURCE_LIST, client, project, timeEntry } from '../../shared/resources/registry.ts';
@@ -68,8 +68,61 @@ describe('key schema', () => {
   });
 
   it('leaves an item out of an index whose partition field is null', () => {
-    expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1' })).sort()).toEqual(['GSI3PK', 'GSI3SK']);
-    expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: 'prj_1', client_id: 'cli_1' })).sort()).toEqual(['GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK']);
+    const at = '2026-11-20T09:00:00.000Z';
+    expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at })).sort()).toEqual(['GSI1PK', 'GSI1SK', 'GSI3PK', 'GSI3SK']);
+    expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: 'prj_1', client_id: 'cli_1', started_at: at })).sort()).toEqual([
+      'GSI1PK',
+      'GSI1SK',
+      'GSI2PK',
+      'GSI2SK',
+      'GSI3PK',
+      'GSI3SK',
+    ]);
+  });
+
+  it('puts the order field in every sort key of an ordered resource, and rewrites them all when it changes', () => {
+    const at = '2026-11-20T09:00:00.000Z';
+    expect(keys.indexes(timeEntry, 'a', 'te_1', { project_id: 'prj_1', client_id: 'cli_1', started_at: at })).toEqual({
+      GSI1PK: 'WS#a#TIME_ENTRY',
+      GSI1SK: `TIME_ENTRY#${at}#te_1`,
+      GSI2PK: 'WS#a#TIME_ENTRY#project_id#prj_1',
+      GSI2SK: `TIME_ENTRY#${at}#te_1`,
+      GSI3PK: 'WS#a#TIME_ENTRY#client_id#cli_1',
+      GSI3SK: `TIME_ENTRY#${at}#te_1`,
+    });
+    const later = '2026-11-21T10:00:00.000Z';
+    expect(keys.changedIndexes(timeEntry, 'a', 'te_1', { started_at: later })).toEqual({
+      GSI1SK: `TIME_ENTRY#${later}#te_1`,
+      GSI2SK: `TIME_ENTRY#${later}#te_1`,
+      GSI3SK: `TIME_ENTRY#${later}#te_1`,
+    });
+    expect(keys.changedIndexes(timeEntry, 'a', 'te_1', { duration_minutes: 5, billable: false })).toEqual({});
+    const prefixed = { type: 'X', order: { field: 'at' }, indexes: { GSI1: { partition: [], sortPrefix: 's' } } };
+    expect(() => keys.changedIndexes(prefixed, 'w', 'x_1', { at })).toThrow(/sort prefix and an ordered sort key/);
+  });
+
+  it('reads an ordered resource from an index, within its range, and starts a page at an index position', () => {
+    const at = '2026-11-20T09:00:00.000Z';
+    expect(listSource(timeEntry, 'a', {})).toEqual({
+      index: 'GSI1',
+      partitionKey: 'WS#a#TIME_ENTRY',
+      type: 'TIME_ENTRY',
+      sortKeyPrefix: '',
+      remaining: {},
+      range: { low: 'TIME_ENTRY#', high: 'TIME_ENTRY#~' },
+    });
+    const ranged = listSource(timeEntry, 'a', { client_id: 'cli_1' }, { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' });
+    expect(ranged).toMatchObject({ index: 'GSI3', range: { low: 'TIME_ENTRY#2026-11-01T00:00:00.000Z', high: 'TIME_ENTRY#2026-12-01T00:00:00.000Z' } });
+    // The end is exclusive: an item at exactly `to` sorts after it, one just before sorts inside.
+    expect(`TIME_ENTRY#2026-12-01T00:00:00.000Z#te_1` > ranged.range!.high).toBe(true);
+    expect(`TIME_ENTRY#2026-11-30T23:59:59.999Z#te_1` < ranged.range!.high).toBe(true);
+    expect(`TIME_ENTRY#2026-11-01T00:00:00.000Z#te_1` >= ranged.range!.low).toBe(true);
+    const item: Record<string, string> = { ...keys.item('a', 'TIME_ENTRY', 'te_1'), ...keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at }) };
+    const position = positionOf(ranged, item);
+    expect(position).toBe(`TIME_ENTRY#${at}#te_1`);
+    expect(startKeyFor(ranged, 'a', position)).toEqual({ PK: item.PK, SK: item.SK, GSI3PK: item.GSI3PK, GSI3SK: item.GSI3SK });
+    // An unordered source's position is the item's own sort key.
+    expect(positionOf(listSource(client, 'a', {}), { SK: 'CLIENT#cli_1' })).toBe('CLIENT#cli_1');
   });
 
   it('keeps workspaces apart in every index partition', () => {
@@ -104,6 +157,7 @@ describe('key schema', () => {
       sortKeyPrefix: 'status#ACTIVE#',
       remaining: {},
     });
+    expect(listSource(timeEntry, 'a', {}).index).toBe('GSI1');
     expect(listSource(timeEntry, 'a', { project_id: 'prj_1' }).index).toBe('GSI2');
     expect(listSource(timeEntry, 'a', { client_id: 'cli_1' }).index).toBe('GSI3');
     // Both: the first index serving one of them; the other is filtered on.

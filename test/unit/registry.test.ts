@@ -158,7 +158,12 @@ describe('request schemas', () => {
 
   it('take list filters as optional, non-null query parameters, with limit, cursor and search only where declared', () => {
     expect(Object.keys(project.listQuery.entries)).toEqual(['limit', 'cursor', 'status', 'client_id', 'search']);
-    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id']);
+    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id', 'started_from', 'started_to']);
+    const range = ok(timeEntry.listQuery, { started_from: '2026-11-01T01:00:00+01:00', started_to: '2026-12-01T00:00:00Z' });
+    expect(range.success && range.output).toEqual({ limit: 25, started_from: '2026-11-01T00:00:00.000Z', started_to: '2026-12-01T00:00:00.000Z' });
+    for (const started_from of ['2026-11-01', '1899-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '']) {
+      expect(ok(timeEntry.listQuery, { started_from }).success, started_from).toBe(false);
+    }
     const out = ok(timeEntry.listQuery, { project_id: PROJECT_ID });
     expect(out.success && out.output).toEqual({ limit: 25, project_id: PROJECT_ID });
     expect(ok(timeEntry.listQuery, { project_id: '' }).success).toBe(false);
@@ -204,7 +209,7 @@ describe('response schemas', () => {
   });
 
   it('keep a nullable reference nullable', () => {
-    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
     expect(ok(objectSchema(timeEntry), entry).success).toBe(true);
     expect(ok(objectSchema(timeEntry), { ...entry, project_id: CLIENT_ID }).success).toBe(false);
     expect(ok(objectSchema(timeEntry), { ...entry, client_id: null }).success).toBe(false);

@@ -140,7 +140,7 @@ describe('webhook endpoint schemas', () => {
     for (const [body, message] of [
       [{ enabled_events: [] }, 'at least one event type'],
       [{ enabled_events: ['client.archived'] }, 'may hold only'],
-      [{ enabled_events: ['time_entry.updated'] }, 'may hold only'],
+      [{ enabled_events: ['time_entry.archived'] }, 'may hold only'],
       [{ enabled_events: ['*', 'client.created'] }, '["*"] alone'],
       [{ enabled_events: ['client.created', 'client.created'] }, 'must not repeat'],
       [{ enabled_events: 'client.created' }, 'must be an array'],
