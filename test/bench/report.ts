@@ -428,34 +428,21 @@ export function renderText(r: BenchResults, committed: readonly Target[]): strin
 function bundleAnalysis(r: BenchResults): string {
   const withFloor = r.bundles.filter((b) => b.floor);
   if (withFloor.length === 0) return '';
-  const idempotency = (b: (typeof withFloor)[number]) => b.excess.some((p) => p.name === '@aws-lambda-powertools/idempotency');
   const over = withFloor.filter((b) => Math.max(b.ratioMinified!, b.ratioGzip!) > TARGETS.bundleRatio);
   const within = withFloor.filter((b) => !over.includes(b));
   const average = (list: typeof withFloor, name: string) =>
     list.length === 0 ? 0 : list.reduce((sum, b) => sum + (b.excess.find((p) => p.name === name)?.bytes ?? 0), 0) / list.length;
-  const idempotent = withFloor.filter(idempotency);
-  const idempotencyBytes = ['@aws-lambda-powertools/idempotency', '@aws-lambda-powertools/jmespath', '@aws-lambda-powertools/commons'].reduce(
-    (sum, name) => sum + average(idempotent, name),
-    0,
-  );
   const lines = [
     `What a function holds beyond its floor is in the last column (bytes of the minified output). Every function holds ` +
       `valibot (request validation, ${kb(average(withFloor, 'valibot'))} on average) ` +
       `and this repository's own code (routes, errors, schemas, domain, HTTP frame: ${kb(average(withFloor, '(project)'))} on average).`,
   ];
-  if (idempotent.length > 0) {
-    lines.push(
-      `The ${idempotent.length} functions that accept an Idempotency-Key (${idempotent.map((b) => b.name).join(', ')}) also hold Powertools' ` +
-        `idempotency utility with its JMESPath engine and commons: ${kb(idempotencyBytes)}.`,
-    );
-  }
   if (over.length > 0) {
-    const allIdempotent = over.every(idempotency);
+    // The biggest part beyond each one's floor: what to look at first.
+    const biggest = (b: (typeof withFloor)[number]) => [...b.excess].sort((x, y) => y.bytes - x.bytes)[0]?.name ?? '–';
     lines.push(
-      `Over the ${TARGETS.bundleRatio}x line: ${over.map((b) => b.name).join(', ')}${allIdempotent && idempotent.length === over.length ? ', exactly the functions with the idempotency layer' : ''}. ` +
-        `Within it: ${within.length > 0 ? within.map((b) => `${b.name} ${fmtRatio(Math.max(b.ratioMinified!, b.ratioGzip!), 3)}`).join(', ') : 'none'}. ` +
-        `The floor holds no idempotency layer (the SDK client alone could write the record with a conditional put); logs already ` +
-        `go through Lambda's own JSON format with no library (decision 0011), so what remains over the line is that utility.`,
+      `Over the ${TARGETS.bundleRatio}x line: ${over.map((b) => `${b.name} (most beyond its floor: ${biggest(b)})`).join(', ')}. ` +
+        `Within it: ${within.length > 0 ? within.map((b) => `${b.name} ${fmtRatio(Math.max(b.ratioMinified!, b.ratioGzip!), 3)}`).join(', ') : 'none'}.`,
     );
   } else {
     lines.push(`Every function is within ${TARGETS.bundleRatio}x of its floor.`);
