@@ -13,7 +13,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { usagePlanOutput } from '../../infra/names.ts';
 import { COUNTED_RULES, WAF_RATE_LIMIT_PER_IP, WAF_RESPONSE_BODIES, WAF_RETRY_AFTER_SECONDS } from '../../infra/limits.ts';
-import { TimebillApiStack } from '../../infra/stack.ts';
+import { TimebillApi, type TimebillApiProps } from '../../infra/stack.ts';
+import { environmentTemplate } from './support/templates.ts';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName } from '../../shared/limits.ts';
 import { PROTECTED_ROUTES, ROUTES } from '../../shared/routes.ts';
 
@@ -25,9 +26,9 @@ let resources: Record<string, { Type: string; Properties: Json }>;
 let template: Template;
 let custom: Template;
 
-const synth = (props: ConstructorParameters<typeof TimebillApiStack>[2] = {}) => {
+const synth = (props: TimebillApiProps = {}) => {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new TimebillApiStack(app, 'Limits', props));
+  return environmentTemplate(new TimebillApi(app, props));
 };
 
 beforeAll(() => {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -25,7 +25,8 @@ import {
   type FunctionKind,
 } from '../../infra/config/environments.ts';
 import { ALARMS_PER_GROUP, ALARM_RULE_TERM_LENGTH, MAX_ALARM_RULE_LENGTH } from '../../infra/operations/alarms.ts';
-import { QUEUE_CONSUMER_MAX_CONCURRENCY, TimebillApiStack, functionKinds } from '../../infra/stack.ts';
+import { QUEUE_CONSUMER_MAX_CONCURRENCY, STACK_ROLES, TimebillApi, functionKinds } from '../../infra/stack.ts';
+import { environmentTemplate } from './support/templates.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
 import { ROUTES, accessOf } from '../../shared/routes.ts';
@@ -59,8 +60,12 @@ const DOMAIN: NonNullable<EnvironmentConfig['domain']> = {
 class Synth {
   readonly resources: Record<string, CfnResource>;
   readonly template: Template;
-  constructor(readonly stack: TimebillApiStack) {
-    this.template = Template.fromStack(stack);
+  /** The Api stack: it carries the environment's stack name and the outputs. */
+  readonly stack: Stack;
+  /** The environment's four stacks as one template (test/infra/support/templates.ts). */
+  constructor(readonly service: TimebillApi) {
+    this.stack = service.apiStack;
+    this.template = environmentTemplate(service);
     this.resources = this.template.toJSON().Resources as Record<string, CfnResource>;
   }
   ofType(type: string): Array<[string, CfnResource]> {
@@ -95,7 +100,7 @@ beforeAll(() => {
 
 /** One stack with another configuration (bundling skipped). */
 function withConfig(config: EnvironmentConfig): Synth {
-  return new Synth(new TimebillApiStack(newApp(), 'Variant', { config, env: { account: config.account, region: config.region } }));
+  return new Synth(new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } }));
 }
 
 // ---- environments ----------------------------------------------------------------------------
@@ -108,11 +113,14 @@ describe('environments from one app', () => {
   it('one Stage per environment, each stack with its explicit account and region, its name, and no lookups', () => {
     const assembly = app.synth();
     for (const config of Object.values(ENVIRONMENTS)) {
-      const stack = envs.get(config.name)!.stack;
-      expect(stack.account).toBe(config.account);
-      expect(stack.region).toBe(config.region);
-      expect(stack.stackName).toBe(config.stackName);
-      expect(stack.node.path).toBe(`${config.name}/Api`);
+      const { service } = envs.get(config.name)!;
+      expect(service.apiStack.stackName).toBe(config.stackName);
+      for (const role of STACK_ROLES) {
+        const stack = service.stacks[role];
+        expect(stack.account).toBe(config.account);
+        expect(stack.region).toBe(config.region);
+        expect(stack.node.path).toBe(`${config.name}/${role}`);
+      }
     }
     const nested = assembly.nestedAssemblies.map((n) => n.nestedAssembly);
     expect(nested).toHaveLength(3);
@@ -120,9 +128,11 @@ describe('environments from one app', () => {
   });
 
   it('termination protection for prod only', () => {
-    expect(prod().stack.terminationProtection).toBe(true);
-    expect(dev().stack.terminationProtection).toBe(false);
-    expect(envs.get('staging')!.stack.terminationProtection).toBe(false);
+    for (const role of STACK_ROLES) {
+      expect(prod().service.stacks[role].terminationProtection, role).toBe(true);
+      expect(dev().service.stacks[role].terminationProtection, role).toBe(false);
+      expect(envs.get('staging')!.service.stacks[role].terminationProtection, role).toBe(false);
+    }
   });
 
   it('the stage is named after the environment, and so are the URLs', () => {
@@ -151,7 +161,7 @@ describe('environments from one app', () => {
     const sharedApp = newApp();
     const stacks = [...buildApp(sharedApp, environments).values()].map((stack) => new Synth(stack));
     const names = (s: Synth) => [
-      s.stack.stackName,
+      ...Object.values(s.service.stacks).map((stack) => stack.stackName),
       s.one('AWS::ApiGateway::RestApi')[1].Properties.Name,
       s.one('AWS::Cognito::UserPool')[1].Properties.UserPoolName,
       ...s.ofType('AWS::Cognito::UserPoolDomain').map(([, d]) => d.Properties.Domain),
@@ -192,9 +202,10 @@ describe('environments from one app', () => {
   });
 
   it('cdk-nag reports nothing unacknowledged in any environment, with a domain and a copied backup too', () => {
-    for (const s of envs.values()) expect(new AwsSolutionsChecks(app).validateScope(s.stack).violations.map((v) => v.ruleName)).toEqual([]);
+    const nag = (scope: App, s: Synth) => Object.values(s.service.stacks).flatMap((stack) => new AwsSolutionsChecks(scope).validateScope(stack).violations.map((v) => v.ruleName));
+    for (const s of envs.values()) expect(nag(app, s)).toEqual([]);
     const full = withConfig({ ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } });
-    expect(new AwsSolutionsChecks(newApp()).validateScope(full.stack).violations.map((v) => v.ruleName)).toEqual([]);
+    expect(nag(newApp(), full)).toEqual([]);
   });
 });
 
@@ -424,8 +435,8 @@ describe('paging alarms', () => {
   });
 
   it('the hook for later alarms (DLQ depth, iterator age): paging.add() puts an alarm in the composite rule', () => {
-    const variant = new TimebillApiStack(newApp(), 'Hooked', { config: ENVIRONMENTS.staging });
-    const dlq = new cloudwatch.Alarm(variant, 'DlqDepth', {
+    const variant = new TimebillApi(newApp(), { config: ENVIRONMENTS.staging });
+    const dlq = new cloudwatch.Alarm(variant.operationsStack, 'DlqDepth', {
       metric: new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),
       threshold: 0,
       evaluationPeriods: 3,
@@ -511,19 +522,17 @@ describe('reserved concurrency', () => {
 describe('growth: many more functions and alarms still synthesize within the limits', () => {
   it('the paging rule is a tree of bounded composites: filled with alarms up to CloudFormation\'s 500 resources, it holds them all (a flat rule held about 64), no rule over the limit, one alarm pages', () => {
     // What this proves: the alarm tree is not what limits growth; CloudFormation's 500 resources
-    // per stack come first. The stack (staging) is filled with alarms up to exactly that limit:
-    // it still synthesizes, every alarm is in the paging rule, no rule is too long.
-    const base = Object.keys(Template.fromStack(new TimebillApiStack(newApp(), 'Base', { config: ENVIRONMENTS.staging })).toJSON().Resources).length;
+    // per stack come first. The Operations stack (staging) is filled with alarms up to exactly
+    // that limit: it still synthesizes, every alarm is in the paging rule, no rule is too long.
+    // (How many more routes fit is in docs/deploy.md, checked by layout.test.ts.)
+    const base = Object.keys(Template.fromStack(new TimebillApi(newApp(), { config: ENVIRONMENTS.staging }).operationsStack).toJSON().Resources).length;
     const headroom = CLOUDFORMATION_RESOURCE_LIMIT - base;
-    // The headroom left today: about 100 resources, room for about 7 more routes (each is about
-    // 13: function, role, policy, log group, version, alias, permission, deployment group, three
-    // alarms, a method, a path). Past that, split the stack (docs/deploy.md reports the count).
     expect(headroom).toBeGreaterThanOrEqual(50);
-    const variant = new TimebillApiStack(newApp(), 'Grown', { config: ENVIRONMENTS.staging });
+    const variant = new TimebillApi(newApp(), { config: ENVIRONMENTS.staging });
     // One group composite per 40 alarms comes with them: leave room for those.
     const count = headroom - Math.ceil(headroom / ALARMS_PER_GROUP);
     const extra = Array.from({ length: count }, (_, i) =>
-      new cloudwatch.Alarm(variant, `Extra${i}`, {
+      new cloudwatch.Alarm(variant.operationsStack, `Extra${i}`, {
         metric: new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensionsMap: { FunctionName: `extra-${i}` } }),
         threshold: 0,
         evaluationPeriods: 3,
@@ -558,7 +567,7 @@ describe('growth: many more functions and alarms still synthesize within the lim
     // Far past what one flat rule holds (MAX_ALARM_RULE_LENGTH / ALARM_RULE_TERM_LENGTH = 64).
     expect(reached.length).toBeGreaterThan(2 * Math.floor(MAX_ALARM_RULE_LENGTH / ALARM_RULE_TERM_LENGTH));
     expect(composites.length).toBeGreaterThan(2);
-    expect(Object.keys(s.resources).length).toBeLessThanOrEqual(CLOUDFORMATION_RESOURCE_LIMIT);
+    expect(Object.keys(Template.fromStack(variant.operationsStack).toJSON().Resources).length).toBeLessThanOrEqual(CLOUDFORMATION_RESOURCE_LIMIT);
     // CT.CLOUDWATCH.PR.1: every metric alarm has an action.
     for (const [id, alarm] of s.ofType('AWS::CloudWatch::Alarm')) expect((alarm.Properties.AlarmActions ?? []).length, id).toBeGreaterThan(0);
   });
