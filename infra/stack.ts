@@ -315,7 +315,7 @@ export class TimebillApi {
 
     // ---- Data -------------------------------------------------------------------------------
     if (config.table.tableNameOverride) {
-      // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned. CDK cannot
+      // A table restored from a backup (docs/deploy.md, "Restore and backups"): used, never owned. CDK cannot
       // know its stream, so a stream consumer needs it named (configurationErrors checks its form).
       if (background.some((f) => f.trigger === 'table-stream') && !config.table.tableStreamArnOverride) {
         throw new Error(streamArnMissing(config.name));
@@ -635,7 +635,7 @@ export class TimebillApi {
    *   queue ─▶ queue consumer (per-message failures); after maxReceives, the queue's dead-letter queue.
    *
    * Every queue is encrypted, refuses non-TLS access and keeps messages 14 days; a message in a
-   * dead-letter or on-failure queue pages (docs/deploy.md, "Events and webhooks").
+   * dead-letter or on-failure queue pages (docs/deploy.md, "Alarms").
    */
   private backgroundFunctions(
     declared: readonly BackgroundFunction[],

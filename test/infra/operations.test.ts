@@ -1,14 +1,16 @@
 /**
- * Operating the service, proven on the synthesized templates of every environment (bundling
- * skipped: only the templates matter here; test/infra/stack.test.ts checks the bundles):
+ * Operating the service, proven on the synthesized templates of every environment, read from the
+ * infra project's cloud assembly (test/infra/support/assembly.ts; bundling skipped: only the
+ * templates matter here; test/infra/stack.test.ts checks the bundles), and on variants built here:
  * environments from one app, safe deployments, paging alarms, the dashboard, reserved
  * concurrency, the custom domain, the table-name override, backups and cost guards.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildApp } from '../../infra/app.ts';
@@ -25,8 +27,8 @@ import {
   type FunctionKind,
 } from '../../infra/config/environments.ts';
 import { ALARMS_PER_GROUP, ALARM_RULE_TERM_LENGTH, MAX_ALARM_RULE_LENGTH } from '../../infra/operations/alarms.ts';
-import { QUEUE_CONSUMER_MAX_CONCURRENCY, STACK_ROLES, TimebillApi, functionKinds } from '../../infra/stack.ts';
-import { environmentTemplate } from './support/templates.ts';
+import { QUEUE_CONSUMER_MAX_CONCURRENCY, STACK_ROLES, TimebillApi, functionKinds, type StackRole } from '../../infra/stack.ts';
+import { environmentTemplate, mergedFromAssembly, readAssembly, type AssemblyStack } from './support/templates.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
 import { ROUTES, accessOf } from '../../shared/routes.ts';
@@ -57,16 +59,47 @@ const DOMAIN: NonNullable<EnvironmentConfig['domain']> = {
   authCertificateArn: 'arn:aws:acm:us-east-1:333333333333:certificate/11111111-2222-3333-4444-555555555555',
 };
 
+/** What a test reads of each stack: from the constructs of a variant, or from the shared assembly. */
+interface StackFacts {
+  readonly stackName: string;
+  readonly account: string;
+  readonly region: string;
+  readonly terminationProtection: boolean;
+  readonly path: string;
+}
+
+/** An environment's four stacks as one template (test/infra/support/templates.ts), and each stack's facts. */
 class Synth {
   readonly resources: Record<string, CfnResource>;
   readonly template: Template;
+  private constructor(
+    readonly stacks: Record<StackRole, StackFacts>,
+    merged: Json,
+  ) {
+    this.template = Template.fromJSON(merged);
+    this.resources = merged.Resources as Record<string, CfnResource>;
+  }
+  /** A variant built in this file. */
+  static of(service: TimebillApi): Synth {
+    const facts = (stack: Stack): StackFacts => ({
+      stackName: stack.stackName,
+      account: stack.account,
+      region: stack.region,
+      terminationProtection: stack.terminationProtection,
+      path: stack.node.path,
+    });
+    return new Synth(
+      Object.fromEntries(STACK_ROLES.map((role) => [role, facts(service.stacks[role])])) as Record<StackRole, StackFacts>,
+      environmentTemplate(service).toJSON(),
+    );
+  }
+  /** An environment of the infra project's shared assembly (test/infra/support/assembly.ts). */
+  static fromAssembly(stacks: Record<StackRole, AssemblyStack>): Synth {
+    return new Synth(stacks, mergedFromAssembly(stacks));
+  }
   /** The Api stack: it carries the environment's stack name and the outputs. */
-  readonly stack: Stack;
-  /** The environment's four stacks as one template (test/infra/support/templates.ts). */
-  constructor(readonly service: TimebillApi) {
-    this.stack = service.apiStack;
-    this.template = environmentTemplate(service);
-    this.resources = this.template.toJSON().Resources as Record<string, CfnResource>;
+  get stack(): StackFacts {
+    return this.stacks.Api;
   }
   ofType(type: string): Array<[string, CfnResource]> {
     return Object.entries(this.resources).filter(([, r]) => r.Type === type);
@@ -87,20 +120,18 @@ const CLOUDFORMATION_RESOURCE_LIMIT = 500;
 const refId = (value: Json): string | undefined => value?.Ref ?? (value?.['Fn::GetAtt'] ? value['Fn::GetAtt'][0] : undefined);
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-let app: App;
+/** Every environment as `npx cdk synth` builds it (cdk-nag included), synthesized once for the infra project. */
 let envs: Map<string, Synth>;
 const prod = () => envs.get('prod')!;
 const dev = () => envs.get('dev')!;
 
 beforeAll(() => {
-  app = newApp();
-  const stacks = buildApp(app);
-  envs = new Map([...stacks].map(([name, stack]) => [name, new Synth(stack)]));
+  envs = new Map([...readAssembly(inject('infraAssembly'))].map(([name, stacks]) => [name, Synth.fromAssembly(stacks)]));
 });
 
 /** One stack with another configuration (bundling skipped). */
 function withConfig(config: EnvironmentConfig): Synth {
-  return new Synth(new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } }));
+  return Synth.of(new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } }));
 }
 
 // ---- environments ----------------------------------------------------------------------------
@@ -111,27 +142,28 @@ describe('environments from one app', () => {
   });
 
   it('one Stage per environment, each stack with its explicit account and region, its name, and no lookups', () => {
-    const assembly = app.synth();
+    const assembly = new CloudAssembly(inject('infraAssembly'));
     for (const config of Object.values(ENVIRONMENTS)) {
-      const { service } = envs.get(config.name)!;
-      expect(service.apiStack.stackName).toBe(config.stackName);
+      const { stacks } = envs.get(config.name)!;
+      expect(stacks.Api.stackName).toBe(config.stackName);
       for (const role of STACK_ROLES) {
-        const stack = service.stacks[role];
+        const stack = stacks[role];
         expect(stack.account).toBe(config.account);
         expect(stack.region).toBe(config.region);
-        expect(stack.node.path).toBe(`${config.name}/${role}`);
+        expect(stack.path).toBe(`${config.name}/${role}`);
       }
     }
     const nested = assembly.nestedAssemblies.map((n) => n.nestedAssembly);
+    expect(assembly.stacksRecursively.length).toBe(3 * STACK_ROLES.length);
     expect(nested).toHaveLength(3);
     for (const a of nested) expect(a.manifest.missing ?? []).toEqual([]);
   });
 
   it('termination protection for prod only', () => {
     for (const role of STACK_ROLES) {
-      expect(prod().service.stacks[role].terminationProtection, role).toBe(true);
-      expect(dev().service.stacks[role].terminationProtection, role).toBe(false);
-      expect(envs.get('staging')!.service.stacks[role].terminationProtection, role).toBe(false);
+      expect(prod().stacks[role].terminationProtection, role).toBe(true);
+      expect(dev().stacks[role].terminationProtection, role).toBe(false);
+      expect(envs.get('staging')!.stacks[role].terminationProtection, role).toBe(false);
     }
   });
 
@@ -159,9 +191,9 @@ describe('environments from one app', () => {
     const environments = [ENVIRONMENTS.dev, { ...ENVIRONMENTS.staging, ...shared, cognitoDomainPrefix: 'timebill-staging-111111111111', ownsApiGatewayAccountRole: false }];
     expect(configurationErrors(environments, functionKinds())).toEqual([]);
     const sharedApp = newApp();
-    const stacks = [...buildApp(sharedApp, environments).values()].map((stack) => new Synth(stack));
+    const stacks = [...buildApp(sharedApp, environments).values()].map((service) => Synth.of(service));
     const names = (s: Synth) => [
-      ...Object.values(s.service.stacks).map((stack) => stack.stackName),
+      ...Object.values(s.stacks).map((stack) => stack.stackName),
       s.one('AWS::ApiGateway::RestApi')[1].Properties.Name,
       s.one('AWS::Cognito::UserPool')[1].Properties.UserPoolName,
       ...s.ofType('AWS::Cognito::UserPoolDomain').map(([, d]) => d.Properties.Domain),
@@ -202,9 +234,13 @@ describe('environments from one app', () => {
   });
 
   it('cdk-nag reports nothing unacknowledged in any environment, with a domain and a copied backup too', () => {
-    const nag = (scope: App, s: Synth) => Object.values(s.service.stacks).flatMap((stack) => new AwsSolutionsChecks(scope).validateScope(stack).violations.map((v) => v.ruleName));
-    for (const s of envs.values()) expect(nag(app, s)).toEqual([]);
-    const full = withConfig({ ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } });
+    // Every environment: the shared assembly's synthesis ran cdk-nag as `cdk synth` does, and an
+    // in-memory synthesis throws on any finding (test/infra/support/assembly.ts). Here, the constructs.
+    const nag = (scope: App, service: TimebillApi) => Object.values(service.stacks).flatMap((stack) => new AwsSolutionsChecks(scope).validateScope(stack).violations.map((v) => v.ruleName));
+    const repository = newApp();
+    for (const service of buildApp(repository).values()) expect(nag(repository, service)).toEqual([]);
+    const config = { ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } };
+    const full = new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } });
     expect(nag(newApp(), full)).toEqual([]);
   });
 });
@@ -443,7 +479,7 @@ describe('paging alarms', () => {
       datapointsToAlarm: 2,
     });
     variant.paging.add(dlq);
-    const s = new Synth(variant);
+    const s = Synth.of(variant);
     const id = s.ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')![0];
     expect(children(s)).toContain(id);
   });
@@ -540,7 +576,7 @@ describe('growth: many more functions and alarms still synthesize within the lim
       }),
     );
     for (const alarm of extra) variant.paging.add(alarm);
-    const s = new Synth(variant); // synthesis runs the stack's validations, the rule length among them
+    const s = Synth.of(variant); // synthesis runs the stack's validations, the rule length among them
     const pager = refId(s.outputs[OUTPUTS.alarmTopicArn]!.Value)!;
     const composites = s.ofType('AWS::CloudWatch::CompositeAlarm');
     const ids = new Set(composites.map(([id]) => id));

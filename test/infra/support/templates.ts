@@ -77,6 +77,8 @@ export interface AssemblyStack {
   readonly dependsOn: readonly StackRole[];
   /** Path of its template file. */
   readonly templateFile: string;
+  /** Construct path: `<environment>/<role>`. */
+  readonly path: string;
 }
 
 /** Each environment's stacks from the assembly of test/infra/support/assembly.ts, by environment and role. */
@@ -99,6 +101,7 @@ export function readAssembly(directory: string): Map<string, Record<StackRole, A
           region: s.environment.region,
           dependsOn: s.dependencies.filter((d) => byArtifact.has(d.id)).map((d) => roleOf(d.id)),
           templateFile: s.templateFullPath,
+          path: s.hierarchicalId,
         },
       ]),
     ) as unknown as Record<StackRole, AssemblyStack>;
