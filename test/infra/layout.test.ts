@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { App, Stage } from 'aws-cdk-lib';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { ENVIRONMENTS } from '../../infra/config/environments.ts';
-import { STACK_ROLES, TimebillApi, stackNameOf, type StackRole } from '../../infra/stack.ts';
+import { STACK_ROLES, TimebillApi, constructName, stackNameOf, type StackRole } from '../../infra/stack.ts';
 import { templateContext } from './support/assembly.ts';
 import { ROUTES, SCOPES } from '../../shared/routes.ts';
 import { isPublished, readAssembly, templatesOf, type AssemblyStack } from './support/templates.ts';
@@ -191,5 +191,25 @@ describe('docs/deploy.md', () => {
     const end = doc.indexOf('<!-- end figures -->');
     // On a mismatch the diff shows the block to paste (between the two comments).
     expect(start >= 0 && end > start ? doc.slice(start, end + '<!-- end figures -->'.length) : '(no figures block)').toBe(block);
+  });
+
+  it('the runbook has a row for every alarm of prod (per-function alarms as <Function>…)', () => {
+    const doc = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
+    const runbook = doc.slice(doc.indexOf('\n## Alarms'), doc.indexOf('\n## ', doc.indexOf('\n## Alarms') + 1));
+    const deployed = ['Authorizer', ...ROUTES.map((r) => constructName(r.operation))];
+    const generic = (id: string) => {
+      const fn = deployed.find((name) => id.startsWith(name) && /^(Throttles|ErrorsAlarm|LatencyAlarm)$/.test(id.slice(name.length)));
+      return fn ? `<Function>${id.slice(fn.length)}` : id;
+    };
+    const prod = templates.get('prod')!;
+    const alarms = STACK_ROLES.flatMap((role) => Object.entries<Json>(prod[role].Resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(ROUTES.length);
+    for (const [logicalId, alarm] of alarms) {
+      const description: string = alarm.Properties.AlarmDescription;
+      // Paging alarms name their construct id; the rollback alarms say what they watch; one notice.
+      const id = /Runbook: docs\/deploy.md#alarms, (\w+)\./.exec(description)?.[1]
+        ?? (/\(live alias\) failed/.test(description) ? '<Function>ErrorsAlarm' : /\(live alias\) p99/.test(description) ? '<Function>LatencyAlarm' : logicalId.replace(/[0-9A-F]{8}$/, ''));
+      expect(runbook, `${logicalId}: ${description}`).toContain(`\`${generic(id)}\``);
+    }
   });
 });
