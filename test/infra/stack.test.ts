@@ -333,6 +333,8 @@ describe('functions', () => {
         COGNITO_USER_POOL_ID: 'eu-west-1_abcDEF123',
         INVALID_TOKEN_API_KEY: 'invalid-token-00000000-0000-0000-0000-000000000000',
         AWS_LAMBDA_LOG_LEVEL: 'ERROR',
+        // The runtime is Node 24; this process may be older, and the bundled SDK would warn about it.
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
       encoding: 'utf8',
     });
