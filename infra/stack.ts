@@ -1,12 +1,12 @@
 /**
  * The whole service of one environment, in four stacks with one role each (decision 0014):
  *
- *   Data        the table and its stream, its backups, the cursor signing key, the logs key, the
- *               Cognito user pool (it holds the integrations) and the two alarm topics (their
- *               subscriptions are confirmed by people): what must outlive every other deploy;
+ *   Data        the table and its stream, its backups, the cursor signing key, the logs key and
+ *               every log group, the Cognito user pool (it holds the integrations) and the two
+ *               alarm topics (people confirm their subscriptions): what must outlive every deploy;
  *   Functions   one Lambda function per operation of shared/routes.ts and per background function,
- *               with its role, log group, `live` alias, CodeDeploy group and rollback alarms, the
- *               queues, and the API key the authorizer returns for invalid tokens;
+ *               with its role, `live` alias, CodeDeploy group and rollback alarms, the queues, and
+ *               the API key the authorizer returns for invalid tokens;
  *   Api         the REST API (API Gateway) with its Lambda TOKEN authorizer, methods, gateway
  *               responses of shared/http/gateway-responses.ts, usage plans, web ACL, custom
  *               domains and every output the operator scripts read;
@@ -247,7 +247,7 @@ export const NAG_ACKNOWLEDGEMENTS = {
 
 export class TimebillApi {
   readonly config: EnvironmentConfig;
-  /** State: table, backups, keys, user pool, alarm topics. */
+  /** State: table, backups, keys, log groups, user pool, alarm topics. */
   readonly dataStack: Stack;
   /** Every function, its alias, deployment group and rollback alarms; the queues. */
   readonly functionsStack: Stack;
@@ -301,7 +301,7 @@ export class TimebillApi {
         ...(props.env ? { env: props.env } : {}),
         ...(props.stackName ? { stackName: stackNameOf(props.stackName, role) } : {}),
       });
-    const data = (this.dataStack = stack('Data', 'DynamoDB table and stream, backups, keys, Cognito user pool, alarm topics'));
+    const data = (this.dataStack = stack('Data', 'DynamoDB table and stream, backups, keys, log groups, Cognito user pool, alarm topics'));
     const compute = (this.functionsStack = stack('Functions', 'Lambda functions, aliases, CodeDeploy groups, queues'));
     const front = (this.apiStack = stack('Api', 'REST API, authorizer, usage plans, web ACL, domains, outputs'));
     const ops = (this.operationsStack = stack('Operations', 'paging alarms, dashboard, cost guards'));
