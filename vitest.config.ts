@@ -46,7 +46,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },
+      // infra: every environment synthesized once per run (test/infra/support/assembly.ts); no timeout that load could break.
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: ['test/infra/support/assembly.ts'], testTimeout: 0, hookTimeout: 0 } },
     ],
   },
 });

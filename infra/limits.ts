@@ -65,7 +65,7 @@ export const wafResponseBody = (type: keyof typeof WAF_RESPONSE_BODIES) =>
 export interface ClientLimits {
   readonly plans: ReadonlyMap<PlanName, apigw.UsagePlan>;
   readonly invalidTokenPlan: apigw.UsagePlan;
-  readonly invalidTokenKey: apigw.ApiKey;
+  readonly invalidTokenKey: apigw.IApiKey;
   readonly webAcl: wafv2.CfnWebACL;
 }
 
@@ -75,8 +75,26 @@ const visibility = (metricName: string): wafv2.CfnWebACL.VisibilityConfigPropert
   metricName,
 });
 
-/** The usage plans, the invalid-token key (given to the authorizer) and the web ACL of `api`'s stage. */
-export function addClientLimits(scope: Construct, api: apigw.RestApi, authorizer: lambda.Function, props: ClientLimitsProps = {}): ClientLimits {
+/**
+ * One key for every request whose token is invalid, in a plan of its own (addClientLimits), made
+ * beside the authorizer that returns it. Its value is not a secret (keys come from the authorizer
+ * only; a caller cannot present one) but must be unique in the account and region: the id of the
+ * authorizer's stack makes it so.
+ */
+export function invalidTokenApiKey(scope: Construct, authorizer: lambda.Function): apigw.ApiKey {
+  const value = Fn.join('', ['invalid-token-', Fn.select(2, Fn.split('/', Aws.STACK_ID))]);
+  const key = new apigw.ApiKey(scope, 'InvalidTokenApiKey', {
+    apiKeyName: Fn.join('-', [Aws.STACK_NAME, 'invalid-token']),
+    description: 'Metering key of requests with an invalid token (returned by the authorizer)',
+    value,
+    enabled: true,
+  });
+  authorizer.addEnvironment('INVALID_TOKEN_API_KEY', value);
+  return key;
+}
+
+/** The usage plans (the invalid-token key in its own) and the web ACL of `api`'s stage. */
+export function addClientLimits(scope: Construct, api: apigw.RestApi, invalidTokenKey: apigw.IApiKey, props: ClientLimitsProps = {}): ClientLimits {
   const construct = new Construct(scope, 'ClientLimits');
   const stage = api.deploymentStage;
   const usagePlan = (id: string, name: string, limits: PlanLimits, description: string) =>
@@ -96,24 +114,13 @@ export function addClientLimits(scope: Construct, api: apigw.RestApi, authorizer
     new CfnOutput(scope, usagePlanOutput(plan), { value: plans.get(plan)!.usagePlanId, description: `Usage plan ${plan}` });
   }
 
-  // One key for every request whose token is invalid, in a plan of its own. Its value is not a
-  // secret (keys come from the authorizer only; a caller cannot present one) but must be unique
-  // in the account and region: the stack id's UUID makes it so.
   const invalidTokenPlan = usagePlan(
     'UsagePlanInvalidToken',
     usagePlanName('invalid-token'),
     props.invalidTokenPlan ?? INVALID_TOKEN_PLAN,
     'Requests with an invalid token: answered 401 by the handler, throttled apart from every integration',
   );
-  const invalidTokenKeyValue = Fn.join('', ['invalid-token-', Fn.select(2, Fn.split('/', Aws.STACK_ID))]);
-  const invalidTokenKey = new apigw.ApiKey(construct, 'InvalidTokenApiKey', {
-    apiKeyName: Fn.join('-', [Aws.STACK_NAME, 'invalid-token']),
-    description: 'Metering key of requests with an invalid token (returned by the authorizer)',
-    value: invalidTokenKeyValue,
-    enabled: true,
-  });
   invalidTokenPlan.addApiKey(invalidTokenKey);
-  authorizer.addEnvironment('INVALID_TOKEN_API_KEY', invalidTokenKeyValue);
 
   const customResponse = (type: keyof typeof WAF_RESPONSE_BODIES, headers: Record<string, string>): wafv2.CfnWebACL.BlockActionProperty => ({
     customResponse: {

@@ -3,7 +3,11 @@
  * (scripts/integration-create.ts). Plain constants: importing them does not load aws-cdk-lib.
  */
 
-/** CloudFormation stack name of the prod environment (infra/config/environments.ts names the others). */
+/**
+ * CloudFormation name of prod's Api stack, which holds every output the scripts read (the Data,
+ * Functions and Operations stacks append their role: infra/stack.ts). infra/config/environments.ts
+ * names the other environments'.
+ */
 export const DEFAULT_STACK_NAME = 'TimebillApi';
 
 import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../shared/auth/scopes.ts';

@@ -28,7 +28,7 @@ export interface EncryptedLogsProps {
   readonly retention: logs.RetentionDays;
 }
 
-/** The stack's log groups: one KMS key for all of them, and the retention of the stack. */
+/** Every log group (in the Data stack): one KMS key for all of them, and one retention. */
 export class EncryptedLogs extends Construct {
   readonly key: kms.Key;
   readonly retention: logs.RetentionDays;

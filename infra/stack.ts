@@ -1,14 +1,23 @@
 /**
- * The whole service in one stack: REST API (API Gateway) with a Lambda TOKEN authorizer, one
- * Lambda function per operation of shared/routes.ts, the DynamoDB table of shared/data/table.ts,
- * the Cognito user pool that issues the access tokens, alarms, and the gateway responses of
- * shared/http/gateway-responses.ts. Everything here is derived from those tables; nothing about a
- * route is written twice.
+ * The whole service of one environment, in four stacks with one role each (decision 0014):
  *
- * The stack is environment-agnostic (no lookups), so `cdk synth` needs no credentials or network.
+ *   Data        the table and its stream, its backups, the cursor signing key, the logs key and
+ *               every log group, the Cognito user pool (it holds the integrations) and the two
+ *               alarm topics (people confirm their subscriptions): what must outlive every deploy;
+ *   Functions   one Lambda function per operation of shared/routes.ts and per background function,
+ *               with its role, `live` alias, CodeDeploy group and rollback alarms, the queues, and
+ *               the API key the authorizer returns for invalid tokens;
+ *   Api         the REST API (API Gateway) with its Lambda TOKEN authorizer, methods, gateway
+ *               responses of shared/http/gateway-responses.ts, usage plans, web ACL, custom
+ *               domains and every output the operator scripts read;
+ *   Operations  the paging alarms and their composite, the dashboard and the cost guards.
+ *
+ * Each stack refers only to the ones before it, so `cdk deploy --all` deploys them in that order.
+ * Everything is derived from the route, resource and table declarations; nothing about a route is
+ * written twice. No lookups, so `cdk synth` needs no credentials or network.
  */
 import * as path from 'node:path';
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment, type Environment } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -39,7 +48,7 @@ import {
   STAGE_THROTTLING,
 } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
-import { addClientLimits, type ClientLimits, type ClientLimitsProps } from './limits.ts';
+import { addClientLimits, invalidTokenApiKey, type ClientLimits, type ClientLimitsProps } from './limits.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, streamArnMissing, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
 import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
 import { ONE_MINUTE, PagingAlarms, pagingAlarm } from './operations/alarms.ts';
@@ -76,13 +85,26 @@ export const QUEUE_RETENTION = Duration.days(14);
 /** A stream consumer more than this behind its stream pages (3 of 5 minutes): the feed lags. */
 export const ITERATOR_AGE_ALARM_MS = 60_000;
 
+/** The four stacks of an environment, in deploy order (each refers only to those before it). */
+export const STACK_ROLES = ['Data', 'Functions', 'Api', 'Operations'] as const;
+export type StackRole = (typeof STACK_ROLES)[number];
+
+/** CloudFormation stack name of each role: the Api stack keeps the environment's name (its outputs are what scripts read). */
+export const stackNameOf = (base: string, role: StackRole) => (role === 'Api' ? base : `${base}-${role}`);
+
 /** Usage plans (rate, burst, monthly quota per plan) and the firewall's per-IP threshold: infra/limits.ts. */
-export interface TimebillApiStackProps extends StackProps, ClientLimitsProps {
+export interface TimebillApiProps extends ClientLimitsProps {
   /**
    * The environment's typed configuration (infra/config/environments.ts). infra/app.ts passes
-   * each environment's; without one (tests, tools) the stack is built as prod is.
+   * each environment's; without one (tests, tools) the stacks are built as prod's are.
    */
   readonly config?: EnvironmentConfig;
+  /** Account and region of every stack; none (tests) makes them environment-agnostic. */
+  readonly env?: Environment;
+  /** Base of the stack names (stackNameOf); none (tests) lets CDK name them after their path. */
+  readonly stackName?: string;
+  /** The routes to build (default: ROUTES of shared/routes.ts); fewer only to measure what a route costs. */
+  readonly routes?: readonly Route[];
   /**
    * Record the accepted cdk-nag findings (NAG_ACKNOWLEDGEMENTS). Default true; false only to see
    * what cdk-nag reports without them (the infra test checks that each one is still needed).
@@ -224,11 +246,19 @@ export const NAG_ACKNOWLEDGEMENTS = {
   ],
 } satisfies Record<string, Acknowledgment[]>;
 
-export class TimebillApiStack extends Stack {
+export class TimebillApi {
   readonly config: EnvironmentConfig;
+  /** State: table, backups, keys, log groups, user pool, alarm topics. */
+  readonly dataStack: Stack;
+  /** Every function, its alias, deployment group and rollback alarms; the queues. */
+  readonly functionsStack: Stack;
+  /** The REST API, its limits and domains, and the outputs. */
+  readonly apiStack: Stack;
+  /** Paging alarms, dashboard, cost guards. */
+  readonly operationsStack: Stack;
   /** The table the functions use: the stack's own, or the one named by `table.tableNameOverride`. */
   readonly table: dynamodb.ITable;
-  /** The stack's own table; undefined when the configuration points the stack at another one. */
+  /** The Data stack's own table; undefined when the configuration points the functions at another one. */
   readonly ownTable?: dynamodb.Table;
   readonly api: apigw.RestApi;
   readonly userPool: cognito.UserPool;
@@ -244,7 +274,7 @@ export class TimebillApiStack extends Stack {
   readonly paging: PagingAlarms;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
   readonly limits: ClientLimits;
-  /** Every log group of the stack: retention and KMS key (infra/observability.ts). */
+  /** Every log group: retention and KMS key (infra/observability.ts). */
   readonly logs: EncryptedLogs;
   /** Each queue's dead-letter queue, by queue name. */
   readonly deadLetterQueues = new Map<string, sqs.Queue>();
@@ -252,35 +282,52 @@ export class TimebillApiStack extends Stack {
   readonly streamFailureQueues = new Map<string, sqs.Queue>();
   /** Their role's IAM5[Resource::*] is acknowledged once, as stream consumers (X-Ray included). */
   private readonly streamConsumers = new Set<lambda.IFunction>();
-  /** The background functions' alarms, made before the paging tree exists; added to it then. */
+  /** The background functions' alarms (in the Operations stack), added to the paging tree once it exists. */
   private readonly backgroundAlarms: cloudwatch.Alarm[] = [];
 
-  constructor(scope: Construct, id: string, props: TimebillApiStackProps = {}) {
-    const config = props.config ?? ENVIRONMENTS.prod;
-    super(scope, id, {
-      description: `Timebill API (${config.name}): clients, projects and time entries (REST API, Lambda, DynamoDB, Cognito)`,
-      terminationProtection: config.terminationProtection,
-      ...props,
-    });
-    this.config = config;
+  /** The four stacks, in deploy order. */
+  get stacks(): Record<StackRole, Stack> {
+    return { Data: this.dataStack, Functions: this.functionsStack, Api: this.apiStack, Operations: this.operationsStack };
+  }
 
-    this.logs = new EncryptedLogs(this, 'Logs', { retention: checkedLogRetention(props.logRetention) });
+  /** Builds the four stacks into `scope` (an environment's Stage, or an App in tests). */
+  constructor(scope: Construct, props: TimebillApiProps = {}) {
+    const config = props.config ?? ENVIRONMENTS.prod;
+    this.config = config;
+    const routes = props.routes ?? ROUTES;
+    const stack = (role: StackRole, description: string) =>
+      new Stack(scope, role, {
+        description: `Timebill API (${config.name}), ${role.toLowerCase()}: ${description}`,
+        terminationProtection: config.terminationProtection,
+        ...(props.env ? { env: props.env } : {}),
+        ...(props.stackName ? { stackName: stackNameOf(props.stackName, role) } : {}),
+      });
+    const data = (this.dataStack = stack('Data', 'DynamoDB table and stream, backups, keys, log groups, Cognito user pool, alarm topics'));
+    const compute = (this.functionsStack = stack('Functions', 'Lambda functions, aliases, CodeDeploy groups, queues'));
+    const front = (this.apiStack = stack('Api', 'REST API, authorizer, usage plans, web ACL, domains, outputs'));
+    const ops = (this.operationsStack = stack('Operations', 'paging alarms, dashboard, cost guards'));
+    // Deploy order, stated (the references imply it too): Data, Functions, Api, Operations.
+    compute.addStackDependency(data);
+    front.addStackDependency(compute);
+    ops.addStackDependency(front);
+
+    this.logs = new EncryptedLogs(data, 'Logs', { retention: checkedLogRetention(props.logRetention) });
     const background = props.backgroundFunctions ?? (BACKGROUND_FUNCTIONS as readonly BackgroundFunction[]);
 
     // ---- Data -------------------------------------------------------------------------------
     if (config.table.tableNameOverride) {
-      // A table restored from a backup (docs/deploy.md, "Restore"): used, never owned. CDK cannot
+      // A table restored from a backup (docs/deploy.md, "Restore and backups"): used, never owned. CDK cannot
       // know its stream, so a stream consumer needs it named (configurationErrors checks its form).
       if (background.some((f) => f.trigger === 'table-stream') && !config.table.tableStreamArnOverride) {
         throw new Error(streamArnMissing(config.name));
       }
-      this.table = dynamodb.Table.fromTableAttributes(this, 'Table', {
+      this.table = dynamodb.Table.fromTableAttributes(compute, 'Table', {
         tableName: config.table.tableNameOverride,
         ...(config.table.tableStreamArnOverride ? { tableStreamArn: config.table.tableStreamArnOverride } : {}),
         globalIndexes: TABLE.indexes.map((index) => index.name),
       });
     } else {
-      const table = new dynamodb.Table(this, 'Table', {
+      const table = new dynamodb.Table(data, 'Table', {
         // KMS encryption at rest (CT.DYNAMODB.PR.2) with the AWS managed key: no key to pay for or
         // grant, and the functions' table permissions stay the same (docs/deploy.md).
         encryption: dynamodb.TableEncryption.AWS_MANAGED,
@@ -317,13 +364,13 @@ export class TimebillApiStack extends Stack {
     // environment (encrypted at rest by Lambda). That is acceptable for this key: a cursor only
     // addresses items of the caller's own workspace (the workspace comes from the token, never
     // from the cursor), so the key protects cursor integrity, not data confidentiality.
-    const cursorKey = new secretsmanager.Secret(this, 'CursorSigningKey', {
+    const cursorKey = new secretsmanager.Secret(data, 'CursorSigningKey', {
       description: 'HMAC key of the list cursors of the Timebill API (CURSOR_SIGNING_KEY)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
     });
 
     // ---- Identity ---------------------------------------------------------------------------
-    this.userPool = new cognito.UserPool(this, 'UserPool', {
+    this.userPool = new cognito.UserPool(data, 'UserPool', {
       userPoolName: `${SERVICE_NAME}-${config.name}`,
       selfSignUpEnabled: false,
       featurePlan: cognito.FeaturePlan.ESSENTIALS,
@@ -358,7 +405,7 @@ export class TimebillApiStack extends Stack {
     });
 
     const functions = new Map<string, nodejs.NodejsFunction>();
-    for (const route of ROUTES) {
+    for (const route of routes) {
       functions.set(
         route.operation,
         this.apiFunction(constructName(route.operation), {
@@ -378,18 +425,22 @@ export class TimebillApiStack extends Stack {
     // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
     const deployable: DeployableFunction[] = [
       { name: 'Authorizer', fn: this.authorizerFunction, kind: 'authorizer', operation: AUTHORIZER_OPERATION },
-      ...ROUTES.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: accessOf(route), operation: route.operation })),
+      ...routes.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: accessOf(route), operation: route.operation })),
     ];
-    this.deployments = new SafeDeployments(this, 'Deployments', {
+    this.deployments = new SafeDeployments(compute, 'Deployments', {
       config,
       functions: deployable,
       createFunction: (name, options) => this.apiFunction(name, { ...options, access: 'none', kind: 'none', reserve: false }),
     });
-    const live = (name: string) => this.deployments.functions.get(name)!.alias;
+    // The Api stack calls each `live` alias through an import of its ARN, so that the permission
+    // API Gateway needs (which names the API) is made in the Api stack: no reference back.
+    const live = (name: string) =>
+      lambda.Function.fromFunctionAttributes(front, `${name}Live`, { functionArn: this.deployments.functions.get(name)!.alias.functionArn, sameEnvironment: true });
+    const invalidTokenKey = invalidTokenApiKey(compute, this.authorizerFunction);
 
     // ---- API --------------------------------------------------------------------------------
-    const accessLogs = this.logs.logGroup(this, 'ApiAccessLogs');
-    this.api = new apigw.RestApi(this, 'Api', {
+    const accessLogs = this.logs.logGroup(data, 'ApiAccessLogs');
+    this.api = new apigw.RestApi(front, 'Api', {
       // API Gateway's metrics are per API name: one name per environment, so two in an account never mix.
       restApiName: `${SERVICE_NAME}-${config.name}`,
       description: 'Timebill API (clients, projects, time entries) under /api/v1',
@@ -422,18 +473,18 @@ export class TimebillApiStack extends Stack {
     // RestApi adds an `Endpoint` output (the stage URL with a trailing slash); ApiUrl below replaces it.
     this.api.node.tryRemoveChild('Endpoint');
 
-    const authorizer = new apigw.TokenAuthorizer(this, 'TokenAuthorizer', {
+    const authorizer = new apigw.TokenAuthorizer(front, 'TokenAuthorizer', {
       authorizerName: 'cognito-access-token',
       handler: live('Authorizer'),
       identitySource: apigw.IdentitySource.header('Authorization'),
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
 
-    for (const route of ROUTES) {
+    for (const route of routes) {
       this.addRoute(route, live(constructName(route.operation)), authorizer, props.acknowledgeNagFindings ?? true);
     }
 
-    this.limits = addClientLimits(this, this.api, this.authorizerFunction, props);
+    this.limits = addClientLimits(front, this.api, invalidTokenKey, props);
 
     for (const def of GATEWAY_RESPONSES) {
       this.api.addGatewayResponse(`GatewayResponse${pascalCase(def.type)}`, {
@@ -446,24 +497,24 @@ export class TimebillApiStack extends Stack {
 
     // ---- Operations -------------------------------------------------------------------------
     // The pager topic: only the composite alarm publishes to it (infra/operations/alarms.ts).
-    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: `Timebill API (${config.name}) pager`, enforceSSL: true });
+    this.alarmTopic = new sns.Topic(data, 'AlarmTopic', { displayName: `Timebill API (${config.name}) pager`, enforceSSL: true });
     for (const url of config.paging.httpsEndpoints) this.alarmTopic.addSubscription(new subscriptions.UrlSubscription(url));
     for (const email of config.paging.emails) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(email));
     // Symptoms (each alarm) go here, never to the pager: subscribe a chat channel or ticket queue.
-    const noticeTopic = new sns.Topic(this, 'NoticeTopic', { displayName: `Timebill API (${config.name}) alarm notices`, enforceSSL: true });
+    const noticeTopic = new sns.Topic(data, 'NoticeTopic', { displayName: `Timebill API (${config.name}) alarm notices`, enforceSSL: true });
     const metricsNamespace = `${METRICS_NAMESPACE}/${config.name}`;
 
     // API Gateway has no metric of its own for 429s (they are inside 4XXError): count them from
     // the access log. Per-client limits make 429s normal, so this alarm does not page: it shows on
     // the dashboard.
-    const throttled = new logs.MetricFilter(this, 'ThrottledRequestsFilter', {
+    const throttled = new logs.MetricFilter(ops, 'ThrottledRequestsFilter', {
       logGroup: accessLogs,
       filterPattern: logs.FilterPattern.numberValue('$.status', '=', 429),
       metricNamespace: metricsNamespace,
       metricName: 'ThrottledRequests',
       metricValue: '1',
     });
-    const throttledAlarm = throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(this, 'ApiThrottledAlarm', {
+    const throttledAlarm = throttled.metric({ statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5) }).createAlarm(ops, 'ApiThrottledAlarm', {
       alarmDescription: 'At least 50 requests answered 429 in five minutes: API clients exceed their usage plans (rate or monthly quota) or the stage limits (no page)',
       threshold: 50,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -472,7 +523,7 @@ export class TimebillApiStack extends Stack {
     });
 
     const deployed = [...this.deployments.functions.values()];
-    this.paging = new PagingAlarms(this, 'Paging', {
+    this.paging = new PagingAlarms(ops, 'Paging', {
       config,
       api: this.api,
       accessLogs,
@@ -487,8 +538,8 @@ export class TimebillApiStack extends Stack {
     // Functions that are not routes have no alias or canary: their errors, their queues' dead
     // letters, stream failures and iterator age page through the composite (backgroundFunctions).
     for (const alarm of this.backgroundAlarms) this.paging.add(alarm);
-    const dashboard = new OperationsDashboard(this, 'Dashboard', {
-      dashboardName: `timebill-api-${config.name}-${this.region}`,
+    const dashboard = new OperationsDashboard(ops, 'Dashboard', {
+      dashboardName: `timebill-api-${config.name}-${ops.region}`,
       api: this.api,
       table: this.table,
       functions: deployed,
@@ -502,29 +553,29 @@ export class TimebillApiStack extends Stack {
         ...[...this.streamFailureQueues].map(([operation, queue]) => ({ name: `${operation} stream failures`, queue })),
       ],
     });
-    new CostGuards(this, 'CostGuards', { config, userPool: this.userPool });
+    new CostGuards(ops, 'CostGuards', { config, userPool: this.userPool });
     const tableBackup = config.backup
-      ? new TableBackup(this, 'Backup', { backup: config.backup, table: this.table, vaultName: `timebill-api-${config.name}` })
+      ? new TableBackup(data, 'Backup', { backup: config.backup, table: this.table, vaultName: `timebill-api-${config.name}` })
       : undefined;
-    const domains = config.domain ? new CustomDomains(this, 'Domains', { domain: config.domain, api: this.api, userPool: this.userPool }) : undefined;
+    const domains = config.domain ? new CustomDomains(front, 'Domains', { domain: config.domain, api: this.api, userPool: this.userPool }) : undefined;
     const tokenEndpoint = domains?.tokenEndpoint ?? `${domain.baseUrl()}/oauth2/token`;
 
     // ---- Outputs ----------------------------------------------------------------------------
     const baseUrl = domains?.apiBaseUrl ?? `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${config.name}`;
-    new CfnOutput(this, OUTPUTS.apiUrl, {
+    new CfnOutput(front, OUTPUTS.apiUrl, {
       value: baseUrl,
       description: 'base_url of the API; every endpoint is under {base_url}/api/v1 (e.g. GET {base_url}/api/v1/clients)',
     });
-    new CfnOutput(this, OUTPUTS.apiV1Url, { value: `${baseUrl}/api/v1`, description: 'Prefix of every endpoint' });
-    new CfnOutput(this, OUTPUTS.tokenEndpoint, { value: tokenEndpoint, description: 'OAuth 2.0 token endpoint (client-credentials grant)' });
-    new CfnOutput(this, OUTPUTS.userPoolId, { value: this.userPool.userPoolId, description: 'Cognito user pool that issues the access tokens' });
-    new CfnOutput(this, OUTPUTS.tableName, { value: this.table.tableName, description: 'DynamoDB table' });
-    new CfnOutput(this, OUTPUTS.resourceServerIdentifier, {
+    new CfnOutput(front, OUTPUTS.apiV1Url, { value: `${baseUrl}/api/v1`, description: 'Prefix of every endpoint' });
+    new CfnOutput(front, OUTPUTS.tokenEndpoint, { value: tokenEndpoint, description: 'OAuth 2.0 token endpoint (client-credentials grant)' });
+    new CfnOutput(front, OUTPUTS.userPoolId, { value: this.userPool.userPoolId, description: 'Cognito user pool that issues the access tokens' });
+    new CfnOutput(front, OUTPUTS.tableName, { value: this.table.tableName, description: 'DynamoDB table' });
+    new CfnOutput(front, OUTPUTS.resourceServerIdentifier, {
       value: resourceServerIdentifier,
       description: 'Cognito resource server; scopes are requested as <identifier>/<scope>',
     });
-    new CfnOutput(this, OUTPUTS.region, { value: Aws.REGION, description: 'Region of the stack' });
-    new CfnOutput(this, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS pager topic of the composite alarm' });
+    new CfnOutput(front, OUTPUTS.region, { value: Aws.REGION, description: 'Region of the stack' });
+    new CfnOutput(front, OUTPUTS.alarmTopicArn, { value: this.alarmTopic.topicArn, description: 'SNS pager topic of the composite alarm' });
 
     if (props.acknowledgeNagFindings ?? true) {
       this.acknowledgeNagFindings(cursorKey);
@@ -542,13 +593,16 @@ export class TimebillApiStack extends Stack {
     options: { entry: string; description: string; environment: Record<string, string>; access: TableAccess; kind?: FunctionKind; timeout?: Duration; reserve?: boolean },
   ): nodejs.NodejsFunction {
     const plan = this.config.functions.concurrency;
-    const logGroup = this.logs.logGroup(this, `${name}Logs`);
-    const role = new iam.Role(this, `${name}Role`, {
+    const scope = this.functionsStack;
+    // Logs are data: kept a year, encrypted with the Data stack's key, and in that stack (where
+    // Control Tower's CT.CLOUDWATCH.PR.3 rule sees the key: it cannot follow a cross-stack reference).
+    const logGroup = this.logs.logGroup(this.dataStack, `${name}Logs`);
+    const role = new iam.Role(scope, `${name}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of the ${name} function`,
     });
     logGroup.grantWrite(role);
-    const fn = new nodejs.NodejsFunction(this, `${name}Function`, {
+    const fn = new nodejs.NodejsFunction(scope, `${name}Function`, {
       entry: path.join(PROJECT_ROOT, options.entry),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
@@ -584,7 +638,7 @@ export class TimebillApiStack extends Stack {
    *   queue ─▶ queue consumer (per-message failures); after maxReceives, the queue's dead-letter queue.
    *
    * Every queue is encrypted, refuses non-TLS access and keeps messages 14 days; a message in a
-   * dead-letter or on-failure queue pages (docs/deploy.md, "Events and webhooks").
+   * dead-letter or on-failure queue pages (docs/deploy.md, "Alarms").
    */
   private backgroundFunctions(
     declared: readonly BackgroundFunction[],
@@ -603,8 +657,8 @@ export class TimebillApiStack extends Stack {
       let found = queues.get(name);
       if (!found) {
         const consumer = consumerOf.get(name);
-        const deadLetters = new sqs.Queue(this, `${constructName(name)}DeadLetters`, deadLetter);
-        found = new sqs.Queue(this, `${constructName(name)}Queue`, {
+        const deadLetters = new sqs.Queue(this.functionsStack, `${constructName(name)}DeadLetters`, deadLetter);
+        found = new sqs.Queue(this.functionsStack, `${constructName(name)}Queue`, {
           ...encrypted,
           // Six times the consumer's timeout, as Lambda recommends for SQS event sources.
           visibilityTimeout: Duration.seconds(6 * (consumer?.timeoutSeconds ?? this.config.functions.timeoutSeconds)),
@@ -628,7 +682,7 @@ export class TimebillApiStack extends Stack {
         ...(declaration.timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(declaration.timeoutSeconds) }),
       });
       if (declaration.trigger === 'table-stream') {
-        const failures = new sqs.Queue(this, `${name}StreamFailures`, deadLetter);
+        const failures = new sqs.Queue(this.functionsStack, `${name}StreamFailures`, deadLetter);
         fn.addEventSource(
           new eventSources.DynamoEventSource(this.table, {
             startingPosition: lambda.StartingPosition.TRIM_HORIZON,
@@ -646,7 +700,7 @@ export class TimebillApiStack extends Stack {
         );
         this.pageOnMessages(failures, `${name}StreamFailuresAlarm`, `The ${declaration.operation} function gave up on stream records (retries or age exhausted): their changes made no events`);
         this.backgroundAlarms.push(
-          pagingAlarm(this, `${name}IteratorAge`, fn.metric('IteratorAge', { statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE }), ITERATOR_AGE_ALARM_MS, 3, 5,
+          pagingAlarm(this.operationsStack, `${name}IteratorAge`, fn.metric('IteratorAge', { statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE }), ITERATOR_AGE_ALARM_MS, 3, 5,
             `The ${declaration.operation} function is more than ${ITERATOR_AGE_ALARM_MS / 1000} s behind the table stream`),
         );
         this.streamFailureQueues.set(declaration.operation, failures);
@@ -671,7 +725,7 @@ export class TimebillApiStack extends Stack {
       }
       // Errors of each (unhandled or timeout): no alias, no canary, so they page directly.
       this.backgroundAlarms.push(
-        pagingAlarm(this, `${name}ErrorsAlarm`, fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ONE_MINUTE }), 0, 2, 3,
+        pagingAlarm(this.operationsStack, `${name}ErrorsAlarm`, fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ONE_MINUTE }), 0, 2, 3,
           `The ${declaration.operation} function failed (unhandled error or timeout)`),
       );
       functions.set(declaration.operation, fn);
@@ -682,7 +736,7 @@ export class TimebillApiStack extends Stack {
   /** A paging alarm when a queue holds messages (dead letters, stream failures): 2 of 3 minutes. */
   private pageOnMessages(queue: sqs.Queue, id: string, description: string): void {
     this.backgroundAlarms.push(
-      pagingAlarm(this, id, queue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE }), 0, 2, 3, description),
+      pagingAlarm(this.operationsStack, id, queue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE }), 0, 2, 3, description),
     );
   }
 

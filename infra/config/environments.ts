@@ -3,7 +3,7 @@
  * environment, read by infra/app.ts (one CDK Stage each, with an explicit account and region) and
  * by the stack. Nothing here comes from `-c` flags, so no deploy can silently forget a value.
  *
- * To deploy into your own accounts, edit ENVIRONMENTS below (docs/deploy.md, "First deploy"):
+ * To deploy into your own accounts, edit ENVIRONMENTS below (docs/deploy.md, "Quickstart"):
  * the account ids, regions, addresses and, once you own one, the domain.
  *
  * Plain data and checks only: importing this module does not load aws-cdk-lib.
@@ -28,7 +28,7 @@ export type TrafficShifting =
   | 'LINEAR_10PERCENT_EVERY_1MINUTE';
 
 /**
- * Reserved concurrency, sized by the rule written in docs/deploy.md ("Concurrency") and
+ * Reserved concurrency, sized by the rule written in docs/deploy.md ("Before production") and
  * docs/decisions/0013: bounded whatever the number of routes.
  *   authorizer: stage rate × its worst-case duration (every request may need it);
  *   each route: min(stage rate × its worst-case duration, (account limit − 100 unreserved −
@@ -70,7 +70,7 @@ export interface EnvironmentConfig {
   readonly name: EnvironmentName;
   readonly account: string;
   readonly region: string;
-  /** CloudFormation stack name; unique per account and region. */
+  /** Name of the Api stack (it holds the outputs); the other three append their role (`-Data`). Unique per account and region. */
   readonly stackName: string;
   /** Stops `cdk destroy` / a console click from deleting the stack (prod). */
   readonly terminationProtection: boolean;

@@ -9,7 +9,7 @@
  * ("Alarms"), keyed by the alarm's construct id.
  *
  * Hook for later alarms (DLQ depth, stream iterator age from the events work): call
- * `stack.paging.add(alarm)` with any 1-minute M-of-N alarm, anywhere before synthesis; the
+ * `paging.add(alarm)` (TimebillApi in infra/stack.ts) with any 1-minute M-of-N alarm, anywhere before synthesis; the
  * composite's rule is computed at synthesis, so it includes it. Add its runbook line too.
  */
 import { Duration, Lazy } from 'aws-cdk-lib';

@@ -3,7 +3,7 @@
  * for the configured days, each copied to a vault in another account when one is configured (so
  * that losing this account does not lose the backups). Point-in-time recovery (35 days, on the
  * table) stays the first line; this is the second. The destination vault's access policy must
- * allow this account to copy into it (docs/deploy.md, "Backups").
+ * allow this account to copy into it (docs/deploy.md, "Restore and backups").
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';

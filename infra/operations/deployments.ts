@@ -56,6 +56,8 @@ export interface SafeDeploymentsProps {
 export class SafeDeployments extends Construct {
   readonly application: codedeploy.LambdaApplication;
   readonly smokeTest: lambda.Function;
+  /** The role CodeDeploy shifts every alias with. */
+  readonly serviceRole: iam.Role;
   /** By name (Authorizer, ListClients, ...). */
   readonly functions: ReadonlyMap<string, DeployedFunction>;
 
@@ -63,6 +65,9 @@ export class SafeDeployments extends Construct {
     super(scope, id);
     const { config } = props;
     this.application = new codedeploy.LambdaApplication(this, 'Application');
+    // One service role for every group (CodeDeploy's managed policy, and invoking the one hook):
+    // a role per group would cost a resource per route for the same permissions.
+    this.serviceRole = new iam.Role(this, 'ServiceRole', { assumedBy: new iam.ServicePrincipal('codedeploy.amazonaws.com') });
 
     this.smokeTest = props.createFunction('SmokeTestHook', {
       entry: SMOKE_TEST_ENTRY,
@@ -104,6 +109,7 @@ export class SafeDeployments extends Construct {
       });
       const deploymentGroup = new codedeploy.LambdaDeploymentGroup(this, `${target.name}DeploymentGroup`, {
         application: this.application,
+        role: this.serviceRole,
         alias,
         deploymentConfig: SHIFTING[config.deployment.trafficShifting],
         alarms: [errorsAlarm, latencyAlarm],
@@ -143,19 +149,19 @@ function versionsFinding(fn: lambda.Function): string {
 
 /** The cdk-nag findings of safe deployments, accepted with their reasons (applied by the stack). */
 export function acknowledgeDeploymentFindings(deployments: SafeDeployments): void {
+  Validations.of(deployments.serviceRole).acknowledge(
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+      reason:
+        'CodeDeploy moves the live alias and invokes the hooks through its service role; AWSCodeDeployRoleForLambdaLimited is the AWS-managed policy made for exactly that role and limited to aliases and hook invocations.',
+    },
+    {
+      id: versionsFinding(deployments.smokeTest),
+      reason:
+        'CodeDeploy invokes the pre-traffic hook by qualified ARN; the grant covers the versions of the one hook function of this stack, nothing else.',
+    },
+  );
   for (const f of deployments.functions.values()) {
-    Validations.of(f.deploymentGroup).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-        reason:
-          'CodeDeploy moves the live alias and invokes the hooks through its service role; AWSCodeDeployRoleForLambdaLimited is the AWS-managed policy made for exactly that role and limited to aliases and hook invocations.',
-      },
-      {
-        id: versionsFinding(deployments.smokeTest),
-        reason:
-          'CodeDeploy invokes the pre-traffic hook by qualified ARN; the grant covers the versions of the one hook function of this stack, nothing else.',
-      },
-    );
     Validations.of(deployments.smokeTest.role!).acknowledge({
       id: versionsFinding(f.fn),
       reason:

@@ -16,7 +16,7 @@
  */
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import type * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as targets from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
@@ -58,7 +58,9 @@ export class CustomDomains extends Construct {
       target: route53.RecordTarget.fromAlias(new targets.ApiGatewayDomain(this.apiDomain)),
     });
 
-    this.authDomain = props.userPool.addDomain('CustomDomain', {
+    // Here, not under the user pool (Data stack): it waits for the API's record, in this stack.
+    this.authDomain = new cognito.UserPoolDomain(this, 'AuthDomain', {
+      userPool: props.userPool,
       customDomain: {
         domainName: domain.authDomainName,
         certificate: acm.Certificate.fromCertificateArn(this, 'AuthCertificate', domain.authCertificateArn),

@@ -1,6 +1,7 @@
 /**
  * The events pipeline in AWS (docs/events.md, docs/deploy.md "Events and webhooks"), proven on the
- * synthesized prod template (bundling skipped: test/infra/stack.test.ts checks the bundles):
+ * synthesized prod stacks, read from the infra project's cloud assembly (test/infra/support/assembly.ts;
+ * bundling skipped: test/infra/stack.test.ts checks the bundles):
  *
  *   table stream ─▶ recordEvents ─▶ deliveries queue ─▶ deliverWebhooks ─▶ POST
  *                     └ on failure: stream failures queue      └ after the last attempt: dead letters
@@ -9,13 +10,8 @@
  * queues (encryption, TLS only, retention, redrive), the alarms in the paging tree, the dashboard
  * row, and the grants of both functions, each cut to what its code sends.
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { buildApp } from '../../infra/app.ts';
-import { PROJECT_ROOT } from '../../infra/bundling.ts';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { mergedFromAssembly, readAssembly } from './support/templates.ts';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ITERATOR_AGE_ALARM_MS, QUEUE_CONSUMER_MAX_CONCURRENCY, QUEUE_RETENTION, STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from '../../infra/stack.ts';
 import { OUTPUTS } from '../../infra/names.ts';
@@ -29,7 +25,6 @@ interface CfnResource {
   Properties: Json;
 }
 
-const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 const refId = (value: Json): string | undefined => value?.Ref ?? (value?.['Fn::GetAtt'] ? value['Fn::GetAtt'][0] : undefined);
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 const DAY_SECONDS = 24 * 60 * 60;
@@ -43,8 +38,7 @@ let resources: Record<string, CfnResource>;
 let outputs: Record<string, { Value: Json }>;
 
 beforeAll(() => {
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  const template = Template.fromStack(buildApp(app).get('prod')!).toJSON();
+  const template = mergedFromAssembly(readAssembly(inject('infraAssembly')).get('prod')!);
   resources = template.Resources;
   outputs = template.Outputs;
 });

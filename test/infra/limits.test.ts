@@ -2,36 +2,31 @@
  * The limits of infra/limits.ts in the synthesized template: API keys from the authorizer, every
  * authorized method requiring one, the usage plans with the throttles and quotas of
  * shared/limits.ts (or of the stack properties), the invalid-token key given to the authorizer,
- * and the web ACL (rules, custom responses, association with the stage). Bundling is skipped:
- * these assertions do not look at the functions' code (test/infra/stack.test.ts does).
+ * and the web ACL (rules, custom responses, association with the stage): prod's stacks from the
+ * infra project's cloud assembly (test/infra/support/assembly.ts), and a variant with other limits.
+ * Bundling is skipped: these assertions do not look at the functions' code (stack.test.ts does).
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { usagePlanOutput } from '../../infra/names.ts';
 import { COUNTED_RULES, WAF_RATE_LIMIT_PER_IP, WAF_RESPONSE_BODIES, WAF_RETRY_AFTER_SECONDS } from '../../infra/limits.ts';
-import { TimebillApiStack } from '../../infra/stack.ts';
+import { TimebillApi, type TimebillApiProps } from '../../infra/stack.ts';
+import { environmentTemplate, mergedFromAssembly, readAssembly } from './support/templates.ts';
+import { templateContext } from './support/assembly.ts';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName } from '../../shared/limits.ts';
 import { PROTECTED_ROUTES, ROUTES } from '../../shared/routes.ts';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-
 let resources: Record<string, { Type: string; Properties: Json }>;
 let template: Template;
 let custom: Template;
 
-const synth = (props: ConstructorParameters<typeof TimebillApiStack>[2] = {}) => {
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new TimebillApiStack(app, 'Limits', props));
-};
+const synth = (props: TimebillApiProps) => environmentTemplate(new TimebillApi(new App({ context: templateContext() }), props));
 
 beforeAll(() => {
-  template = synth();
+  template = Template.fromJSON(mergedFromAssembly(readAssembly(inject('infraAssembly')).get('prod')!));
   resources = template.toJSON().Resources;
   custom = synth({
     usagePlans: { large: { rateLimit: 200, burstLimit: 400, monthlyQuota: 50_000_000 } },

@@ -1,14 +1,16 @@
 /**
- * Operating the service, proven on the synthesized templates of every environment (bundling
- * skipped: only the templates matter here; test/infra/stack.test.ts checks the bundles):
+ * Operating the service, proven on the synthesized templates of every environment, read from the
+ * infra project's cloud assembly (test/infra/support/assembly.ts; bundling skipped: only the
+ * templates matter here; test/infra/stack.test.ts checks the bundles), and on variants built here:
  * environments from one app, safe deployments, paging alarms, the dashboard, reserved
  * concurrency, the custom domain, the table-name override, backups and cost guards.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildApp } from '../../infra/app.ts';
@@ -25,7 +27,8 @@ import {
   type FunctionKind,
 } from '../../infra/config/environments.ts';
 import { ALARMS_PER_GROUP, ALARM_RULE_TERM_LENGTH, MAX_ALARM_RULE_LENGTH } from '../../infra/operations/alarms.ts';
-import { QUEUE_CONSUMER_MAX_CONCURRENCY, TimebillApiStack, functionKinds } from '../../infra/stack.ts';
+import { QUEUE_CONSUMER_MAX_CONCURRENCY, STACK_ROLES, TimebillApi, functionKinds, type StackRole } from '../../infra/stack.ts';
+import { environmentTemplate, mergedFromAssembly, readAssembly, type AssemblyStack } from './support/templates.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
 import { ROUTES, accessOf } from '../../shared/routes.ts';
@@ -56,12 +59,47 @@ const DOMAIN: NonNullable<EnvironmentConfig['domain']> = {
   authCertificateArn: 'arn:aws:acm:us-east-1:333333333333:certificate/11111111-2222-3333-4444-555555555555',
 };
 
+/** What a test reads of each stack: from the constructs of a variant, or from the shared assembly. */
+interface StackFacts {
+  readonly stackName: string;
+  readonly account: string;
+  readonly region: string;
+  readonly terminationProtection: boolean;
+  readonly path: string;
+}
+
+/** An environment's four stacks as one template (test/infra/support/templates.ts), and each stack's facts. */
 class Synth {
   readonly resources: Record<string, CfnResource>;
   readonly template: Template;
-  constructor(readonly stack: TimebillApiStack) {
-    this.template = Template.fromStack(stack);
-    this.resources = this.template.toJSON().Resources as Record<string, CfnResource>;
+  private constructor(
+    readonly stacks: Record<StackRole, StackFacts>,
+    merged: Json,
+  ) {
+    this.template = Template.fromJSON(merged);
+    this.resources = merged.Resources as Record<string, CfnResource>;
+  }
+  /** A variant built in this file. */
+  static of(service: TimebillApi): Synth {
+    const facts = (stack: Stack): StackFacts => ({
+      stackName: stack.stackName,
+      account: stack.account,
+      region: stack.region,
+      terminationProtection: stack.terminationProtection,
+      path: stack.node.path,
+    });
+    return new Synth(
+      Object.fromEntries(STACK_ROLES.map((role) => [role, facts(service.stacks[role])])) as Record<StackRole, StackFacts>,
+      environmentTemplate(service).toJSON(),
+    );
+  }
+  /** An environment of the infra project's shared assembly (test/infra/support/assembly.ts). */
+  static fromAssembly(stacks: Record<StackRole, AssemblyStack>): Synth {
+    return new Synth(stacks, mergedFromAssembly(stacks));
+  }
+  /** The Api stack: it carries the environment's stack name and the outputs. */
+  get stack(): StackFacts {
+    return this.stacks.Api;
   }
   ofType(type: string): Array<[string, CfnResource]> {
     return Object.entries(this.resources).filter(([, r]) => r.Type === type);
@@ -82,20 +120,18 @@ const CLOUDFORMATION_RESOURCE_LIMIT = 500;
 const refId = (value: Json): string | undefined => value?.Ref ?? (value?.['Fn::GetAtt'] ? value['Fn::GetAtt'][0] : undefined);
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-let app: App;
+/** Every environment as `npx cdk synth` builds it (cdk-nag included), synthesized once for the infra project. */
 let envs: Map<string, Synth>;
 const prod = () => envs.get('prod')!;
 const dev = () => envs.get('dev')!;
 
 beforeAll(() => {
-  app = newApp();
-  const stacks = buildApp(app);
-  envs = new Map([...stacks].map(([name, stack]) => [name, new Synth(stack)]));
+  envs = new Map([...readAssembly(inject('infraAssembly'))].map(([name, stacks]) => [name, Synth.fromAssembly(stacks)]));
 });
 
 /** One stack with another configuration (bundling skipped). */
 function withConfig(config: EnvironmentConfig): Synth {
-  return new Synth(new TimebillApiStack(newApp(), 'Variant', { config, env: { account: config.account, region: config.region } }));
+  return Synth.of(new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } }));
 }
 
 // ---- environments ----------------------------------------------------------------------------
@@ -106,23 +142,29 @@ describe('environments from one app', () => {
   });
 
   it('one Stage per environment, each stack with its explicit account and region, its name, and no lookups', () => {
-    const assembly = app.synth();
+    const assembly = new CloudAssembly(inject('infraAssembly'));
     for (const config of Object.values(ENVIRONMENTS)) {
-      const stack = envs.get(config.name)!.stack;
-      expect(stack.account).toBe(config.account);
-      expect(stack.region).toBe(config.region);
-      expect(stack.stackName).toBe(config.stackName);
-      expect(stack.node.path).toBe(`${config.name}/Api`);
+      const { stacks } = envs.get(config.name)!;
+      expect(stacks.Api.stackName).toBe(config.stackName);
+      for (const role of STACK_ROLES) {
+        const stack = stacks[role];
+        expect(stack.account).toBe(config.account);
+        expect(stack.region).toBe(config.region);
+        expect(stack.path).toBe(`${config.name}/${role}`);
+      }
     }
     const nested = assembly.nestedAssemblies.map((n) => n.nestedAssembly);
+    expect(assembly.stacksRecursively.length).toBe(3 * STACK_ROLES.length);
     expect(nested).toHaveLength(3);
     for (const a of nested) expect(a.manifest.missing ?? []).toEqual([]);
   });
 
   it('termination protection for prod only', () => {
-    expect(prod().stack.terminationProtection).toBe(true);
-    expect(dev().stack.terminationProtection).toBe(false);
-    expect(envs.get('staging')!.stack.terminationProtection).toBe(false);
+    for (const role of STACK_ROLES) {
+      expect(prod().stacks[role].terminationProtection, role).toBe(true);
+      expect(dev().stacks[role].terminationProtection, role).toBe(false);
+      expect(envs.get('staging')!.stacks[role].terminationProtection, role).toBe(false);
+    }
   });
 
   it('the stage is named after the environment, and so are the URLs', () => {
@@ -149,9 +191,9 @@ describe('environments from one app', () => {
     const environments = [ENVIRONMENTS.dev, { ...ENVIRONMENTS.staging, ...shared, cognitoDomainPrefix: 'timebill-staging-111111111111', ownsApiGatewayAccountRole: false }];
     expect(configurationErrors(environments, functionKinds())).toEqual([]);
     const sharedApp = newApp();
-    const stacks = [...buildApp(sharedApp, environments).values()].map((stack) => new Synth(stack));
+    const stacks = [...buildApp(sharedApp, environments).values()].map((service) => Synth.of(service));
     const names = (s: Synth) => [
-      s.stack.stackName,
+      ...Object.values(s.stacks).map((stack) => stack.stackName),
       s.one('AWS::ApiGateway::RestApi')[1].Properties.Name,
       s.one('AWS::Cognito::UserPool')[1].Properties.UserPoolName,
       ...s.ofType('AWS::Cognito::UserPoolDomain').map(([, d]) => d.Properties.Domain),
@@ -192,9 +234,14 @@ describe('environments from one app', () => {
   });
 
   it('cdk-nag reports nothing unacknowledged in any environment, with a domain and a copied backup too', () => {
-    for (const s of envs.values()) expect(new AwsSolutionsChecks(app).validateScope(s.stack).violations.map((v) => v.ruleName)).toEqual([]);
-    const full = withConfig({ ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } });
-    expect(new AwsSolutionsChecks(newApp()).validateScope(full.stack).violations.map((v) => v.ruleName)).toEqual([]);
+    // Every environment: the shared assembly's synthesis ran cdk-nag as `cdk synth` does, and an
+    // in-memory synthesis throws on any finding (test/infra/support/assembly.ts). Here, the constructs.
+    const nag = (scope: App, service: TimebillApi) => Object.values(service.stacks).flatMap((stack) => new AwsSolutionsChecks(scope).validateScope(stack).violations.map((v) => v.ruleName));
+    const repository = newApp();
+    for (const service of buildApp(repository).values()) expect(nag(repository, service)).toEqual([]);
+    const config = { ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } };
+    const full = new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } });
+    expect(nag(newApp(), full)).toEqual([]);
   });
 });
 
@@ -424,15 +471,15 @@ describe('paging alarms', () => {
   });
 
   it('the hook for later alarms (DLQ depth, iterator age): paging.add() puts an alarm in the composite rule', () => {
-    const variant = new TimebillApiStack(newApp(), 'Hooked', { config: ENVIRONMENTS.staging });
-    const dlq = new cloudwatch.Alarm(variant, 'DlqDepth', {
+    const variant = new TimebillApi(newApp(), { config: ENVIRONMENTS.staging });
+    const dlq = new cloudwatch.Alarm(variant.operationsStack, 'DlqDepth', {
       metric: new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
     });
     variant.paging.add(dlq);
-    const s = new Synth(variant);
+    const s = Synth.of(variant);
     const id = s.ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')![0];
     expect(children(s)).toContain(id);
   });
@@ -511,19 +558,17 @@ describe('reserved concurrency', () => {
 describe('growth: many more functions and alarms still synthesize within the limits', () => {
   it('the paging rule is a tree of bounded composites: filled with alarms up to CloudFormation\'s 500 resources, it holds them all (a flat rule held about 64), no rule over the limit, one alarm pages', () => {
     // What this proves: the alarm tree is not what limits growth; CloudFormation's 500 resources
-    // per stack come first. The stack (staging) is filled with alarms up to exactly that limit:
-    // it still synthesizes, every alarm is in the paging rule, no rule is too long.
-    const base = Object.keys(Template.fromStack(new TimebillApiStack(newApp(), 'Base', { config: ENVIRONMENTS.staging })).toJSON().Resources).length;
+    // per stack come first. The Operations stack (staging) is filled with alarms up to exactly
+    // that limit: it still synthesizes, every alarm is in the paging rule, no rule is too long.
+    // (How many more routes fit is in docs/deploy.md, checked by layout.test.ts.)
+    const base = Object.keys(Template.fromStack(new TimebillApi(newApp(), { config: ENVIRONMENTS.staging }).operationsStack).toJSON().Resources).length;
     const headroom = CLOUDFORMATION_RESOURCE_LIMIT - base;
-    // The headroom left today: about 100 resources, room for about 7 more routes (each is about
-    // 13: function, role, policy, log group, version, alias, permission, deployment group, three
-    // alarms, a method, a path). Past that, split the stack (docs/deploy.md reports the count).
     expect(headroom).toBeGreaterThanOrEqual(50);
-    const variant = new TimebillApiStack(newApp(), 'Grown', { config: ENVIRONMENTS.staging });
+    const variant = new TimebillApi(newApp(), { config: ENVIRONMENTS.staging });
     // One group composite per 40 alarms comes with them: leave room for those.
     const count = headroom - Math.ceil(headroom / ALARMS_PER_GROUP);
     const extra = Array.from({ length: count }, (_, i) =>
-      new cloudwatch.Alarm(variant, `Extra${i}`, {
+      new cloudwatch.Alarm(variant.operationsStack, `Extra${i}`, {
         metric: new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensionsMap: { FunctionName: `extra-${i}` } }),
         threshold: 0,
         evaluationPeriods: 3,
@@ -531,7 +576,7 @@ describe('growth: many more functions and alarms still synthesize within the lim
       }),
     );
     for (const alarm of extra) variant.paging.add(alarm);
-    const s = new Synth(variant); // synthesis runs the stack's validations, the rule length among them
+    const s = Synth.of(variant); // synthesis runs the stack's validations, the rule length among them
     const pager = refId(s.outputs[OUTPUTS.alarmTopicArn]!.Value)!;
     const composites = s.ofType('AWS::CloudWatch::CompositeAlarm');
     const ids = new Set(composites.map(([id]) => id));
@@ -558,7 +603,7 @@ describe('growth: many more functions and alarms still synthesize within the lim
     // Far past what one flat rule holds (MAX_ALARM_RULE_LENGTH / ALARM_RULE_TERM_LENGTH = 64).
     expect(reached.length).toBeGreaterThan(2 * Math.floor(MAX_ALARM_RULE_LENGTH / ALARM_RULE_TERM_LENGTH));
     expect(composites.length).toBeGreaterThan(2);
-    expect(Object.keys(s.resources).length).toBeLessThanOrEqual(CLOUDFORMATION_RESOURCE_LIMIT);
+    expect(Object.keys(Template.fromStack(variant.operationsStack).toJSON().Resources).length).toBeLessThanOrEqual(CLOUDFORMATION_RESOURCE_LIMIT);
     // CT.CLOUDWATCH.PR.1: every metric alarm has an action.
     for (const [id, alarm] of s.ofType('AWS::CloudWatch::Alarm')) expect((alarm.Properties.AlarmActions ?? []).length, id).toBeGreaterThan(0);
   });

@@ -52,7 +52,7 @@ beforeAll(async () => {
   localTable = await startLocalTable(LIVE);
   data = localTable.client;
   for (let i = 0; i < 40; i++) await data.send(new PutItemCommand({ TableName: LIVE, Item: item(i) }));
-}, 60_000);
+});
 
 afterAll(async () => {
   await localTable?.stop();

@@ -13,6 +13,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { startLocalTable, type LocalTable } from '../support/local-table.ts';
 import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
+import { captureLogs } from './support/logs.ts';
 import {
   AUTHORIZER_TARGET,
   deploymentTarget,
@@ -42,7 +43,7 @@ beforeAll(async () => {
       { functionName: 'TimebillApi-AuthorizerFunction-def', operation: AUTHORIZER_TARGET },
     ]),
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await localTable?.stop();
@@ -51,7 +52,7 @@ afterAll(async () => {
 describe('the smoke requests, sent to the real handlers', () => {
   it('every route answers below 500 with a JSON body, and the table stays empty', async () => {
     for (const route of ROUTES) {
-      const mod = (await import(`../../${route.entry}`)) as { handler: (event: unknown) => Promise<unknown> };
+      const mod = (await import(/* @vite-ignore */ `../../${route.entry}`)) as { handler: (event: unknown) => Promise<unknown> };
       const answer = await mod.handler(smokeEvent(route.operation));
       expect(smokeFailure(route.operation, undefined, answer), `${route.operation}: ${JSON.stringify(answer)}`).toBeUndefined();
     }
@@ -66,7 +67,7 @@ describe('the smoke requests, sent to the real handlers', () => {
   });
 
   it('the authorizer answers its invalid-token policy for the smoke token (no network: the token does not parse)', async () => {
-    const mod = (await import(`../../${AUTHORIZER_ENTRY}`)) as { handler: (event: unknown) => Promise<unknown> };
+    const mod = (await import(/* @vite-ignore */ `../../${AUTHORIZER_ENTRY}`)) as { handler: (event: unknown) => Promise<unknown> };
     const answer = await mod.handler(smokeEvent(AUTHORIZER_TARGET));
     expect(smokeFailure(AUTHORIZER_TARGET, undefined, answer)).toBeUndefined();
   });
@@ -120,16 +121,27 @@ describe('the hook', () => {
   });
 
   it('reports Failed when the new version fails, answers 5xx, or the deployment cannot be read', async () => {
-    codedeploy.on(GetDeploymentCommand).resolves({ deploymentInfo: { revision: { appSpecContent: { content: appSpec('TimebillApi-AuthorizerFunction-def', '2') } } } });
-    lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Runtime.ImportModuleError' }) as never });
-    await handler(event);
-    lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: payload({ statusCode: 500, body: '{}' }) as never });
-    codedeploy.on(GetDeploymentCommand).resolves({ deploymentInfo: { revision: { appSpecContent: { content: appSpec('TimebillApi-ListClientsFunction-abc', '2') } } } });
-    await handler(event);
-    codedeploy.on(GetDeploymentCommand).rejects(new Error('AccessDenied'));
-    await handler(event);
-    codedeploy.on(GetDeploymentCommand).resolves({ deploymentInfo: { revision: { appSpecContent: { content: appSpec('SomeOtherFunction', '2') } } } });
-    await handler(event);
+    const { lines } = await captureLogs(async () => {
+      codedeploy.on(GetDeploymentCommand).resolves({ deploymentInfo: { revision: { appSpecContent: { content: appSpec('TimebillApi-AuthorizerFunction-def', '2') } } } });
+      lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Runtime.ImportModuleError' }) as never });
+      await handler(event);
+      lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: payload({ statusCode: 500, body: '{}' }) as never });
+      codedeploy.on(GetDeploymentCommand).resolves({ deploymentInfo: { revision: { appSpecContent: { content: appSpec('TimebillApi-ListClientsFunction-abc', '2') } } } });
+      await handler(event);
+      codedeploy.on(GetDeploymentCommand).rejects(new Error('AccessDenied'));
+      await handler(event);
+      codedeploy.on(GetDeploymentCommand).resolves({ deploymentInfo: { revision: { appSpecContent: { content: appSpec('SomeOtherFunction', '2') } } } });
+      await handler(event);
+    });
     expect(reported().map((r) => r.status)).toEqual(['Failed', 'Failed', 'Failed', 'Failed']);
+    // Each failure is one ERROR line for the operator, with the deployment and why.
+    expect(lines.map((l) => [l.level, l.message, l.deploymentId])).toEqual(
+      Array.from({ length: 4 }, () => ['ERROR', 'Smoke test failed: the new version gets no traffic', 'd-123']),
+    );
+    const reasons = lines.map((l) => (l.error as { message: string }).message);
+    expect(reasons[0]).toMatch(/^authorizer version 2/);
+    expect(reasons[1]).toMatch(/^listClients version 2/);
+    expect(reasons[2]).toBe('AccessDenied');
+    expect(reasons[3]).toMatch(/SomeOtherFunction/);
   });
 });

@@ -1,20 +1,21 @@
 /**
- * The CDK stack, proven offline: synthesized once (bundling every function with esbuild), then
- * checked against the route table, the table definition and the gateway responses it is built
- * from, against cdk-nag's AwsSolutions pack, and against the bundles scripts/bundle-sizes.ts builds.
+ * The CDK stacks of one environment, proven offline: synthesized once (bundling every function
+ * with esbuild) and read as one template (test/infra/support/templates.ts), then checked against
+ * the route table, the table definition and the gateway responses they are built from, against
+ * cdk-nag's AwsSolutions pack, and against the bundles scripts/bundle-sizes.ts builds. The Control
+ * Tower rules run in control-tower.test.ts; the stack layout is layout.test.ts's.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Stage } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../../infra/bundling.ts';
@@ -25,7 +26,7 @@ import {
   FUNCTION_MEMORY_MB,
   LAMBDA_RUNTIME,
   NAG_ACKNOWLEDGEMENTS,
-  TimebillApiStack,
+  TimebillApi,
   constructName,
   gatewayResponseHeaders,
   isPublic,
@@ -38,6 +39,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/name
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS } from '../../infra/config/environments.ts';
+import { environmentTemplate } from './support/templates.ts';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface CfnResource {
@@ -58,9 +60,9 @@ const BACKGROUND_SAMPLE: readonly BackgroundFunction[] = [
 
 let outdir: string;
 let app: App;
-let stack: TimebillApiStack;
-let unacknowledged: TimebillApiStack;
-let withBackground: TimebillApiStack;
+let stack: TimebillApi;
+let unacknowledged: TimebillApi;
+let withBackground: TimebillApi;
 let template: Template;
 let resources: Record<string, CfnResource>;
 let bundles: Map<string, BundleSize>;
@@ -88,13 +90,13 @@ beforeAll(async () => {
   outdir = mkdtempSync(path.join(tmpdir(), 'timebill-cdk-'));
   // Same feature flags as `npx cdk synth` (cdk.json); no env: the stack is environment-agnostic.
   app = new App({ context: cdkJson.context, outdir });
-  stack = new TimebillApiStack(app, DEFAULT_STACK_NAME);
-  // The same stack without the acknowledgements (bundles come from the asset cache).
-  unacknowledged = new TimebillApiStack(app, 'Unacknowledged', { acknowledgeNagFindings: false });
+  stack = new TimebillApi(new Stage(app, 'Main'), { stackName: DEFAULT_STACK_NAME });
+  // The same stacks without the acknowledgements (bundles come from the asset cache).
+  unacknowledged = new TimebillApi(new Stage(app, 'Unacknowledged'), { acknowledgeNagFindings: false });
   // With functions that are not routes (a stream consumer, a queue worker and its sender); their
   // entries reuse route handlers, whose bundles are in the asset cache: the wiring is under test.
-  withBackground = new TimebillApiStack(app, 'WithBackground', { backgroundFunctions: BACKGROUND_SAMPLE });
-  template = Template.fromStack(stack);
+  withBackground = new TimebillApi(new Stage(app, 'WithBackground'), { backgroundFunctions: BACKGROUND_SAMPLE });
+  template = environmentTemplate(stack);
   resources = template.toJSON().Resources as Record<string, CfnResource>;
   // Built right after synthesis, from the same sources, to compare with the stack's assets.
   bundles = new Map((await measureBundles()).map((b) => [b.entry, b]));
@@ -191,6 +193,7 @@ const dynamoActionsOf = (functionId: string) =>
 
 function assetFile(functionId: string): string {
   const key: string = resources[functionId]!.Properties.Code.S3Key;
+  // Assets are staged once for the whole app, in its output directory (not each Stage's).
   return path.join(outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
 }
 
@@ -209,10 +212,14 @@ describe('CDK app', () => {
   });
 
   it('is environment-agnostic and needs no context lookups (synthesizes without credentials or network)', () => {
-    expect(Stack.of(stack).account).toMatch(/^\$\{Token/);
-    expect(Stack.of(stack).region).toMatch(/^\$\{Token/);
-    const manifest = app.synth().manifest;
+    for (const s of Object.values(stack.stacks)) {
+      expect(s.account).toMatch(/^\$\{Token/);
+      expect(s.region).toMatch(/^\$\{Token/);
+    }
+    // The Main stage's assembly (synthesized for the template already): no context it had to look up.
+    const manifest = Stage.of(stack.apiStack)!.synth().manifest;
     expect(manifest.missing ?? []).toEqual([]);
+    expect(Object.keys(manifest.artifacts ?? {}).length).toBeGreaterThanOrEqual(4);
   });
 });
 
@@ -326,6 +333,8 @@ describe('functions', () => {
         COGNITO_USER_POOL_ID: 'eu-west-1_abcDEF123',
         INVALID_TOKEN_API_KEY: 'invalid-token-00000000-0000-0000-0000-000000000000',
         AWS_LAMBDA_LOG_LEVEL: 'ERROR',
+        // The runtime is Node 24; this process may be older, and the bundled SDK would warn about it.
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
       encoding: 'utf8',
     });
@@ -650,8 +659,8 @@ describe('Cognito', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: ENVIRONMENTS.prod.cognitoDomainPrefix });
     // Another app, with bundling skipped (`aws:cdk:bundling-stacks`): only the template matters here.
     const other = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const custom = new TimebillApiStack(other, 'Custom', { config: { ...ENVIRONMENTS.prod, cognitoDomainPrefix: 'acme-timebill-prod' } });
-    Template.fromStack(custom).hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-timebill-prod' });
+    const custom = new TimebillApi(other, { config: { ...ENVIRONMENTS.prod, cognitoDomainPrefix: 'acme-timebill-prod' } });
+    environmentTemplate(custom).hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-timebill-prod' });
   });
 });
 
@@ -704,54 +713,19 @@ describe('encryption, log retention and tracing', () => {
   it('makes log retention a stack property of at least 365 days', () => {
     // No bundling: only the log groups matter here.
     const unbundled = () => new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const longer = new TimebillApiStack(unbundled(), 'Longer', { logRetention: RetentionDays.TWO_YEARS });
-    for (const [, group] of Object.entries(Template.fromStack(longer).findResources('AWS::Logs::LogGroup'))) {
+    const longer = new TimebillApi(unbundled(), { logRetention: RetentionDays.TWO_YEARS });
+    for (const [, group] of Object.entries(environmentTemplate(longer).findResources('AWS::Logs::LogGroup'))) {
       expect((group as CfnResource).Properties.RetentionInDays).toBe(731);
     }
-    expect(() => new TimebillApiStack(unbundled(), 'Shorter', { logRetention: RetentionDays.SIX_MONTHS })).toThrow(/at least 365 days/);
-  });
-});
-
-/**
- * AWS Control Tower proactive controls, checked by AWS's own rules (cfn-guard through
- * @cdklabs/cdk-validator-cfnguard). Two controls are exempt, each for a reason:
- */
-const CONTROL_TOWER_EXEMPTIONS: Record<string, string> = {
-  // CT.LAMBDA.PR.3 asks that functions run in a VPC. Nothing here lives in a VPC: the functions
-  // reach DynamoDB, Cognito and CloudWatch through their public AWS endpoints, and a VPC would add
-  // NAT or endpoint costs and cold-start time for no resource to reach.
-  'ct-lambda-pr-3': 'Functions in a VPC: nothing here lives in a VPC',
-  // CT.LAMBDA.PR.2 checks that a Lambda permission for a service names its SourceArn, but reads
-  // SourceArn only as a plain string or a local reference; CDK writes the stage ARN, correctly
-  // scoped to the API, stage, method and path, as an Fn::Join (see the test of the invoke permissions).
-  'ct-lambda-pr-2': 'The rule reads SourceArn only as a string or a local reference; CDK writes the scoped stage ARN as an Fn::Join',
-};
-
-describe('AWS Control Tower proactive controls (cfn-guard)', () => {
-  it(`pass, with only the exemptions ${Object.keys(CONTROL_TOWER_EXEMPTIONS).join(' and ')}`, () => {
-    const templatePath = path.join(outdir, 'control-tower-check.template.json');
-    writeFileSync(templatePath, JSON.stringify(template.toJSON()));
-    const report = new CfnGuardValidator({ disabledRules: Object.keys(CONTROL_TOWER_EXEMPTIONS), maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templatePath], appConstruct: app });
-    const violations = report.violations.map((v) => `${v.ruleName}: ${v.description} at ${v.violatingResources.map((r) => r.resourceLogicalId).join(', ')}`);
-    expect(violations).toEqual([]);
-    expect(report.success).toBe(true);
-  });
-
-  it('exempts exactly two controls, each still failing without its exemption', () => {
-    const templatePath = path.join(outdir, 'control-tower-check.template.json');
-    writeFileSync(templatePath, JSON.stringify(template.toJSON()));
-    const report = new CfnGuardValidator({ maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templatePath], appConstruct: app });
-    // Violations name the guard rule (lambda_inside_vpc_check); the control id is in the description.
-    const failing = new Set(report.violations.map((v) => /\[(CT\.\w+\.PR\.\d+)\]/.exec(v.description)![1]!.toLowerCase().replaceAll('.', '-')));
-    expect([...failing].sort()).toEqual(Object.keys(CONTROL_TOWER_EXEMPTIONS).sort());
+    expect(() => new TimebillApi(unbundled(), { logRetention: RetentionDays.SIX_MONTHS })).toThrow(/at least 365 days/);
   });
 });
 
 // ---- cdk-nag ---------------------------------------------------------------------------------
 
 describe('cdk-nag AwsSolutions', () => {
-  const violations = (scope: Stack) =>
-    new AwsSolutionsChecks(app).validateScope(scope).violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => (r as Json).constructPath).join(', ')}`);
+  const violations = (service: TimebillApi) =>
+    Object.values(service.stacks).flatMap((scope) => new AwsSolutionsChecks(app).validateScope(scope).violations).map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => (r as Json).constructPath).join(', ')}`);
 
   it('reports nothing that the stack has not acknowledged', () => {
     expect(violations(stack)).toEqual([]);
@@ -759,7 +733,7 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('reports nothing more for functions that are not routes, and needs the stream consumer\'s acknowledgement', () => {
     expect(violations(withBackground)).toEqual([]);
-    const consumerRole = withBackground.node.findAll().find((c) => c.node.path === 'WithBackground/RecordEventsRole')!;
+    const consumerRole = withBackground.functionsStack.node.findAll().find((c) => c.node.path === 'WithBackground/Functions/RecordEventsRole')!;
     const acknowledged = consumerRole.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules').flatMap((m) => Object.keys(m.data as object))
       // aws-cdk-lib 2.262.1 and later may write the key as 'Annotation::<id>' (cdk-nag strips it too).
       .map((key) => key.replace(/^annotation::/i, ''));
@@ -768,7 +742,7 @@ describe('cdk-nag AwsSolutions', () => {
 
   const acknowledgedRules = () => {
     const acknowledged: Array<[string, string]> = [];
-    for (const construct of stack.node.findAll()) {
+    for (const construct of Object.values(stack.stacks).flatMap((s) => s.node.findAll())) {
       for (const entry of construct.node.metadata) {
         if (entry.type === 'aws:cdk:acknowledged-rules') acknowledged.push(...Object.entries(entry.data as Record<string, string>));
       }
@@ -782,8 +756,8 @@ describe('cdk-nag AwsSolutions', () => {
     // Per function role: the routes, the functions that are not routes, the authorizer and the deployments' smoke test.
     const fixed =
       Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + BACKGROUND_FUNCTIONS.length + 2);
-    // Safe deployments: per deployed function, the CodeDeploy role (2) and the smoke test's invoke grant (1); the backup role.
-    expect(acknowledged.length).toBe(fixed + 3 * (ROUTES.length + 1) + 1);
+    // Safe deployments: the one CodeDeploy service role (2), per deployed function the smoke test's invoke grant (1); the backup role.
+    expect(acknowledged.length).toBe(fixed + 2 + (ROUTES.length + 1) + 1);
     for (const [id, reason] of acknowledged) {
       expect(id).toMatch(/AwsSolutions-/);
       expect(reason.length, id).toBeGreaterThan(80);
@@ -800,7 +774,7 @@ describe('cdk-nag AwsSolutions', () => {
 // ---- functions that are not routes -------------------------------------------------------------
 
 describe('functions that are not routes', () => {
-  const bg = () => Template.fromStack(withBackground).toJSON().Resources as Record<string, CfnResource>;
+  const bg = () => environmentTemplate(withBackground).toJSON().Resources as Record<string, CfnResource>;
   const ofTypeIn = (all: Record<string, CfnResource>, type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
   const fnId = (all: Record<string, CfnResource>, operation: string) =>
     ofTypeIn(all, 'AWS::Lambda::Function').find(([id]) => id.startsWith(`${operation.charAt(0).toUpperCase()}${operation.slice(1)}Function`))![0];
@@ -818,8 +792,8 @@ describe('functions that are not routes', () => {
     expect(tables(resources)).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
     expect(tables(bg())).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
     const bare = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const none = new TimebillApiStack(bare, 'NoBackground', { backgroundFunctions: [] });
-    expect(tables(Template.fromStack(none).toJSON().Resources as Record<string, CfnResource>)).toEqual([undefined]);
+    const none = new TimebillApi(bare, { backgroundFunctions: [] });
+    expect(tables(environmentTemplate(none).toJSON().Resources as Record<string, CfnResource>)).toEqual([undefined]);
   });
 
   it('subscribes the stream consumer with bisection, bounded retries and an on-failure queue, and the worker to its queue with per-item failures', () => {
