@@ -12,6 +12,8 @@ import { Construct } from 'constructs';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName, type PlanLimits, type PlanName } from '../shared/limits.ts';
 import { usagePlanOutput } from './names.ts';
 import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
+import { WWW_AUTHENTICATE_REALM } from '../shared/errors.ts';
+import { ROUTES } from '../shared/routes.ts';
 
 export interface ClientLimitsProps {
   /** Rate, burst and monthly quota of each plan; the values of shared/limits.ts by default. */
@@ -58,7 +60,36 @@ export const WAF_RESPONSE_BODIES = {
     status: 403,
     message: 'The request was refused by the web application firewall',
   },
+  authentication_required: {
+    status: 401,
+    message: 'An access token is required: send Authorization: Bearer <token>',
+  },
 } as const;
+
+/**
+ * The routes anyone may call without a token (today the OpenAPI document): every other request
+ * must carry a bearer token, or the firewall answers 401 before it reaches the stage, so a flood
+ * without a token never spends the stage's rate that API clients share (docs/api.md, Limits).
+ */
+export const PUBLIC_PATHS = ROUTES.filter((route) => route.scope === null).map((route) => route.path);
+
+/** Matches a request with no `Authorization: Bearer …` (the scheme in any case) to a path that is not public. */
+function requireBearerToken(): wafv2.CfnWebACL.StatementProperty {
+  const not = (statement: wafv2.CfnWebACL.StatementProperty): wafv2.CfnWebACL.StatementProperty => ({ notStatement: { statement } });
+  const bearer = not({
+    byteMatchStatement: {
+      fieldToMatch: { singleHeader: { Name: 'authorization' } },
+      positionalConstraint: 'STARTS_WITH',
+      searchString: 'bearer ',
+      textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+    },
+  });
+  // The stage name, or a custom domain's base path, comes before a route's path.
+  const notPublic = PUBLIC_PATHS.map((path) =>
+    not({ byteMatchStatement: { fieldToMatch: { uriPath: {} }, positionalConstraint: 'ENDS_WITH', searchString: path, textTransformations: [{ priority: 0, type: 'NONE' }] } }),
+  );
+  return notPublic.length === 0 ? bearer : { andStatement: { statements: [bearer, ...notPublic] } };
+}
 export const wafResponseBody = (type: keyof typeof WAF_RESPONSE_BODIES) =>
   JSON.stringify({ error: { type, message: WAF_RESPONSE_BODIES[type].message, request_id: null } });
 
@@ -157,11 +188,18 @@ export function addClientLimits(scope: Construct, api: apigw.RestApi, invalidTok
         action: { block: customResponse('rate_limited', { 'Retry-After': String(WAF_RETRY_AFTER_SECONDS) }) },
         visibilityConfig: visibility('RateLimitPerIp'),
       },
+      {
+        name: 'RequireBearerToken',
+        priority: 1,
+        statement: requireBearerToken(),
+        action: { block: customResponse('authentication_required', { 'WWW-Authenticate': WWW_AUTHENTICATE_REALM }) },
+        visibilityConfig: visibility('RequireBearerToken'),
+      },
       // The managed groups only count and label; BlockManagedRuleMatches blocks on their labels,
       // which is how a managed rule's block gets the custom (contract) response.
       ...MANAGED_RULE_GROUPS.map((name, i) => ({
         name,
-        priority: 1 + i,
+        priority: 2 + i,
         statement: {
           managedRuleGroupStatement: {
             vendorName: 'AWS',
@@ -177,7 +215,7 @@ export function addClientLimits(scope: Construct, api: apigw.RestApi, invalidTok
       })),
       {
         name: 'BlockManagedRuleMatches',
-        priority: 1 + MANAGED_RULE_GROUPS.length,
+        priority: 2 + MANAGED_RULE_GROUPS.length,
         statement: {
           andStatement: {
             statements: [

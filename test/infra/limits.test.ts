@@ -123,6 +123,31 @@ describe('web ACL', () => {
     expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'Strict-Transport-Security', Value: 'max-age=31536000; includeSubDomains' });
   });
 
+  it('refuses a protected route without a bearer token with 401 before the stage counts it; the public document passes', () => {
+    const r = rule('RequireBearerToken');
+    expect(r.Priority).toBeGreaterThan(rule('RateLimitPerIp').Priority);
+    expect(r.Priority).toBeLessThan(rule('AWSManagedRulesCommonRuleSet').Priority);
+    expect(r.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 401, CustomResponseBodyKey: 'authentication_required' });
+    expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'WWW-Authenticate', Value: 'Bearer realm="timebill-api"' });
+    // The rule's statement evaluated as WAF does (byte matches after their text transformations).
+    const matches = (statement: Json, request: { path: string; authorization?: string }): boolean => {
+      if (statement.AndStatement) return statement.AndStatement.Statements.every((s: Json) => matches(s, request));
+      if (statement.NotStatement) return !matches(statement.NotStatement.Statement, request);
+      const byte = statement.ByteMatchStatement;
+      let value = byte.FieldToMatch.UriPath ? request.path : byte.FieldToMatch.SingleHeader.Name === 'authorization' ? request.authorization : undefined;
+      if (value === undefined) return false;
+      for (const t of byte.TextTransformations) if (t.Type === 'LOWERCASE') value = value.toLowerCase();
+      return byte.PositionalConstraint === 'STARTS_WITH' ? value.startsWith(byte.SearchString) : value.endsWith(byte.SearchString);
+    };
+    const blocked = (path: string, authorization?: string) => matches(r.Statement, { path, ...(authorization === undefined ? {} : { authorization }) });
+    expect(blocked('/prod/api/v1/clients')).toBe(true);
+    expect(blocked('/prod/api/v1/time_entries/te_1', 'Basic dXNlcjpwYXNz')).toBe(true);
+    expect(blocked('/prod/api/v1/clients', 'Bearer eyJ.x.y')).toBe(false);
+    expect(blocked('/prod/api/v1/clients', 'bearer eyJ.x.y')).toBe(false);
+    expect(blocked('/prod/api/v1/openapi.json')).toBe(false);
+    expect(blocked('/api/v1/openapi.json')).toBe(false); // a custom domain's mapping without the stage
+  });
+
   it('runs the common and known-bad-inputs managed groups, the body-size rule counted only', () => {
     const common = rule('AWSManagedRulesCommonRuleSet');
     expect(common.Statement.ManagedRuleGroupStatement.VendorName).toBe('AWS');
@@ -164,6 +189,6 @@ describe('web ACL', () => {
       .Properties.Rules.map((r: Json) => r.Action?.Block?.CustomResponse?.CustomResponseBodyKey)
       .filter(Boolean)
       .sort();
-    expect(keysUsed).toEqual(['forbidden', 'rate_limited']);
+    expect(keysUsed).toEqual(['authentication_required', 'forbidden', 'rate_limited']);
   });
 });
