@@ -1,11 +1,12 @@
 /**
  * Helpers of the events and webhooks tests: reading the feed (over HTTP) or the event store (the
- * table in DynamoDB Local), and a local webhook receiver.
+ * table in DynamoDB Local), and a local webhook receiver that verifies what it got as integrators do.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { keys } from '../../shared/data/keys.ts';
 import type { Api } from './api.ts';
@@ -109,6 +110,14 @@ export interface Receiver {
   respondWith: number[];
   close(): Promise<void>;
 }
+
+/**
+ * What a receiver does (and the README's): verify a delivery with the Standard Webhooks library,
+ * `standardwebhooks`. Returns the parsed event; throws WebhookVerificationError when the body or
+ * a header was tampered with, the secret is another, or the timestamp is over 5 minutes off.
+ */
+export const verifiedEvent = (secret: string, delivery: Pick<Received, 'headers' | 'body'>): any =>
+  new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
 
 /** A webhook receiver on `host` (a loopback address), answering each request once its body is read. */
 export async function startReceiver(path = '/hooks', host = '127.0.0.1'): Promise<Receiver> {
