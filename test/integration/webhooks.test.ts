@@ -15,9 +15,10 @@ import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { buildOpenApiDocument } from '../../scripts/openapi-document.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
+import { newSecret } from '../../shared/events/signature.ts';
 import { webhookEndpoint } from '../../shared/resources/registry.ts';
 import { apiFor, createClient, createProject, expectError, logTime, token, workspace } from '../support/api.ts';
-import { WEBHOOK_RETRY_BASE_MS, startReceiver, storedEvents, verifiedEvent, waitFor, type Receiver } from '../support/events.ts';
+import { WEBHOOK_RETRY_BASE_MS, startReadmeReceiver, startReceiver, storedEvents, verifiedEvent, waitFor, type Receiver } from '../support/events.ts';
 import { stackWarnings } from '../support/logs.ts';
 
 const receivers: Receiver[] = [];
@@ -169,6 +170,38 @@ describe('deliveries', () => {
     // The body is the event's JSON exactly as stored (and served by the feed).
     expect(delivery!.body).toBe(stored!.body);
     expect(JSON.parse(delivery!.body)).toMatchObject({ object: 'event', type: 'client.created', workspace_id: ws, data: { object: client } });
+  });
+
+  it("reach the README's receiver, which verifies them with standardwebhooks, and refuses them under another secret", async () => {
+    const { api, id: ws } = await workspace('dl-readme');
+    // The endpoint's secret is known from its create response: created first (nothing to deliver yet), then pointed at the receiver.
+    const endpoint = await endpointOf(api, { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] });
+    const verifying = await startReadmeReceiver(endpoint.body.secret);
+    const wrong = await startReadmeReceiver(newSecret()).catch(async (error) => {
+      await verifying.stop();
+      throw error;
+    });
+    try {
+      expect((await api.patch(`/webhook_endpoints/${endpoint.body.id}`, { url: verifying.url })).status).toBe(200);
+      await endpointOf(api, { url: wrong.url, enabled_events: ['client.created'] });
+      await createClient(api);
+      const [stored] = await waitFor(async () => {
+        const events = await storedEvents(table(), ws);
+        return events.length > 0 ? events : undefined;
+      }, 'the event');
+      const id = stored!.event.id;
+      await waitFor(async () => (verifying.output().includes(`verified ${id} client.created\n`) ? true : undefined), 'the verified delivery');
+      await waitFor(async () => (wrong.output().includes(`REFUSED ${id} No matching signature found\n`) ? true : undefined), 'the refused delivery');
+      expect(verifying.output()).toBe(`verified ${id} client.created\n`);
+      expect(wrong.output()).not.toContain('verified');
+      // The refusal (400) failed that attempt, which is retried.
+      await waitFor(async () => (stackWarnings(ws).length > 0 ? true : undefined), 'the failed attempt logged');
+      expect(failedAttempts(ws)[0]).toEqual([1, 'HTTP 400', 'retry']);
+      // Deleted before the receivers stop, so no retry meets a closed port.
+      for (const { api: a, id: endpointId } of endpoints.splice(0)) expect((await a.delete(`/webhook_endpoints/${endpointId}`)).status).toBe(200);
+    } finally {
+      await Promise.all([verifying.stop(), wrong.stop()]);
+    }
   });
 
   it("deliver every event type, each resource's event ids in the order of its changes", async () => {
