@@ -19,7 +19,7 @@ import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } f
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../shared/events/signature.ts';
+import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../shared/events/signature.ts';
 import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
 import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
 
@@ -266,8 +266,8 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /**
  * The `webhooks` section: what a delivery of each event type posts (the event object with that
- * type, that resource in data.object, previous_attributes on *.updated), and the headers that
- * sign it (docs/events.md).
+ * type, that resource in data.object, previous_attributes on *.updated), and the Standard
+ * Webhooks headers that sign it (shared/events/signature.ts, docs/events.md).
  */
 function webhooks(): Record<string, Json> {
   return Object.fromEntries(
@@ -290,14 +290,21 @@ function webhooks(): Record<string, Json> {
         ].join(' '),
         tags: [EVENT_FEED.tag],
         parameters: [
-          { name: EVENT_ID_HEADER, in: 'header', required: true, description: 'The event id: deduplicate by it', schema: { type: 'string', pattern: `^${EVENT_FEED.idPrefix}` } },
+          { name: WEBHOOK_ID_HEADER, in: 'header', required: true, description: 'The event id, the same on every retry: deduplicate by it', schema: { type: 'string', pattern: `^${EVENT_FEED.idPrefix}` } },
           {
-            name: SIGNATURE_HEADER,
+            name: WEBHOOK_TIMESTAMP_HEADER,
+            in: 'header',
+            required: true,
+            description: "The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture)",
+            schema: { type: 'string', pattern: '^[0-9]+$' },
+          },
+          {
+            name: WEBHOOK_SIGNATURE_HEADER,
             in: 'header',
             required: true,
             description:
-              "`t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock",
-            schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}$' },
+              "Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time",
+            schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$' },
           },
         ],
         requestBody: {

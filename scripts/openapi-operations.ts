@@ -73,7 +73,7 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
   createWebhookEndpoint: {
     summary: 'Create a webhook endpoint',
     description:
-      'The response alone also holds `secret` (`whsec_…`), the key of the `Timebill-Signature` HMAC; it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409). `enabled_events` may name only events of collections whose read scope the token holds (`*`: all of them), 403 otherwise.',
+      "The response alone also holds `secret` (`whsec_` + the standard base64 of 32 random bytes), the key of the deliveries' Standard Webhooks signature (`webhook-signature`; standardwebhooks.com libraries take it as is); it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409). `enabled_events` may name only events of collections whose read scope the token holds (`*`: all of them), 403 otherwise.",
   },
   updateWebhookEndpoint: {
     summary: 'Update a webhook endpoint',

@@ -1,6 +1,7 @@
 /**
  * One delivery attempt (events.md): POST the event's JSON to the endpoint's URL with the
- * signature headers. 2xx within 10 s acknowledges it; anything else fails the attempt.
+ * Standard Webhooks headers (signature.ts). 2xx within 10 s acknowledges it; anything else fails
+ * the attempt.
  *
  * - The URL is checked again here (SSRF), and the connection goes to the address that was
  *   checked: the request's `lookup` is pinned to it, so no second DNS answer is used.
@@ -11,7 +12,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+import { signatureHeaders } from './signature.ts';
 import { checkWebhookUrl, type Resolver, type UrlPolicy } from './ssrf.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -21,6 +22,7 @@ export const USER_AGENT = 'Timebill-Webhooks/1.0';
 export interface DeliveryRequest {
   url: string;
   secret: string;
+  /** The event id: the `webhook-id` of every attempt of this event. */
   eventId: string;
   /** The raw body: the event's JSON, exactly as signed. */
   body: string;
@@ -68,8 +70,7 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
           'Content-Type': 'application/json',
           'Content-Length': Buffer.byteLength(req.body, 'utf8'),
           'User-Agent': USER_AGENT,
-          [EVENT_ID_HEADER]: req.eventId,
-          [SIGNATURE_HEADER]: signatureHeader(req.secret, req.body, req.now),
+          ...signatureHeaders(req.secret, req.eventId, req.body, req.now),
         },
         agent: false, // a fresh connection to the pinned address, never a pooled one to another
       },

@@ -1,39 +1,36 @@
 /**
- * Webhook signatures (events.md): `Timebill-Signature: t=<unix seconds>,v1=<hex>`, where hex is
- * the lowercase HMAC-SHA256, keyed with the whole `whsec_…` secret as UTF-8, of `<t>.<raw body>`.
- * The scheme is Stripe's, so integrators' existing verification code carries over.
+ * Webhook signatures per Standard Webhooks (standardwebhooks.com; events.md), so that receivers
+ * verify deliveries with that project's libraries in any language:
+ * - `webhook-id`: the event id, the same on every retry of the event;
+ * - `webhook-timestamp`: the attempt's unix seconds;
+ * - `webhook-signature`: `v1,<standard base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`,
+ *   keyed with the secret's bytes: the secret is `whsec_` + standard base64 of 32 random bytes.
+ * Verification is the receivers' (and the tests') job, with the `standardwebhooks` library.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
-export const SIGNATURE_HEADER = 'Timebill-Signature';
-export const EVENT_ID_HEADER = 'Timebill-Event-Id';
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
 export const SECRET_PREFIX = 'whsec_';
 
-/** A new endpoint secret: 32 random bytes (256 bits), base64url. */
-export const newSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+/** A new endpoint secret: `whsec_` + standard base64 (with padding) of 32 random bytes (256 bits). */
+export const newSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 
-export function signatureHex(secret: string, timestamp: number, rawBody: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(rawBody, 'utf8').digest('hex');
+/** The HMAC key of a secret: the bytes its base64 part decodes to. */
+const keyOf = (secret: string): Buffer => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+
+/** `v1,<base64>`: the signature of a body sent with this id at these unix seconds. */
+export function signature(secret: string, id: string, timestamp: number, rawBody: string): string {
+  return `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.`).update(rawBody, 'utf8').digest('base64')}`;
 }
 
-/** The header value for a body sent at `now`. */
-export function signatureHeader(secret: string, rawBody: string, now = new Date()): string {
-  const t = Math.floor(now.getTime() / 1000);
-  return `t=${t},v1=${signatureHex(secret, t, rawBody)}`;
-}
-
-/**
- * What a receiver does (and the README shows): true when one `v1` of the header matches and `t`
- * is within `toleranceSeconds` of now, which bounds replays of a captured delivery.
- */
-export function verifySignature(secret: string, rawBody: string, header: string, options: { toleranceSeconds?: number; now?: Date } = {}): boolean {
-  const parts = header.split(',').map((part) => part.trim().split('='));
-  const t = Number(parts.find(([k]) => k === 't')?.[1]);
-  if (!Number.isInteger(t)) return false;
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(now - t) > (options.toleranceSeconds ?? 300)) return false;
-  const expected = Buffer.from(signatureHex(secret, t, rawBody), 'hex');
-  return parts
-    .filter(([k, v]) => k === 'v1' && v !== undefined && /^[0-9a-f]{64}$/.test(v))
-    .some(([, v]) => timingSafeEqual(Buffer.from(v!, 'hex'), expected));
+/** The three headers of a delivery of `rawBody` (event `id`) sent at `now`. */
+export function signatureHeaders(secret: string, id: string, rawBody: string, now = new Date()): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    [WEBHOOK_ID_HEADER]: id,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+    [WEBHOOK_SIGNATURE_HEADER]: signature(secret, id, timestamp, rawBody),
+  };
 }

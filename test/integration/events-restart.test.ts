@@ -66,7 +66,7 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
     const again = await npmStart(env);
     // The waiting delivery is made by the new stack, with the same event.
     await waitFor(async () => (retried.received.length >= 2 ? true : undefined), 'the retried delivery');
-    expect(retried.received[1]!.headers['timebill-event-id']).toBe(retried.received[0]!.headers['timebill-event-id']);
+    expect(retried.received[1]!.headers['webhook-id']).toBe(retried.received[0]!.headers['webhook-id']);
     // Every acknowledged change has exactly one event.
     const events = await waitFor(async () => {
       const stored = await eventsOf(again);

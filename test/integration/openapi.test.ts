@@ -176,8 +176,9 @@ describe('the webhooks section', () => {
     for (const type of EVENT_TYPES) {
       const { post } = webhooks[type]!;
       expect(post.parameters.map((p: any) => [p.name, p.in, p.required])).toEqual([
-        ['Timebill-Event-Id', 'header', true],
-        ['Timebill-Signature', 'header', true],
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
       ]);
       expect(Object.keys(post.responses)).toEqual(['2XX']);
     }

@@ -1,21 +1,24 @@
 /**
  * Webhook endpoints and deliveries (events.md) on the local stack: CRUD with the secret shown
- * once, validation and SSRF refusals, isolation, signed deliveries a receiver can verify (every
+ * once, validation and SSRF refusals, isolation, deliveries signed per Standard Webhooks that the
+ * `standardwebhooks` library verifies and refuses once tampered with (every
  * event type), retries on the schedule after a failing receiver, disabled endpoints and type
  * filters, SSRF refusals at delivery time, and workspaces' deliveries kept apart.
  */
-import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { buildOpenApiDocument } from '../../scripts/openapi-document.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
+import { newSecret } from '../../shared/events/signature.ts';
 import { webhookEndpoint } from '../../shared/resources/registry.ts';
 import { apiFor, createClient, createProject, expectError, logTime, token, workspace } from '../support/api.ts';
-import { WEBHOOK_RETRY_BASE_MS, startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
+import { WEBHOOK_RETRY_BASE_MS, startReadmeReceiver, startReceiver, storedEvents, verifiedEvent, waitFor, type Receiver } from '../support/events.ts';
 import { stackWarnings } from '../support/logs.ts';
 
 const receivers: Receiver[] = [];
@@ -51,13 +54,6 @@ const raw = new DynamoDBClient({
   credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
 });
 afterAll(() => raw.destroy());
-
-/** What the README shows a receiver doing: recompute the HMAC of `<t>.<raw body>`, compare in constant time, refuse old timestamps. */
-function verify(secret: string, header: string, rawBody: string): boolean {
-  const { t, v1 } = Object.fromEntries(header.split(',').map((kv) => kv.split('=') as [string, string]));
-  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
-  return v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) < 300;
-}
 
 describe('webhook endpoints', () => {
   it('create shows the secret once; retrieve, list and update never do', async () => {
@@ -146,7 +142,7 @@ describe('webhook endpoints', () => {
 });
 
 describe('deliveries', () => {
-  it('post the stored event with the content type, the event id and a signature the receiver verifies', async () => {
+  it('post the stored event with the content type and Standard Webhooks headers that standardwebhooks verifies, and refuses tampered', async () => {
     const { api, id: ws } = await workspace('dl');
     const hook = await receiver();
     const endpoint = await api.post('/webhook_endpoints', { url: hook.url, enabled_events: ['*'] });
@@ -154,15 +150,58 @@ describe('deliveries', () => {
     const [delivery] = await waitFor(async () => (hook.received.length > 0 ? hook.received : undefined), 'a delivery');
     const [stored] = await storedEvents(table(), ws);
     expect(delivery!.headers['content-type']).toBe('application/json');
-    expect(delivery!.headers['timebill-event-id']).toBe(stored!.event.id);
-    const signature = String(delivery!.headers['timebill-signature']);
-    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(verify(endpoint.body.secret, signature, delivery!.body)).toBe(true);
-    expect(verify('whsec_wrong', signature, delivery!.body)).toBe(false);
-    expect(verify(endpoint.body.secret, signature, delivery!.body.replace(client.id, 'cli_other'))).toBe(false);
+    // webhook-id is the event id; webhook-timestamp the attempt's unix seconds; the signature v1,<base64 of 32 bytes>.
+    expect(delivery!.headers['webhook-id']).toBe(stored!.event.id);
+    expect(Math.abs(Number(delivery!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(300);
+    const signature = String(delivery!.headers['webhook-signature']);
+    expect(signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const { secret } = endpoint.body;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(verifiedEvent(secret, delivery!)).toEqual(stored!.event);
+    // Tampered: the body, the timestamp, the id or the signature; or checked with another endpoint's secret.
+    const refused = (changed: { headers?: Record<string, string>; body?: string }, key = secret) =>
+      expect(() => verifiedEvent(key, { body: changed.body ?? delivery!.body, headers: { ...delivery!.headers, ...changed.headers } })).toThrow(WebhookVerificationError);
+    refused({ body: delivery!.body.replace(client.id, 'cli_other') });
+    refused({ headers: { 'webhook-timestamp': String(Number(delivery!.headers['webhook-timestamp']) - 1) } });
+    refused({ headers: { 'webhook-id': stored!.event.id.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A')) } });
+    refused({ headers: { 'webhook-signature': `v1,${signature[3] === 'A' ? 'B' : 'A'}${signature.slice(4)}` } });
+    const other = await endpointOf(api, { url: hook.url, enabled_events: ['project.created'] });
+    refused({}, other.body.secret);
     // The body is the event's JSON exactly as stored (and served by the feed).
     expect(delivery!.body).toBe(stored!.body);
     expect(JSON.parse(delivery!.body)).toMatchObject({ object: 'event', type: 'client.created', workspace_id: ws, data: { object: client } });
+  });
+
+  it("reach the README's receiver, which verifies them with standardwebhooks, and refuses them under another secret", async () => {
+    const { api, id: ws } = await workspace('dl-readme');
+    // The endpoint's secret is known from its create response: created first (nothing to deliver yet), then pointed at the receiver.
+    const endpoint = await endpointOf(api, { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] });
+    const verifying = await startReadmeReceiver(endpoint.body.secret);
+    const wrong = await startReadmeReceiver(newSecret()).catch(async (error) => {
+      await verifying.stop();
+      throw error;
+    });
+    try {
+      expect((await api.patch(`/webhook_endpoints/${endpoint.body.id}`, { url: verifying.url })).status).toBe(200);
+      await endpointOf(api, { url: wrong.url, enabled_events: ['client.created'] });
+      await createClient(api);
+      const [stored] = await waitFor(async () => {
+        const events = await storedEvents(table(), ws);
+        return events.length > 0 ? events : undefined;
+      }, 'the event');
+      const id = stored!.event.id;
+      await waitFor(async () => (verifying.output().includes(`verified ${id} client.created\n`) ? true : undefined), 'the verified delivery');
+      await waitFor(async () => (wrong.output().includes(`REFUSED ${id} No matching signature found\n`) ? true : undefined), 'the refused delivery');
+      expect(verifying.output()).toBe(`verified ${id} client.created\n`);
+      expect(wrong.output()).not.toContain('verified');
+      // The refusal (400) failed that attempt, which is retried.
+      await waitFor(async () => (stackWarnings(ws).length > 0 ? true : undefined), 'the failed attempt logged');
+      expect(failedAttempts(ws)[0]).toEqual([1, 'HTTP 400', 'retry']);
+      // Deleted before the receivers stop, so no retry meets a closed port.
+      for (const { api: a, id: endpointId } of endpoints.splice(0)) expect((await a.delete(`/webhook_endpoints/${endpointId}`)).status).toBe(200);
+    } finally {
+      await Promise.all([verifying.stop(), wrong.stop()]);
+    }
   });
 
   it("deliver every event type, each resource's event ids in the order of its changes", async () => {
@@ -190,7 +229,12 @@ describe('deliveries', () => {
     await waitFor(async () => (hook.received.length >= expected.length ? true : undefined), `${expected.length} deliveries`);
     // Deliveries are not ordered (events.md): put them in feed order, by event id (ids sort by the workspace's sequence).
     const received = hook.received.map((r) => ({ ...r, event: JSON.parse(r.body) })).sort((x, y) => (x.event.id < y.event.id ? -1 : 1));
-    for (const r of received) expect(verify(endpoint.body.secret, String(r.headers['timebill-signature']), r.body)).toBe(true);
+    for (const r of received) expect(verifiedEvent(endpoint.body.secret, r)).toEqual(r.event);
+    // Each delivery carries the headers the OpenAPI document's webhooks section declares for its type, as declared.
+    const webhooks = buildOpenApiDocument().webhooks as Record<string, { post: { parameters: { name: string; in: string; schema: { pattern: string } }[] } }>;
+    for (const r of received) {
+      for (const header of webhooks[r.event.type]!.post.parameters) expect(String(r.headers[header.name]), header.name).toMatch(new RegExp(header.schema.pattern));
+    }
     // In that order, each resource's events follow its changes.
     const byResource = (id: string) => received.filter((r) => r.event.data.object.id === id).map((r) => r.event.type);
     for (const id of [client.id, project.id, entry.id]) expect(byResource(id)).toEqual(expected.filter(([of]) => of === id).map(([, type]) => type));
@@ -199,17 +243,20 @@ describe('deliveries', () => {
     expect(received.find((r) => r.event.type === 'project.deleted')!.event.data.object).toMatchObject({ id: project.id, name: 'Renamed' });
   });
 
-  it('are retried with growing delays after a failing receiver, with the same event id, until acknowledged', async () => {
+  it('are retried with growing delays after a failing receiver, with the same webhook-id (the event id), until acknowledged', async () => {
     const { api, id: ws } = await workspace('dl-retry');
     const hook = await receiver();
     hook.respondWith.push(500, 503, 404);
-    await endpointOf(api, { url: hook.url, enabled_events: ['client.created'] });
+    const endpoint = await endpointOf(api, { url: hook.url, enabled_events: ['client.created'] });
     await createClient(api);
     await waitFor(async () => (hook.received.length >= 4 ? true : undefined), 'four attempts');
     await sleep(8 * WEBHOOK_RETRY_BASE_MS);
     expect(hook.received.length).toBe(4); // acknowledged by the fourth: no more
-    expect(new Set(hook.received.map((r) => r.headers['timebill-event-id'])).size).toBe(1);
+    // Every attempt carries the event id as webhook-id, the same body, and a signature that verifies.
+    const [event] = await storedEvents(table(), ws);
+    expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual(Array(4).fill(event!.event.id));
     expect(new Set(hook.received.map((r) => r.body)).size).toBe(1);
+    for (const r of hook.received) expect(verifiedEvent(endpoint.body.secret, r)).toEqual(event!.event);
     // Each failure is one WARN line naming it, with the delay the stack chose: WEBHOOK_RETRY_BASE_MS,
     // then doubling, each with up to 25 % jitter.
     expect(failedAttempts(ws)).toEqual([
@@ -234,7 +281,7 @@ describe('deliveries', () => {
     await endpointOf(api, { url: hook.url, enabled_events: ['client.created'] });
     await createClient(api);
     await waitFor(async () => (hook.received.length >= 2 ? true : undefined), 'the retry after the redirect');
-    expect(hook.received[1]!.headers['timebill-event-id']).toBe(hook.received[0]!.headers['timebill-event-id']);
+    expect(hook.received[1]!.headers['webhook-id']).toBe(hook.received[0]!.headers['webhook-id']);
     expect(failedAttempts(ws)).toEqual([[1, 'HTTP 302', 'retry']]);
   });
 

@@ -1,11 +1,15 @@
 /**
  * Helpers of the events and webhooks tests: reading the feed (over HTTP) or the event store (the
- * table in DynamoDB Local), and a local webhook receiver.
+ * table in DynamoDB Local), and a local webhook receiver that verifies what it got as integrators do.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { keys } from '../../shared/data/keys.ts';
 import type { Api } from './api.ts';
@@ -110,6 +114,14 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/**
+ * What a receiver does (and the README's): verify a delivery with the Standard Webhooks library,
+ * `standardwebhooks`. Returns the parsed event; throws WebhookVerificationError when the body or
+ * a header was tampered with, the secret is another, or the timestamp is over 5 minutes off.
+ */
+export const verifiedEvent = (secret: string, delivery: Pick<Received, 'headers' | 'body'>): any =>
+  new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
+
 /** A webhook receiver on `host` (a loopback address), answering each request once its body is read. */
 export async function startReceiver(path = '/hooks', host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
@@ -129,4 +141,49 @@ export async function startReceiver(path = '/hooks', host = '127.0.0.1'): Promis
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return receiver;
+}
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+/** The README's `receiver.mjs`: its one js block that imports standardwebhooks. */
+export function readmeReceiverCode(): string {
+  const blocks = readFileSync(resolve(repoRoot, 'README.md'), 'utf8').split('```js\n').slice(1).map((b) => b.slice(0, b.indexOf('```')));
+  const [code, ...others] = blocks.filter((b) => b.includes("from 'standardwebhooks'"));
+  if (!code || others.length > 0) throw new Error('the README should hold one receiver.mjs');
+  return code;
+}
+
+/**
+ * Runs the README's receiver as a reader would (`WEBHOOK_SECRET=… node receiver.mjs`, from the
+ * repository), on a free port instead of 4242; `output()` is what it printed.
+ */
+export async function startReadmeReceiver(secret: string): Promise<{ url: string; output(): string; stop(): Promise<void> }> {
+  const probe = createTcpServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((done) => probe.close(done));
+  const code = readmeReceiverCode().replace('.listen(4242,', `.listen(${port},`);
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, env: { ...process.env, WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise((done) => child.once('exit', done));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  };
+  // Ready once it accepts a connection (a connection without a request makes it print nothing).
+  await waitFor(
+    () =>
+      new Promise<true | undefined>((answer) => {
+        if (child.exitCode !== null) throw new Error(`the README's receiver exited: ${output}`);
+        const socket = connect(port, '127.0.0.1', () => (socket.destroy(), answer(true)));
+        socket.on('error', () => answer(undefined));
+      }),
+    "the README's receiver listening",
+  ).catch(async (error) => {
+    await stop();
+    throw error;
+  });
+  return { url: `http://127.0.0.1:${port}/hooks`, output: () => output, stop };
 }

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, RESPONSE_READ_CAP_BYTES } from '../../shared/events/delivery.ts';
-import { verifySignature } from '../../shared/events/signature.ts';
+import { Webhook } from 'standardwebhooks';
+import { newSecret } from '../../shared/events/signature.ts';
 
 /** A receiver whose behaviour each test picks by path. */
 let server: Server;
@@ -42,17 +43,17 @@ afterAll(() => {
 });
 
 const local = { allowLoopback: true };
-const base = { secret: 'whsec_abc', eventId: 'evt_0000000001ABCDEFGHJKMNPQRS', body: '{"object":"event"}', policy: local };
+const base = { secret: newSecret(), eventId: 'evt_0000000001ABCDEFGHJKMNPQRS', body: '{"object":"event"}', policy: local };
 
 describe('a delivery attempt', () => {
-  it('posts the body with the content type, event id and a signature the receiver can verify', async () => {
+  it('posts the body with the content type and Standard Webhooks headers (webhook-id: the event id) that standardwebhooks verifies', async () => {
     const outcome = await deliver({ ...base, url: `http://127.0.0.1:${port}/ok` });
     expect(outcome).toMatchObject({ ok: true, status: 204 });
     const got = received.find((r) => r.path === '/ok')!;
     expect(got.body).toBe(base.body);
     expect(got.headers['content-type']).toBe('application/json');
-    expect(got.headers['timebill-event-id']).toBe(base.eventId);
-    expect(verifySignature(base.secret, got.body, String(got.headers['timebill-signature']))).toBe(true);
+    expect(got.headers['webhook-id']).toBe(base.eventId);
+    expect(new Webhook(base.secret).verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(base.body));
   });
 
   it('fails on a non-2xx answer and does not follow redirects', async () => {
