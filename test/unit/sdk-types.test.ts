@@ -5,13 +5,24 @@
  * fails the compile if the line it marks ever compiles.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderSdkTypes, SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
 import type { Timebill } from '../../sdk/src/index.ts';
 
+const root = resolve(import.meta.dirname, '../..');
+
 describe('the SDK\'s generated types', () => {
   it('are exactly what openapi-typescript generates from docs/openapi.json (run `npm run sdk:types` after `npm run openapi`)', async () => {
     expect(readFileSync(SDK_TYPES_PATH, 'utf8')).toBe(await renderSdkTypes());
+  });
+
+  it('type the README\'s first lines, which are sdk/examples/quickstart.ts (compiled by tsc, run by test/integration/sdk.test.ts)', () => {
+    const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## The SDK'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    const example = readFileSync(resolve(root, 'sdk/examples/quickstart.ts'), 'utf8').replace("'../src/index.ts'", "'./sdk/src/index.ts'");
+    expect(block).toBe(example);
   });
 
   it('are what the SDK\'s surface is typed with (compiled, never run)', () => {
