@@ -3,7 +3,7 @@
  * sdk/src/openapi-types.ts (`npm run sdk:types`), so that a change to docs/openapi.json reaches
  * every body, parameter and result here by regenerating that file.
  */
-import type { components, operations } from './openapi-types.ts';
+import type { operations } from './openapi-types.ts';
 
 export type { components, operations, paths } from './openapi-types.ts';
 
@@ -29,11 +29,15 @@ export type ItemOf<O extends OperationId> = ResultOf<O> extends { data: (infer I
 /** One page of a list operation (`object: "list"`, `data`, `has_more`, `next_cursor`). */
 export type PageOf<O extends OperationId> = ResultOf<O>;
 
-export type Client = components['schemas']['Client'];
-export type Project = components['schemas']['Project'];
-export type TimeEntry = components['schemas']['TimeEntry'];
-export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
-export type Event = components['schemas']['Event'];
-export type DeleteResult = components['schemas']['DeleteResult'];
+// Named by operation, not by schema name, so that a renamed or restructured schema (the event
+// as a union discriminated on `type`, say) still reaches these names.
+export type Client = ResultOf<'retrieveClient'>;
+export type Project = ResultOf<'retrieveProject'>;
+export type TimeEntry = ResultOf<'retrieveTimeEntry'>;
+export type WebhookEndpoint = ResultOf<'retrieveWebhookEndpoint'>;
+/** A webhook endpoint as created: the only time its `secret` is shown. */
+export type CreatedWebhookEndpoint = ResultOf<'createWebhookEndpoint'>;
+export type Event = ResultOf<'retrieveEvent'>;
+export type DeleteResult = ResultOf<'deleteClient'>;
 /** The `error` member of every error response. */
-export type ApiErrorBody = components['schemas']['Error']['error'];
+export type ApiErrorBody = JsonOf<operations['retrieveClient']['responses'][404]> extends { error: infer E } ? E : never;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Timebill, TimebillError, etagOf, responseOf } from '../../sdk/src/index.ts';
+import { parseRetryAfter } from '../../sdk/src/client.ts';
 
 type Answer = Response | Error;
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -115,5 +116,20 @@ describe('the SDK\'s requests', () => {
     }
     expect(seen).toEqual(['a', 'b', 'c']);
     expect(calls.map((c) => c.url)).toEqual(['https://api.test/api/v1/clients?status=ACTIVE&limit=2', 'https://api.test/api/v1/clients?status=ACTIVE&limit=2&cursor=c1']);
+
+    const paged = fake([page(['a'], 'c1'), page(['b'], null)]);
+    const pages = [];
+    for await (const p of paged.tb.clients.list().pages()) pages.push({ ids: p.data.map((c) => c.id), next: p.next_cursor });
+    expect(pages).toEqual([{ ids: ['a'], next: 'c1' }, { ids: ['b'], next: null }]);
+    expect(paged.calls.map((c) => c.url)).toEqual(['https://api.test/api/v1/clients', 'https://api.test/api/v1/clients?cursor=c1']);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-24T08:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7);
+    expect(parseRetryAfter('Tue, 24 Nov 2026 08:00:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('Tue, 24 Nov 2026 07:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
   });
 });
