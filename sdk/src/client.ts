@@ -1,0 +1,299 @@
+/**
+ * The HTTP side of the SDK: one request with its retries, the collections, and lazy pagination.
+ * Uses only the global `fetch` (Node 20+, browsers, Deno, Bun) and `crypto.randomUUID`.
+ */
+import { TimebillError } from './errors.ts';
+import type { BodyOf, ItemOf, ListParamsOf, ResultOf, operations } from './types.ts';
+
+export interface TimebillOptions {
+  /** The API's base URL, up to and including `/api/v1` (e.g. `https://abc123.execute-api.us-east-1.amazonaws.com/prod/api/v1`). */
+  baseUrl: string;
+  /** Retries after a 429 (`rate_limited`), a 503, a 409 `idempotency_key_in_use` or a network failure. Default 2. */
+  maxRetries?: number;
+  /** Longest wait a `Retry-After` may ask for before the SDK gives up instead of waiting (ms). Default 60,000. */
+  maxRetryDelayMs?: number;
+  /** Per attempt: a request without an answer by then is a network failure (ms). Default 60,000. */
+  timeoutMs?: number;
+  /** Defaults to the global fetch; inject one to test, trace or proxy. */
+  fetch?: typeof fetch;
+  /** How the SDK waits between attempts; inject one in tests. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Options of a create. */
+export interface CreateOptions {
+  /** Sent as `Idempotency-Key` on every attempt; the SDK generates one per call when absent. */
+  idempotencyKey?: string;
+}
+
+/** Options of an update or a delete. */
+export interface WriteOptions extends CreateOptions {
+  /**
+   * Change only this version: an ETag string (`'"3"'`, `'*'`), or a resource this SDK returned
+   * (from create, retrieve or update), whose ETag it sends. A stale one fails with 412
+   * `precondition_failed`.
+   */
+  ifMatch?: string | object;
+}
+
+/** What the API answered beside a result's body. */
+export interface ResponseInfo {
+  status: number;
+  /** The resource's version, for `ifMatch` (create, retrieve and update results). */
+  etag: string | null;
+  requestId: string | null;
+  /** The stored response of an earlier request with the same `Idempotency-Key`. */
+  idempotentReplayed: boolean;
+}
+
+const responses = new WeakMap<object, ResponseInfo>();
+
+/** The response a result of this SDK came with (undefined for list items and other objects). */
+export const responseOf = (result: object): ResponseInfo | undefined => responses.get(result);
+
+/** The ETag of a resource returned by create, retrieve or update (null for a list item: retrieve it). */
+export const etagOf = (resource: object): string | null => responses.get(resource)?.etag ?? null;
+
+interface RequestSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  idempotencyKey?: string;
+  ifMatch?: string | object;
+}
+
+const RETRYABLE = (status: number, type: string | undefined) =>
+  status === 503 || (status === 429 && type !== 'quota_exceeded') || (status === 409 && type === 'idempotency_key_in_use');
+
+/** Seconds from `Retry-After` (delay-seconds or an HTTP date), or null. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+export class Http {
+  readonly #baseUrl: string;
+  readonly #token: string;
+  readonly #maxRetries: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(token: string, options: TimebillOptions) {
+    if (!token) throw new TypeError('Timebill: an access token is required');
+    if (!options?.baseUrl) throw new TypeError('Timebill: options.baseUrl is required (the URL ending in /api/v1)');
+    this.#token = token;
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#maxRetries = options.maxRetries ?? 2;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#fetch = options.fetch ?? ((...args) => globalThis.fetch(...args));
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** One call: its attempts share one Idempotency-Key (a write); answers the parsed body and remembers its response. */
+  async request<T>(spec: RequestSpec): Promise<T> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.#token}`, Accept: 'application/json' };
+    if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (spec.method !== 'GET') headers['Idempotency-Key'] = spec.idempotencyKey ?? crypto.randomUUID();
+    if (spec.ifMatch !== undefined) headers['If-Match'] = ifMatchHeader(spec.ifMatch);
+    const url = this.#baseUrl + spec.path + queryString(spec.query);
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+
+    for (let attempt = 0; ; attempt++) {
+      const retriesLeft = attempt < this.#maxRetries;
+      let response: Response;
+      let text: string;
+      try {
+        response = await this.#fetch(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
+        text = await response.text();
+      } catch (cause) {
+        if (retriesLeft) {
+          await this.#sleep(backoff(attempt));
+          continue;
+        }
+        const message = `Could not reach the Timebill API (${spec.method} ${url}): ${cause instanceof Error ? cause.message : String(cause)}`;
+        throw new TimebillError({ status: 0, type: 'connection_error', message, cause });
+      }
+      const requestId = response.headers.get('X-Request-Id');
+      if (response.ok) {
+        const result = parseSuccess<T>(response, text, requestId);
+        if (typeof result === 'object' && result !== null) {
+          responses.set(result, {
+            status: response.status,
+            etag: response.headers.get('ETag'),
+            requestId,
+            idempotentReplayed: response.headers.get('Idempotent-Replayed') === 'true',
+          });
+        }
+        return result;
+      }
+      const error = errorOf(response, text, requestId);
+      if (retriesLeft && RETRYABLE(error.status, error.type)) {
+        if (error.retryAfter === null) {
+          await this.#sleep(backoff(attempt));
+          continue;
+        }
+        if (error.retryAfter * 1000 <= this.#maxRetryDelayMs) {
+          await this.#sleep(error.retryAfter * 1000);
+          continue;
+        }
+      }
+      throw error;
+    }
+  }
+}
+
+/** 0.5 s, 1 s, 2 s… with full jitter over the upper half, when the API named no delay. */
+const backoff = (attempt: number) => {
+  const ceiling = Math.min(500 * 2 ** attempt, 8_000);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+};
+
+function ifMatchHeader(ifMatch: string | object): string {
+  if (typeof ifMatch === 'string') return ifMatch;
+  const etag = etagOf(ifMatch);
+  if (etag === null) throw new TypeError('ifMatch: no ETag is known for this object (list items carry none): pass the result of create, retrieve or update, or an ETag string');
+  return etag;
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function parseSuccess<T>(response: Response, text: string, requestId: string | null): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    const message = `The Timebill API answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`;
+    throw new TimebillError({ status: response.status, type: 'invalid_response', message, requestId, cause });
+  }
+}
+
+function errorOf(response: Response, text: string, headerRequestId: string | null): TimebillError {
+  const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON: an invalid_response below */
+  }
+  const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
+  if (typeof error?.type !== 'string' || typeof error.message !== 'string') {
+    const message = `The Timebill API answered ${response.status} without its JSON error: ${text.slice(0, 200)}`;
+    return new TimebillError({ status: response.status, type: 'invalid_response', message, requestId: headerRequestId, retryAfter });
+  }
+  return new TimebillError({
+    status: response.status,
+    type: error.type as TimebillError['type'],
+    message: error.message,
+    param: typeof error.param === 'string' ? error.param : null,
+    errors: Array.isArray(error.errors) ? (error.errors as { param: string; message: string }[]) : [],
+    requestId: typeof error.request_id === 'string' ? error.request_id : headerRequestId,
+    retryAfter,
+  });
+}
+
+interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Every item of a list, fetched a page at a time as the loop asks for more. */
+export class AutoPaginator<T> implements AsyncIterable<T> {
+  constructor(private readonly fetchPage: (cursor: string | undefined) => Promise<Page<T>>) {}
+
+  /** The pages themselves (`data`, `has_more`, `next_cursor`), lazily. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.fetchPage(cursor);
+      yield page;
+      if (!page.has_more || page.next_cursor === null) return;
+      cursor = page.next_cursor;
+    }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages()) yield* page.data;
+  }
+
+  /** Every item in one array: for lists known to be small. */
+  async toArray(): Promise<T[]> {
+    const items: T[] = [];
+    for await (const item of this) items.push(item);
+    return items;
+  }
+}
+
+type Id = keyof operations;
+
+/** Read access to a collection: retrieve one, or iterate a filtered list. */
+export class ReadOnlyCollection<List extends Id, Retrieve extends Id> {
+  constructor(
+    protected readonly http: Http,
+    protected readonly path: string,
+  ) {}
+
+  retrieve(id: string): Promise<ResultOf<Retrieve>> {
+    return this.http.request({ method: 'GET', path: `${this.path}/${encodeURIComponent(id)}` });
+  }
+
+  /** Every item matching `params`, newest first (events with `after`: oldest first), fetched lazily page by page. */
+  list(params: ListParamsOf<List> = {} as ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
+    return new AutoPaginator((cursor) =>
+      this.http.request<Page<ItemOf<List>>>({ method: 'GET', path: this.path, query: { ...(params as Record<string, unknown>), cursor } }),
+    );
+  }
+}
+
+/** A collection the caller writes: create, retrieve, update (PATCH), del, list. */
+export class Collection<List extends Id, Create extends Id, Retrieve extends Id, Update extends Id, Delete extends Id> extends ReadOnlyCollection<
+  List,
+  Retrieve
+> {
+  create(body: BodyOf<Create>, options: CreateOptions = {}): Promise<ResultOf<Create>> {
+    return this.http.request({ method: 'POST', path: this.path, body, ...options });
+  }
+
+  update(id: string, patch: BodyOf<Update>, options: WriteOptions = {}): Promise<ResultOf<Update>> {
+    return this.http.request({ method: 'PATCH', path: `${this.path}/${encodeURIComponent(id)}`, body: patch, ...options });
+  }
+
+  del(id: string, options: WriteOptions = {}): Promise<ResultOf<Delete>> {
+    return this.http.request({ method: 'DELETE', path: `${this.path}/${encodeURIComponent(id)}`, ...options });
+  }
+}
+
+/** The Timebill API: `new Timebill(accessToken, { baseUrl })`. */
+export class Timebill {
+  readonly clients: Collection<'listClients', 'createClient', 'retrieveClient', 'updateClient', 'deleteClient'>;
+  readonly projects: Collection<'listProjects', 'createProject', 'retrieveProject', 'updateProject', 'deleteProject'>;
+  readonly timeEntries: Collection<'listTimeEntries', 'logTimeEntry', 'retrieveTimeEntry', 'updateTimeEntry', 'deleteTimeEntry'>;
+  readonly webhookEndpoints: Collection<
+    'listWebhookEndpoints',
+    'createWebhookEndpoint',
+    'retrieveWebhookEndpoint',
+    'updateWebhookEndpoint',
+    'deleteWebhookEndpoint'
+  >;
+  readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
+
+  constructor(accessToken: string, options: TimebillOptions) {
+    const http = new Http(accessToken, options);
+    this.clients = new Collection(http, '/clients');
+    this.projects = new Collection(http, '/projects');
+    this.timeEntries = new Collection(http, '/time_entries');
+    this.webhookEndpoints = new Collection(http, '/webhook_endpoints');
+    this.events = new ReadOnlyCollection(http, '/events');
+  }
+}
+

@@ -1,0 +1,8 @@
+/** The Timebill SDK: `import { Timebill, TimebillError, verifyWebhook } from '@timebill/sdk'`. */
+export { Timebill, AutoPaginator, Collection, ReadOnlyCollection, etagOf, responseOf } from './client.ts';
+export type { TimebillOptions, CreateOptions, WriteOptions, ResponseInfo } from './client.ts';
+export { TimebillError, WebhookVerificationError } from './errors.ts';
+export type { TimebillErrorType } from './errors.ts';
+export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS } from './webhooks.ts';
+export type { WebhookHeaders } from './webhooks.ts';
+export type * from './types.ts';

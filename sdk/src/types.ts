@@ -1,0 +1,43 @@
+/**
+ * The SDK's types, derived from the generated `operations` and `components` of
+ * sdk/src/openapi-types.ts (`npm run sdk:types`), so that a change to docs/openapi.json reaches
+ * every body, parameter and result here by regenerating that file.
+ */
+import type { operations } from './openapi-types.ts';
+
+export type { components, operations, paths } from './openapi-types.ts';
+
+type OperationId = keyof operations;
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+
+/** The JSON request body of an operation. */
+export type BodyOf<O extends OperationId> = operations[O] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/** The JSON body of an operation's success (200, or 201 for a create). */
+export type ResultOf<O extends OperationId> = operations[O]['responses'] extends { 200: infer R }
+  ? JsonOf<R>
+  : operations[O]['responses'] extends { 201: infer R }
+    ? JsonOf<R>
+    : never;
+
+/** A list operation's filters and page size; the SDK follows `cursor` itself. */
+export type ListParamsOf<O extends OperationId> = Omit<NonNullable<operations[O]['parameters']['query']>, 'cursor'>;
+
+/** One item of a list operation's pages. */
+export type ItemOf<O extends OperationId> = ResultOf<O> extends { data: (infer I)[] } ? I : never;
+
+/** One page of a list operation (`object: "list"`, `data`, `has_more`, `next_cursor`). */
+export type PageOf<O extends OperationId> = ResultOf<O>;
+
+// Named by operation, not by schema name, so that a renamed or restructured schema (the event
+// as a union discriminated on `type`, say) still reaches these names.
+export type Client = ResultOf<'retrieveClient'>;
+export type Project = ResultOf<'retrieveProject'>;
+export type TimeEntry = ResultOf<'retrieveTimeEntry'>;
+export type WebhookEndpoint = ResultOf<'retrieveWebhookEndpoint'>;
+/** A webhook endpoint as created: the only time its `secret` is shown. */
+export type CreatedWebhookEndpoint = ResultOf<'createWebhookEndpoint'>;
+export type Event = ResultOf<'retrieveEvent'>;
+export type DeleteResult = ResultOf<'deleteClient'>;
+/** The `error` member of every error response. */
+export type ApiErrorBody = JsonOf<operations['retrieveClient']['responses'][404]> extends { error: infer E } ? E : never;

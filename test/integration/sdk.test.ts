@@ -1,0 +1,124 @@
+/**
+ * The SDK (sdk/) against the local stack, as an integrator uses it: create, every page of a list
+ * fetched lazily, updates guarded by the ETag a result carries, a delete replayed by its
+ * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, and the events
+ * feed in both modes.
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Timebill, TimebillError, etagOf, responseOf, type Client, type Event } from '../../sdk/src/index.ts';
+import { baseUrl, workspace } from '../support/api.ts';
+import { waitFor } from '../support/events.ts';
+
+let tb: Timebill;
+let requests: string[];
+
+beforeAll(async () => {
+  const { token } = await workspace('sdk');
+  requests = [];
+  const counting: typeof fetch = (input, init) => {
+    requests.push(`${init?.method ?? 'GET'} ${String(input)}`);
+    return fetch(input, init);
+  };
+  tb = new Timebill(token, { baseUrl: `${baseUrl()}/api/v1`, fetch: counting });
+});
+
+describe('the SDK against the local stack', () => {
+  it('creates, retrieves and lists every page lazily, with the list\'s filters', async () => {
+    const created: Client[] = [];
+    for (let i = 0; i < 5; i++) created.push(await tb.clients.create({ company_name: `SDK ${i}`, company_email: `sdk${i}@acme.test`, status: 'ACTIVE' }));
+    await tb.clients.create({ company_name: 'Lead', company_email: 'lead@acme.test', status: 'LEAD' });
+    expect(created[0]).toMatchObject({ object: 'client', company_name: 'SDK 0', status: 'ACTIVE' });
+    expect(etagOf(created[0]!)).toMatch(/^"\d+"$/);
+    expect(await tb.clients.retrieve(created[0]!.id)).toEqual(created[0]);
+
+    requests.length = 0;
+    const seen: string[] = [];
+    for await (const client of tb.clients.list({ status: 'ACTIVE', limit: 2 })) {
+      seen.push(client.id);
+      // Lazily: the second page is fetched only once the loop has used the first.
+      if (seen.length === 2) expect(requests).toHaveLength(1);
+    }
+    expect(seen).toEqual(created.map((c) => c.id).reverse()); // newest first, the LEAD filtered out
+    expect(requests).toHaveLength(3);
+    expect(requests[1]).toContain('cursor=');
+  });
+
+  it('updates with ifMatch from a result, and refuses a stale one with 412', async () => {
+    const client = await tb.clients.create({ company_name: 'Versioned', company_email: 'v@acme.test' });
+    const renamed = await tb.clients.update(client.id, { company_name: 'Versioned 2' }, { ifMatch: client });
+    expect(renamed.company_name).toBe('Versioned 2');
+    expect(etagOf(renamed)).not.toBe(etagOf(client));
+    const stale = await tb.clients.update(client.id, { company_name: 'Versioned 3' }, { ifMatch: client }).catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(TimebillError);
+    expect(stale).toMatchObject({ status: 412, type: 'precondition_failed' });
+    expect((await tb.clients.retrieve(client.id)).company_name).toBe('Versioned 2');
+  });
+
+  it('replays a delete sent again with its Idempotency-Key', async () => {
+    const client = await tb.clients.create({ company_name: 'Doomed', company_email: 'd@acme.test' });
+    const key = `sdk-del-${client.id}`;
+    const first = await tb.clients.del(client.id, { idempotencyKey: key, ifMatch: client });
+    const again = await tb.clients.del(client.id, { idempotencyKey: key, ifMatch: client });
+    expect(first).toEqual({ object: 'client', id: client.id, deleted: true });
+    expect(again).toEqual(first);
+    expect(responseOf(first)?.idempotentReplayed).toBe(false);
+    expect(responseOf(again)?.idempotentReplayed).toBe(true);
+    await expect(tb.clients.retrieve(client.id)).rejects.toMatchObject({ status: 404, type: 'not_found' });
+  });
+
+  it('throws TimebillError with the status, type, message, param and request id of the API\'s error', async () => {
+    const error = await tb.clients.create({ company_name: 'Bad', company_email: 'not-an-email' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimebillError);
+    const e = error as TimebillError;
+    expect(e).toMatchObject({ status: 400, type: 'invalid_request', param: 'company_email' });
+    expect(e.message).toMatch(/email/i);
+    expect(e.requestId).toEqual(expect.any(String));
+    expect(e.requestId).not.toBe('');
+
+    const missing = await tb.projects.retrieve('prj_01ARZ3NDEKTSV4RRFFQ69G5FAV').catch((x: unknown) => x);
+    expect(missing).toMatchObject({ name: 'TimebillError', status: 404, type: 'not_found', param: null });
+  });
+
+  it('logs a time entry, corrects it and moves it to another project, guarded by its ETag', async () => {
+    const client = await tb.clients.create({ company_name: 'Hours', company_email: 'h@acme.test' });
+    const [from, to] = await Promise.all(
+      ['From', 'To'].map((name) => tb.projects.create({ name, billing_type: 'Monthly', client_id: client.id })),
+    );
+    const entry = await tb.timeEntries.create({ project_id: from!.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 });
+    expect(entry).toMatchObject({ object: 'time_entry', project_id: from!.id, client_id: client.id, duration_minutes: 30 });
+    const fixed = await tb.timeEntries.update(entry.id, { duration_minutes: 45, billable: false }, { ifMatch: entry });
+    const moved = await tb.timeEntries.update(entry.id, { project_id: to!.id }, { ifMatch: fixed });
+    expect(moved).toMatchObject({ id: entry.id, project_id: to!.id, client_id: client.id, duration_minutes: 45, billable: false });
+    const onTarget = await tb.timeEntries.list({ project_id: to!.id }).toArray();
+    expect(onTarget.map((e) => e.id)).toEqual([entry.id]);
+    expect(await tb.timeEntries.list({ project_id: from!.id }).toArray()).toEqual([]);
+  });
+
+  it('lists events newest first, syncs after one oldest first, and retrieves one', async () => {
+    const client = await tb.clients.create({ company_name: 'Evented', company_email: 'e@acme.test' });
+    await tb.clients.update(client.id, { company_name: 'Evented 2' });
+    const ofClient = () => tb.events.list({ object_id: client.id }).toArray();
+    const events = await waitFor(async () => {
+      const found = await ofClient();
+      return found.length >= 2 ? found : undefined;
+    }, 'the client\'s two events');
+    expect(events.map((e) => e.type)).toEqual(['client.updated', 'client.created']);
+    const [updated, created] = events as [Event, Event];
+    const synced = await tb.events.list({ after: created.id, object_id: client.id }).toArray();
+    expect(synced.map((e) => e.id)).toEqual([updated.id]);
+    expect(await tb.events.retrieve(updated.id)).toEqual(updated);
+  });
+
+  it('runs the README\'s first lines (sdk/examples/quickstart.ts) as they are written', async () => {
+    const { token } = await workspace('sdk-quickstart');
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'sdk/examples/quickstart.ts'], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, TOKEN: token, API: `${baseUrl()}/api/v1` },
+    });
+    expect(stdout.trim().split('\n')).toEqual([expect.stringMatching(/^cli_\w+ Globex$/), expect.stringMatching(/^412 precondition_failed \S+$/)]);
+    expect(stderr).toBe('');
+  });
+});
