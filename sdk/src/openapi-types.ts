@@ -197,7 +197,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description The response alone also holds `secret` (`whsec_…`), the key of the `Timebill-Signature` HMAC; it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409). `enabled_events` may name only events of collections whose read scope the token holds (`*`: all of them), 403 otherwise.
+         * @description The response alone also holds `secret` (`whsec_` + the standard base64 of 32 random bytes), the key of the deliveries' Standard Webhooks signature (`webhook-signature`; standardwebhooks.com libraries take it as is); it is never shown again. `url` must be `https://` to a host that is not and does not resolve to a loopback, private, link-local, multicast or metadata address (400). At most 16 per workspace (409). `enabled_events` may name only events of collections whose read scope the token holds (`*`: all of them), 403 otherwise.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1890,10 +1890,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -1923,10 +1925,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -1958,10 +1962,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -1991,10 +1997,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -2024,10 +2032,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -2059,10 +2069,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -2092,10 +2104,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -2125,10 +2139,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -2160,10 +2176,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: deduplicate by it */
-                "Timebill-Event-Id": string;
-                /** @description `t=<unix seconds>,v1=<hex>`: the lowercase hex HMAC-SHA256, keyed with the endpoint's whole `whsec_…` secret as UTF-8, of `<t>.<raw request body>`. Compare in constant time, and refuse a `t` far from your clock */
-                "Timebill-Signature": string;
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
