@@ -8,9 +8,12 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Timebill, TimebillError, etagOf, responseOf, type Client, type Event } from '../../sdk/src/index.ts';
+import { Timebill, TimebillError, etagOf, responseOf, verifyWebhook, type Client, type Event } from '../../sdk/src/index.ts';
 import { baseUrl, workspace } from '../support/api.ts';
-import { waitFor } from '../support/events.ts';
+import { startReceiver, waitFor } from '../support/events.ts';
+
+/** The create response's secret (the document does not declare it on the 201 yet). */
+const secretOf = (created: object) => (created as { secret: string }).secret;
 
 let tb: Timebill;
 let requests: string[];
@@ -95,6 +98,24 @@ describe('the SDK against the local stack', () => {
     const onTarget = await tb.timeEntries.list({ project_id: to!.id }).toArray();
     expect(onTarget.map((e) => e.id)).toEqual([entry.id]);
     expect(await tb.timeEntries.list({ project_id: from!.id }).toArray()).toEqual([]);
+  });
+
+  it('verifies a real delivery with verifyWebhook, and refuses it tampered or under another secret', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await tb.webhookEndpoints.create({ url: receiver.url, enabled_events: ['client.created'] });
+      const client = await tb.clients.create({ company_name: 'Delivered', company_email: 'd@acme.test' });
+      const delivery = await waitFor(async () => receiver.received.find((r) => r.body.includes(client.id)), 'the delivery of client.created');
+      const headers = delivery.headers as Record<string, string>;
+      const event = verifyWebhook(delivery.body, headers, secretOf(endpoint));
+      expect(event).toMatchObject({ type: 'client.created', data: { object: { id: client.id } } });
+      expect(() => verifyWebhook(delivery.body.replace('Delivered', 'Tampered'), headers, secretOf(endpoint))).toThrow();
+      const other = await tb.webhookEndpoints.create({ url: receiver.url, enabled_events: ['client.deleted'] });
+      expect(() => verifyWebhook(delivery.body, headers, secretOf(other))).toThrow();
+      for (const id of [endpoint.id, other.id]) await tb.webhookEndpoints.del(id);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('lists events newest first, syncs after one oldest first, and retrieves one', async () => {
