@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { App, Stage } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -85,17 +85,32 @@ function sourceFingerprint(): string {
   return hash.digest('hex');
 }
 
+const bundlingLines: string[] = [];
+
 beforeAll(async () => {
   const before = sourceFingerprint();
   outdir = mkdtempSync(path.join(tmpdir(), 'timebill-cdk-'));
   // Same feature flags as `npx cdk synth` (cdk.json); no env: the stack is environment-agnostic.
   app = new App({ context: cdkJson.context, outdir });
-  stack = new TimebillApi(new Stage(app, 'Main'), { stackName: DEFAULT_STACK_NAME });
+  // CDK says "Bundling asset <path>..." on stderr for each function it bundles: kept (and checked
+  // below), so that a green run prints nothing.
+  const stderrWrite = process.stderr.write.bind(process.stderr);
+  const progress = vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = String(chunk);
+    if (!text.startsWith('Bundling asset ')) return (stderrWrite as (...args: unknown[]) => boolean)(chunk, ...rest);
+    bundlingLines.push(text.trim());
+    return true;
+  }) as typeof process.stderr.write);
+  try {
+    stack = new TimebillApi(new Stage(app, 'Main'), { stackName: DEFAULT_STACK_NAME });
   // The same stacks without the acknowledgements (bundles come from the asset cache).
   unacknowledged = new TimebillApi(new Stage(app, 'Unacknowledged'), { acknowledgeNagFindings: false });
   // With functions that are not routes (a stream consumer, a queue worker and its sender); their
   // entries reuse route handlers, whose bundles are in the asset cache: the wiring is under test.
   withBackground = new TimebillApi(new Stage(app, 'WithBackground'), { backgroundFunctions: BACKGROUND_SAMPLE });
+  } finally {
+    progress.mockRestore();
+  }
   template = environmentTemplate(stack);
   resources = template.toJSON().Resources as Record<string, CfnResource>;
   // Built right after synthesis, from the same sources, to compare with the stack's assets.
@@ -229,6 +244,13 @@ describe('functions', () => {
   it('one function per route and per function that is not a route, plus the authorizer and the deployments smoke test', () => {
     template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + BACKGROUND_FUNCTIONS.length + 2);
     expect(smokeTestId()).toMatch(/^SmokeTestHookFunction/);
+  });
+
+  it('are each bundled once for all three apps (the others reuse the asset cache), as CDK says on stderr', () => {
+    const bundled = bundlingLines.map((line) => line.replace(/^Bundling asset (.*)\.\.\.$/, '$1'));
+    expect(new Set(bundled).size).toBe(bundled.length);
+    expect(bundled.length).toBeGreaterThanOrEqual(ROUTES.length + 1);
+    expect(bundled.every((p) => p.startsWith('Main/'))).toBe(true);
   });
 
   it('use the newest Node.js runtime aws-cdk-lib offers', () => {
