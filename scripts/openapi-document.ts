@@ -3,7 +3,7 @@
  * response schemas: nothing in it is written by hand, so it cannot drift from the code.
  * `npm run openapi` writes it to docs/openapi.json, which the deployed and local APIs serve.
  */
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
@@ -18,7 +18,7 @@ import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
-import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
+import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../shared/events/signature.ts';
 import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
 import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
@@ -26,8 +26,50 @@ import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
 type Json = Record<string, unknown>;
 
 function jsonSchema(schema: v.GenericSchema): Json {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Json;
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore', overrideAction }) as Json;
   return rest;
+}
+
+/** An email is checked by valibot's own expression: the document states that one, not just `format`. */
+function overrideAction({ valibotAction, jsonSchema: converted }: OverrideActionContext) {
+  const requirement = (valibotAction as { requirement?: unknown }).requirement;
+  return valibotAction.type === 'email' && requirement instanceof RegExp ? { ...converted, pattern: requirement.source } : undefined;
+}
+
+/**
+ * A request body as generators read it. An immutable field (`not: {}`: any value is refused)
+ * is left out, so the closed object refuses it and the generated type does not offer it. A
+ * body that needs one of several fields (an `anyOf` of `required` beside `properties`, which
+ * generators turn into a loose union) becomes a `oneOf` of complete objects: the i-th needs
+ * field i, not null, and has none of the fields before it, so exactly one alternative matches.
+ */
+function requestBodySchema(schema: Json): Json {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, Json>).filter(([, property]) => JSON.stringify(property) !== '{"not":{}}'),
+  );
+  const { anyOf, ...base } = { ...schema, properties } as Json & { anyOf?: { required: string[] }[] };
+  if (!anyOf) return base;
+  const fields = anyOf.map((alternative) => alternative.required[0]!);
+  const required = (base.required as string[] | undefined) ?? [];
+  return {
+    oneOf: fields.map((field, i) => ({
+      ...base,
+      properties: {
+        ...properties,
+        ...Object.fromEntries(fields.slice(0, i).map((before) => [before, { type: 'null', description: `Absent or null: the alternative with ${before} applies` }])),
+        [field]: nonNull(properties[field]!),
+      },
+      required: [...required, field],
+    })),
+  };
+}
+
+/** A property schema without its `null` alternative. */
+function nonNull(property: Json): Json {
+  const alternatives = property.anyOf as Json[] | undefined;
+  if (!alternatives) return property;
+  const kept = alternatives.filter((a) => a.type !== 'null');
+  return kept.length === 1 ? { ...kept[0], ...(property.description ? { description: property.description } : {}) } : { ...property, anyOf: kept };
 }
 
 /**
@@ -103,6 +145,9 @@ const HEADERS: Json = {
   'WWW-Authenticate': { description: 'Bearer challenge, with error="invalid_token" or error="insufficient_scope"', schema: { type: 'string' } },
 };
 
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
+const IF_MATCH_PATTERN = `^(?:\\s*\\*\\s*|[\\s,]*${ENTITY_TAG}(?:\\s*,[\\s,]*${ENTITY_TAG}){0,${MAX_IF_MATCH_TAGS - 1}}[\\s,]*)$`;
+
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const oauthScope = (scope: string) => `${RESOURCE_SERVER_IDENTIFIER}/${scope}`;
 
@@ -138,7 +183,8 @@ function operationObject(route: Route): Json {
     responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
   } else {
     const { status, returns } = contract.success;
-    const schema = returns === 'deleted' ? 'DeleteResult' : `${schemaName(subject.kind)}${returns === 'list' ? 'List' : ''}`;
+    const schema =
+      returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? `${schemaName(subject.kind)}List` : status === 201 ? createdSchemaName(subject.kind) : schemaName(subject.kind);
     responses[String(status)] = {
       description: status === 201 ? 'Created' : 'OK',
       headers: {
@@ -165,16 +211,81 @@ function operationObject(route: Route): Json {
   };
 }
 
+/** The schema of one event type: `ClientCreatedEvent`. */
+const eventSchemaName = (type: string) => `${schemaName(type.replace('.', '_'))}${schemaName(EVENT_FEED.kind)}`;
+
 /**
- * The event's `data.object` refers to the resources' schemas, and the event list to the event,
- * rather than holding copies of them: code generators then give them the resources' own types.
+ * The event is a union discriminated by `type`: each type's schema holds that type's resource in
+ * `data.object` (a reference to the resource's schema, so generators give it the resource's own
+ * type) and `previous_attributes` on *.updated alone. The event list refers to the event.
  */
-function withEventReferences(schemas: Record<string, Json>): Record<string, Json> {
+function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
   const event = schemaName(EVENT_FEED.kind);
-  const eventSchema = schemas[event] as { properties: { data: { properties: Record<string, Json> } } };
-  eventSchema.properties.data.properties.object = { anyOf: EVENT_OBJECTS.map((kind) => ref('schemas', schemaName(kind))) };
+  const base = schemas[event] as Json & { properties: Record<string, Json> & { data: { properties: Record<string, Json> } } };
+  const variant = (type: string): Json => {
+    const updated = type.endsWith('.updated');
+    const { previous_attributes: previous } = base.properties.data.properties;
+    return {
+      ...base,
+      description: `A ${type} event`,
+      properties: {
+        ...base.properties,
+        type: { type: 'string', const: type },
+        data: {
+          type: 'object',
+          properties: {
+            object: ref('schemas', schemaName(type.slice(0, type.lastIndexOf('.')))),
+            ...(updated ? { previous_attributes: previous } : {}),
+          },
+          required: updated ? ['object', 'previous_attributes'] : ['object'],
+          additionalProperties: false,
+        },
+      },
+    };
+  };
+  const union: Json = {
+    description: 'An event: its `type` says which resource `data.object` is',
+    oneOf: EVENT_TYPES.map((type) => ref('schemas', eventSchemaName(type))),
+    discriminator: { propertyName: 'type', mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventSchemaName(type)}`])) },
+  };
   (schemas[`${event}List`] as { properties: Record<string, Json> }).properties.data = { type: 'array', items: ref('schemas', event) };
-  return schemas;
+  return Object.fromEntries(
+    Object.entries(schemas).flatMap(([name, schema]) =>
+      name === event ? [[name, union], ...EVENT_TYPES.map((type) => [eventSchemaName(type), variant(type)])] : [[name, schema]],
+    ),
+  );
+}
+
+/**
+ * What a create answers beside the resource, once: a webhook endpoint's signing secret
+ * (domain/webhook-endpoints.ts). `whsec_` and 32 bytes in base64 (either alphabet).
+ */
+const CREATE_ALSO_ANSWERS: Record<string, Record<string, Json>> = {
+  webhook_endpoint: {
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/_-]{43}=?$',
+      description: 'The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now',
+    },
+  },
+};
+const createdSchemaName = (kind: string) => (kind in CREATE_ALSO_ANSWERS ? `Created${schemaName(kind)}` : schemaName(kind));
+
+function withCreatedSchemas(schemas: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(schemas).flatMap(([name, schema]) => {
+      const kind = Object.keys(CREATE_ALSO_ANSWERS).find((k) => schemaName(k) === name);
+      if (!kind) return [[name, schema]];
+      const extra = CREATE_ALSO_ANSWERS[kind]!;
+      const created = {
+        ...schema,
+        description: `The ${kind.replace('_', ' ')} as its create answers it`,
+        properties: { ...(schema.properties as Json), ...extra },
+        required: [...(schema.required as string[]), ...Object.keys(extra)],
+      };
+      return [[name, schema], [createdSchemaName(kind), created]];
+    }),
+  );
 }
 
 /** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
@@ -189,10 +300,10 @@ export function buildOpenApiDocument(): Json {
   const requestSchemas = Object.fromEntries(
     ROUTES.flatMap((route) => {
       const body = contractOf(route, schemasOf(route))?.body;
-      return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
+      return body ? [[bodyName(route), requestBodySchema(describeDefaults(jsonSchema(body)))]] : [];
     }),
   );
-  const responses = withEventReferences(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)])));
+  const responses = withCreatedSchemas(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)]))));
   return {
     openapi: '3.1.0',
     info: {
@@ -229,7 +340,9 @@ export function buildOpenApiDocument(): Json {
           in: 'header',
           required: false,
           description: `\`*\` (any existing version), or a comma-separated list of up to ${MAX_IF_MATCH_TAGS} ETags (\`"7", "8"\`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (\`W/"7"\`) never match. Otherwise 412; a header of neither form is 400`,
-          schema: { type: 'string', examples: ['"3"', '"3", "4"', '*'] },
+          // RFC 9110's list syntax as the API parses it (shared/http/conditional.ts): `*`, or entity-tags
+          // separated by commas (empty members allowed), at most MAX_IF_MATCH_TAGS of them.
+          schema: { type: 'string', pattern: IF_MATCH_PATTERN, examples: ['"3"', '"3", "4"', '*'] },
         },
       },
       headers: HEADERS,
@@ -272,15 +385,7 @@ const HOUR_MS = 60 * 60 * 1000;
 function webhooks(): Record<string, Json> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => {
-      const [kind, action] = type.split('.') as [string, string];
-      const data: Json = {
-        type: 'object',
-        properties: {
-          object: ref('schemas', schemaName(kind)),
-          ...(action === 'updated' ? { previous_attributes: { type: 'object', description: 'The old value of every field that changed' } } : {}),
-        },
-        required: action === 'updated' ? ['object', 'previous_attributes'] : ['object'],
-      };
+      const action = type.slice(type.lastIndexOf('.') + 1);
       const post = {
         operationId: `on${schemaName(type.replace('.', '_'))}`,
         summary: `${type}: ${action === 'deleted' ? 'data.object is its last state' : 'data.object is the resource after the change'}`,
@@ -303,7 +408,7 @@ function webhooks(): Record<string, Json> {
         requestBody: {
           required: true,
           content: {
-            'application/json': { schema: { allOf: [ref('schemas', schemaName(EVENT_FEED.kind)), { type: 'object', properties: { type: { const: type }, data } }] } },
+            'application/json': { schema: ref('schemas', eventSchemaName(type)) },
           },
         },
         responses: { '2XX': { description: 'Acknowledged; the body is ignored' } },

@@ -54,6 +54,18 @@ const NOT_IN_URL = /[\s\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/u;
 
 export const isPlainText = (s: string, lines: Lines = 'single'): boolean => !(lines === 'multi' ? HIDDEN_MULTI_LINE : HIDDEN).test(s);
 
+/**
+ * The same rules as a JSON Schema pattern, for the OpenAPI document (ECMA-262 syntax without
+ * \p{…}, so every generator and fuzzer reads it): optional allowed whitespace, then a character
+ * that is neither whitespace nor hidden, then any characters that are not hidden. What it cannot
+ * say (default-ignorable characters alone, unpaired surrogates) the API refuses too.
+ */
+const HIDDEN_CLASS = '\\x00-\\x1F\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069';
+export const textPattern = (lines: Lines): string => {
+  const hidden = lines === 'multi' ? HIDDEN_CLASS.replace('\\x00-\\x1F', '\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F') : HIDDEN_CLASS;
+  return `^[^\\S${hidden}]*[^\\s${hidden}][^${hidden}]*$`;
+};
+
 export type Lines = 'single' | 'multi';
 
 const plainText = (field: string, lines: Lines = 'single') =>
@@ -74,7 +86,7 @@ export const text = (field: string, max: number, lines: Lines = 'single') =>
     plainText(field, lines),
     v.check(hasVisibleCharacter, `${field} must contain at least one visible character`),
     ...maxChars(field, max),
-    v.metadata({ minLength: 1 }),
+    v.metadata({ minLength: 1, pattern: textPattern(lines) }),
   );
 
 export const email = (field: string) =>
@@ -90,7 +102,7 @@ export const webUrl = (field: string) =>
     ...maxChars(field, LIMITS.urlLength),
     urlCharacters(field),
     v.check(isWebUrl, `${field} must be a valid http or https URL`),
-    v.metadata({ format: 'uri', pattern: '^https?://' }),
+    v.metadata({ format: 'uri', pattern: '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$' }),
   );
 
 /**
@@ -104,7 +116,15 @@ export const webhookUrl = (field: string) =>
     v.minLength(1, `${field} must not be empty`),
     v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
     urlCharacters(field),
-    v.metadata({ format: 'uri' }),
+    v.metadata({
+      format: 'uri',
+      // https:// and a dotted host name (or an IPv6 literal), no credentials: what the API takes
+      // before its address checks; or the local stack's loopback form (events/ssrf.ts).
+      pattern:
+        '^(?:https://(?:[^\\s/?#@]*\\.[^\\s/?#@]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|https?://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#]\\S*)?$',
+      description:
+        'An https:// URL of a public host (a fully qualified domain name) that does not resolve to a loopback, private, link-local, multicast or metadata address. The local stack (npm start) also takes http://127.0.0.1:<port> and http://localhost:<port>; the deployed API refuses them',
+    }),
   );
 
 export const taxId = (field: string) =>
@@ -136,7 +156,7 @@ export const money = (field: string) =>
     v.minValue(0, `${field} must be non-negative`),
     v.maxValue(LIMITS.money, `${field} must be at most ${LIMITS.money}`),
     v.check((n) => hasAtMostDecimals(n, LIMITS.moneyDecimals), `${field} must have at most ${LIMITS.moneyDecimals} decimal places`),
-    v.metadata({ description: `From 0 to ${LIMITS.money} with at most ${LIMITS.moneyDecimals} decimal places` }),
+    v.metadata({ multipleOf: 10 ** -LIMITS.moneyDecimals, description: `From 0 to ${LIMITS.money} with at most ${LIMITS.moneyDecimals} decimal places` }),
   );
 
 export const positiveInteger = (field: string, max: number) =>
@@ -185,6 +205,13 @@ export function instantOf(s: string): number | undefined {
   return year >= LIMITS.yearMin && year <= LIMITS.yearMax ? ms : undefined;
 }
 
+/**
+ * RFC 3339 for the OpenAPI document, with years from 1900 (as written: the UTC year is checked
+ * after the offset, which no pattern can do) and each field in its range.
+ */
+const DATE_TIME_PATTERN =
+  '^(?:19|[2-9]\\d)\\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$';
+
 /** RFC 3339 date-time, UTC year 1900..9999; normalised to UTC with milliseconds. */
 export const timestamp = (field: string) =>
   v.pipe(
@@ -195,6 +222,7 @@ export const timestamp = (field: string) =>
     ),
     v.metadata({
       format: 'date-time',
+      pattern: DATE_TIME_PATTERN,
       description: `RFC 3339 date-time with seconds and a time zone (Z or an offset); its UTC year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}. Stored and returned in UTC with milliseconds`,
     }),
     v.transform((s) => new Date(instantOf(s)!).toISOString()),
