@@ -3,7 +3,6 @@
  * response schemas: nothing in it is written by hand, so it cannot drift from the code.
  * `npm run openapi` writes it to docs/openapi.json, which the deployed and local APIs serve.
  */
-import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
@@ -12,6 +11,7 @@ import { RESOURCE_LIST } from '../shared/resources/registry.ts';
 import { SCHEMAS } from '../shared/resources/schemas.ts';
 import { eventFeedSchemas } from '../shared/schemas/events.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
+import { documentedJsonSchema } from '../shared/schemas/documented.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
@@ -24,17 +24,6 @@ import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
 import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
 
 type Json = Record<string, unknown>;
-
-function jsonSchema(schema: v.GenericSchema): Json {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore', overrideAction }) as Json;
-  return rest;
-}
-
-/** An email is checked by valibot's own expression: the document states that one, not just `format`. */
-function overrideAction({ valibotAction, jsonSchema: converted }: OverrideActionContext) {
-  const requirement = (valibotAction as { requirement?: unknown }).requirement;
-  return valibotAction.type === 'email' && requirement instanceof RegExp ? { ...converted, pattern: requirement.source } : undefined;
-}
 
 /**
  * A request body as generators read it. An immutable field (`not: {}`: any value is refused)
@@ -152,7 +141,7 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 const oauthScope = (scope: string) => `${RESOURCE_SERVER_IDENTIFIER}/${scope}`;
 
 function queryParameters(schema: v.GenericSchema): Json[] {
-  const properties = (jsonSchema(schema).properties ?? {}) as Record<string, Json>;
+  const properties = (documentedJsonSchema(schema).properties ?? {}) as Record<string, Json>;
   return Object.entries(properties).map(([name, property]) => ({
     name,
     in: 'query',
@@ -300,10 +289,10 @@ export function buildOpenApiDocument(): Json {
   const requestSchemas = Object.fromEntries(
     ROUTES.flatMap((route) => {
       const body = contractOf(route, schemasOf(route))?.body;
-      return body ? [[bodyName(route), requestBodySchema(describeDefaults(jsonSchema(body)))]] : [];
+      return body ? [[bodyName(route), requestBodySchema(describeDefaults(documentedJsonSchema(body)))]] : [];
     }),
   );
-  const responses = withCreatedSchemas(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)]))));
+  const responses = withCreatedSchemas(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)]))));
   return {
     openapi: '3.1.0',
     info: {

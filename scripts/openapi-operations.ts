@@ -27,10 +27,14 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     description: 'Newest first. `status`, `client_id` and `search` (case-insensitive substring of name) filter; pages are always full.',
   },
   retrieveProject: { summary: 'Retrieve a project' },
-  createProject: { summary: 'Create a project', description: "`client_id` must name a client of the caller's workspace (400 otherwise)." },
+  createProject: {
+    summary: 'Create a project',
+    description: "`client_id` must name a client of the caller's workspace (400 otherwise). `end_date` must not be before `start_date` (400 naming `end_date`).",
+  },
   updateProject: {
     summary: 'Update a project',
-    description: 'Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed.',
+    description:
+      'Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed. `end_date` must not be before `start_date` (the one sent, or the stored one), 400 naming `end_date`.',
   },
   deleteProject: { summary: 'Delete a project', description: 'Refused with 409 while time entries are logged against the project.' },
   listTimeEntries: {

@@ -10,7 +10,7 @@
  * docs/extending.md walks through adding a resource.
  */
 import * as v from 'valibot';
-import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
+import { LIMITS, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { defineFields } from './define.ts';
@@ -73,7 +73,7 @@ export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
   client_id: reference('client_id'),
   /** Defaults to the creation time (domain/projects.ts). */
   start_date: v.optional(timestamp('start_date')),
-  end_date: v.nullable(v.pipe(timestamp('end_date'), v.metadata({ description: 'Not before start_date (the one sent, or the stored one on update); an RFC 3339 date-time as start_date' }))),
+  end_date: v.nullable(timestamp('end_date')),
 }));
 
 export const timeEntry = declareResource({
@@ -124,8 +124,7 @@ export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoi
     v.minLength(1, 'enabled_events must name at least one event type, or "*"'),
     v.maxLength(EVENT_TYPES.length, `enabled_events may hold at most ${EVENT_TYPES.length} types`),
     v.check((types) => !types.includes('*') || types.length === 1, 'enabled_events must be ["*"] alone or a list of event types'),
-    v.check((types) => new Set(types).size === types.length, 'enabled_events must not repeat a type'),
-    v.metadata({ uniqueItems: true, description: 'Event types, each at most once; or ["*"] alone: every type' }),
+    v.check(isUniqueList, 'enabled_events must not repeat a type'),
   ),
   description: v.nullable(text('description', LIMITS.nameLength, 'multi')),
   status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),

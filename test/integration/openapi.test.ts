@@ -90,7 +90,8 @@ describe('the OpenAPI document', () => {
     expect(createProject({ ...project, start_date: '1899-12-31T23:59:59Z' })).toBe(false);
     expect(createProject({ ...project, start_date: '2026-02-30T25:00:00Z' })).toBe(false);
     expect(createProject({ ...project, end_date: '2026-01-01T00:00:00' })).toBe(false);
-    expect(doc.components.schemas.CreateProject.properties.end_date.anyOf[0].description).toMatch(/not before start_date/i);
+    expect(doc.paths['/api/v1/projects']!.post.description).toMatch(/`end_date` must not be before `start_date`/);
+    expect(doc.paths['/api/v1/projects/{id}']!.patch.description).toMatch(/`end_date` must not be before `start_date`/);
     const endpoint = at('schemas/CreateWebhookEndpoint');
     expect(endpoint({ url: 'https://hooks.acme.test/timebill', enabled_events: ['client.created', 'client.updated'] })).toBe(true);
     expect(endpoint({ url: 'https://com', enabled_events: ['*'] })).toBe(false);
