@@ -15,7 +15,7 @@ import { documentedJsonSchema } from '../shared/schemas/documented.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
+import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION, TAG_DOCS } from './openapi-operations.ts';
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
 import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
@@ -29,7 +29,7 @@ type Json = Record<string, unknown>;
  * A request body as generators read it. An immutable field (`not: {}`: any value is refused)
  * is left out, so the closed object refuses it and the generated type does not offer it. A
  * body that needs one of several fields (an `anyOf` of `required` beside `properties`, which
- * generators turn into a loose union) becomes a `oneOf` of complete objects: the i-th needs
+ * generators turn into a loose union) becomes an `anyOf` of complete objects: the i-th needs
  * field i, not null, and has none of the fields before it, so exactly one alternative matches.
  */
 function requestBodySchema(schema: Json): Json {
@@ -40,8 +40,10 @@ function requestBodySchema(schema: Json): Json {
   if (!anyOf) return base;
   const fields = anyOf.map((alternative) => alternative.required[0]!);
   const required = (base.required as string[] | undefined) ?? [];
+  // anyOf, though the alternatives exclude each other: linters cannot tell (the overlap they see is
+  // the shared optional fields), and generators make the same union of either.
   return {
-    oneOf: fields.map((field, i) => ({
+    anyOf: fields.map((field, i) => ({
       ...base,
       properties: {
         ...properties,
@@ -191,7 +193,7 @@ function operationObject(route: Route): Json {
   return {
     operationId: route.operation,
     summary: doc.summary,
-    ...(doc.description ? { description: doc.description } : {}),
+    description: doc.description,
     tags: [subject?.tag ?? DESCRIPTION_TAG],
     security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -298,6 +300,10 @@ export function buildOpenApiDocument(): Json {
     info: {
       title: 'timebill API',
       version: '1.0.0',
+      // No support address exists yet: the operator who deployed the stack is the contact.
+      contact: { name: 'The operator of this deployment' },
+      // The package is private and not open source.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: [
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
@@ -310,7 +316,7 @@ export function buildOpenApiDocument(): Json {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [...RESOURCE_LIST.map((r) => ({ name: r.tag })), { name: EVENT_FEED.tag }, { name: DESCRIPTION_TAG }],
+    tags: [...RESOURCE_LIST.map((r) => r.tag), EVENT_FEED.tag, DESCRIPTION_TAG].map((name) => ({ name, description: tagDescription(name) })),
     paths,
     webhooks: webhooks(),
     components: {
@@ -366,6 +372,12 @@ export function buildOpenApiDocument(): Json {
 
 const HOUR_MS = 60 * 60 * 1000;
 
+function tagDescription(tag: string): string {
+  const description = TAG_DOCS[tag];
+  if (!description) throw new Error(`scripts/openapi-operations.ts: TAG_DOCS has no description of the tag "${tag}"`);
+  return description;
+}
+
 /**
  * The `webhooks` section: what a delivery of each event type posts (the event object with that
  * type, that resource in data.object, previous_attributes on *.updated), and the headers that
@@ -383,6 +395,8 @@ function webhooks(): Record<string, Json> {
           `Acknowledge with any 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s; anything else is retried with exponential backoff and jitter for at least ${RETRY_SPAN_MS / (24 * HOUR_MS)} days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events ${EVENT_RETENTION_DAYS} days).`,
         ].join(' '),
         tags: [EVENT_FEED.tag],
+        // A delivery is a call the API makes: no OAuth token; the receiver authenticates it by its signature headers.
+        security: [],
         parameters: [
           { name: EVENT_ID_HEADER, in: 'header', required: true, description: 'The event id: deduplicate by it', schema: { type: 'string', pattern: `^${EVENT_FEED.idPrefix}` } },
           {

@@ -56,13 +56,13 @@ describe('the OpenAPI document', () => {
     expect(() => assertDeclaredStatus('GET', '/api/v1/no-such-route', 404)).not.toThrow();
   });
 
-  it('writes a time entry as a oneOf of complete bodies (project, or client without one), and keeps immutable fields out of updates', () => {
-    const { oneOf } = doc.components.schemas.LogTimeEntry;
-    expect(oneOf.map((body: any) => body.required)).toEqual([
+  it('writes a time entry as an anyOf of complete bodies that exclude each other (project, or client without one), and keeps immutable fields out of updates', () => {
+    const alternatives = doc.components.schemas.LogTimeEntry.anyOf;
+    expect(alternatives.map((body: any) => body.required)).toEqual([
       ['started_at', 'duration_minutes', 'project_id'],
       ['started_at', 'duration_minutes', 'client_id'],
     ]);
-    expect(oneOf.map((body: any) => [body.properties.project_id.type, body.additionalProperties])).toEqual([
+    expect(alternatives.map((body: any) => [body.properties.project_id.type, body.additionalProperties])).toEqual([
       ['string', false],
       ['null', false],
     ]);
