@@ -3,6 +3,8 @@
  * response schemas: nothing in it is written by hand, so it cannot drift from the code.
  * `npm run openapi` writes it to docs/openapi.json, which the deployed and local APIs serve.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
@@ -139,6 +141,8 @@ const HEADERS: Json = {
 const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
 const IF_MATCH_PATTERN = `^(?:\\s*\\*\\s*|[\\s,]*${ENTITY_TAG}(?:\\s*,[\\s,]*${ENTITY_TAG}){0,${MAX_IF_MATCH_TAGS - 1}}[\\s,]*)$`;
 
+const ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } };
+
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const oauthScope = (scope: string) => `${RESOURCE_SERVER_IDENTIFIER}/${scope}`;
 
@@ -163,9 +167,22 @@ function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
   const contract = contractOf(route, schemasOf(route));
   const subject = subjectOf(route);
+  const example = EXAMPLES[route.operation];
+  const url = example && new URL(example.request.path, 'http://example.invalid');
   const parameters: Json[] = [];
-  if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
-  if (contract?.query) parameters.push(...queryParameters(contract.query));
+  if (contract?.takesId) {
+    const id = url?.pathname.split('/').at(-1);
+    parameters.push(id ? { ...ID_PARAMETER, example: id } : ref('parameters', 'Id'));
+  }
+  if (contract?.query) {
+    parameters.push(
+      ...queryParameters(contract.query).map((p) => {
+        const value = url?.searchParams.get(String(p.name));
+        if (value == null) return p;
+        return { ...p, example: (p.schema as Json).type === 'integer' ? Number(value) : value };
+      }),
+    );
+  }
   if (contract?.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
   if (contract?.conditional) parameters.push(ref('parameters', 'IfMatch'));
 
@@ -184,7 +201,7 @@ function operationObject(route: Route): Json {
         ...(contract.versioned ? { ETag: ref('headers', 'ETag') } : {}),
         ...(contract.idempotent ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
       },
-      content: { 'application/json': { schema: ref('schemas', schema) } },
+      content: { 'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) } },
     };
   }
   const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];
@@ -197,7 +214,9 @@ function operationObject(route: Route): Json {
     tags: [subject?.tag ?? DESCRIPTION_TAG],
     security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(contract?.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)) } } } } : {}),
+    ...(contract?.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)), ...recorded(example?.request.body) } } } }
+      : {}),
     responses,
   };
 }
@@ -279,6 +298,19 @@ function withCreatedSchemas(schemas: Record<string, Json>): Record<string, Json>
   );
 }
 
+/**
+ * Each operation's request and response, recorded from the local stack by
+ * test/integration/openapi-examples.test.ts (RECORD_OPENAPI_EXAMPLES=1), which also validates
+ * them against this document. The path gives the id and query parameters their examples.
+ */
+interface RecordedExample {
+  request: { method: string; path: string; body?: unknown };
+  response: { status: number; body?: unknown };
+}
+export const EXAMPLES_FILE = resolve(import.meta.dirname, '../docs/openapi-examples.json');
+const EXAMPLES: Partial<Record<string, RecordedExample>> = existsSync(EXAMPLES_FILE) ? JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) : {};
+const recorded = (value: unknown) => (value === undefined ? {} : { examples: { recorded: { summary: 'Recorded from the local stack', value } } });
+
 /** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
 const bodyName = (route: Route) => route.operation.charAt(0).toUpperCase() + route.operation.slice(1);
 
@@ -322,7 +354,8 @@ export function buildOpenApiDocument(): Json {
     components: {
       schemas: { ...responses, ...requestSchemas },
       parameters: {
-        Id: { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } },
+        // Only while an operation refers to it (one without a recorded example).
+        ...(JSON.stringify(paths).includes('"#/components/parameters/Id"') ? { Id: ID_PARAMETER } : {}),
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',

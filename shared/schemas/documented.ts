@@ -6,7 +6,7 @@
  */
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { LIMITS, WEBHOOK_URL, hasMoneyDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -35,6 +35,13 @@ export const DATE_TIME_PATTERN =
 const WEB_URL_PATTERN = '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$';
 
 /**
+ * TAX_ID without \p{…}, which tools that compile patterns without the `u` flag (spectral's
+ * example check among them) read as literal text: exact in ASCII; beyond it, any character
+ * from U+00AA (the API takes the letters and digits among them).
+ */
+const TAX_ID_PATTERN = '^[A-Za-z0-9\\u00AA-\\uFFFF][A-Za-z0-9\\u00AA-\\uFFFF .\\-/]*$';
+
+/**
  * A webhook URL: https:// and a dotted host (or an IPv6 literal), no credentials (what
  * events/ssrf.ts takes before its address checks); or the local stack's loopback form.
  */
@@ -48,6 +55,7 @@ const WEBHOOK_URL_PATTERN =
 export function documentAction(action: { type: string; requirement?: unknown; metadata?: unknown }, converted: Json): Json | undefined {
   const { type, requirement } = action;
   if (type === 'email' && requirement instanceof RegExp) return { ...converted, pattern: requirement.source };
+  if (type === 'regex' && requirement === TAX_ID) return { ...converted, pattern: TAX_ID_PATTERN };
   if (type === 'metadata' && action.metadata === WEBHOOK_URL) return { ...converted, ...WEBHOOK_URL, pattern: WEBHOOK_URL_PATTERN };
   if (type !== 'check') return undefined;
   switch (requirement) {

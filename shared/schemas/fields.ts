@@ -113,11 +113,14 @@ export const webhookUrl = (field: string) =>
     v.metadata(WEBHOOK_URL),
   );
 
+/** A tax identifier: a letter or digit (any script), then letters, digits, spaces, dots, hyphens and slashes. */
+export const TAX_ID = /^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u;
+
 export const taxId = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.taxIdLength),
-    v.regex(/^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u, `${field} may hold only letters, digits, spaces, dots, hyphens and slashes`),
+    v.regex(TAX_ID, `${field} may hold only letters, digits, spaces, dots, hyphens and slashes`),
     v.metadata({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' }),
   );
 
