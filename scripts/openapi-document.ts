@@ -308,7 +308,7 @@ interface RecordedExample {
   response: { status: number; body?: unknown };
 }
 export const EXAMPLES_FILE = resolve(import.meta.dirname, '../docs/openapi-examples.json');
-const EXAMPLES: Partial<Record<string, RecordedExample>> = existsSync(EXAMPLES_FILE) ? JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) : {};
+const EXAMPLES: Partial<Record<string, RecordedExample>> & { webhooks?: Record<string, unknown> } = existsSync(EXAMPLES_FILE) ? JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) : {};
 const recorded = (value: unknown) => (value === undefined ? {} : { examples: { recorded: { summary: 'Recorded from the local stack', value } } });
 
 /** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
@@ -444,7 +444,7 @@ function webhooks(): Record<string, Json> {
         requestBody: {
           required: true,
           content: {
-            'application/json': { schema: ref('schemas', eventSchemaName(type)) },
+            'application/json': { schema: ref('schemas', eventSchemaName(type)), ...recorded(EXAMPLES.webhooks?.[type]) },
           },
         },
         responses: { '2XX': { description: 'Acknowledged; the body is ignored' } },

@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { EXAMPLES_FILE } from '../../scripts/openapi-document.ts';
 import { ROUTES, type Operation } from '../../shared/routes.ts';
+import { EVENT_TYPES } from '../../shared/events/types.ts';
 import { call, workspace } from '../support/api.ts';
 import { eventsWhen } from '../support/events.ts';
 
@@ -43,9 +44,11 @@ const operations = ROUTES.map((route) => {
 });
 
 /** A session that calls every operation once, as the README's integrator would. */
-async function record(): Promise<Partial<Record<Operation, Example>>> {
+type Recording = Partial<Record<Operation, Example>> & { webhooks?: Record<string, unknown> };
+
+async function record(): Promise<Recording> {
   const { token, api } = await workspace('examples');
-  const examples: Partial<Record<Operation, Example>> = {};
+  const examples: Recording = {};
   const send = async (operation: Operation, method: string, path: string, body?: unknown) => {
     const response = await call(method, path, { ...(operation === 'getOpenApiDocument' ? {} : { token }), body });
     examples[operation] = {
@@ -95,13 +98,18 @@ async function record(): Promise<Partial<Record<Operation, Example>>> {
   await send('listEvents', 'GET', `/api/v1/events?object_id=${client.id}&limit=2`);
   await send('retrieveEvent', 'GET', `/api/v1/events/${updated.id}`);
   await send('getOpenApiDocument', 'GET', '/api/v1/openapi.json');
+  // What a delivery of each event type posts: the event, as the feed answers it.
+  examples.webhooks = Object.fromEntries(EVENT_TYPES.map((type) => [type, events.find((e) => e.type === type)]));
   return examples;
 }
 
 describe('the OpenAPI examples', () => {
   it('are recorded from the local stack for every operation, and the recording conforms to the document', async () => {
     const examples = await record();
-    expect(Object.keys(examples).sort()).toEqual(ROUTES.map((r) => r.operation).sort());
+    expect(Object.keys(examples).sort()).toEqual([...ROUTES.map((r) => r.operation), 'webhooks'].sort());
+    for (const type of EVENT_TYPES) {
+      expect(failures(`openapi.json#/webhooks/${type}/post/requestBody/content/application~1json/schema`, examples.webhooks![type]), type).toEqual([]);
+    }
     for (const { route, status, pointer } of operations) {
       const example = examples[route.operation]!;
       expect(String(example.response.status), route.operation).toBe(status);
@@ -138,6 +146,11 @@ describe('the OpenAPI examples', () => {
       if (name === 'getOpenApiDocument') continue;
       expect(response.examples?.recorded?.value, `${name} response example`).toBeDefined();
       expect(failures(`${pointer}/responses/${status}/content/application~1json/schema`, response.examples.recorded.value), name).toEqual([]);
+    }
+    for (const type of EVENT_TYPES) {
+      const body = (doc as any).webhooks[type].post.requestBody.content['application/json'];
+      expect(body.examples?.recorded?.value?.type, `${type} delivery example`).toBe(type);
+      expect(failures(`openapi.json#/webhooks/${type}/post/requestBody/content/application~1json/schema`, body.examples.recorded.value), type).toEqual([]);
     }
   });
 });
