@@ -3,7 +3,8 @@
  * response schemas: nothing in it is written by hand, so it cannot drift from the code.
  * `npm run openapi` writes it to docs/openapi.json, which the deployed and local APIs serve.
  */
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
@@ -12,22 +13,56 @@ import { RESOURCE_LIST } from '../shared/resources/registry.ts';
 import { SCHEMAS } from '../shared/resources/schemas.ts';
 import { eventFeedSchemas } from '../shared/schemas/events.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
+import { documentedJsonSchema } from '../shared/schemas/documented.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
-import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION } from './openapi-operations.ts';
+import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION, TAG_DOCS } from './openapi-operations.ts';
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
-import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
+import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
 import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../shared/events/signature.ts';
 import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
 import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
 
 type Json = Record<string, unknown>;
 
-function jsonSchema(schema: v.GenericSchema): Json {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Json;
-  return rest;
+/**
+ * A request body as generators read it. An immutable field (`not: {}`: any value is refused)
+ * is left out, so the closed object refuses it and the generated type does not offer it. A
+ * body that needs one of several fields (an `anyOf` of `required` beside `properties`, which
+ * generators turn into a loose union) becomes an `anyOf` of complete objects: the i-th needs
+ * field i, not null, and has none of the fields before it, so exactly one alternative matches.
+ */
+function requestBodySchema(schema: Json): Json {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, Json>).filter(([, property]) => JSON.stringify(property) !== '{"not":{}}'),
+  );
+  const { anyOf, ...base } = { ...schema, properties } as Json & { anyOf?: { required: string[] }[] };
+  if (!anyOf) return base;
+  const fields = anyOf.map((alternative) => alternative.required[0]!);
+  const required = (base.required as string[] | undefined) ?? [];
+  // anyOf, though the alternatives exclude each other: linters cannot tell (the overlap they see is
+  // the shared optional fields), and generators make the same union of either.
+  return {
+    anyOf: fields.map((field, i) => ({
+      ...base,
+      properties: {
+        ...properties,
+        ...Object.fromEntries(fields.slice(0, i).map((before) => [before, { type: 'null', description: `Absent or null: the alternative with ${before} applies` }])),
+        [field]: nonNull(properties[field]!),
+      },
+      required: [...required, field],
+    })),
+  };
+}
+
+/** A property schema without its `null` alternative. */
+function nonNull(property: Json): Json {
+  const alternatives = property.anyOf as Json[] | undefined;
+  if (!alternatives) return property;
+  const kept = alternatives.filter((a) => a.type !== 'null');
+  return kept.length === 1 ? { ...kept[0], ...(property.description ? { description: property.description } : {}) } : { ...property, anyOf: kept };
 }
 
 /**
@@ -103,11 +138,16 @@ const HEADERS: Json = {
   'WWW-Authenticate': { description: 'Bearer challenge, with error="invalid_token" or error="insufficient_scope"', schema: { type: 'string' } },
 };
 
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
+const IF_MATCH_PATTERN = `^(?:\\s*\\*\\s*|[\\s,]*${ENTITY_TAG}(?:\\s*,[\\s,]*${ENTITY_TAG}){0,${MAX_IF_MATCH_TAGS - 1}}[\\s,]*)$`;
+
+const ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } };
+
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const oauthScope = (scope: string) => `${RESOURCE_SERVER_IDENTIFIER}/${scope}`;
 
 function queryParameters(schema: v.GenericSchema): Json[] {
-  const properties = (jsonSchema(schema).properties ?? {}) as Record<string, Json>;
+  const properties = (documentedJsonSchema(schema).properties ?? {}) as Record<string, Json>;
   return Object.entries(properties).map(([name, property]) => ({
     name,
     in: 'query',
@@ -127,9 +167,22 @@ function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
   const contract = contractOf(route, schemasOf(route));
   const subject = subjectOf(route);
+  const example = EXAMPLES[route.operation];
+  const url = example && new URL(example.request.path, 'http://example.invalid');
   const parameters: Json[] = [];
-  if (contract?.takesId) parameters.push(ref('parameters', 'Id'));
-  if (contract?.query) parameters.push(...queryParameters(contract.query));
+  if (contract?.takesId) {
+    const id = url?.pathname.split('/').at(-1);
+    parameters.push(id ? { ...ID_PARAMETER, example: id } : ref('parameters', 'Id'));
+  }
+  if (contract?.query) {
+    parameters.push(
+      ...queryParameters(contract.query).map((p) => {
+        const value = url?.searchParams.get(String(p.name));
+        if (value == null) return p;
+        return { ...p, example: (p.schema as Json).type === 'integer' ? Number(value) : value };
+      }),
+    );
+  }
   if (contract?.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
   if (contract?.conditional) parameters.push(ref('parameters', 'IfMatch'));
 
@@ -138,7 +191,8 @@ function operationObject(route: Route): Json {
     responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
   } else {
     const { status, returns } = contract.success;
-    const schema = returns === 'deleted' ? 'DeleteResult' : `${schemaName(subject.kind)}${returns === 'list' ? 'List' : ''}`;
+    const schema =
+      returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? `${schemaName(subject.kind)}List` : status === 201 ? createdSchemaName(subject.kind) : schemaName(subject.kind);
     responses[String(status)] = {
       description: status === 201 ? 'Created' : 'OK',
       headers: {
@@ -147,7 +201,7 @@ function operationObject(route: Route): Json {
         ...(contract.versioned ? { ETag: ref('headers', 'ETag') } : {}),
         ...(contract.idempotent ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
       },
-      content: { 'application/json': { schema: ref('schemas', schema) } },
+      content: { 'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) } },
     };
   }
   const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];
@@ -156,26 +210,106 @@ function operationObject(route: Route): Json {
   return {
     operationId: route.operation,
     summary: doc.summary,
-    ...(doc.description ? { description: doc.description } : {}),
+    description: doc.description,
     tags: [subject?.tag ?? DESCRIPTION_TAG],
     security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(contract?.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)) } } } } : {}),
+    ...(contract?.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)), ...recorded(example?.request.body) } } } }
+      : {}),
     responses,
   };
 }
 
+/** The schema of one event type: `ClientCreatedEvent`. */
+const eventSchemaName = (type: string) => `${schemaName(type.replace('.', '_'))}${schemaName(EVENT_FEED.kind)}`;
+
 /**
- * The event's `data.object` refers to the resources' schemas, and the event list to the event,
- * rather than holding copies of them: code generators then give them the resources' own types.
+ * The event is a union discriminated by `type`: each type's schema holds that type's resource in
+ * `data.object` (a reference to the resource's schema, so generators give it the resource's own
+ * type) and `previous_attributes` on *.updated alone. The event list refers to the event.
  */
-function withEventReferences(schemas: Record<string, Json>): Record<string, Json> {
+function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
   const event = schemaName(EVENT_FEED.kind);
-  const eventSchema = schemas[event] as { properties: { data: { properties: Record<string, Json> } } };
-  eventSchema.properties.data.properties.object = { anyOf: EVENT_OBJECTS.map((kind) => ref('schemas', schemaName(kind))) };
+  const base = schemas[event] as Json & { properties: Record<string, Json> & { data: { properties: Record<string, Json> } } };
+  const variant = (type: string): Json => {
+    const updated = type.endsWith('.updated');
+    const { previous_attributes: previous } = base.properties.data.properties;
+    return {
+      ...base,
+      description: `A ${type} event`,
+      properties: {
+        ...base.properties,
+        type: { type: 'string', const: type },
+        data: {
+          type: 'object',
+          properties: {
+            object: ref('schemas', schemaName(type.slice(0, type.lastIndexOf('.')))),
+            ...(updated ? { previous_attributes: previous } : {}),
+          },
+          required: updated ? ['object', 'previous_attributes'] : ['object'],
+          additionalProperties: false,
+        },
+      },
+    };
+  };
+  const union: Json = {
+    description: 'An event: its `type` says which resource `data.object` is',
+    oneOf: EVENT_TYPES.map((type) => ref('schemas', eventSchemaName(type))),
+    discriminator: { propertyName: 'type', mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventSchemaName(type)}`])) },
+  };
   (schemas[`${event}List`] as { properties: Record<string, Json> }).properties.data = { type: 'array', items: ref('schemas', event) };
-  return schemas;
+  return Object.fromEntries(
+    Object.entries(schemas).flatMap(([name, schema]) =>
+      name === event ? [[name, union], ...EVENT_TYPES.map((type) => [eventSchemaName(type), variant(type)])] : [[name, schema]],
+    ),
+  );
 }
+
+/**
+ * What a create answers beside the resource, once: a webhook endpoint's signing secret
+ * (domain/webhook-endpoints.ts). `whsec_` and 32 bytes in base64 (either alphabet).
+ */
+const CREATE_ALSO_ANSWERS: Record<string, Record<string, Json>> = {
+  webhook_endpoint: {
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/_-]{43}=?$',
+      description: 'The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now',
+    },
+  },
+};
+const createdSchemaName = (kind: string) => (kind in CREATE_ALSO_ANSWERS ? `Created${schemaName(kind)}` : schemaName(kind));
+
+function withCreatedSchemas(schemas: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(schemas).flatMap(([name, schema]) => {
+      const kind = Object.keys(CREATE_ALSO_ANSWERS).find((k) => schemaName(k) === name);
+      if (!kind) return [[name, schema]];
+      const extra = CREATE_ALSO_ANSWERS[kind]!;
+      const created = {
+        ...schema,
+        description: `The ${kind.replace('_', ' ')} as its create answers it`,
+        properties: { ...(schema.properties as Json), ...extra },
+        required: [...(schema.required as string[]), ...Object.keys(extra)],
+      };
+      return [[name, schema], [createdSchemaName(kind), created]];
+    }),
+  );
+}
+
+/**
+ * Each operation's request and response, recorded from the local stack by
+ * test/integration/openapi-examples.test.ts (RECORD_OPENAPI_EXAMPLES=1), which also validates
+ * them against this document. The path gives the id and query parameters their examples.
+ */
+interface RecordedExample {
+  request: { method: string; path: string; body?: unknown };
+  response: { status: number; body?: unknown };
+}
+export const EXAMPLES_FILE = resolve(import.meta.dirname, '../docs/openapi-examples.json');
+const EXAMPLES: Partial<Record<string, RecordedExample>> & { webhooks?: Record<string, unknown> } = existsSync(EXAMPLES_FILE) ? JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) : {};
+const recorded = (value: unknown) => (value === undefined ? {} : { examples: { recorded: { summary: 'Recorded from the local stack', value } } });
 
 /** A request body's schema name: `CreateClient`, `UpdateProject`, `LogTimeEntry` (the operation's name). */
 const bodyName = (route: Route) => route.operation.charAt(0).toUpperCase() + route.operation.slice(1);
@@ -189,15 +323,19 @@ export function buildOpenApiDocument(): Json {
   const requestSchemas = Object.fromEntries(
     ROUTES.flatMap((route) => {
       const body = contractOf(route, schemasOf(route))?.body;
-      return body ? [[bodyName(route), describeDefaults(jsonSchema(body))]] : [];
+      return body ? [[bodyName(route), requestBodySchema(describeDefaults(documentedJsonSchema(body)))]] : [];
     }),
   );
-  const responses = withEventReferences(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, jsonSchema(schema)])));
+  const responses = withCreatedSchemas(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)]))));
   return {
     openapi: '3.1.0',
     info: {
       title: 'timebill API',
       version: '1.0.0',
+      // No support address exists yet: the operator who deployed the stack is the contact.
+      contact: { name: 'The operator of this deployment' },
+      // The package is private and not open source.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: [
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
@@ -210,13 +348,14 @@ export function buildOpenApiDocument(): Json {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [...RESOURCE_LIST.map((r) => ({ name: r.tag })), { name: EVENT_FEED.tag }, { name: DESCRIPTION_TAG }],
+    tags: [...RESOURCE_LIST.map((r) => r.tag), EVENT_FEED.tag, DESCRIPTION_TAG].map((name) => ({ name, description: tagDescription(name) })),
     paths,
     webhooks: webhooks(),
     components: {
       schemas: { ...responses, ...requestSchemas },
       parameters: {
-        Id: { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } },
+        // Only while an operation refers to it (one without a recorded example).
+        ...(JSON.stringify(paths).includes('"#/components/parameters/Id"') ? { Id: ID_PARAMETER } : {}),
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
@@ -229,7 +368,9 @@ export function buildOpenApiDocument(): Json {
           in: 'header',
           required: false,
           description: `\`*\` (any existing version), or a comma-separated list of up to ${MAX_IF_MATCH_TAGS} ETags (\`"7", "8"\`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (\`W/"7"\`) never match. Otherwise 412; a header of neither form is 400`,
-          schema: { type: 'string', examples: ['"3"', '"3", "4"', '*'] },
+          // RFC 9110's list syntax as the API parses it (shared/http/conditional.ts): `*`, or entity-tags
+          // separated by commas (empty members allowed), at most MAX_IF_MATCH_TAGS of them.
+          schema: { type: 'string', pattern: IF_MATCH_PATTERN, examples: ['"3"', '"3", "4"', '*'] },
         },
       },
       headers: HEADERS,
@@ -264,6 +405,12 @@ export function buildOpenApiDocument(): Json {
 
 const HOUR_MS = 60 * 60 * 1000;
 
+function tagDescription(tag: string): string {
+  const description = TAG_DOCS[tag];
+  if (!description) throw new Error(`scripts/openapi-operations.ts: TAG_DOCS has no description of the tag "${tag}"`);
+  return description;
+}
+
 /**
  * The `webhooks` section: what a delivery of each event type posts (the event object with that
  * type, that resource in data.object, previous_attributes on *.updated), and the Standard
@@ -272,15 +419,7 @@ const HOUR_MS = 60 * 60 * 1000;
 function webhooks(): Record<string, Json> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => {
-      const [kind, action] = type.split('.') as [string, string];
-      const data: Json = {
-        type: 'object',
-        properties: {
-          object: ref('schemas', schemaName(kind)),
-          ...(action === 'updated' ? { previous_attributes: { type: 'object', description: 'The old value of every field that changed' } } : {}),
-        },
-        required: action === 'updated' ? ['object', 'previous_attributes'] : ['object'],
-      };
+      const action = type.slice(type.lastIndexOf('.') + 1);
       const post = {
         operationId: `on${schemaName(type.replace('.', '_'))}`,
         summary: `${type}: ${action === 'deleted' ? 'data.object is its last state' : 'data.object is the resource after the change'}`,
@@ -289,6 +428,8 @@ function webhooks(): Record<string, Json> {
           `Acknowledge with any 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s; anything else is retried with exponential backoff and jitter for at least ${RETRY_SPAN_MS / (24 * HOUR_MS)} days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events ${EVENT_RETENTION_DAYS} days).`,
         ].join(' '),
         tags: [EVENT_FEED.tag],
+        // A delivery is a call the API makes: no OAuth token; the receiver authenticates it by its signature headers.
+        security: [],
         parameters: [
           { name: WEBHOOK_ID_HEADER, in: 'header', required: true, description: 'The event id, the same on every retry: deduplicate by it', schema: { type: 'string', pattern: `^${EVENT_FEED.idPrefix}` } },
           {
@@ -310,7 +451,7 @@ function webhooks(): Record<string, Json> {
         requestBody: {
           required: true,
           content: {
-            'application/json': { schema: { allOf: [ref('schemas', schemaName(EVENT_FEED.kind)), { type: 'object', properties: { type: { const: type }, data } }] } },
+            'application/json': { schema: ref('schemas', eventSchemaName(type)), ...recorded(EXAMPLES.webhooks?.[type]) },
           },
         },
         responses: { '2XX': { description: 'Acknowledged; the body is ignored' } },

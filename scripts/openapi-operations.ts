@@ -7,7 +7,8 @@ import type { Operation } from '../shared/routes.ts';
 
 export interface OperationDoc {
   summary: string;
-  description?: string;
+  /** Every operation has one (linters ask for it): what the path, schemas and statuses do not say. */
+  description: string;
 }
 
 export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
@@ -15,8 +16,11 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     summary: 'List clients',
     description: 'Newest first. `status` and `search` (case-insensitive substring of company_name) filter; pages are always full.',
   },
-  retrieveClient: { summary: 'Retrieve a client' },
-  createClient: { summary: 'Create a client' },
+  retrieveClient: { summary: 'Retrieve a client', description: 'The client with its current `ETag` (send it as `If-Match` to change or delete only this version).' },
+  createClient: {
+    summary: 'Create a client',
+    description: '`status` defaults to LEAD and `language` to ENGLISH; `relationship_start_date` is set to the creation time. Makes a `client.created` event.',
+  },
   updateClient: {
     summary: 'Update a client',
     description: 'Changes only the fields sent; null clears a nullable field. Setting status to SLEEPING or LOST archives the client.',
@@ -26,11 +30,15 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     summary: 'List projects',
     description: 'Newest first. `status`, `client_id` and `search` (case-insensitive substring of name) filter; pages are always full.',
   },
-  retrieveProject: { summary: 'Retrieve a project' },
-  createProject: { summary: 'Create a project', description: "`client_id` must name a client of the caller's workspace (400 otherwise)." },
+  retrieveProject: { summary: 'Retrieve a project', description: 'The project with its current `ETag` (send it as `If-Match` to change or delete only this version).' },
+  createProject: {
+    summary: 'Create a project',
+    description: "`client_id` must name a client of the caller's workspace (400 otherwise). `end_date` must not be before `start_date` (400 naming `end_date`).",
+  },
   updateProject: {
     summary: 'Update a project',
-    description: 'Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed.',
+    description:
+      'Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed. `end_date` must not be before `start_date` (the one sent, or the stored one), 400 naming `end_date`.',
   },
   deleteProject: { summary: 'Delete a project', description: 'Refused with 409 while time entries are logged against the project.' },
   listTimeEntries: {
@@ -40,7 +48,10 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       '(exclusive); `started_from` after `started_to` is a 400 naming `started_to`. A cursor is bound to all of them. Every page costs the same, ' +
       'whatever the filters, the page and the number of entries.',
   },
-  retrieveTimeEntry: { summary: 'Retrieve a time entry' },
+  retrieveTimeEntry: {
+    summary: 'Retrieve a time entry',
+    description: 'The time entry with its current `ETag` (send it as `If-Match` to change or delete only this version).',
+  },
   logTimeEntry: {
     summary: 'Log a time entry',
     description: 'Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true.',
@@ -53,7 +64,10 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       "an entry with a project must be the project's client. A move adjusts the delete guards of the old and new project and client in one " +
       'transaction: a target deleted meanwhile is a 400 naming the field, with nothing changed. Makes a `time_entry.updated` event.',
   },
-  deleteTimeEntry: { summary: 'Delete a time entry' },
+  deleteTimeEntry: {
+    summary: 'Delete a time entry',
+    description: 'Releases its hold on the delete guards of its project and client. Makes a `time_entry.deleted` event.',
+  },
   listEvents: {
     summary: 'List events',
     description:
@@ -79,8 +93,11 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     summary: 'Update a webhook endpoint',
     description: 'Changes `url` (checked again), `enabled_events`, `description` and `status`. The token must hold the read scope of every collection the endpoint (as changed) sends events of, 403 otherwise.',
   },
-  deleteWebhookEndpoint: { summary: 'Delete a webhook endpoint' },
-  getOpenApiDocument: { summary: 'This API description (OpenAPI 3.1)' },
+  deleteWebhookEndpoint: { summary: 'Delete a webhook endpoint', description: 'No further deliveries are made to it, retries included.' },
+  getOpenApiDocument: {
+    summary: 'This API description (OpenAPI 3.1)',
+    description: 'The document this page was made from, without a token; `servers` names the stage that served it.',
+  },
 };
 
 /**
@@ -94,3 +111,13 @@ export const PROTECTED_OPERATION = [400, 401, 403];
 
 /** The tag of the public API description. */
 export const DESCRIPTION_TAG = 'API description';
+
+/** What each tag groups, for the document's `tags` (every tag has one). */
+export const TAG_DOCS: Record<string, string> = {
+  Clients: 'The companies a workspace bills: their contact details, tax numbers and status (LEAD to LOST).',
+  Projects: 'Work for one client, with its billing type and rates; a project stays with the client it was created for.',
+  'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
+  'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
+  Events: 'Every change of a client, project or time entry, kept 30 days: the feed, and what webhook deliveries post.',
+  [DESCRIPTION_TAG]: 'This OpenAPI document, served by the API itself.',
+};

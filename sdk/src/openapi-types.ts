@@ -14,7 +14,10 @@ export interface paths {
          */
         get: operations["listClients"];
         put?: never;
-        /** Create a client */
+        /**
+         * Create a client
+         * @description `status` defaults to LEAD and `language` to ENGLISH; `relationship_start_date` is set to the creation time. Makes a `client.created` event.
+         */
         post: operations["createClient"];
         delete?: never;
         options?: never;
@@ -29,7 +32,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a client */
+        /**
+         * Retrieve a client
+         * @description The client with its current `ETag` (send it as `If-Match` to change or delete only this version).
+         */
         get: operations["retrieveClient"];
         put?: never;
         post?: never;
@@ -62,7 +68,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project
-         * @description `client_id` must name a client of the caller's workspace (400 otherwise).
+         * @description `client_id` must name a client of the caller's workspace (400 otherwise). `end_date` must not be before `start_date` (400 naming `end_date`).
          */
         post: operations["createProject"];
         delete?: never;
@@ -78,7 +84,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a project */
+        /**
+         * Retrieve a project
+         * @description The project with its current `ETag` (send it as `If-Match` to change or delete only this version).
+         */
         get: operations["retrieveProject"];
         put?: never;
         post?: never;
@@ -91,7 +100,7 @@ export interface paths {
         head?: never;
         /**
          * Update a project
-         * @description Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed.
+         * @description Changes only the fields sent; null clears a nullable field. `client_id` cannot be changed. `end_date` must not be before `start_date` (the one sent, or the stored one), 400 naming `end_date`.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -127,11 +136,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a time entry */
+        /**
+         * Retrieve a time entry
+         * @description The time entry with its current `ETag` (send it as `If-Match` to change or delete only this version).
+         */
         get: operations["retrieveTimeEntry"];
         put?: never;
         post?: never;
-        /** Delete a time entry */
+        /**
+         * Delete a time entry
+         * @description Releases its hold on the delete guards of its project and client. Makes a `time_entry.deleted` event.
+         */
         delete: operations["deleteTimeEntry"];
         options?: never;
         head?: never;
@@ -220,7 +235,10 @@ export interface paths {
         get: operations["retrieveWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description No further deliveries are made to it, retries included.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
@@ -238,7 +256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This API description (OpenAPI 3.1) */
+        /**
+         * This API description (OpenAPI 3.1)
+         * @description The document this page was made from, without a token; `servers` names the stage that served it.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -611,6 +632,25 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description The webhook endpoint as its create answers it */
+        CreatedWebhookEndpoint: {
+            /** @constant */
+            object: "webhook_endpoint";
+            id: string;
+            /** Format: uri */
+            url: string;
+            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted")[];
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            workspace_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now */
+            secret: string;
+        };
         WebhookEndpointList: {
             /** @constant */
             object: "list";
@@ -633,22 +673,180 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
-        Event: {
+        /** @description An event: its `type` says which resource `data.object` is */
+        Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["TimeEntryCreatedEvent"] | components["schemas"]["TimeEntryUpdatedEvent"] | components["schemas"]["TimeEntryDeletedEvent"];
+        /** @description A client.created event */
+        ClientCreatedEvent: {
             /** @constant */
             object: "event";
             id: string;
-            /** @enum {string} */
-            type: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.created";
             /** Format: date-time */
             created_at: string;
             workspace_id: string;
             request_id: string | null;
             data: {
-                object: components["schemas"]["Client"] | components["schemas"]["Project"] | components["schemas"]["TimeEntry"];
+                object: components["schemas"]["Client"];
+            };
+        };
+        /** @description A client.updated event */
+        ClientUpdatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.updated";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Client"];
                 /** @description On *.updated only: the old value of every field that changed */
-                previous_attributes?: {
+                previous_attributes: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** @description A client.deleted event */
+        ClientDeletedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.deleted";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Client"];
+            };
+        };
+        /** @description A project.created event */
+        ProjectCreatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "project.created";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Project"];
+            };
+        };
+        /** @description A project.updated event */
+        ProjectUpdatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "project.updated";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Project"];
+                /** @description On *.updated only: the old value of every field that changed */
+                previous_attributes: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description A project.deleted event */
+        ProjectDeletedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "project.deleted";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Project"];
+            };
+        };
+        /** @description A time_entry.created event */
+        TimeEntryCreatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_entry.created";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["TimeEntry"];
+            };
+        };
+        /** @description A time_entry.updated event */
+        TimeEntryUpdatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_entry.updated";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["TimeEntry"];
+                /** @description On *.updated only: the old value of every field that changed */
+                previous_attributes: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description A time_entry.deleted event */
+        TimeEntryDeletedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_entry.deleted";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["TimeEntry"];
             };
         };
         EventList: {
@@ -675,7 +873,8 @@ export interface components {
                     param: string;
                     message: string;
                 }[];
-                request_id: string;
+                /** @description null on the web application firewall's refusals, which reach no function */
+                request_id: string | null;
             };
         };
         CreateClient: {
@@ -747,7 +946,6 @@ export interface components {
             amount?: number | null;
             interval_count?: number | null;
             interval_unit?: ("Day" | "Week" | "Month" | "Year") | null;
-            client_id?: unknown;
             /**
              * Format: date-time
              * @description RFC 3339 date-time with seconds and a time zone (Z or an offset); its UTC year must be from 1900 to 9999. Stored and returned in UTC with milliseconds
@@ -756,7 +954,7 @@ export interface components {
             end_date?: string | null;
         };
         LogTimeEntry: {
-            project_id?: string | null;
+            project_id: string;
             client_id?: string;
             /**
              * Format: date-time
@@ -768,9 +966,18 @@ export interface components {
             billable?: boolean;
             description?: string | null;
         } | {
-            project_id: unknown;
-        } | {
-            client_id: unknown;
+            /** @description Absent or null: the alternative with project_id applies */
+            project_id?: null;
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time with seconds and a time zone (Z or an offset); its UTC year must be from 1900 to 9999. Stored and returned in UTC with milliseconds
+             */
+            started_at: string;
+            duration_minutes: number;
+            /** @description Default: true. */
+            billable?: boolean;
+            description?: string | null;
         };
         UpdateTimeEntry: {
             project_id?: string | null;
@@ -952,7 +1159,6 @@ export interface components {
         };
     };
     parameters: {
-        Id: string;
         /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
         IdempotencyKey: string;
         /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
@@ -980,9 +1186,11 @@ export interface operations {
     listClients: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
+                /** @example ACTIVE */
                 status?: "LEAD" | "ACTIVE" | "SLEEPING" | "LOST";
                 search?: string;
             };
@@ -1061,7 +1269,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: components["parameters"]["Id"];
+                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                id: string;
             };
             cookie?: never;
         };
@@ -1100,7 +1309,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                id: string;
             };
             cookie?: never;
         };
@@ -1142,7 +1352,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                id: string;
             };
             cookie?: never;
         };
@@ -1183,10 +1394,12 @@ export interface operations {
     listProjects: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 status?: "ACTIVE" | "COMPLETED" | "ON_HOLD" | "CANCELLED";
+                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
                 client_id?: string;
                 search?: string;
             };
@@ -1265,7 +1478,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: components["parameters"]["Id"];
+                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                id: string;
             };
             cookie?: never;
         };
@@ -1304,7 +1518,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                id: string;
             };
             cookie?: never;
         };
@@ -1346,7 +1561,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                id: string;
             };
             cookie?: never;
         };
@@ -1387,11 +1603,14 @@ export interface operations {
     listTimeEntries: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
+                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
                 project_id?: string;
                 client_id?: string;
+                /** @example 2026-11-01T00:00:00Z */
                 started_from?: string;
                 started_to?: string;
             };
@@ -1470,7 +1689,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: components["parameters"]["Id"];
+                /** @example te_01M868Z3VMMN7TQPW72X4WZ2TY */
+                id: string;
             };
             cookie?: never;
         };
@@ -1509,7 +1729,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example te_01M868Z3VMMN7TQPW72X4WZ2TY */
+                id: string;
             };
             cookie?: never;
         };
@@ -1551,7 +1772,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example te_01M868Z3VMMN7TQPW72X4WZ2TY */
+                id: string;
             };
             cookie?: never;
         };
@@ -1592,10 +1814,12 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @example 2 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted";
+                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
                 object_id?: string;
                 after?: string;
             };
@@ -1631,7 +1855,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: components["parameters"]["Id"];
+                /** @example evt_00000000022TQXT0F2RED7XW7W */
+                id: string;
             };
             cookie?: never;
         };
@@ -1662,6 +1887,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
@@ -1719,7 +1945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"];
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                 };
             };
             400: components["responses"]["InvalidRequest"];
@@ -1741,7 +1967,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: components["parameters"]["Id"];
+                /** @example we_01M868Z3Z9NNAF0Q944JR7C9XV */
+                id: string;
             };
             cookie?: never;
         };
@@ -1780,7 +2007,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example we_01M868Z3Z9NNAF0Q944JR7C9XV */
+                id: string;
             };
             cookie?: never;
         };
@@ -1822,7 +2050,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example we_01M868Z3Z9NNAF0Q944JR7C9XV */
+                id: string;
             };
             cookie?: never;
         };
@@ -1902,13 +2131,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "client.created";
-                    data?: {
-                        object: components["schemas"]["Client"];
-                    };
-                };
+                "application/json": components["schemas"]["ClientCreatedEvent"];
             };
         };
         responses: {
@@ -1937,15 +2160,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "client.updated";
-                    data?: {
-                        object: components["schemas"]["Client"];
-                        /** @description The old value of every field that changed */
-                        previous_attributes: Record<string, never>;
-                    };
-                };
+                "application/json": components["schemas"]["ClientUpdatedEvent"];
             };
         };
         responses: {
@@ -1974,13 +2189,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "client.deleted";
-                    data?: {
-                        object: components["schemas"]["Client"];
-                    };
-                };
+                "application/json": components["schemas"]["ClientDeletedEvent"];
             };
         };
         responses: {
@@ -2009,13 +2218,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "project.created";
-                    data?: {
-                        object: components["schemas"]["Project"];
-                    };
-                };
+                "application/json": components["schemas"]["ProjectCreatedEvent"];
             };
         };
         responses: {
@@ -2044,15 +2247,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "project.updated";
-                    data?: {
-                        object: components["schemas"]["Project"];
-                        /** @description The old value of every field that changed */
-                        previous_attributes: Record<string, never>;
-                    };
-                };
+                "application/json": components["schemas"]["ProjectUpdatedEvent"];
             };
         };
         responses: {
@@ -2081,13 +2276,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "project.deleted";
-                    data?: {
-                        object: components["schemas"]["Project"];
-                    };
-                };
+                "application/json": components["schemas"]["ProjectDeletedEvent"];
             };
         };
         responses: {
@@ -2116,13 +2305,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "time_entry.created";
-                    data?: {
-                        object: components["schemas"]["TimeEntry"];
-                    };
-                };
+                "application/json": components["schemas"]["TimeEntryCreatedEvent"];
             };
         };
         responses: {
@@ -2151,15 +2334,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "time_entry.updated";
-                    data?: {
-                        object: components["schemas"]["TimeEntry"];
-                        /** @description The old value of every field that changed */
-                        previous_attributes: Record<string, never>;
-                    };
-                };
+                "application/json": components["schemas"]["TimeEntryUpdatedEvent"];
             };
         };
         responses: {
@@ -2188,13 +2363,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & {
-                    /** @constant */
-                    type?: "time_entry.deleted";
-                    data?: {
-                        object: components["schemas"]["TimeEntry"];
-                    };
-                };
+                "application/json": components["schemas"]["TimeEntryDeletedEvent"];
             };
         };
         responses: {

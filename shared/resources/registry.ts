@@ -10,7 +10,7 @@
  * docs/extending.md walks through adding a resource.
  */
 import * as v from 'valibot';
-import { LIMITS, email, enumOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
+import { LIMITS, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { defineFields } from './define.ts';
@@ -124,7 +124,7 @@ export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoi
     v.minLength(1, 'enabled_events must name at least one event type, or "*"'),
     v.maxLength(EVENT_TYPES.length, `enabled_events may hold at most ${EVENT_TYPES.length} types`),
     v.check((types) => !types.includes('*') || types.length === 1, 'enabled_events must be ["*"] alone or a list of event types'),
-    v.check((types) => new Set(types).size === types.length, 'enabled_events must not repeat a type'),
+    v.check(isUniqueList, 'enabled_events must not repeat a type'),
   ),
   description: v.nullable(text('description', LIMITS.nameLength, 'multi')),
   status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),

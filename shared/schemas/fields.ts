@@ -53,12 +53,15 @@ const HIDDEN_MULTI_LINE = /(?![\t\n\r])[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/
 const NOT_IN_URL = /[\s\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/u;
 
 export const isPlainText = (s: string, lines: Lines = 'single'): boolean => !(lines === 'multi' ? HIDDEN_MULTI_LINE : HIDDEN).test(s);
+// Named, so the OpenAPI document can tell each check by its function (schemas/documented.ts).
+export const isSingleLineText = (s: string): boolean => isPlainText(s, 'single');
+export const isMultiLineText = (s: string): boolean => isPlainText(s, 'multi');
 
 export type Lines = 'single' | 'multi';
 
 const plainText = (field: string, lines: Lines = 'single') =>
   v.check(
-    (s: string) => isPlainText(s, lines),
+    lines === 'multi' ? isMultiLineText : isSingleLineText,
     lines === 'multi'
       ? `${field} must not hold control characters (other than tab and line breaks), unpaired surrogates or bidirectional override characters`
       : `${field} must not hold control characters (line breaks and tabs included), unpaired surrogates or bidirectional override characters`,
@@ -90,8 +93,11 @@ export const webUrl = (field: string) =>
     ...maxChars(field, LIMITS.urlLength),
     urlCharacters(field),
     v.check(isWebUrl, `${field} must be a valid http or https URL`),
-    v.metadata({ format: 'uri', pattern: '^https?://' }),
+    v.metadata({ format: 'uri' }),
   );
+
+/** A webhook URL's metadata; the OpenAPI document adds its pattern (schemas/documented.ts). */
+export const WEBHOOK_URL = { format: 'uri' } as const;
 
 /**
  * A webhook endpoint's URL: its syntax only. Whether it may receive webhooks (scheme, host, what
@@ -104,14 +110,17 @@ export const webhookUrl = (field: string) =>
     v.minLength(1, `${field} must not be empty`),
     v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
     urlCharacters(field),
-    v.metadata({ format: 'uri' }),
+    v.metadata(WEBHOOK_URL),
   );
+
+/** A tax identifier: a letter or digit (any script), then letters, digits, spaces, dots, hyphens and slashes. */
+export const TAX_ID = /^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u;
 
 export const taxId = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.taxIdLength),
-    v.regex(/^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u, `${field} may hold only letters, digits, spaces, dots, hyphens and slashes`),
+    v.regex(TAX_ID, `${field} may hold only letters, digits, spaces, dots, hyphens and slashes`),
     v.metadata({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' }),
   );
 
@@ -127,6 +136,7 @@ export const hasAtMostDecimals = (n: number, places: number): boolean => {
   const scale = 10 ** places;
   return Math.round(n * scale) / scale === n;
 };
+export const hasMoneyDecimals = (n: number): boolean => hasAtMostDecimals(n, LIMITS.moneyDecimals);
 
 /** Money: 0 to 1,000,000,000 with at most 4 decimal places. */
 export const money = (field: string) =>
@@ -135,7 +145,7 @@ export const money = (field: string) =>
     v.finite(`${field} must be a finite number`),
     v.minValue(0, `${field} must be non-negative`),
     v.maxValue(LIMITS.money, `${field} must be at most ${LIMITS.money}`),
-    v.check((n) => hasAtMostDecimals(n, LIMITS.moneyDecimals), `${field} must have at most ${LIMITS.moneyDecimals} decimal places`),
+    v.check(hasMoneyDecimals, `${field} must have at most ${LIMITS.moneyDecimals} decimal places`),
     v.metadata({ description: `From 0 to ${LIMITS.money} with at most ${LIMITS.moneyDecimals} decimal places` }),
   );
 
@@ -155,7 +165,7 @@ export const reference = (field: string) =>
     plainText(field),
   );
 
-function isWebUrl(s: string): boolean {
+export function isWebUrl(s: string): boolean {
   try {
     const url = new URL(s);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
@@ -185,12 +195,17 @@ export function instantOf(s: string): number | undefined {
   return year >= LIMITS.yearMin && year <= LIMITS.yearMax ? ms : undefined;
 }
 
+export const isTimestamp = (s: string): boolean => instantOf(s) !== undefined;
+
+/** A list that holds no value twice. */
+export const isUniqueList = <T>(values: T[]): boolean => new Set(values).size === values.length;
+
 /** RFC 3339 date-time, UTC year 1900..9999; normalised to UTC with milliseconds. */
 export const timestamp = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.check(
-      (s) => instantOf(s) !== undefined,
+      isTimestamp,
       `${field} must be an RFC 3339 date-time with seconds and a time zone, from year ${LIMITS.yearMin} to ${LIMITS.yearMax} in UTC, e.g. 2026-11-21T09:30:00Z`,
     ),
     v.metadata({

@@ -49,7 +49,7 @@ export const ErrorBody = v.strictObject({
     message: v.string(),
     param: v.optional(v.string()),
     errors: v.optional(v.array(v.strictObject({ param: v.string(), message: v.string() }))),
-    request_id: v.string(),
+    request_id: v.pipe(v.nullable(v.string()), v.metadata({ description: "null on the web application firewall's refusals, which reach no function" })),
   }),
 });
 

@@ -56,12 +56,53 @@ describe('the OpenAPI document', () => {
     expect(() => assertDeclaredStatus('GET', '/api/v1/no-such-route', 404)).not.toThrow();
   });
 
-  it('says that a time entry needs project_id or client_id, and that If-Match takes a list', () => {
-    expect(doc.components.schemas.LogTimeEntry.anyOf).toEqual([
-      { required: ['project_id'], properties: { project_id: { not: { type: 'null' } } } },
-      { required: ['client_id'], properties: { client_id: { not: { type: 'null' } } } },
+  it('writes a time entry as an anyOf of complete bodies that exclude each other (project, or client without one), and keeps immutable fields out of updates', () => {
+    const alternatives = doc.components.schemas.LogTimeEntry.anyOf;
+    expect(alternatives.map((body: any) => body.required)).toEqual([
+      ['started_at', 'duration_minutes', 'project_id'],
+      ['started_at', 'duration_minutes', 'client_id'],
     ]);
+    expect(alternatives.map((body: any) => [body.properties.project_id.type, body.additionalProperties])).toEqual([
+      ['string', false],
+      ['null', false],
+    ]);
+    expect(doc.components.schemas.UpdateProject.properties).not.toHaveProperty('client_id');
+    expect(doc.components.schemas.UpdateProject.additionalProperties).toBe(false);
+  });
+
+  it('refuses in the schema itself what the API refuses: the inputs a fuzzer sent as valid', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'openapi.json');
+    const at = (pointer: string) => ajv.getSchema(`openapi.json#/components/${pointer}`)!;
+    const client = { company_name: 'Acme', company_email: 'billing@acme.test' };
+    const createClient = at('schemas/CreateClient');
+    expect(createClient(client)).toBe(true);
+    expect(createClient({ ...client, company_email: '0@com' })).toBe(false);
+    expect(createClient({ ...client, company_name: ' \u00a0\t ' })).toBe(false);
+    expect(createClient({ ...client, company_name: 'A\u202eB' })).toBe(false);
+    expect(createClient({ ...client, website: 'https://' })).toBe(false);
+    expect(createClient({ ...client, relationship_start_date: '2026-01-01T00:00:00Z' })).toBe(false); // read-only
+    const project = { name: 'Site', client_id: 'cli_1', billing_type: 'Monthly' };
+    const createProject = at('schemas/CreateProject');
+    expect(createProject({ ...project, hourly_rate: 120.1234, start_date: '1900-01-01T00:00:00Z' })).toBe(true);
+    expect(createProject({ ...project, hourly_rate: 120.12345 })).toBe(false);
+    expect(createProject({ ...project, start_date: '1899-12-31T23:59:59Z' })).toBe(false);
+    expect(createProject({ ...project, start_date: '2026-02-30T25:00:00Z' })).toBe(false);
+    expect(createProject({ ...project, end_date: '2026-01-01T00:00:00' })).toBe(false);
+    expect(doc.paths['/api/v1/projects']!.post.description).toMatch(/`end_date` must not be before `start_date`/);
+    expect(doc.paths['/api/v1/projects/{id}']!.patch.description).toMatch(/`end_date` must not be before `start_date`/);
+    const endpoint = at('schemas/CreateWebhookEndpoint');
+    expect(endpoint({ url: 'https://hooks.acme.test/timebill', enabled_events: ['client.created', 'client.updated'] })).toBe(true);
+    expect(endpoint({ url: 'https://com', enabled_events: ['*'] })).toBe(false);
+    expect(endpoint({ url: 'https://user:pw@hooks.acme.test/', enabled_events: ['*'] })).toBe(false);
+    expect(endpoint({ url: 'https://hooks.acme.test/', enabled_events: ['client.created', 'client.created'] })).toBe(false);
+    const ifMatch = ajv.compile({ $ref: 'openapi.json#/components/parameters/IfMatch/schema' });
+    for (const good of ['*', '"3"', '"3", "4"', 'W/"3", "4"', '"3",, "4",']) expect(ifMatch(good), good).toBe(true);
+    for (const bad of ['abc', '3', '"3" "4"', '', ',', `"1"${', "1"'.repeat(100)}`]) expect(ifMatch(bad), bad).toBe(false);
     expect(doc.components.parameters.IfMatch.description).toMatch(/list/);
+    const error = at('schemas/Error');
+    expect(error({ error: { type: 'forbidden', message: 'Forbidden', request_id: null } })).toBe(true);
   });
 
   it("names the deployed stage as the server, from API Gateway's event, and ignores a Host that is not a host", () => {
@@ -86,7 +127,8 @@ describe('the OpenAPI document', () => {
 });
 
 describe('real responses of the local stack match the document', () => {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // Money is a multipleOf 0.0001: the check divides doubles, so it needs a tolerance.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
   addFormats.default(ajv);
   ajv.addSchema(doc, 'openapi.json');
   const seen = new Set<string>();
@@ -161,7 +203,15 @@ describe('real responses of the local stack match the document', () => {
     expectConforms('GET', `${E}/{id}`, await api.get(`/events/${events[0].id}`));
     expectConforms('GET', E, await api.get('/events?after=evt_0000000001AAAAAAAAAAAAAAAA'));
     expectConforms('GET', `${E}/{id}`, await api.get('/events/evt_0000000001AAAAAAAAAAAAAAAA'));
-    expect(seen.size).toBeGreaterThanOrEqual(26);
+    // A webhook endpoint: its create alone answers the secret, and matches the create's own schema.
+    const W = '/api/v1/webhook_endpoints';
+    const created = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] });
+    expect(created.body.secret).toMatch(/^whsec_/);
+    expectConforms('POST', W, created);
+    const retrieved = await api.get(`/webhook_endpoints/${created.body.id}`);
+    expect(retrieved.body).not.toHaveProperty('secret');
+    expectConforms('GET', `${W}/{id}`, retrieved);
+    expect(seen.size).toBeGreaterThanOrEqual(28);
   });
 });
 
@@ -197,7 +247,7 @@ describe('the webhooks section', () => {
     for (const event of events) {
       const schema = webhooks[event.type]!.post.requestBody.content['application/json'].schema;
       const validate = ajv.compile({ $ref: `openapi.json#/webhooks/${event.type}/post/requestBody/content/application~1json/schema` });
-      expect(schema.allOf[1].properties.type.const).toBe(event.type);
+      expect(schema.$ref).toBe(doc.components.schemas.Event.discriminator.mapping[event.type]);
       expect(validate(event), `${event.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
       // And each payload refuses another type's event (its type and its object are pinned).
       const other = events.find((e) => e.type.split('.')[0] !== event.type.split('.')[0])!;
@@ -213,9 +263,10 @@ describe('a client generated from the document', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('compiles against the README example (openapi-typescript types)', async () => {
+  /** The diagnostics of `tsc --strict` on a file of test/contract/ beside the generated types. */
+  async function compile(contractFile: string): Promise<string[]> {
     writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(JSON.parse(committed))));
-    writeFileSync(join(dir, 'example.ts'), readFileSync(join(repoRoot, 'test/contract/readme-example.ts.txt'), 'utf8'));
+    writeFileSync(join(dir, 'example.ts'), readFileSync(join(repoRoot, 'test/contract', contractFile), 'utf8'));
     const program = ts.createProgram([join(dir, 'example.ts')], {
       strict: true,
       noEmit: true,
@@ -226,7 +277,16 @@ describe('a client generated from the document', () => {
       skipLibCheck: true,
       types: [],
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).toEqual([]);
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  }
+
+  it('compiles against the README example (openapi-typescript types)', async () => {
+    expect(await compile('readme-example.ts.txt')).toEqual([]);
+  });
+
+  it('refuses, at compile time, the bodies the API refuses, and narrows events and the created secret', async () => {
+    // Each @ts-expect-error there would be an "Unused '@ts-expect-error' directive" here if the
+    // generated types accepted the body.
+    expect(await compile('rejected-bodies.ts.txt')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /** The field schemas: each rule, and each message naming its field. */
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { documentedJsonSchema } from '../../shared/schemas/documented.ts';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { email, enumOf, instantOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl } from '../../shared/schemas/fields.ts';
@@ -12,7 +12,8 @@ const messageOf = (schema: v.GenericSchema, input: unknown) => {
   return out.issues[0].message;
 };
 const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
-const json = (schema: v.GenericSchema) => toJsonSchema(schema, { errorMode: 'ignore' }) as Record<string, unknown>;
+/** As the OpenAPI document states a field (its checks' rules as patterns, multipleOf...). */
+const json = documentedJsonSchema;
 
 describe('messages name the field and the rule', () => {
   it.each([
@@ -75,7 +76,10 @@ describe('rules', () => {
   });
 
   it('say their shape to the OpenAPI document', () => {
-    expect(json(webUrl('w'))).toMatchObject({ type: 'string', format: 'uri', pattern: '^https?://' });
+    expect(json(webUrl('w'))).toMatchObject({ type: 'string', format: 'uri', pattern: '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$' });
+    expect(json(timestamp('t')).pattern).toMatch(/^\^\(\?:19\|\[2-9\]\\d\)/);
+    expect(json(money('m'))).toMatchObject({ multipleOf: 0.0001 });
+    expect(json(text('t', 5, 'multi')).pattern).toContain('\\x0E-\\x1F');
     expect(json(taxId('t'))).toMatchObject({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' });
     expect(json(timestamp('t'))).toMatchObject({ format: 'date-time' });
     expect(String(json(timestamp('t')).description)).toMatch(/^RFC 3339 date-time/);

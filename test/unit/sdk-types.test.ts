@@ -44,8 +44,18 @@ async function typeChecks(tb: Timebill) {
   await tb.projects.create({ name: 'Site', billing_type: 'Hourly', client_id: 'cli_x' });
   // @ts-expect-error billing_type is one of the six values, in an update too
   await tb.projects.update('prj_x', { billing_type: 'Yearly' });
+  // @ts-expect-error a project's client never changes
+  await tb.projects.update('prj_x', { client_id: 'cli_y' });
 
   await tb.timeEntries.create({ project_id: 'prj_x', started_at: '2026-11-24T08:00:00Z', duration_minutes: 30 });
+  await tb.timeEntries.create({ client_id: 'cli_x', started_at: '2026-11-24T08:00:00Z', duration_minutes: 30, billable: false });
+  // @ts-expect-error started_at is required, with a project as with a client
+  await tb.timeEntries.create({ project_id: 'prj_x', duration_minutes: 30 });
+  // @ts-expect-error duration_minutes is required
+  await tb.timeEntries.create({ client_id: 'cli_x', started_at: '2026-11-24T08:00:00Z' });
+  // The create response alone carries the endpoint's secret.
+  const secret: string = (await tb.webhookEndpoints.create({ url: 'https://hooks.acme.test/timebill', enabled_events: ['*'] })).secret;
+  void secret;
 
   for await (const client of tb.clients.list({ status: 'ACTIVE', limit: 50 })) {
     const name: string = client.company_name;

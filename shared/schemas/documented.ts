@@ -1,0 +1,88 @@
+/**
+ * What the OpenAPI document states for the checks the field schemas run (fields.ts): the same
+ * rule in JSON Schema, as a pattern, `multipleOf` or `uniqueItems`, for generators and fuzzers.
+ * Each check is told by its function; only scripts/openapi-document.ts imports this module, so
+ * these strings reach no Lambda bundle. What no schema can say stays in the descriptions.
+ */
+import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+
+type Json = Record<string, unknown>;
+
+/** The characters no text holds (isPlainText), as a class body: controls, bidirectional overrides. */
+const HIDDEN = '\\x00-\\x1F\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069';
+const HIDDEN_MULTI_LINE = HIDDEN.replace('\\x00-\\x1F', '\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F');
+const hidden = (lines: Lines) => (lines === 'multi' ? HIDDEN_MULTI_LINE : HIDDEN);
+
+/** Plain text: no hidden character. ECMA-262 without \p{…}, so every tool reads it. */
+const plainPattern = (lines: Lines) => `^[^${hidden(lines)}]*$`;
+/**
+ * Plain text with a character that is not whitespace: allowed whitespace, then one such
+ * character, then plain text (linear to match). Default-ignorable characters alone, and unpaired
+ * surrogates, no portable pattern says; the API refuses them too.
+ */
+export const textPattern = (lines: Lines) => `^[^\\S${hidden(lines)}]*[^\\s${hidden(lines)}][^${hidden(lines)}]*$`;
+
+/**
+ * RFC 3339 date-time with seconds and a zone, each field in its range, years from 1900 as
+ * written (the UTC year the API checks comes after the offset, which no pattern can apply).
+ */
+export const DATE_TIME_PATTERN =
+  '^(?:19|[2-9]\\d)\\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$';
+
+/** An http(s) URL with a host: what isWebUrl takes. */
+const WEB_URL_PATTERN = '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$';
+
+/**
+ * TAX_ID without \p{…}, which tools that compile patterns without the `u` flag (spectral's
+ * example check among them) read as literal text: exact in ASCII; beyond it, any character
+ * from U+00AA (the API takes the letters and digits among them).
+ */
+const TAX_ID_PATTERN = '^[A-Za-z0-9\\u00AA-\\uFFFF][A-Za-z0-9\\u00AA-\\uFFFF .\\-/]*$';
+
+/**
+ * A webhook URL: https:// and a dotted host (or an IPv6 literal), no credentials (what
+ * events/ssrf.ts takes before its address checks); or the local stack's loopback form.
+ */
+const WEBHOOK_URL_PATTERN =
+  '^(?:https://(?:[^\\s/?#@]*\\.[^\\s/?#@]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|https?://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#]\\S*)?$';
+
+/**
+ * The JSON Schema of a pipe after one of its actions, when the document says more than the
+ * converter (@valibot/to-json-schema's overrideAction); undefined leaves the conversion as is.
+ */
+export function documentAction(action: { type: string; requirement?: unknown; metadata?: unknown }, converted: Json): Json | undefined {
+  const { type, requirement } = action;
+  if (type === 'email' && requirement instanceof RegExp) return { ...converted, pattern: requirement.source };
+  if (type === 'regex' && requirement === TAX_ID) return { ...converted, pattern: TAX_ID_PATTERN };
+  if (type === 'metadata' && action.metadata === WEBHOOK_URL) return { ...converted, ...WEBHOOK_URL, pattern: WEBHOOK_URL_PATTERN };
+  if (type !== 'check') return undefined;
+  switch (requirement) {
+    case isSingleLineText:
+      return { ...converted, pattern: plainPattern('single') };
+    case isMultiLineText:
+      return { ...converted, pattern: plainPattern('multi') };
+    case hasVisibleCharacter: {
+      const lines = (['single', 'multi'] as const).find((l) => converted.pattern === plainPattern(l));
+      return { ...converted, pattern: lines ? textPattern(lines) : '\\S' };
+    }
+    case hasMoneyDecimals:
+      return { ...converted, multipleOf: 1 / 10 ** LIMITS.moneyDecimals };
+    case isTimestamp:
+      return { ...converted, pattern: DATE_TIME_PATTERN };
+    case isWebUrl:
+      return { ...converted, pattern: WEB_URL_PATTERN };
+    case isUniqueList:
+      return { ...converted, uniqueItems: true };
+    default:
+      return undefined;
+  }
+}
+
+/** A valibot schema as the OpenAPI document states it (JSON Schema 2020-12, with the rules above). */
+export function documentedJsonSchema(schema: v.GenericSchema): Json {
+  const overrideAction = ({ valibotAction, jsonSchema }: OverrideActionContext) => documentAction(valibotAction, jsonSchema as Json);
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore', overrideAction }) as Json;
+  return rest;
+}
