@@ -160,6 +160,25 @@ function queryParameters(schema: v.GenericSchema): Json[] {
   }));
 }
 
+/**
+ * The public document's response example: the document itself (every answer is this whole
+ * document), cut to its header and its first operation.
+ */
+function withSelfExample(doc: Json & { openapi: string; info: Json; paths: Record<string, Json> }): typeof doc {
+  const [firstPath, firstItem] = Object.entries(doc.paths)[0]!;
+  const [firstMethod, firstOperation] = Object.entries(firstItem)[0] as [string, Json];
+  const value = {
+    openapi: doc.openapi,
+    info: { title: doc.info.title, version: doc.info.version },
+    paths: { [firstPath]: { [firstMethod]: { operationId: firstOperation.operationId, summary: firstOperation.summary } } },
+  };
+  for (const route of ROUTES.filter((r) => r.scope === null)) {
+    const content = ((doc.paths[route.path]![route.method.toLowerCase()] as Json).responses as Record<string, Json>)['200']!.content as Record<string, Json>;
+    content['application/json'] = { ...content['application/json'], examples: { abbreviated: { summary: 'This document, cut to its header and first operation', value } } };
+  }
+  return doc;
+}
+
 /** What a route's function parses with: its resource's schemas, or the feed's. */
 const schemasOf = (route: Route) => (route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : SCHEMAS[route.resource]);
 
@@ -327,7 +346,7 @@ export function buildOpenApiDocument(): Json {
     }),
   );
   const responses = withCreatedSchemas(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)]))));
-  return {
+  return withSelfExample({
     openapi: '3.1.0',
     info: {
       title: 'timebill API',
@@ -400,7 +419,7 @@ export function buildOpenApiDocument(): Json {
         },
       },
     },
-  };
+  });
 }
 
 const HOUR_MS = 60 * 60 * 1000;
