@@ -66,8 +66,11 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     endpoint: options.endpoint,
     region: options.region,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    // A DynamoDB Local that stopped answering must not hold the poller (nor the stack's stop).
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    // A DynamoDB Local that stopped answering must not hold the poller: a read is abandoned (and
+    // retried) after 30 s, far beyond a loaded machine's slowest answer (3 s was passed under two
+    // test suites at once; without throwOnRequestTimeout the SDK only warned and waited on). The
+    // stack's stop does not wait for it (STOP_WAIT_MS).
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 30_000, throwOnRequestTimeout: true },
   });
   const streamArn = await ensureStream(options.client, options.tableName);
   const idleMs = options.idleMs ?? 100;
