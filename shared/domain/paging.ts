@@ -25,36 +25,23 @@ export interface ListRequest<T> {
   empty?: boolean;
 }
 
-export async function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
-  const key = cursorSigningKey();
-  const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
-  if (req.empty) return { object: 'list', data: [], has_more: false, next_cursor: null };
-  const page = await readPage({
-    source: req.source,
-    workspaceId: req.binding.workspaceId,
-    limit: req.limit,
-    after,
-    ...(req.filter ? { filter: req.filter } : {}),
-    ...(req.ascending ? { ascending: true } : {}),
-  });
-  const last = page.items[page.items.length - 1];
-  return {
-    object: 'list',
-    data: page.items.map(req.toResource),
-    has_more: page.hasMore,
-    next_cursor: page.hasMore && last ? encodeCursor(key, req.binding, positionOf(req.source, last)) : null,
-  };
+export function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
+  return listMergedPage({ ...req, sources: [req.source] });
 }
 
 /**
  * One page merged from several sources whose items share one sort-key order (the events feed's
- * views: each source holds a disjoint part of one sequence). Each source reads at most a page
- * past the cursor, so the page costs what a page of each source costs, whatever the other
- * sources hold. `keep` drops items the caller may not show yet (they still make `has_more`).
+ * views: each source holds a disjoint part of one sequence); one source is an ordinary list.
+ * Each source reads at most a page past the cursor, so the page costs what a page of each source
+ * costs, whatever the other sources hold. `keep` drops items the caller may not show yet (they
+ * still make `has_more`).
  */
-export async function listMergedPage<T>(req: Omit<ListRequest<T>, 'source'> & { sources: readonly ListSource[]; keep?: (item: Record<string, unknown>) => boolean }): Promise<ListEnvelope<T>> {
+export async function listMergedPage<T>(
+  req: Omit<ListRequest<T>, 'source'> & { sources: readonly ListSource[]; keep?: (item: Record<string, unknown>) => boolean },
+): Promise<ListEnvelope<T>> {
   const key = cursorSigningKey();
   const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
+  if (req.empty) return { object: 'list', data: [], has_more: false, next_cursor: null };
   const pages = await Promise.all(
     req.sources.map((source) =>
       readPage({
@@ -68,19 +55,24 @@ export async function listMergedPage<T>(req: Omit<ListRequest<T>, 'source'> & { 
     ),
   );
   const order = req.ascending ? 1 : -1;
-  const merged = pages.flatMap((page) => page.items).sort((a, b) => order * (String(a.SK) < String(b.SK) ? -1 : String(a.SK) > String(b.SK) ? 1 : 0));
-  const shown = req.keep ? merged.filter(req.keep) : merged;
+  // One source is in its own order already (an index's, which the base sort key need not follow).
+  const merged =
+    pages.length === 1
+      ? pages[0]!.items
+      : pages.flatMap((page) => page.items).sort((a, b) => order * (String(a.SK) < String(b.SK) ? -1 : String(a.SK) > String(b.SK) ? 1 : 0));
+  const keep = req.keep ?? (() => true);
+  const shown = merged.filter(keep);
   const items = shown.slice(0, req.limit);
   // Exact: past the page there is a shown item, or a source's next item, committed when it was read
   // (a source with an item held back by `keep` holds nothing to show after it yet).
-  const keep = req.keep ?? (() => true);
   const hasMore = shown.length > req.limit || pages.some((page) => page.hasMore && page.items.every(keep));
   const last = items[items.length - 1];
   return {
     object: 'list',
     data: items.map(req.toResource),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(key, req.binding, String(last.SK)) : null,
+    // Merged sources share the base sort key as their position (the feed's views).
+    next_cursor: hasMore && last ? encodeCursor(key, req.binding, positionOf(req.sources[0]!, last)) : null,
   };
 }
 
