@@ -13,7 +13,7 @@ import type { AnyResourceSchemas } from './resources/define.ts';
 import type { SchemasByKind } from './resources/schemas.ts';
 import { EVENT_FEED } from './events/types.ts';
 import type { EventFeedSchemas } from './schemas/events.ts';
-import type { Action, Operation, Route } from './routes.ts';
+import type { Action, Operation, Route, RouteOf } from './routes.ts';
 
 export interface Contract {
   body?: v.GenericSchema;
@@ -64,7 +64,6 @@ const FEED_CONTRACTS = {
 };
 type Feed = typeof EVENT_FEED;
 
-type RouteOf<O extends Operation> = Extract<Route, { operation: O }>;
 type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
 type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
 
@@ -91,8 +90,11 @@ export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
     : v.InferOutput<ResourceOf<O>['listQuery']>
   : never;
 
+/** What a contract is chosen by: the operation's name, resource and action (a route, or a handler's own statement of them). */
+export type OperationOf = { [O in Operation]: Pick<RouteOf<O>, 'operation' | 'resource' | 'action'> }[Operation];
+
 /** The contract of a resource's or the feed's operation, given that resource or the feed; undefined for the public API description. */
-export function contractOf(route: Route, resource: AnyResource | AnyResourceSchemas | Feed | EventFeedSchemas | undefined): Contract | undefined {
+export function contractOf(route: OperationOf, resource: AnyResource | AnyResourceSchemas | Feed | EventFeedSchemas | undefined): Contract | undefined {
   if (route.resource === null) return undefined;
   if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
   if (route.resource === EVENT_FEED.kind) {

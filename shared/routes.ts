@@ -113,6 +113,16 @@ export const PROTECTED_ROUTES = /* @__PURE__ */ ROUTES.filter((r): r is Protecte
 
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 
+/** An operation's route, typed by its name. */
+export type RouteOf<O extends Operation> = Extract<Route, { operation: O }>;
+
+/**
+ * The scope an action over a collection needs: the rule ActionRoute states for every route, as a
+ * value. A handler derives its scope with it, so its bundle holds no route table (the table test
+ * checks that it gives each route's declared scope).
+ */
+export const scopeFor = (collection: string, action: Action): string => `${collection}:${action === 'list' || action === 'retrieve' ? 'read' : 'write'}`;
+
 export function routeByOperation<O extends Operation>(operation: O): Extract<Route, { operation: O }> {
   const found = ROUTES.find((r) => r.operation === operation);
   if (!found) throw new Error(`No route for operation ${operation}`);

@@ -2,4 +2,4 @@ import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { remove } from '../../shared/domain/entity.ts';
 import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('deleteClient', client, (req) => remove(req.caller, client, req.id(), req.expectedVersion()));
+export const handler = defineWriteHandler('deleteClient', 'delete', client, (req) => remove(req.caller, client, req.id(), req.expectedVersion()));

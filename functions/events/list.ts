@@ -2,4 +2,4 @@ import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { listEvents } from '../../shared/domain/events.ts';
 import { eventFeedSchemas } from '../../shared/schemas/events.ts';
 
-export const handler = defineHandler('listEvents', eventFeedSchemas, async (req) => ok(await listEvents(req.caller, req.query())));
+export const handler = defineHandler('listEvents', 'list', eventFeedSchemas, async (req) => ok(await listEvents(req.caller, req.query())));

@@ -2,4 +2,4 @@ import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { list } from '../../shared/domain/entity.ts';
 import { projectSchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('listProjects', projectSchemas, async (req) => ok(await list(req.caller, projectSchemas, req.query())));
+export const handler = defineHandler('listProjects', 'list', projectSchemas, async (req) => ok(await list(req.caller, projectSchemas, req.query())));

@@ -2,4 +2,4 @@ import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { listTimeEntries } from '../../shared/domain/time-entries.ts';
 import { timeEntrySchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('listTimeEntries', timeEntrySchemas, async (req) => ok(await listTimeEntries(req.caller, req.query())));
+export const handler = defineHandler('listTimeEntries', 'list', timeEntrySchemas, async (req) => ok(await listTimeEntries(req.caller, req.query())));

@@ -2,4 +2,4 @@ import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { logTimeEntry } from '../../shared/domain/time-entries.ts';
 import { timeEntrySchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('logTimeEntry', timeEntrySchemas, (req) => logTimeEntry(req.caller, req.body()));
+export const handler = defineWriteHandler('logTimeEntry', 'create', timeEntrySchemas, (req) => logTimeEntry(req.caller, req.body()));

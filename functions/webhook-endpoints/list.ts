@@ -2,4 +2,4 @@ import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { list } from '../../shared/domain/entity.ts';
 import { webhookEndpointSchemas } from '../../shared/resources/registry.ts';
 
-export const handler = defineHandler('listWebhookEndpoints', webhookEndpointSchemas, async (req) => ok(await list(req.caller, webhookEndpointSchemas, req.query())));
+export const handler = defineHandler('listWebhookEndpoints', 'list', webhookEndpointSchemas, async (req) => ok(await list(req.caller, webhookEndpointSchemas, req.query())));

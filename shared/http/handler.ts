@@ -7,8 +7,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
-import { routeByOperation, type Operation } from '../routes.ts';
-import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../operations.ts';
+import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
+import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../operations.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { repeatedMember } from '../schemas/json-members.ts';
 import { LIMITS } from '../schemas/fields.ts';
@@ -60,18 +60,27 @@ export type RetryPolicy = (call: {
 }) => Promise<Reply>;
 
 /**
- * The handler of `operation` over `resource`: its declaration (registry.ts) for a retrieve or a
- * delete, its schemas (`clientSchemas`, …, beside it in registry.ts) where the contract parses fields.
+ * The handler of `operation`, whose action the route table gives (`tsc` refuses another), over
+ * `resource`: its declaration (registry.ts) for a retrieve or a delete, its schemas
+ * (`clientSchemas`, …, beside it in registry.ts) where the contract parses fields. The scope comes
+ * from the resource's collection and the action, so the bundle holds no route table.
  */
-export function defineHandler<O extends Operation>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>, retries?: RetryPolicy) {
-  const route = routeByOperation(operation);
-  const contract = contractOf(route, resource);
+export function defineHandler<O extends Operation>(
+  operation: O,
+  action: RouteOf<O>['action'],
+  resource: ResourceFor<O>,
+  run: (req: Request<O>) => Promise<Reply>,
+  retries?: RetryPolicy,
+) {
+  const { kind, collection } = resource as { kind: string; collection: string };
+  const contract = contractOf({ operation, action, resource: kind } as OperationOf, resource);
+  const scope = scopeFor(collection, action as Action);
   if (!contract) throw new Error(`${operation} is public and has no caller`);
   if (contract.idempotent && !retries) throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
-      const caller = callerOf(event, route.scope!, requestId);
+      const caller = callerOf(event, scope, requestId);
       // Only lists take query parameters; anywhere else one is a mistake worth saying.
       if (!contract.query) refuseQuery(event);
       // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.

@@ -4,13 +4,18 @@
  */
 import { created, current, defineHandler, ok, type Reply, type Request } from './handler.ts';
 import { idempotentWrites } from './idempotency.ts';
-import { routeByOperation, type Operation } from '../routes.ts';
-import { contractOf, type ResourceFor } from '../operations.ts';
+import type { Operation, RouteOf } from '../routes.ts';
+import { contractOf, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 
-export const defineWriteHandler = <O extends Operation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) => {
-  const status = contractOf(routeByOperation(operation), resource)?.success.status;
+export const defineWriteHandler = <O extends Operation>(
+  operation: O,
+  action: RouteOf<O>['action'],
+  resource: ResourceFor<O>,
+  change: (req: Request<O>) => Promise<Outcome>,
+) => {
+  const status = contractOf({ operation, action, resource: (resource as { kind: string }).kind } as OperationOf, resource)?.success.status;
   const replyOf = (outcome: Outcome, path: string): Reply =>
     'deleted' in outcome ? ok(outcome) : status === 201 ? created(outcome as Versioned<{ id: string }>, path) : current(outcome);
-  return defineHandler(operation, resource, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf));
+  return defineHandler(operation, action, resource, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf));
 };

@@ -121,8 +121,6 @@ export function defineFields<const R extends AnyResource, E extends { [F in Fiel
     create: v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(resource.createRequiresOneOf))),
     update: v.strictObject(updateEntries),
     listQuery: v.strictObject(queryEntries),
-    /** The response schema (OpenAPI document, contract tests), given the id prefix of each kind. */
-    object: (prefixOf: (kind: string) => string) => responseSchema(resource, entries, prefixOf),
   };
 }
 
@@ -143,7 +141,12 @@ function nonNull(schema: v.GenericSchema): v.GenericSchema {
   return isNullable(schema) ? (schema as v.NullableSchema<v.GenericSchema, unknown>).wrapped : schema;
 }
 
-function responseSchema(resource: AnyResource, entries: v.ObjectEntries, prefixOf: (kind: string) => string) {
+/**
+ * The response schema of a resource (the OpenAPI document, contract tests), given the id prefix of
+ * each kind. Apart from defineFields, so that no function's bundle holds it.
+ */
+export function responseSchema(resource: AnyResourceSchemas, prefixOf: (kind: string) => string) {
+  const { entries } = resource;
   const references = resource.references ?? {};
   const readOnly = resource.readOnly ?? {};
   return v.strictObject({
@@ -171,5 +174,4 @@ export interface AnyResourceSchemas extends AnyResource {
   readonly create: v.GenericSchema;
   readonly update: v.GenericSchema;
   readonly listQuery: v.GenericSchema;
-  readonly object: (prefixOf: (kind: string) => string) => v.GenericSchema;
 }

@@ -4,7 +4,7 @@
  * module of its own resource, and only when it parses input.
  */
 import { clientSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './registry.ts';
-import type { AnyResourceSchemas, ObjectOfSchemas } from './define.ts';
+import { responseSchema, type AnyResourceSchemas, type ObjectOfSchemas } from './define.ts';
 
 export const SCHEMAS = {
   client: clientSchemas,
@@ -21,4 +21,4 @@ export type ObjectsByKind = { [K in ResourceKind]: ObjectOfSchemas<K, SchemasByK
 export const SCHEMA_LIST: readonly AnyResourceSchemas[] = Object.values(SCHEMAS);
 
 /** The response schema of a resource (its references answer with the referenced id pattern). */
-export const objectSchema = (resource: AnyResourceSchemas) => resource.object((kind) => resourceOf(kind).idPrefix);
+export const objectSchema = (resource: AnyResourceSchemas) => responseSchema(resource, (kind) => resourceOf(kind).idPrefix);

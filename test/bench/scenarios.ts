@@ -238,6 +238,14 @@ export const SCENARIOS: readonly Scenario[] = [
     floor: fixed(0, 6, 'update project', '4–6 WCU'),
   },
   {
+    key: 'updateProject+idempotency',
+    operation: 'updateProject',
+    label: 'update project, Idempotency-Key',
+    prepare: async (fx) => ({ operation: 'updateProject', id: await freshProject(fx), body: { description: `Scope ${next()}` }, headers: { 'Idempotency-Key': randomUUID() } }),
+    // The item read, then one transaction: Update 2 + one write per index 3, the record's Put 2.
+    floor: keyed(1, 7, 'update project'),
+  },
+  {
     key: 'deleteProject',
     operation: 'deleteProject',
     label: 'delete project',
@@ -338,6 +346,19 @@ export const SCENARIOS: readonly Scenario[] = [
       return { operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { project_id: to } };
     },
     floor: fixed(2, 15, 'move time entry', '1–2 RCU + 7–15 WCU'),
+  },
+  {
+    key: 'updateTimeEntry+idempotency',
+    operation: 'updateTimeEntry',
+    label: 'update time entry, Idempotency-Key',
+    prepare: async (fx) => ({
+      operation: 'updateTimeEntry',
+      id: await freshEntry(fx, { project_id: fx.projectId }),
+      body: { duration_minutes: 15 },
+      headers: { 'Idempotency-Key': randomUUID() },
+    }),
+    // The item read, then one transaction: Update 2 + one write per index 3, the record's Put 2.
+    floor: keyed(1, 7, 'update time entry'),
   },
   {
     key: 'deleteTimeEntry',

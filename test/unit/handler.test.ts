@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { client } from '../../shared/resources/registry.ts';
 
-const handler = defineHandler('retrieveClient', client, async () => ok({ fine: true }));
+const handler = defineHandler('retrieveClient', 'retrieve', client, async () => ok({ fine: true }));
 
 const eventWith = (authorizer: Record<string, unknown>) =>
   ({ headers: {}, requestContext: { requestId: 'r-1', authorizer }, pathParameters: { id: 'cli_x' } }) as unknown as APIGatewayProxyEvent;

@@ -4,10 +4,10 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { declareResource } from '../../shared/resources/declare.ts';
 import { dataOf, objectOf } from '../../shared/resources/objects.ts';
-import { defineFields } from '../../shared/resources/define.ts';
+import { defineFields, responseSchema } from '../../shared/resources/define.ts';
 import { RESOURCES, RESOURCE_LIST, counterOf, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
-import { SCOPES, ROUTES, isRegistryRoute, routeByOperation } from '../../shared/routes.ts';
+import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/routes.ts';
 import { contractOf } from '../../shared/operations.ts';
 import { DeleteResult, responseSchemas, schemaName } from '../../shared/schemas/objects.ts';
 import { text } from '../../shared/schemas/fields.ts';
@@ -37,6 +37,12 @@ describe('names', () => {
     expect([...SCOPES].sort()).toEqual([...RESOURCE_LIST.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]), 'events:read'].sort());
     for (const route of ROUTES.filter(isRegistryRoute)) {
       expect(route.path.startsWith(`/api/v1/${RESOURCES[route.resource].collection}`), route.operation).toBe(true);
+    }
+    // The rule a handler derives its scope by gives every route's declared scope.
+    for (const route of ROUTES) {
+      if (route.scope === null) continue;
+      const collection = route.resource === 'event' ? 'events' : RESOURCES[route.resource].collection;
+      expect(scopeFor(collection, route.action), route.operation).toBe(route.scope);
     }
     expect(ROUTES.filter((r) => r.resource === 'event').map((r) => [r.operation, r.method, r.path, r.scope])).toEqual([
       ['listEvents', 'GET', '/api/v1/events', 'events:read'],
@@ -286,7 +292,7 @@ describe('declareResource and defineFields', () => {
     expect(Object.keys(note.listQuery.entries)).toEqual(['limit', 'cursor']);
     expect(ok(note.create, { body: 'hi' }).success).toBe(true);
     expect(ok(note.update, {}).success).toBe(true);
-    expect(ok(note.object(() => 'x_'), { object: 'sticky_note', id: 'sn_01M80V5Z1BGJ4D4KG6XRMJFSS7', body: 'hi', workspace_id: 'w', created_at: AT, updated_at: AT }).success).toBe(true);
+    expect(ok(responseSchema(note, () => 'x_'), { object: 'sticky_note', id: 'sn_01M80V5Z1BGJ4D4KG6XRMJFSS7', body: 'hi', workspace_id: 'w', created_at: AT, updated_at: AT }).success).toBe(true);
   });
 
   it('order the schemas as the declaration orders its fields, whatever order they are given in', () => {
@@ -294,7 +300,7 @@ describe('declareResource and defineFields', () => {
     const note = defineFields(declared, () => ({ body: text('body', 10), title: text('title', 10) }));
     expect(Object.keys(note.entries)).toEqual(['title', 'body']);
     expect(Object.keys(note.update.entries)).toEqual(['title', 'body']);
-    expect(Object.keys(note.object(() => 'x_').entries)).toEqual(['object', 'id', 'title', 'body', 'workspace_id', 'created_at', 'updated_at']);
+    expect(Object.keys(responseSchema(note, () => 'x_').entries)).toEqual(['object', 'id', 'title', 'body', 'workspace_id', 'created_at', 'updated_at']);
   });
 
   it('keep the declarations free of schemas: the schemas are a resource\'s declaration plus what derives from its fields', () => {
