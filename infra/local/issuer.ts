@@ -4,8 +4,8 @@
  * claims of a Cognito client-credentials access token, so the same authorizer verifies both.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readOrCreateOnce } from './state-file.ts';
 
 export const LOCAL_ISSUER = 'https://issuer.timebill.local';
 
@@ -15,13 +15,10 @@ export interface LocalIssuer {
 }
 
 export function loadOrCreateIssuer(keyDir: string): LocalIssuer {
-  const privatePath = join(keyDir, 'private-key.pem');
-  if (!existsSync(privatePath)) {
-    mkdirSync(keyDir, { recursive: true });
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    writeFileSync(privatePath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-  }
-  return issuerFromKey(createPrivateKey(readFileSync(privatePath)));
+  const pem = readOrCreateOnce(join(keyDir, 'private-key.pem'), () =>
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  );
+  return issuerFromKey(createPrivateKey(pem));
 }
 
 export function issuerFromKey(privateKey: KeyObject, issuer = LOCAL_ISSUER): LocalIssuer {

@@ -5,7 +5,6 @@
  * `npm start` and by the tests.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
@@ -21,6 +20,7 @@ import { LOCAL_ISSUER, loadOrCreateIssuer, type LocalIssuer } from './issuer.ts'
 import { RESOURCE_SERVER_IDENTIFIER } from '../names.ts';
 import { superviseDynamoDbLocal } from './supervisor.ts';
 import { startStreamPoller } from './stream-poller.ts';
+import { readOrCreateOnce } from './state-file.ts';
 import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
 import { AUTHORIZER_ENTRY } from '../../shared/routes.ts';
@@ -258,10 +258,7 @@ const oneLine = (error: unknown) => (error instanceof Error ? `${error.name}: ${
 
 /** Kept with the issuer's keys, so cursors survive a restart over the same DATA_DIR. */
 function cursorKey(stateDir: string): string {
-  const path = join(stateDir, 'cursor-signing-key');
-  if (!existsSync(path)) {
-    mkdirSync(stateDir, { recursive: true });
-    writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600 });
-  }
-  return readFileSync(path, 'utf8').trim();
+  return readOrCreateOnce(join(stateDir, 'cursor-signing-key'), () => randomBytes(32).toString('base64url'))
+    .toString('utf8')
+    .trim();
 }
