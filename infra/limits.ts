@@ -67,28 +67,57 @@ export const WAF_RESPONSE_BODIES = {
 } as const;
 
 /**
- * The routes anyone may call without a token (today the OpenAPI document): every other request
- * must carry a bearer token, or the firewall answers 401 before it reaches the stage, so a flood
- * without a token never spends the stage's rate that API clients share (docs/api.md, Limits).
+ * A protected route's (method, path) as the firewall sees the URI: the stage name, or a custom
+ * domain's base path, may come before it, and `{id}` is one path segment. Every other request (the
+ * public document, an unknown path or method) passes the rule, so an unknown path is a 404 with a
+ * token or without, as the contract says, and the public document needs none.
  */
-export const PUBLIC_PATHS = ROUTES.filter((route) => route.scope === null).map((route) => route.path);
+export function protectedPathPatterns(): Map<string, string> {
+  const byMethod = new Map<string, string[]>();
+  for (const route of ROUTES) {
+    if (route.scope === null) continue;
+    byMethod.set(route.method, [...(byMethod.get(route.method) ?? []), route.path.replace(/\{[^}]+\}/g, '[^/]+')]);
+  }
+  const patterns = new Map([...byMethod].map(([method, paths]) => [method, `^(/[^/]+)?(${paths.join('|')})$`]));
+  for (const [method, pattern] of patterns) {
+    if (pattern.length > WAF_MAX_REGEX_LENGTH) {
+      throw new Error(`The firewall's ${method} route pattern is ${pattern.length} characters, over WAF's ${WAF_MAX_REGEX_LENGTH}: split it into a regex pattern set`);
+    }
+  }
+  return patterns;
+}
 
-/** Matches a request with no `Authorization: Bearer …` (the scheme in any case) to a path that is not public. */
+/** WAF's limit on a regex match statement's pattern. */
+export const WAF_MAX_REGEX_LENGTH = 512;
+
+/**
+ * Matches a request to a protected route without `Authorization: Bearer …` (the scheme in any
+ * case): the firewall answers it 401 before it reaches the stage, so a flood without a token never
+ * spends the stage's rate that API clients share (docs/api.md, Limits).
+ */
 function requireBearerToken(): wafv2.CfnWebACL.StatementProperty {
-  const not = (statement: wafv2.CfnWebACL.StatementProperty): wafv2.CfnWebACL.StatementProperty => ({ notStatement: { statement } });
-  const bearer = not({
-    byteMatchStatement: {
-      fieldToMatch: { singleHeader: { Name: 'authorization' } },
-      positionalConstraint: 'STARTS_WITH',
-      searchString: 'bearer ',
-      textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+  const noBearer: wafv2.CfnWebACL.StatementProperty = {
+    notStatement: {
+      statement: {
+        byteMatchStatement: {
+          fieldToMatch: { singleHeader: { Name: 'authorization' } },
+          positionalConstraint: 'STARTS_WITH',
+          searchString: 'bearer ',
+          textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+        },
+      },
     },
-  });
-  // The stage name, or a custom domain's base path, comes before a route's path.
-  const notPublic = PUBLIC_PATHS.map((path) =>
-    not({ byteMatchStatement: { fieldToMatch: { uriPath: {} }, positionalConstraint: 'ENDS_WITH', searchString: path, textTransformations: [{ priority: 0, type: 'NONE' }] } }),
-  );
-  return notPublic.length === 0 ? bearer : { andStatement: { statements: [bearer, ...notPublic] } };
+  };
+  const none = [{ priority: 0, type: 'NONE' }];
+  const protectedRoute = [...protectedPathPatterns()].map(([method, pattern]) => ({
+    andStatement: {
+      statements: [
+        { byteMatchStatement: { fieldToMatch: { method: {} }, positionalConstraint: 'EXACTLY', searchString: method, textTransformations: none } },
+        { regexMatchStatement: { fieldToMatch: { uriPath: {} }, regexString: pattern, textTransformations: none } },
+      ],
+    },
+  }));
+  return { andStatement: { statements: [noBearer, protectedRoute.length === 1 ? protectedRoute[0]! : { orStatement: { statements: protectedRoute } }] } };
 }
 export const wafResponseBody = (type: keyof typeof WAF_RESPONSE_BODIES) =>
   JSON.stringify({ error: { type, message: WAF_RESPONSE_BODIES[type].message, request_id: null } });

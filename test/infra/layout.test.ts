@@ -169,10 +169,11 @@ function figuresBlock(): string {
   const prod = templates.get('prod')!;
   const all = STACK_ROLES.flatMap((role) => Object.values<Json>(prod[role].Resources));
   const count = (type: string) => all.filter((r) => r.Type === type).length;
+  const reserved = all.reduce((sum, r) => sum + (typeof r.Properties?.ReservedConcurrentExecutions === 'number' ? r.Properties.ReservedConcurrentExecutions : 0), 0);
   const rows = costs().map((c) => `| ${c.role} | ${c.resources} | ${c.resourcesPerRoute} | ${c.outputs} | ${c.outputsPerRoute} |`);
   return [
     '<!-- figures: checked by test/infra/layout.test.ts against the synthesized prod stacks -->',
-    `${ROUTES.length} routes, ${count('AWS::Lambda::Function')} functions, ${SCOPES.length} scopes, ${count('AWS::CloudWatch::Alarm')} alarms and ${count('AWS::CloudWatch::CompositeAlarm')} composite alarms; ${all.length} resources in four stacks.`,
+    `${ROUTES.length} routes, ${count('AWS::Lambda::Function')} functions, ${SCOPES.length} scopes, ${count('AWS::CloudWatch::Alarm')} alarms and ${count('AWS::CloudWatch::CompositeAlarm')} composite alarms; ${all.length} resources in four stacks; the functions reserve ${reserved} concurrent executions.`,
     '',
     '| Stack | Resources | Per route | Outputs | Per route |',
     '| --- | --- | --- | --- | --- |',

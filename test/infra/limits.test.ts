@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { usagePlanOutput } from '../../infra/names.ts';
-import { COUNTED_RULES, WAF_RATE_LIMIT_PER_IP, WAF_RESPONSE_BODIES, WAF_RETRY_AFTER_SECONDS } from '../../infra/limits.ts';
+import { COUNTED_RULES, WAF_MAX_REGEX_LENGTH, WAF_RATE_LIMIT_PER_IP, WAF_RESPONSE_BODIES, WAF_RETRY_AFTER_SECONDS } from '../../infra/limits.ts';
 import { TimebillApi, type TimebillApiProps } from '../../infra/stack.ts';
 import { environmentTemplate, mergedFromAssembly, readAssembly } from './support/templates.ts';
 import { templateContext } from './support/assembly.ts';
@@ -123,29 +123,50 @@ describe('web ACL', () => {
     expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'Strict-Transport-Security', Value: 'max-age=31536000; includeSubDomains' });
   });
 
-  it('refuses a protected route without a bearer token with 401 before the stage counts it; the public document passes', () => {
+  it('refuses a protected route without a bearer token with 401 before the stage counts it; the public document and unknown routes pass', () => {
     const r = rule('RequireBearerToken');
     expect(r.Priority).toBeGreaterThan(rule('RateLimitPerIp').Priority);
     expect(r.Priority).toBeLessThan(rule('AWSManagedRulesCommonRuleSet').Priority);
     expect(r.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 401, CustomResponseBodyKey: 'authentication_required' });
     expect(r.Action.Block.CustomResponse.ResponseHeaders).toContainEqual({ Name: 'WWW-Authenticate', Value: 'Bearer realm="timebill-api"' });
-    // The rule's statement evaluated as WAF does (byte matches after their text transformations).
-    const matches = (statement: Json, request: { path: string; authorization?: string }): boolean => {
+    type Request = { method: string; path: string; authorization?: string };
+    // The rule's statement evaluated as WAF does (matches after their text transformations).
+    const fieldOf = (field: Json, request: Request) =>
+      field.UriPath ? request.path : field.Method ? request.method : field.SingleHeader?.Name === 'authorization' ? request.authorization : undefined;
+    const transformed = (value: string, transformations: Json[]) => transformations.reduce((v, t) => (t.Type === 'LOWERCASE' ? v.toLowerCase() : v), value);
+    const matches = (statement: Json, request: Request): boolean => {
       if (statement.AndStatement) return statement.AndStatement.Statements.every((s: Json) => matches(s, request));
+      if (statement.OrStatement) return statement.OrStatement.Statements.some((s: Json) => matches(s, request));
       if (statement.NotStatement) return !matches(statement.NotStatement.Statement, request);
-      const byte = statement.ByteMatchStatement;
-      let value = byte.FieldToMatch.UriPath ? request.path : byte.FieldToMatch.SingleHeader.Name === 'authorization' ? request.authorization : undefined;
-      if (value === undefined) return false;
-      for (const t of byte.TextTransformations) if (t.Type === 'LOWERCASE') value = value.toLowerCase();
-      return byte.PositionalConstraint === 'STARTS_WITH' ? value.startsWith(byte.SearchString) : value.endsWith(byte.SearchString);
+      const match = statement.ByteMatchStatement ?? statement.RegexMatchStatement;
+      const raw = fieldOf(match.FieldToMatch, request);
+      if (raw === undefined) return false;
+      const value = transformed(raw, match.TextTransformations);
+      if (statement.RegexMatchStatement) {
+        expect(match.RegexString.length).toBeLessThanOrEqual(WAF_MAX_REGEX_LENGTH);
+        return new RegExp(match.RegexString).test(value);
+      }
+      const wanted = match.SearchString;
+      return { STARTS_WITH: value.startsWith(wanted), ENDS_WITH: value.endsWith(wanted), EXACTLY: value === wanted }[match.PositionalConstraint as string]!;
     };
-    const blocked = (path: string, authorization?: string) => matches(r.Statement, { path, ...(authorization === undefined ? {} : { authorization }) });
-    expect(blocked('/prod/api/v1/clients')).toBe(true);
-    expect(blocked('/prod/api/v1/time_entries/te_1', 'Basic dXNlcjpwYXNz')).toBe(true);
-    expect(blocked('/prod/api/v1/clients', 'Bearer eyJ.x.y')).toBe(false);
-    expect(blocked('/prod/api/v1/clients', 'bearer eyJ.x.y')).toBe(false);
-    expect(blocked('/prod/api/v1/openapi.json')).toBe(false);
-    expect(blocked('/api/v1/openapi.json')).toBe(false); // a custom domain's mapping without the stage
+    const blocked = (method: string, path: string, authorization?: string) => matches(r.Statement, { method, path, ...(authorization === undefined ? {} : { authorization }) });
+    // Every protected route, under the stage or a custom domain's mapping, with an id where it takes one.
+    for (const route of ROUTES.filter((x) => x.scope !== null)) {
+      const path = route.path.replace('{id}', 'te_01KABC');
+      expect(blocked(route.method, `/prod${path}`), route.operation).toBe(true);
+      expect(blocked(route.method, path), `${route.operation} without the stage`).toBe(true);
+      expect(blocked(route.method, `/prod${path}`, 'Bearer eyJ.x.y'), `${route.operation} with a token`).toBe(false);
+    }
+    expect(blocked('DELETE', '/prod/api/v1/time_entries/te_1', 'Basic dXNlcjpwYXNz')).toBe(true);
+    expect(blocked('GET', '/prod/api/v1/clients', 'bearer eyJ.x.y')).toBe(false);
+    // The public document; unknown paths, methods and deeper paths go on to the gateway's 404.
+    expect(blocked('GET', '/prod/api/v1/openapi.json')).toBe(false);
+    expect(blocked('GET', '/api/v1/openapi.json')).toBe(false);
+    expect(blocked('GET', '/prod/api/v1/nope')).toBe(false);
+    expect(blocked('PUT', '/prod/api/v1/clients/cli_1')).toBe(false);
+    expect(blocked('DELETE', '/prod/api/v1/clients')).toBe(false);
+    expect(blocked('GET', '/prod/api/v1/clients/cli_1/projects')).toBe(false);
+    expect(blocked('GET', '/a/b/api/v1/clients')).toBe(false);
   });
 
   it('runs the common and known-bad-inputs managed groups, the body-size rule counted only', () => {
