@@ -299,6 +299,14 @@ export const SCENARIOS: readonly Scenario[] = [
     floor: fixed(1, 9, 'log time entry on a project', '1 RCU + 9 WCU'),
   },
   {
+    key: 'logTimeEntry+idempotency',
+    operation: 'logTimeEntry',
+    label: 'log time entry on a project, Idempotency-Key',
+    prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { project_id: fx.projectId }), headers: { 'Idempotency-Key': randomUUID() } }),
+    // Its transaction (1 RCU + 9 WCU) with the record's Put in it: 2 WCU more.
+    floor: keyed(1, 11, 'log time entry on a project'),
+  },
+  {
     key: 'logTimeEntry+client',
     operation: 'logTimeEntry',
     label: 'log time entry on a client',
