@@ -68,7 +68,8 @@ export const WAF_RESPONSE_BODIES = {
 
 /**
  * A protected route's (method, path) as the firewall sees the URI: the stage name, or a custom
- * domain's base path, may come before it, and `{id}` is one path segment. Every other request (the
+ * domain's base path of one segment, may come before it (a deeper base path passes the rule, and
+ * the authorizer answers 401 instead), and `{id}` is one path segment. Every other request (the
  * public document, an unknown path or method) passes the rule, so an unknown path is a 404 with a
  * token or without, as the contract says, and the public document needs none.
  */
