@@ -519,6 +519,16 @@ describe('update a client', () => {
     expect(idsOf(await listAll(api, '&search=GADGETS'))).toEqual([client.id]);
     expect(idsOf(await listAll(api, '&search=new%20gad'))).toEqual([client.id]);
   });
+
+  // Spec: "search: Case-insensitive match on company name". Lower-casing alone writes Σ as ς or σ
+  // by its place in the word, so a name's own letters, in its own case, found nothing.
+  it('matches Greek sigma in either case and either lower-case form, wherever the word ends', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api, { company_name: 'ΑΣΤΡΟ ΟΔΟΣ' });
+    for (const search of ['ΑΣ', 'αΣ', 'ας', 'ασ', 'Σ', 'ΟΔΟΣ', 'οδοσ', 'οδος', 'ΑΣΤΡΟ ΟΔΟΣ', 'αστρο']) {
+      expect(idsOf(await listAll(api, `&search=${encodeURIComponent(search)}`)), search).toEqual([client.id]);
+    }
+  });
 });
 
 // -------------------------------------------------------------------------------------------
