@@ -76,5 +76,9 @@ export async function listMergedPage<T>(
   };
 }
 
-/** Case-insensitive substring search: items store a folded copy of the searched field. */
-export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase();
+/**
+ * Case-insensitive substring search: items store a folded copy of the searched field. Lower-casing
+ * writes Σ as ς at a word's end and σ elsewhere, so the fold makes every sigma σ (as Unicode case
+ * folding does): `ΑΣ` finds `ΑΣΤΡΟ`.
+ */
+export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase().replaceAll('ς', 'σ');

@@ -54,7 +54,6 @@ const WEBHOOK_URL_PATTERN =
  */
 export function documentAction(action: { type: string; requirement?: unknown; metadata?: unknown }, converted: Json): Json | undefined {
   const { type, requirement } = action;
-  if (type === 'email' && requirement instanceof RegExp) return { ...converted, pattern: requirement.source };
   if (type === 'regex' && requirement === TAX_ID) return { ...converted, pattern: TAX_ID_PATTERN };
   if (type === 'metadata' && action.metadata === WEBHOOK_URL) return { ...converted, ...WEBHOOK_URL, pattern: WEBHOOK_URL_PATTERN };
   if (type !== 'check') return undefined;

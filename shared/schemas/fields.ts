@@ -80,11 +80,22 @@ export const text = (field: string, max: number, lines: Lines = 'single') =>
     v.metadata({ minLength: 1 }),
   );
 
+/** A character of an RFC 5322 atom, and a domain label of letters, digits and inner hyphens (RFC 1123). */
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/**
+ * A valid email address: a dot-atom local part (RFC 5322: O'Brien's, `a&b`, `+tags`) at a domain
+ * name of two labels or more whose last starts with a letter (`.com`, punycode `.xn--p1ai`).
+ * valibot's own email pattern refuses valid ones (an apostrophe, a punycode domain).
+ */
+export const EMAIL = new RegExp(`^${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`);
+
 export const email = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.emailLength),
-    v.email(`${field} must be a valid email address`),
+    v.regex(EMAIL, `${field} must be a valid email address`),
+    v.metadata({ format: 'email' }),
   );
 
 export const webUrl = (field: string) =>

@@ -141,6 +141,19 @@ describe('create a client', () => {
     expect(response.body).toMatchObject({ company_address: null, website: null, business_number: null, tps_number: null, tvq_number: null });
   });
 
+  // Spec: "company_email: Valid email". Addresses valid by RFC 5322 that a stricter pattern refused.
+  it.each(["o'brien@acme.test", 'billing&accounts@acme.test', 'user@xn--bcher-kva.example', 'compta@acme.xn--p1ai'])(
+    'accepts the valid company_email %s, and on update',
+    async (company_email) => {
+      const response = await shared.api.post('/clients', { company_name: 'Email', company_email });
+      expect(response.status).toBe(201);
+      expect(response.body.company_email).toBe(company_email);
+      const updated = await shared.api.patch(`/clients/${response.body.id}`, { company_email: `x.${company_email}` });
+      expect(updated.status).toBe(200);
+      expect((await shared.api.get(`/clients/${response.body.id}`)).body.company_email).toBe(`x.${company_email}`);
+    },
+  );
+
   it('accepts a company_name of exactly 200 characters', async () => {
     const name = 'n'.repeat(200);
     const response = await shared.api.post('/clients', { company_name: name, company_email: 'long@n.test' });
@@ -202,6 +215,8 @@ describe('create a client: validation', () => {
     ['company_email empty', { ...valid, company_email: '' }, 'company_email'],
     ['company_email not a string', { ...valid, company_email: ['a@b.test'] }, 'company_email'],
     ['company_email null', { ...valid, company_email: null }, 'company_email'],
+    ['company_email with consecutive dots', { ...valid, company_email: 'a..b@acme.test' }, 'company_email'],
+    ['company_email with a numeric top-level domain', { ...valid, company_email: 'a@192.168.0.1' }, 'company_email'],
     ['company_email too long', { ...valid, company_email: `${long(250)}@b.test` }, 'company_email'],
     ['website not a URL', { ...valid, website: 'not a url' }, 'website'],
     ['website without scheme', { ...valid, website: 'www.acme.test' }, 'website'],
@@ -503,6 +518,16 @@ describe('update a client', () => {
     expect(idsOf(await listAll(api, '&search=widgets'))).toEqual([]);
     expect(idsOf(await listAll(api, '&search=GADGETS'))).toEqual([client.id]);
     expect(idsOf(await listAll(api, '&search=new%20gad'))).toEqual([client.id]);
+  });
+
+  // Spec: "search: Case-insensitive match on company name". Lower-casing alone writes Σ as ς or σ
+  // by its place in the word, so a name's own letters, in its own case, found nothing.
+  it('matches Greek sigma in either case and either lower-case form, wherever the word ends', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api, { company_name: 'ΑΣΤΡΟ ΟΔΟΣ' });
+    for (const search of ['ΑΣ', 'αΣ', 'ας', 'ασ', 'Σ', 'ΟΔΟΣ', 'οδοσ', 'οδος', 'ΑΣΤΡΟ ΟΔΟΣ', 'αστρο']) {
+      expect(idsOf(await listAll(api, `&search=${encodeURIComponent(search)}`)), search).toEqual([client.id]);
+    }
   });
 });
 

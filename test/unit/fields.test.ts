@@ -2,7 +2,7 @@
 import { documentedJsonSchema } from '../../shared/schemas/documented.ts';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { email, enumOf, instantOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl } from '../../shared/schemas/fields.ts';
+import { EMAIL, email, enumOf, instantOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl } from '../../shared/schemas/fields.ts';
 import { toFieldErrors, parseOrThrow } from '../../shared/schemas/parse.ts';
 import { ApiError } from '../../shared/errors.ts';
 
@@ -54,6 +54,13 @@ describe('rules', () => {
     for (const url of ['ftp://a.test', 'mailto:a@b.test', 'http://', 'https:', 'not a url', 'file:///etc/passwd']) expect(accepts(webUrl('w'), url), url).toBe(false);
   });
 
+  it('emails: every valid address is taken (RFC 5322 dot-atom local part, LDH domain labels), and only those', () => {
+    const valid = ['billing@acme.test', "o'brien@acme.test", 'a&b@acme.test', 'first.last+tag@sub.acme.co.uk', 'x{y}|z~@acme.test', 'user@xn--bcher-kva.example', 'user@acme.xn--p1ai', 'USER@ACME.TEST', 'a@b-c.d1.test'];
+    for (const address of valid) expect(accepts(email('e'), address), address).toBe(true);
+    const invalid = ['nope', 'billing@', '@acme.test', '0@com', 'user@localhost', 'a..b@acme.test', '.a@acme.test', 'a.@acme.test', 'a b@acme.test', 'a@b@acme.test', 'user@-acme.test', 'user@acme-.test', 'user@acme..test', 'user@sub_domain.acme.test', 'x@123.123.123.123', 'user@acme.test.', 'a"b@acme.test'];
+    for (const address of invalid) expect(accepts(email('e'), address), address).toBe(false);
+  });
+
   it('tax ids: letters or digits first, then letters, digits, spaces, dots, hyphens and slashes, to the end', () => {
     for (const id of ['1', 'BN 1', 'TVQ/3', 'é-2.3', '٣']) expect(accepts(taxId('t'), id), id).toBe(true);
     for (const id of ['-1', ' 1', '.1', '1#', '1_', 'a\n', '#']) expect(accepts(taxId('t'), id), id).toBe(false);
@@ -76,6 +83,7 @@ describe('rules', () => {
   });
 
   it('say their shape to the OpenAPI document', () => {
+    expect(json(email('e'))).toMatchObject({ type: 'string', format: 'email', maxLength: 254, pattern: EMAIL.source });
     expect(json(webUrl('w'))).toMatchObject({ type: 'string', format: 'uri', pattern: '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$' });
     expect(json(timestamp('t')).pattern).toMatch(/^\^\(\?:19\|\[2-9\]\\d\)/);
     expect(json(money('m'))).toMatchObject({ multipleOf: 0.0001 });
