@@ -116,7 +116,7 @@ export function checkUrlSyntax(raw: string, policy: UrlPolicy): UrlVerdict {
   }
   if (url.username || url.password) return { ok: false, reason: 'url must not hold credentials' };
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (policy.allowLoopback && LOCAL_HOSTS.has(host) && (url.protocol === 'http:' || url.protocol === 'https:') && url.port !== '') {
+  if (policy.allowLoopback && LOCAL_HOSTS.has(host) && url.protocol === 'http:' && url.port !== '') {
     return { ok: true, url, loopback: true };
   }
   if (url.protocol !== 'https:') {

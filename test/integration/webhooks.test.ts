@@ -102,6 +102,8 @@ describe('webhook endpoints', () => {
       'http://127.0.0.1/no-port',
       'http://127.0.0.2:8080/',
       'https://localhost/',
+      'https://127.0.0.1:8443/hooks',
+      'https://localhost:8443/hooks',
       'ftp://example.com/',
       'http://example.com/',
       'https://user:pw@example.com/',
