@@ -100,6 +100,8 @@ export interface UrlPolicy {
 
 /** Loopback names the local stack accepts, with an explicit port. */
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
+/** The text names a port: `http://localhost:80/` does, though the URL parser drops the default port from `url.port`. */
+const NAMED_PORT = /^http:\/\/[^/?#]*:\d+(?:[/?#]|$)/i;
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -116,7 +118,7 @@ export function checkUrlSyntax(raw: string, policy: UrlPolicy): UrlVerdict {
   }
   if (url.username || url.password) return { ok: false, reason: 'url must not hold credentials' };
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (policy.allowLoopback && LOCAL_HOSTS.has(host) && (url.protocol === 'http:' || url.protocol === 'https:') && url.port !== '') {
+  if (policy.allowLoopback && LOCAL_HOSTS.has(host) && url.protocol === 'http:' && (url.port !== '' || NAMED_PORT.test(raw))) {
     return { ok: true, url, loopback: true };
   }
   if (url.protocol !== 'https:') {

@@ -46,7 +46,7 @@ const TAX_ID_PATTERN = '^[A-Za-z0-9\\u00AA-\\uFFFF][A-Za-z0-9\\u00AA-\\uFFFF .\\
  * events/ssrf.ts takes before its address checks); or the local stack's loopback form.
  */
 const WEBHOOK_URL_PATTERN =
-  '^(?:https://(?:[^\\s/?#@]*\\.[^\\s/?#@]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|https?://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#]\\S*)?$';
+  '^(?:https://(?:[^\\s/?#@]*\\.[^\\s/?#@]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|http://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#]\\S*)?$';
 
 /**
  * The JSON Schema of a pipe after one of its actions, when the document says more than the

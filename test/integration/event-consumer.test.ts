@@ -96,4 +96,28 @@ describe('consuming changes', () => {
     await waitFor(async () => (receiver.received.length >= 4 ? true : undefined), "the shared stack's four deliveries");
     await receiver.close();
   });
+
+  it('queues an event for an endpoint only if its change happened after the endpoint was created, however late its record is consumed', async () => {
+    const { api, id: ws } = await workspace('consume-late');
+    const receiver = await startReceiver();
+    const created = await api.post('/clients', { company_name: 'Early Co', company_email: 'e@early.test' });
+    const key = keys.item(ws, 'CLIENT', created.body.id);
+    const v1 = await read(key);
+    // The endpoint is created after the client, before the consumer below reads the client's record.
+    const endpoint = await api.post('/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] });
+    expect(endpoint.status).toBe(201);
+    await api.patch(`/clients/${created.body.id}`, { status: 'ACTIVE' });
+    const v2 = await read(key);
+
+    const result = await consumer.consumeChanges([change('INSERT', key, undefined, v1), change('MODIFY', key, v1, v2)]);
+    expect(result.events.map((e) => e.event.type)).toEqual(['client.created', 'client.updated']);
+    const queued = sent.filter((m) => m.workspace_id === ws && m.endpoint_id === endpoint.body.id).map((m) => m.event_id);
+    expect(queued).toEqual([result.events[1]!.event.id]);
+
+    // The shared stack delivers the update too: in before the receiver closes.
+    await waitFor(async () => (receiver.received.length >= 1 ? true : undefined), "the shared stack's delivery");
+    expect(receiver.received.map((r) => JSON.parse(r.body).type)).toEqual(['client.updated']);
+    expect((await api.delete(`/webhook_endpoints/${endpoint.body.id}`)).status).toBe(200);
+    await receiver.close();
+  });
 });

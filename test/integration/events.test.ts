@@ -22,7 +22,7 @@ const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 const ids = (page: { body: { data: { id: string }[] } }) => page.body.data.map((e) => e.id);
 
 describe('events of every change', () => {
-  it('makes one event per create, update and delete of clients, projects and time entries, none for an empty PATCH', async () => {
+  it('makes one event per create, update and delete of clients, projects and time entries, none for an empty PATCH of any', async () => {
     const { id: workspaceId, api } = await workspace('ev');
     const c = await api.post('/clients', { company_name: 'Acme', company_email: 'a@acme.test' });
     const cu = await api.patch(`/clients/${c.body.id}`, { status: 'ACTIVE' });
@@ -32,6 +32,8 @@ describe('events of every change', () => {
     const pu = await api.patch(`/projects/${p.body.id}`, { name: 'Website' });
     const t = await api.post('/time_entries', { project_id: p.body.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 });
     const tu = await api.patch(`/time_entries/${t.body.id}`, { billable: false });
+    // Empty PATCHes of a project and a time entry (their own update paths) make none either.
+    for (const path of [`/projects/${p.body.id}`, `/time_entries/${t.body.id}`]) expect((await api.patch(path, {})).status).toBe(200);
     const td = await api.delete(`/time_entries/${t.body.id}`);
     const pd = await api.delete(`/projects/${p.body.id}`);
     const cd = await api.delete(`/clients/${c.body.id}`);

@@ -102,6 +102,8 @@ describe('webhook endpoints', () => {
       'http://127.0.0.1/no-port',
       'http://127.0.0.2:8080/',
       'https://localhost/',
+      'https://127.0.0.1:8443/hooks',
+      'https://localhost:8443/hooks',
       'ftp://example.com/',
       'http://example.com/',
       'https://user:pw@example.com/',
@@ -120,6 +122,8 @@ describe('webhook endpoints', () => {
     expect(expectError(await api.patch(`/webhook_endpoints/${ok.body.id}`, { url: 'https://172.16.0.1/' }), 400, 'invalid_request').param).toBe('url');
     expectError(await api.patch(`/webhook_endpoints/${ok.body.id}`, { status: 'paused' }), 400, 'invalid_request');
     expect((await api.get(`/webhook_endpoints/${ok.body.id}`)).body.url).toBe('http://127.0.0.1:9/');
+    // The local stack's form with the scheme's default port named: a port as any other.
+    expect((await api.post('/webhook_endpoints', { url: 'http://localhost:80/hooks', enabled_events: ['*'] })).status).toBe(201);
   });
 
   it("are invisible to other workspaces and need the webhook_endpoints scopes", async () => {

@@ -75,6 +75,13 @@ describe('SSRF checks of webhook URLs', () => {
     expect(checkUrlSyntax('http://169.254.169.254/latest', local).ok).toBe(false);
     expect(checkUrlSyntax('https://10.0.0.1/', local).ok).toBe(false);
     expect(checkUrlSyntax('http://127.0.0.1/hook', local).ok).toBe(false); // no port
+    // A named port is a port, the scheme's default too (the URL parser drops it from url.port).
+    expect(checkUrlSyntax('http://127.0.0.1:80/hook', local).ok).toBe(true);
+    expect(checkUrlSyntax('http://localhost:80', local).ok).toBe(true);
+    expect(checkUrlSyntax('http://127.0.0.1:80/hook', aws).ok).toBe(false);
+    // http:// only: https:// to a loopback address is "something else of those ranges".
+    expect(checkUrlSyntax('https://127.0.0.1:8443/hook', local).ok).toBe(false);
+    expect(checkUrlSyntax('https://localhost:8443/hook', local).ok).toBe(false);
   });
 
   it('resolves the host and refuses it when any address it resolves to is forbidden', async () => {
