@@ -76,5 +76,9 @@ export async function listMergedPage<T>(
   };
 }
 
-/** Case-insensitive substring search: items store a folded copy of the searched field. */
-export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase();
+/**
+ * Case-insensitive substring search: items store a folded copy of the searched field. Lower-casing
+ * alone is not a fold: it makes Σ a final ς at the end of a word and σ elsewhere, so "ΑΣ" would
+ * not find "ΑΣΑ"; Unicode's case folding maps ς to σ, and so does this.
+ */
+export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase().replaceAll('ς', 'σ');

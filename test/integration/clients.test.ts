@@ -504,6 +504,16 @@ describe('update a client', () => {
     expect(idsOf(await listAll(api, '&search=GADGETS'))).toEqual([client.id]);
     expect(idsOf(await listAll(api, '&search=new%20gad'))).toEqual([client.id]);
   });
+
+  it('matches Σ, σ and word-final ς alike: a part of the name, in its own case, finds it', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api, { company_name: 'ΑΣΑ Λογος' });
+    // "ΑΣ" lower-cases to "ας" on its own but to "ασ" inside "ΑΣΑ": the search must not care.
+    for (const search of ['ΑΣ', 'ας', 'ασ', 'ΑΣΑ', 'ΛΟΓΟΣ', 'λογοσ', 'Λογος', 'ΓΟΣ', 'ΓΟΣ'.toLowerCase()]) {
+      expect(idsOf(await listAll(api, `&search=${encodeURIComponent(search)}`)), search).toEqual([client.id]);
+    }
+    expect(idsOf(await listAll(api, `&search=${encodeURIComponent('ΣΣ')}`))).toEqual([]);
+  });
 });
 
 // -------------------------------------------------------------------------------------------
