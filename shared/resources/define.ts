@@ -63,7 +63,7 @@ export function listBase() {
       v.pipe(v.string(), v.regex(/^\d{1,3}$/, pageSizeMessage), v.transform(Number), v.minValue(1, pageSizeMessage), v.maxValue(LIMITS.pageSizeMax, pageSizeMessage)),
       String(LIMITS.pageSizeDefault),
     ),
-    cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(1024, 'cursor is not valid'))),
+    cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(LIMITS.cursorLength, 'cursor is not valid'))),
     search: v.optional(text('search', LIMITS.searchLength)),
   };
 }

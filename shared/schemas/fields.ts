@@ -13,6 +13,7 @@ export const LIMITS = {
   descriptionLength: 5000,
   idLength: 64,
   searchLength: 100,
+  cursorLength: 1024,
   money: 1_000_000_000,
   moneyDecimals: 4,
   yearMin: 1900,
