@@ -109,7 +109,7 @@ export const webhookUrl = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.minLength(1, `${field} must not be empty`),
-    v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
+    ...maxChars(field, LIMITS.urlLength),
     urlCharacters(field),
     v.metadata(WEBHOOK_URL),
   );
