@@ -86,7 +86,15 @@ export function clientLimiter(invalidTokenKey: string, options: ClientLimitOptio
  * CLIENT_RATE_LIMIT / CLIENT_BURST_LIMIT from an environment: positive numbers (the burst an
  * integer), or absent. Throws a message naming the variable otherwise.
  */
-export function clientLimitsFromEnv(env: Record<string, string | undefined>): Partial<BucketLimits> {
+export const clientLimitsFromEnv = (env: Record<string, string | undefined>): Partial<BucketLimits> =>
+  bucketLimitsFromEnv(env, 'CLIENT_RATE_LIMIT', 'CLIENT_BURST_LIMIT');
+
+/** THROTTLE_RATE / THROTTLE_BURST (the stage's bucket), read as CLIENT_RATE_LIMIT / CLIENT_BURST_LIMIT are. */
+export const stageLimitsFromEnv = (env: Record<string, string | undefined>): Partial<BucketLimits> =>
+  bucketLimitsFromEnv(env, 'THROTTLE_RATE', 'THROTTLE_BURST');
+
+/** A bucket's rate and burst from two variables: positive numbers (the burst an integer), or absent (unset or empty). */
+function bucketLimitsFromEnv(env: Record<string, string | undefined>, rateName: string, burstName: string): Partial<BucketLimits> {
   const read = (name: string, integer: boolean): number | undefined => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return undefined;
@@ -96,7 +104,7 @@ export function clientLimitsFromEnv(env: Record<string, string | undefined>): Pa
     }
     return value;
   };
-  const rateLimit = read('CLIENT_RATE_LIMIT', false);
-  const burstLimit = read('CLIENT_BURST_LIMIT', true);
+  const rateLimit = read(rateName, false);
+  const burstLimit = read(burstName, true);
   return { ...(rateLimit !== undefined ? { rateLimit } : {}), ...(burstLimit !== undefined ? { burstLimit } : {}) };
 }

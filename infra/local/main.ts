@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../names.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
-import { clientLimitsFromEnv, type BucketLimits } from './client-limits.ts';
+import { clientLimitsFromEnv, stageLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { retryBaseMsFromEnv } from './deliveries.ts';
 import { onOrphaned } from './lifeline.ts';
 
@@ -17,17 +17,16 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   process.exit(2);
 }
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
-const throttling = {
-  rateLimit: Number(process.env.THROTTLE_RATE ?? STAGE_THROTTLING.rateLimit),
-  burstLimit: Number(process.env.THROTTLE_BURST ?? STAGE_THROTTLING.burstLimit),
-};
 
 /** Everything stops within this long of a signal or of DynamoDB Local's death (contract: 5 s). */
 const STOP_DEADLINE_MS = 4000;
 
-// Each API client's bucket: its plan's limits (shared/limits.ts) unless these override them.
+// The stage's bucket (STAGE_THROTTLING unless set), and each API client's: its plan's limits
+// (shared/limits.ts) unless these override them. A value that is no limit stops the start.
+let throttling: BucketLimits;
 let clientOverride: Partial<BucketLimits>;
 try {
+  throttling = { ...STAGE_THROTTLING, ...stageLimitsFromEnv(process.env) };
   clientOverride = clientLimitsFromEnv(process.env);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));

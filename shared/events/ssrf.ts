@@ -109,7 +109,8 @@ export type UrlVerdict = { ok: true; url: URL; loopback: boolean } | { ok: false
 
 /** Checks what the URL says, before any DNS: scheme, credentials, port, literal addresses. */
 export function checkUrlSyntax(raw: string, policy: UrlPolicy): UrlVerdict {
-  if (raw.length > MAX_URL_LENGTH) return { ok: false, reason: `url must be at most ${MAX_URL_LENGTH} characters` };
+  // In code points, as every length (contract): an emoji is one character.
+  if ([...raw].length > MAX_URL_LENGTH) return { ok: false, reason: `url must be at most ${MAX_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);

@@ -13,6 +13,7 @@ export const LIMITS = {
   descriptionLength: 5000,
   idLength: 64,
   searchLength: 100,
+  cursorLength: 1024,
   money: 1_000_000_000,
   moneyDecimals: 4,
   yearMin: 1900,
@@ -119,7 +120,7 @@ export const webhookUrl = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.minLength(1, `${field} must not be empty`),
-    v.maxLength(LIMITS.urlLength, `${field} must be at most ${LIMITS.urlLength} characters`),
+    ...maxChars(field, LIMITS.urlLength),
     urlCharacters(field),
     v.metadata(WEBHOOK_URL),
   );

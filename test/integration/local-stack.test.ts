@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb.ts';
-import { cleanUpStarted, ctrlC, dirs, lastLine, npmRunToken, npmStart, waitUntilClosed } from '../support/npm-start.ts';
+import { cleanUpStarted, ctrlC, dirs, lastLine, npmRunToken, npmStart, npmStartUntilExit, waitUntilClosed } from '../support/npm-start.ts';
 
 afterAll(cleanUpStarted);
 
@@ -73,6 +73,16 @@ describe('npm start', { timeout: 180_000, concurrent: true }, () => {
     expect((await listClients(again.port, token2)).data.map((c) => c.company_name)).toEqual(['Kept']);
     ctrlC(again.child);
     expect(await waitUntilClosed(again.dynamoPort)).toBe(true);
+  });
+
+  it('refuses a THROTTLE_RATE or THROTTLE_BURST that is no bucket, naming it, and exits 2', async ({ expect }) => {
+    for (const env of [{ THROTTLE_BURST: 'many' }, { THROTTLE_RATE: '0' }, { THROTTLE_BURST: '2.5' }] as Record<string, string>[]) {
+      const result = await npmStartUntilExit(env);
+      const [name, value] = Object.entries(env)[0]!;
+      expect(result.output).toContain(`${name} must be a positive`);
+      expect(result.output).toContain(`'${value}'`);
+      expect(result.code).toBe(2);
+    }
   });
 
   it('npm run token explains when no stack runs on the port', async ({ expect }) => {

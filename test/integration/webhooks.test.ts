@@ -126,6 +126,18 @@ describe('webhook endpoints', () => {
     expect((await api.post('/webhook_endpoints', { url: 'http://localhost:80/hooks', enabled_events: ['*'] })).status).toBe(201);
   });
 
+  it('count the url\'s length in code points, as every length: 2,048 fit, 2,049 do not', async () => {
+    const { api } = await workspace('we-length');
+    const base = 'http://127.0.0.1:9/';
+    // 2,048 code points, 4,077 UTF-16 code units: an emoji is one character.
+    const astral = `${base}${'\u{1F600}'.repeat(2048 - base.length)}`;
+    const created = await api.post('/webhook_endpoints', { url: astral, enabled_events: ['*'] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(expectError(await api.post('/webhook_endpoints', { url: `${astral}x`, enabled_events: ['*'] }), 400, 'invalid_request').param).toBe('url');
+    expect(expectError(await api.post('/webhook_endpoints', { url: `${base}${'a'.repeat(2049 - base.length)}`, enabled_events: ['*'] }), 400, 'invalid_request').param).toBe('url');
+    expect((await api.get('/webhook_endpoints')).body.data.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
+  });
+
   it("are invisible to other workspaces and need the webhook_endpoints scopes", async () => {
     const { api } = await workspace('we-iso');
     const mine = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/', enabled_events: ['*'] });

@@ -54,6 +54,24 @@ export async function npmStart(env: Record<string, string> = {}): Promise<Runnin
   return { child, port, dynamoPort, output: () => output };
 }
 
+/**
+ * `npm start` that is expected to refuse its environment: its exit code and output once it has
+ * exited. A stack that starts anyway is stopped and reported as code null.
+ */
+export async function npmStartUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, env: { ...process.env, ...env, PORT: String(await freePort()) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (/API on /.test(output)) process.kill(-child.pid!, 'SIGKILL');
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // 'close' comes after the output streams have ended: all of it is read.
+  const code = await new Promise<number | null>((resolvePromise) => child.on('close', (exitCode) => resolvePromise(exitCode)));
+  return { code, output };
+}
+
 export function npmRunToken(port: number, workspace: string, scopes: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     const child = spawn('npm', ['run', '--silent', 'token', '--', '--workspace', workspace, '--scopes', scopes], {

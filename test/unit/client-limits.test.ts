@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientLimiter, clientLimitsFromEnv } from '../../infra/local/client-limits.ts';
+import { clientLimiter, clientLimitsFromEnv, stageLimitsFromEnv } from '../../infra/local/client-limits.ts';
 import { INVALID_TOKEN_PLAN, USAGE_PLANS } from '../../shared/limits.ts';
 
 const INVALID = 'invalid-token-key-0123456789';
@@ -42,5 +42,8 @@ describe('per-client limits of the local gateway', () => {
     expect(() => clientLimitsFromEnv({ CLIENT_RATE_LIMIT: '0' })).toThrow(/CLIENT_RATE_LIMIT/);
     expect(() => clientLimitsFromEnv({ CLIENT_RATE_LIMIT: 'fast' })).toThrow(/CLIENT_RATE_LIMIT/);
     expect(() => clientLimitsFromEnv({ CLIENT_BURST_LIMIT: '1.5' })).toThrow(/CLIENT_BURST_LIMIT/);
+    // The stage's bucket by the same rules: empty is unset, not a rate of 0.
+    expect(stageLimitsFromEnv({ THROTTLE_RATE: '', THROTTLE_BURST: '300' })).toEqual({ burstLimit: 300 });
+    expect(() => stageLimitsFromEnv({ THROTTLE_RATE: 'NaN' })).toThrow(/THROTTLE_RATE/);
   });
 });

@@ -88,6 +88,8 @@ describe('limits in the docs', () => {
     expect(row('`duration_minutes` (time entries)')[0]).toContain(`integer from 1 to ${LIMITS.durationMinutes.toLocaleString('en-US')}`);
     expect(row('`client_id`, `project_id`')[0]).toBe(`at most ${LIMITS.idLength} characters`);
     expect(row('`search`')[0]).toContain(`1–${LIMITS.searchLength} characters`);
+    expect(row('`cursor`')[0]).toContain(`1–${LIMITS.cursorLength.toLocaleString('en-US')} characters`);
+    expect(row('`url` (webhook endpoints)')[0]).toContain(`at most ${LIMITS.urlLength.toLocaleString('en-US')} characters`);
     expect(row('`limit`')[0]).toContain(`integer 1–${LIMITS.pageSizeMax}, default ${LIMITS.pageSizeDefault}`);
     expect(api).toContain(`At most **${LIMITS.bodyBytes / 1024} KiB**`);
     expect(api).toContain(`the year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}`);
