@@ -61,15 +61,10 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   /** What to do instead of deleting, said by the 409 of a guarded delete. */
   deleteHint?: string;
   /**
-   * On create, at least one of these fields must be given (not null); the create schema enforces
-   * it (define.ts), the OpenAPI document says it as an `anyOf` of `required` sets.
+   * On create, at least one of these fields must be given (not null); the domain enforces it,
+   * the OpenAPI document says it as an `anyOf` of `required` sets.
    */
   createRequiresOneOf?: readonly F[];
-  /**
-   * Timestamp fields that may not come before another (`end_date: 'start_date'`), checked by the
-   * create and update schemas when a body gives both; the domain checks a side it fills or stores.
-   */
-  notBefore?: { readonly [N in F]?: F };
   /** Lists ordered by a timestamp field, with a range of it (default: by creation, no range). */
   order?: OrderDeclaration<F>;
 }
@@ -112,6 +107,5 @@ export interface AnyResource {
   readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
   readonly deleteHint?: string;
   readonly createRequiresOneOf?: readonly string[];
-  readonly notBefore?: { readonly [field: string]: string | undefined };
   readonly order?: OrderDeclaration<string>;
 }

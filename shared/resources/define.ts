@@ -115,57 +115,13 @@ export function defineFields<const R extends AnyResource, E extends { [F in Fiel
     ...(resource.search ? { search } : {}),
   } as QueryEntries<E, FL, RG>;
 
-  // The rules across fields run beside the fields' own (once their fields are valid), so that
-  // `errors` lists every failing field (contract, "Error body"), not only the first kind.
-  const requiresOneOf = resource.createRequiresOneOf;
-  const ordered = Object.entries(resource.notBefore ?? {}).flatMap(([later, earlier]) => (earlier ? [notBefore(later, earlier)] : []));
   return {
     ...resource,
     entries,
-    create: withRules(v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(requiresOneOf))), [
-      ...(requiresOneOf?.length ? [oneOfGiven(resource, requiresOneOf)] : []),
-      ...ordered,
-    ]),
-    update: withRules(v.strictObject(updateEntries), ordered),
-    listQuery: withRules(v.strictObject(queryEntries), order ? [notBefore(order.to, order.from)] : []),
+    create: v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(resource.createRequiresOneOf))),
+    update: v.strictObject(updateEntries),
+    listQuery: v.strictObject(queryEntries),
   };
-}
-
-type FieldRule = ReturnType<typeof fieldsCheck>;
-
-/** `schema`, then `rules`: they add errors, never change the output (its type stays the schema's). */
-function withRules<S extends v.GenericSchema>(schema: S, rules: readonly FieldRule[]): S {
-  return rules.length === 0 ? schema : (v.pipe as unknown as (...items: unknown[]) => S)(schema, ...rules);
-}
-
-/** A check of the fields at `paths` (run once they are valid, beside the other fields' errors), reported on `param`. */
-function fieldsCheck(paths: readonly string[], param: string, holds: (input: Record<string, unknown>) => boolean, message: string) {
-  const check = v.partialCheck(
-    paths.map((path) => [path]) as [[string]],
-    holds as (input: unknown) => boolean,
-    message,
-  );
-  return v.forward(check, [param] as never);
-}
-
-/** 400 on the first of `fields` unless one of them is given and not null. */
-function oneOfGiven(resource: AnyResource, fields: readonly string[]) {
-  const targets = fields.map((field) => resource.references?.[field]);
-  const why = targets.every((target) => target !== undefined) ? `: a ${resource.noun} belongs to a ${targets.join(' or a ')}` : '';
-  return fieldsCheck(fields, fields[0]!, (input) => fields.some((field) => input[field] !== undefined && input[field] !== null), `${fields.join(' or ')} is required${why}`);
-}
-
-/**
- * 400 on `later` when both timestamps are given (not null) and it comes before `earlier`. They are
- * normalised (UTC, milliseconds, years 1900..9999): as text they compare as instants.
- */
-function notBefore(later: string, earlier: string) {
-  return fieldsCheck(
-    [later, earlier],
-    later,
-    (input) => typeof input[later] !== 'string' || typeof input[earlier] !== 'string' || String(input[earlier]) <= String(input[later]),
-    `${later} must not be before ${earlier}`,
-  );
 }
 
 /** JSON Schema metadata: each of `fields`, given and not null, satisfies the body (none: no constraint). */
