@@ -89,13 +89,14 @@ const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
  * name of two labels or more whose last starts with a letter (`.com`, punycode `.xn--p1ai`).
  * valibot's own email pattern refuses valid ones (an apostrophe, a punycode domain).
  */
-export const EMAIL = new RegExp(`^${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`);
+/** Built when a schema asks (a template at load would stay in every bundle that imports this module). */
+export const emailPattern = () => `^${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`;
 
 export const email = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.emailLength),
-    v.regex(EMAIL, `${field} must be a valid email address`),
+    v.regex(new RegExp(emailPattern()), `${field} must be a valid email address`),
     v.metadata({ format: 'email' }),
   );
 
