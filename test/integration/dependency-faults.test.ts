@@ -6,6 +6,7 @@
  * line and nothing half-written; an idempotency record of a failed request is never replayed.
  */
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
@@ -15,12 +16,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SCOPES, routeByOperation } from '../../shared/routes.ts';
+import { routeByOperation } from '../../shared/routes.ts';
+import { importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DEPENDENCY_ERRORS, transactionConflictCancellation, type DependencyErrorCase } from '../support/dependency-errors.ts';
 import type { Server } from 'node:http';
@@ -31,21 +31,14 @@ import { freePort } from '../../infra/local/dynamodb.ts';
 import { valueWithLogs, type LogRecord } from '../support/logs.ts';
 import { token as mintToken } from '../support/api.ts';
 
-type Handler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
-const handlers: Record<string, Handler> = {};
+const handlers: Record<string, ProxyHandler> = {};
 let docMock: AwsStub<any, any, any>;
 let baseMock: AwsStub<any, any, any>;
 let raw: DynamoDBDocumentClient;
 const table = () => inject('tableName');
 
 beforeAll(async () => {
-  Object.assign(process.env, {
-    TABLE_NAME: inject('tableName'),
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    CURSOR_SIGNING_KEY: 'dependency-faults-test-cursor-signing-key',
+  useSharedTable('dependency-faults-test-cursor-signing-key', {
     AWS_LAMBDA_LOG_LEVEL: 'WARN',
     // The authorizer of the in-process gateway below verifies the shared test stack's tokens.
     LOCAL_JWT_ISSUER: LOCAL_ISSUER,
@@ -53,8 +46,7 @@ beforeAll(async () => {
     INVALID_TOKEN_API_KEY: 'dependency-faults-invalid-token-traffic',
   });
   for (const name of ['retrieveClient', 'listClients', 'createClient', 'updateClient', 'deleteClient', 'createProject'] as const) {
-    const url = pathToFileURL(resolve(import.meta.dirname, '../..', routeByOperation(name).entry)).href;
-    handlers[name] = ((await import(/* @vite-ignore */ url)) as { handler: Handler }).handler;
+    handlers[name] = await importHandler(routeByOperation(name).entry);
   }
   const { dynamo, dynamoClient } = await import('../../shared/data/dynamo.ts');
   // Instance mocks: only the functions' clients; every call not stubbed goes to DynamoDB Local.
@@ -79,34 +71,6 @@ function passThrough() {
   docMock.send.callThrough();
   baseMock.send.callThrough();
 }
-
-function event(ws: string, method: string, path: string, options: { id?: string; body?: unknown; headers?: Record<string, string> } = {}): APIGatewayProxyEvent {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers,
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: options.id ? { id: options.id } : null,
-    stageVariables: null,
-    body: options.body === undefined ? null : JSON.stringify(options.body),
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: randomUUID(),
-      path,
-      authorizer: { workspaceId: ws, apiClientId: `local-${ws}`, scopes: SCOPES.join(' '), tokenExpiresAt: Math.floor(Date.now() / 1000) + 3600 },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
-
-const lambdaContext = () => {
-  const deadline = Date.now() + 10_000;
-  return { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
-};
 
 async function invoke(name: string, e: APIGatewayProxyEvent) {
   const result = await handlers[name]!(e, lambdaContext());

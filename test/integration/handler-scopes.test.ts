@@ -4,53 +4,22 @@
  * calls every protected route's real handler module and compares with the route table's scope.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PROTECTED_ROUTES, SCOPES, type ProtectedRoute } from '../../shared/routes.ts';
+import { importHandler, lambdaContext, proxyEvent, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-const handlers = new Map<string, Handler>();
+const handlers = new Map<string, ProxyHandler>();
 
 beforeAll(async () => {
-  Object.assign(process.env, {
-    TABLE_NAME: inject('tableName'),
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    CURSOR_SIGNING_KEY: 'handler-scopes-test-cursor-signing-key',
-  });
-  for (const route of PROTECTED_ROUTES) {
-    const url = pathToFileURL(resolve(import.meta.dirname, '../..', route.entry)).href;
-    handlers.set(route.operation, ((await import(/* @vite-ignore */ url)) as { handler: Handler }).handler);
-  }
+  useSharedTable('handler-scopes-test-cursor-signing-key');
+  for (const route of PROTECTED_ROUTES) handlers.set(route.operation, await importHandler(route.entry));
 });
 
 /** A request to the route as the authorizer hands it on, with these scopes granted. */
 function call(route: ProtectedRoute, scopes: readonly string[]) {
-  const path = route.path.replace('{id}', 'x');
-  const event = {
-    resource: route.path,
-    path,
-    httpMethod: route.method,
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: route.path.includes('{id}') ? { id: 'x' } : null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: randomUUID(),
-      path,
-      authorizer: { workspaceId: `scopes-${randomUUID()}`, apiClientId: 'local-scopes', scopes: scopes.join(' '), tokenExpiresAt: Math.floor(Date.now() / 1000) + 3600 },
-    },
-  } as unknown as APIGatewayProxyEvent;
-  const deadline = Date.now() + 10_000;
-  return handlers.get(route.operation)!(event, { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as Context);
+  const takesId = route.path.includes('{id}');
+  const event = proxyEvent(`scopes-${randomUUID()}`, route.method, route.path.replace('{id}', 'x'), { resource: route.path, scopes, ...(takesId ? { id: 'x' } : {}) });
+  return handlers.get(route.operation)!(event, lambdaContext());
 }
 
 describe('the scope each function checks', () => {
