@@ -12,6 +12,7 @@ import { contractOf, subjectOf } from '../shared/operations.ts';
 import { RESOURCE_LIST } from '../shared/resources/registry.ts';
 import { SCHEMAS } from '../shared/resources/schemas.ts';
 import { eventFeedSchemas } from '../shared/schemas/events.ts';
+import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/schemas/time-summaries.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
 import { documentedJsonSchema } from '../shared/schemas/documented.ts';
 import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
@@ -180,7 +181,11 @@ function withSelfExample(doc: Json & { openapi: string; info: Json; paths: Recor
 }
 
 /** What a route's function parses with: its resource's schemas, or the feed's. */
-const schemasOf = (route: Route) => (route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : SCHEMAS[route.resource]);
+const schemasOf = (route: Route) =>
+  route.resource === null ? undefined
+  : route.resource === 'event' ? eventFeedSchemas
+  : route.resource === 'time_summary' ? timeSummarySchemas
+  : SCHEMAS[route.resource];
 
 function operationObject(route: Route): Json {
   const doc = OPERATION_DOCS[route.operation];
@@ -367,7 +372,7 @@ export function buildOpenApiDocument(): Json {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start)' },
     ],
-    tags: [...RESOURCE_LIST.map((r) => r.tag), EVENT_FEED.tag, DESCRIPTION_TAG].map((name) => ({ name, description: tagDescription(name) })),
+    tags: [...RESOURCE_LIST.map((r) => r.tag), TIME_SUMMARIES.tag, EVENT_FEED.tag, DESCRIPTION_TAG].map((name) => ({ name, description: tagDescription(name) })),
     paths,
     webhooks: webhooks(),
     components: {

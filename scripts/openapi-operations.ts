@@ -48,13 +48,25 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       '(exclusive); `started_from` after `started_to` is a 400 naming `started_to`. A cursor is bound to all of them. Every page costs the same, ' +
       'whatever the filters, the page and the number of entries.',
   },
+  listTimeSummaries: {
+    summary: 'Summarize time: what to bill, to whom, for which period',
+    description:
+      'Totals of time entries by client (or project) and period (none, day, ISO week from Monday, month) over the dates `from` (inclusive) to ' +
+      '`to` (exclusive) of `timezone` (IANA, default UTC). An entry counts once, whole, in the day of the zone in which it starts. ' +
+      '`billable_amount` is a decimal string in the client\'s `currency`: the exact sum of `duration_minutes × billable_rate / 60`, rounded once, ' +
+      'half to even, to the currency\'s minor unit. Rows with no minutes are left out; ordered by `period_start`, `client_id`, then `project_id` ' +
+      '(null first). Current at once: every log, correction, move and delete counts exactly once. A page costs what its rows and the months ' +
+      'they span cost, never what the number of entries would.',
+  },
   retrieveTimeEntry: {
     summary: 'Retrieve a time entry',
     description: 'The time entry with its current `ETag` (send it as `If-Match` to change or delete only this version).',
   },
   logTimeEntry: {
     summary: 'Log a time entry',
-    description: 'Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true.',
+    description:
+      'Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true; ' +
+      "`billable_rate` to the project's `hourly_rate` (null without a project). Counted in the time summaries at once.",
   },
   updateTimeEntry: {
     summary: 'Correct or move a time entry',
@@ -118,6 +130,7 @@ export const TAG_DOCS: Record<string, string> = {
   Projects: 'Work for one client, with its billing type and rates; a project stays with the client it was created for.',
   'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
   'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
+  'Time summaries': 'What to bill, to whom, for which period: totals of time entries by client or project and period, in any time zone.',
   Events: 'Every change of a client, project or time entry, kept 30 days: the feed, and what webhook deliveries post.',
   [DESCRIPTION_TAG]: 'This OpenAPI document, served by the API itself.',
 };

@@ -13,6 +13,7 @@ import type { AnyResourceSchemas } from './resources/define.ts';
 import type { SchemasByKind } from './resources/schemas.ts';
 import { EVENT_FEED } from './events/types.ts';
 import type { EventFeedSchemas } from './schemas/events.ts';
+import type { TimeSummarySchemas } from './schemas/time-summaries.ts';
 import type { Action, Operation, Route, RouteOf } from './routes.ts';
 
 export interface Contract {
@@ -63,12 +64,15 @@ const FEED_CONTRACTS = {
   retrieve: (): Contract => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] }),
 };
 type Feed = typeof EVENT_FEED;
+type Summaries = TimeSummarySchemas['kind'];
 
 type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
 type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
 
 /** What an operation's function passes to the handler frame: its resource, with its schemas where the contract parses fields. */
-export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Feed['kind']
+export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Summaries
+  ? TimeSummarySchemas
+  : RouteOf<O>['resource'] extends Feed['kind']
   ? RouteOf<O>['action'] extends 'list'
     ? EventFeedSchemas
     : Feed
@@ -85,7 +89,9 @@ export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
 
 /** What the operation's query string parses to (lists). */
 export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
-  ? RouteOf<O>['resource'] extends Feed['kind']
+  ? RouteOf<O>['resource'] extends Summaries
+    ? v.InferOutput<TimeSummarySchemas['listQuery']>
+    : RouteOf<O>['resource'] extends Feed['kind']
     ? v.InferOutput<EventFeedSchemas['listQuery']>
     : v.InferOutput<ResourceOf<O>['listQuery']>
   : never;
@@ -94,9 +100,11 @@ export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
 export type OperationOf = { [O in Operation]: Pick<RouteOf<O>, 'operation' | 'resource' | 'action'> }[Operation];
 
 /** The contract of a resource's or the feed's operation, given that resource or the feed; undefined for the public API description. */
-export function contractOf(route: OperationOf, resource: AnyResource | AnyResourceSchemas | Feed | EventFeedSchemas | undefined): Contract | undefined {
+export function contractOf(route: OperationOf, resource: AnyResource | AnyResourceSchemas | Feed | EventFeedSchemas | TimeSummarySchemas | undefined): Contract | undefined {
   if (route.resource === null) return undefined;
   if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
+  // Summaries are a list whose query the feed's list contract takes as it is.
+  if (route.resource === 'time_summary') return FEED_CONTRACTS.list(resource as TimeSummarySchemas);
   if (route.resource === EVENT_FEED.kind) {
     if (route.action === 'retrieve') return FEED_CONTRACTS.retrieve();
     if (!('listQuery' in resource)) throw new Error(`${route.operation} parses its query: give it the feed's schemas (shared/schemas/events.ts)`);
@@ -112,5 +120,6 @@ export function contractOf(route: OperationOf, resource: AnyResource | AnyResour
 export function subjectOf(route: Route): { kind: string; tag: string } | undefined {
   if (route.resource === null) return undefined;
   if (route.resource === EVENT_FEED.kind) return EVENT_FEED;
+  if (route.resource === 'time_summary') return { kind: 'time_summary', tag: 'Time summaries' };
   return resourceOf(route.resource);
 }

@@ -49,6 +49,15 @@ type ResourceRoute = {
 /** The events feed: list and retrieve only, over the workspace's event sequence (shared/domain/events.ts). */
 type FeedRoute = FunctionBase & { readonly resource: 'event' } & Readonly<Extract<ActionRoute<FeedCollection>, { action: 'list' | 'retrieve' }>>;
 
+/** Time summaries (contract, "Time summaries"): computed rows, read with the time entries' read scope. */
+type SummaryRoute = FunctionBase & {
+  readonly resource: 'time_summary';
+  readonly action: 'list';
+  readonly method: 'GET';
+  readonly path: `${Prefix}/time_summaries`;
+  readonly scope: 'time_entries:read';
+};
+
 /** A route without a token (the API description). */
 interface PublicRoute extends FunctionBase {
   readonly resource: null;
@@ -58,7 +67,7 @@ interface PublicRoute extends FunctionBase {
   readonly scope: null;
 }
 
-export type RouteDeclaration = ResourceRoute | FeedRoute | PublicRoute;
+export type RouteDeclaration = ResourceRoute | FeedRoute | SummaryRoute | PublicRoute;
 
 export const ROUTES = [
   // clients
@@ -79,6 +88,8 @@ export const ROUTES = [
   { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
   { operation: 'updateTimeEntry', resource: 'time_entry', action: 'update', method: 'PATCH', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/update.ts' },
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
+  // what to bill: totals of time entries by client or project and period (domain/time-summaries.ts)
+  { operation: 'listTimeSummaries', resource: 'time_summary', action: 'list', method: 'GET', path: '/api/v1/time_summaries', scope: 'time_entries:read', entry: 'functions/time-summaries/list.ts' },
   // the events feed (docs/events.md): made by the stream consumer, read here
   { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },
   { operation: 'retrieveEvent', resource: 'event', action: 'retrieve', method: 'GET', path: '/api/v1/events/{id}', scope: 'events:read', entry: 'functions/events/retrieve.ts' },
@@ -97,7 +108,7 @@ export type Operation = Route['operation'];
 export type ProtectedRoute = Extract<Route, { scope: Scope }>;
 /** The routes of registry resources (the feed's and the public one are not). */
 export type RegistryRoute = Extract<Route, { resource: ResourceKind }>;
-export const isRegistryRoute = (route: Route): route is RegistryRoute => route.resource !== null && route.resource !== 'event';
+export const isRegistryRoute = (route: Route): route is RegistryRoute => route.resource !== null && route.resource !== 'event' && route.resource !== 'time_summary';
 
 /** Every scope, in route order (each resource has a read and a write scope; the feed a read scope). */
 export const SCOPES = /* @__PURE__ */ Array.from(/* @__PURE__ */ new Set(/* @__PURE__ */ ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))) as Scope[];

@@ -120,7 +120,7 @@ export interface paths {
         put?: never;
         /**
          * Log a time entry
-         * @description Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true.
+         * @description Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true; `billable_rate` to the project's `hourly_rate` (null without a project). Counted in the time summaries at once.
          */
         post: operations["logTimeEntry"];
         delete?: never;
@@ -155,6 +155,26 @@ export interface paths {
          * @description Changes only the fields sent; null clears `description`. Another `project_id` moves the entry to that project and its client (a `client_id` sent beside it must be that client); `project_id: null` leaves it to its client, or to the `client_id` sent beside it; `client_id` alone on an entry with a project must be the project's client. A move adjusts the delete guards of the old and new project and client in one transaction: a target deleted meanwhile is a 400 naming the field, with nothing changed. Makes a `time_entry.updated` event.
          */
         patch: operations["updateTimeEntry"];
+        trace?: never;
+    };
+    "/api/v1/time_summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarize time: what to bill, to whom, for which period
+         * @description Totals of time entries by client (or project) and period (none, day, ISO week from Monday, month) over the dates `from` (inclusive) to `to` (exclusive) of `timezone` (IANA, default UTC). An entry counts once, whole, in the day of the zone in which it starts. `billable_amount` is a decimal string in the client's `currency`: the exact sum of `duration_minutes × billable_rate / 60`, rounded once, half to even, to the currency's minor unit. Rows with no minutes are left out; ordered by `period_start`, `client_id`, then `project_id` (null first). Current at once: every log, correction, move and delete counts exactly once. A page costs what its rows and the months they span cost, never what the number of entries would.
+         */
+        get: operations["listTimeSummaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/events": {
@@ -467,6 +487,8 @@ export interface components {
             status: "LEAD" | "ACTIVE" | "SLEEPING" | "LOST";
             /** @enum {string} */
             language: "ENGLISH" | "FRENCH";
+            /** @description An upper-case ISO 4217 alphabetic currency code (USD, EUR, JPY, KWD, ...) */
+            currency: string;
             business_number: string | null;
             tps_number: string | null;
             tvq_number: string | null;
@@ -494,6 +516,8 @@ export interface components {
                 status: "LEAD" | "ACTIVE" | "SLEEPING" | "LOST";
                 /** @enum {string} */
                 language: "ENGLISH" | "FRENCH";
+                /** @description An upper-case ISO 4217 alphabetic currency code (USD, EUR, JPY, KWD, ...) */
+                currency: string;
                 business_number: string | null;
                 tps_number: string | null;
                 tvq_number: string | null;
@@ -583,6 +607,7 @@ export interface components {
             started_at: string;
             duration_minutes: number;
             billable: boolean;
+            billable_rate: number | null;
             description: string | null;
             workspace_id: string;
             /** Format: date-time */
@@ -606,6 +631,7 @@ export interface components {
                 started_at: string;
                 duration_minutes: number;
                 billable: boolean;
+                billable_rate: number | null;
                 description: string | null;
                 workspace_id: string;
                 /** Format: date-time */
@@ -669,6 +695,52 @@ export interface components {
                 created_at: string;
                 /** Format: date-time */
                 updated_at: string;
+            }[];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        TimeSummary: {
+            /** @constant */
+            object: "time_summary";
+            client_id: string;
+            /** @description With group_by=project: the project, or null for time logged against the client alone */
+            project_id?: string | null;
+            /**
+             * Format: date
+             * @description With a period: its first day inside the range, in the summary's time zone
+             */
+            period_start?: string;
+            /** @description The client's currency (ISO 4217) */
+            currency: string;
+            minutes: number;
+            billable_minutes: number;
+            /** @description The billable minutes' value as a decimal string in the currency's minor unit (USD "1234.50", JPY "1235", KWD "12.345"): the exact sum, rounded once, half to even */
+            billable_amount: string;
+            /** @description Billable minutes of entries without a billable_rate: not in billable_amount */
+            unpriced_billable_minutes: number;
+        };
+        TimeSummaryList: {
+            /** @constant */
+            object: "list";
+            data: {
+                /** @constant */
+                object: "time_summary";
+                client_id: string;
+                /** @description With group_by=project: the project, or null for time logged against the client alone */
+                project_id?: string | null;
+                /**
+                 * Format: date
+                 * @description With a period: its first day inside the range, in the summary's time zone
+                 */
+                period_start?: string;
+                /** @description The client's currency (ISO 4217) */
+                currency: string;
+                minutes: number;
+                billable_minutes: number;
+                /** @description The billable minutes' value as a decimal string in the currency's minor unit (USD "1234.50", JPY "1235", KWD "12.345"): the exact sum, rounded once, half to even */
+                billable_amount: string;
+                /** @description Billable minutes of entries without a billable_rate: not in billable_amount */
+                unpriced_billable_minutes: number;
             }[];
             has_more: boolean;
             next_cursor: string | null;
@@ -893,6 +965,8 @@ export interface components {
              * @enum {string}
              */
             language?: "ENGLISH" | "FRENCH";
+            /** @description An upper-case ISO 4217 alphabetic currency code (USD, EUR, JPY, KWD, ...) Default: "USD". */
+            currency?: string;
             business_number?: string | null;
             tps_number?: string | null;
             tvq_number?: string | null;
@@ -964,6 +1038,7 @@ export interface components {
             duration_minutes: number;
             /** @description Default: true. */
             billable?: boolean;
+            billable_rate?: number | null;
             description?: string | null;
         } | {
             /** @description Absent or null: the alternative with project_id applies */
@@ -977,6 +1052,7 @@ export interface components {
             duration_minutes: number;
             /** @description Default: true. */
             billable?: boolean;
+            billable_rate?: number | null;
             description?: string | null;
         };
         UpdateTimeEntry: {
@@ -989,6 +1065,7 @@ export interface components {
             started_at?: string;
             duration_minutes?: number;
             billable?: boolean;
+            billable_rate?: number | null;
             description?: string | null;
         };
         CreateWebhookEndpoint: {
@@ -1805,6 +1882,47 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTimeSummaries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The next_cursor of the previous page of the same list and filters; opaque */
+                cursor?: string;
+                from?: string;
+                to?: string;
+                timezone?: string;
+                group_by?: "client" | "project";
+                period?: "none" | "day" | "week" | "month";
+                client_id?: string;
+                project_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeSummaryList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -38,6 +38,11 @@ const ws = (workspaceId: string) => `WS#${workspaceId}`;
 const EVENT_TYPE = 'EVENT';
 const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
 
+/** The two levels of time totals: by client, and by client and project. */
+export type TotalsLevel = 'CLIENT' | 'PROJECT';
+/** The project part of a totals group for time without a project: sorts before every `prj_` id. */
+export const NO_PROJECT = '-';
+
 const pair = (field: string, value: unknown) => `${field}#${String(value)}`;
 
 /** An item's sort key in an index, after any sort prefix: `<TYPE>#<id>`, or `<TYPE>#<order value>#<id>`. */
@@ -85,6 +90,18 @@ export const keys = {
   eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
   /** Written in the delete's transaction: carries the delete's request id and time to its event. */
   deletion: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${type}#${id}` }),
+  /**
+   * Time totals (docs/decisions/0018-time-totals.md): one partition per UTC month and level (by
+   * client, or by client and project), one item per group and UTC day, its counters per UTC
+   * quarter-hour. Sort keys `<client>#<dd>` or `<client>#<project or ->#<dd>`: a group's days are
+   * together, groups in the order summaries answer them (no project first).
+   */
+  totalsPartition: (workspaceId: string, level: TotalsLevel, month: string) => `${ws(workspaceId)}#TOTALS#${level}#${month}`,
+  totalsGroup: (level: TotalsLevel, clientId: string, projectId: string | null): string => (level === 'CLIENT' ? clientId : `${clientId}#${projectId ?? NO_PROJECT}`),
+  totals: (workspaceId: string, level: TotalsLevel, month: string, group: string, day: string): PrimaryKey => ({
+    PK: keys.totalsPartition(workspaceId, level, month),
+    SK: `${group}#${day}`,
+  }),
   /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
   webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
 

@@ -100,6 +100,10 @@ export interface CreateOptions {
   hidden?: Record<string, unknown>;
   /** A write made in the same transaction (a quota counter), and the error when its condition fails. */
   alongside?: { write: TransactItem; refused: () => ApiError };
+  /** Attributes stored beside `data` that no response shows (a time entry's `counted` marker). */
+  attributes?: Record<string, unknown>;
+  /** Unconditional writes made in the same transaction, given the item's data (a time entry's totals). */
+  parts?: (data: Record<string, unknown>) => Record<string, TransactItem>;
 }
 
 const ALONGSIDE = 'alongside';
@@ -142,11 +146,13 @@ export async function create<R extends AnyResource>(
     ...Object.fromEntries(referrersOf(resource).map((r) => [r.counter, 0])),
     // The request that made this version: its event carries it (shared/events/build.ts).
     [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+    ...options.attributes,
     ...options.hidden,
   };
   const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
   const made = versioned(resource, item);
-  if (references.length === 0 && !options.alongside && !ctx.record) {
+  const parts = options.parts?.(data) ?? {};
+  if (references.length === 0 && !options.alongside && !ctx.record && Object.keys(parts).length === 0) {
     await putNew(put);
     return made;
   }
@@ -160,6 +166,7 @@ export async function create<R extends AnyResource>(
       ]),
     ),
     ...(options.alongside ? { [ALONGSIDE]: options.alongside.write } : {}),
+    ...parts,
     ...recordPart(ctx, made, revealed),
   });
   if (cancelled) {
@@ -278,9 +285,29 @@ export async function update<R extends AnyResource>(
  */
 export async function remove(ctx: CallerContext, resource: AnyResource, id: string, expectedVersion: IfMatch, alongside?: TransactItem): Promise<Deleted> {
   if (!isWellFormedId(resource.idPrefix, id)) throw notFound(resource.noun, id);
+  const read = Object.keys(resource.references ?? {}).length > 0 ? await mustRead(ctx, resource, id) : undefined;
+  const deleted = await removeAsRead(ctx, resource, id, expectedVersion, { read, parts: alongside ? { [ALONGSIDE]: alongside } : {}, atVersionRead: false });
+  return deleted!;
+}
+
+export interface RemoveAsRead {
+  /** The item as read (what it references is read off it); undefined when it references nothing. */
+  read: Record<string, unknown> | undefined;
+  /** Writes made in the delete's transaction. */
+  parts: Record<string, TransactItem>;
+  /**
+   * The delete holds only at the version read (the parts were computed from it): a change since
+   * makes it answer undefined, for the caller to read again and retry.
+   */
+  atVersionRead: boolean;
+}
+
+/** The delete's transaction, given the item read; undefined when `atVersionRead` and the item changed since. */
+export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id: string, expectedVersion: IfMatch, options: RemoveAsRead): Promise<Deleted | undefined> {
   const counters = [...new Set(referrersOf(resource).map((r) => r.counter))];
+  const { read } = options;
   const condition = allOf(
-    existsAtVersion(expectedVersion),
+    options.atVersionRead && read ? existsAtVersion([versionOf(read)]) : existsAtVersion(expectedVersion),
     ...counters.map((counter, i) => ({ expression: `#g${i} = :zero`, names: { [`#g${i}`]: counter }, values: { ':zero': 0 } })),
   );
   const key = keys.item(ctx.workspaceId, resource.type, id);
@@ -288,19 +315,23 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
   // Every resource deletes with something beside it (its deletion record, a quota counter, its
   // references' counters): one transaction. A resource whose changes make events also writes its
   // deletion record (the delete's request id and time).
-  const parts: Record<string, TransactItem> = { [ITEM]: { Delete: del } };
-  if (Object.keys(resource.references ?? {}).length > 0) {
-    // What it references is in the item: read it first (the delete's condition covers a change since).
-    const current = (await mustRead(ctx, resource, id))[DATA_ATTRIBUTE] as Record<string, unknown>;
-    for (const ref of referencesOf(resource, current)) parts[ref.field] = counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1);
+  const parts: Record<string, TransactItem> = { [ITEM]: { Delete: del }, ...options.parts };
+  // What it references is in the item read (the delete's condition covers a change since).
+  if (read) {
+    for (const ref of referencesOf(resource, read[DATA_ATTRIBUTE] as Record<string, unknown>)) {
+      parts[ref.field] = counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1);
+    }
   }
-  if (alongside) parts[ALONGSIDE] = alongside;
   if (makesEvents(resource)) parts[DELETION] = deletionRecordPut(ctx.workspaceId, resource.type, id, ctx.requestId);
   const deleted: Deleted = { object: resource.kind, id, deleted: true };
   const cancelled = await transact<string>({ ...parts, ...recordPart(ctx, deleted) });
   if (cancelled) {
     refuseIfRecordTaken(ctx, cancelled);
-    if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
+    if (cancelled.failed(ITEM)) {
+      const old = cancelled.item(ITEM);
+      if (options.atVersionRead && old !== undefined && read !== undefined && versionOf(old) !== versionOf(read) && matchesVersion(expectedVersion, versionOf(old))) return undefined;
+      throw refusedDelete(resource, id, old, counters, expectedVersion);
+    }
     throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
   }
   return deleted;

@@ -20,18 +20,26 @@ import { setExpression } from '../data/update.ts';
 import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
 import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
-import type { CallerContext, IfMatch, Versioned } from './context.ts';
-import { create, list, readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference, update } from './entity.ts';
+import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
+import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unknownReference, update } from './entity.ts';
+import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
 import type { ListEnvelope } from './paging.ts';
 
 type Patch = v.InferOutput<typeof timeEntrySchemas.update>;
 type Query = v.InferOutput<typeof timeEntrySchemas.listQuery>;
 
-/** The client of a project named by a reference field, or the 400 naming that field. */
-async function clientOfProject(ctx: CallerContext, projectId: string): Promise<string> {
+/** What an entry takes from its project: its client, and its rate (the entry's rate unless sent). */
+interface ProjectTerms {
+  client_id: string;
+  hourly_rate: number | null;
+}
+
+/** The terms of a project named by a reference field, or the 400 naming that field. */
+async function termsOfProject(ctx: CallerContext, projectId: string): Promise<ProjectTerms> {
   const item = await readItem(ctx, project, projectId);
   if (!item) throw unknownReference('project_id', project);
-  return objectOf(project, item).client_id;
+  const { client_id, hourly_rate } = objectOf(project, item);
+  return { client_id, hourly_rate };
 }
 
 const notTheProjectClient = (projectId: string, projectClient: string, hint: string) =>
@@ -40,17 +48,23 @@ const notTheProjectClient = (projectId: string, projectClient: string, hint: str
 export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<typeof timeEntrySchemas.create>, now = new Date()): Promise<Versioned<TimeEntry>> {
   const projectId = input.project_id ?? null;
   let clientId = input.client_id;
+  let rate: number | null = null;
   if (projectId !== null) {
-    const projectClient = await clientOfProject(ctx, projectId);
-    if (clientId !== undefined && clientId !== projectClient) throw notTheProjectClient(projectId, projectClient, ', or be omitted');
-    clientId = projectClient;
+    const terms = await termsOfProject(ctx, projectId);
+    if (clientId !== undefined && clientId !== terms.client_id) throw notTheProjectClient(projectId, terms.client_id, ', or be omitted');
+    clientId = terms.client_id;
+    rate = terms.hourly_rate;
   }
   if (clientId === undefined) {
     throw invalidParam('project_id', 'project_id or client_id is required: a time entry is logged against a project or a client');
   }
+  const billableRate = input.billable_rate === undefined ? rate : input.billable_rate;
   // With a project, its client was read from it: a failure of either is the project's.
-  return create(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId }, now, {
+  return create(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId, billable_rate: billableRate }, now, {
     unknownReference: (field, target) => (projectId !== null ? unknownReference('project_id', project) : unknownReference(field, target)),
+    // Counted in the totals in the same transaction (shared/totals/totals.ts).
+    attributes: { [COUNTED_ATTRIBUTE]: 1 },
+    parts: (data) => totalsParts(ctx.workspaceId, undefined, countedOf(data)),
   });
 }
 
@@ -60,30 +74,38 @@ interface Owners {
   client_id: string;
 }
 
-/** Where the patch puts an entry that belongs to `current` (the contract's move rules). */
-async function ownersAfter(ctx: CallerContext, current: Owners, patch: Patch): Promise<Owners> {
-  if (patch.project_id === undefined) {
+/**
+ * Where the patch puts an entry that belongs to `current` (the contract's move rules), and the
+ * rate a move to another project (or to none) gives it unless the patch sends one.
+ */
+async function ownersAfter(ctx: CallerContext, current: Owners, patch: Patch): Promise<Owners & { rate?: number | null }> {
+  if (patch.project_id === undefined || patch.project_id === current.project_id) {
     const clientId = patch.client_id ?? current.client_id;
     if (current.project_id !== null && clientId !== current.client_id) {
       throw notTheProjectClient(current.project_id, current.client_id, ': move the entry to a project of that client, or set project_id to null');
     }
     return { project_id: current.project_id, client_id: clientId };
   }
-  if (patch.project_id === null) return { project_id: null, client_id: patch.client_id ?? current.client_id };
-  const projectClient = await clientOfProject(ctx, patch.project_id);
-  if (patch.client_id !== undefined && patch.client_id !== projectClient) throw notTheProjectClient(patch.project_id, projectClient, ', or be omitted');
-  return { project_id: patch.project_id, client_id: projectClient };
+  if (patch.project_id === null) return { project_id: null, client_id: patch.client_id ?? current.client_id, rate: null };
+  const terms = await termsOfProject(ctx, patch.project_id);
+  if (patch.client_id !== undefined && patch.client_id !== terms.client_id) throw notTheProjectClient(patch.project_id, terms.client_id, ', or be omitted');
+  return { project_id: patch.project_id, client_id: terms.client_id, rate: terms.hourly_rate };
 }
+
+/** The fields whose change moves the entry in the totals (and so rewrites them in its transaction). */
+const COUNTED_FIELDS = ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate'] as const;
 
 /**
  * Changes the fields sent. A change of `started_at` moves the entry in every list at once (each
- * index's sort key holds it); a change of project or client is a move (see the module's comment).
+ * index's sort key holds it); a change of what the totals count (time, duration, billable, rate,
+ * owners) rewrites the entry and its totals in one transaction at the version read; a change of
+ * project or client is a move (see the module's comment). A description alone is the generic update.
  */
 export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Patch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<TimeEntry>> {
   if (!isWellFormedId(timeEntry.idPrefix, id)) throw notFound(timeEntry.noun, id);
   const { project_id: _project, client_id: _client, ...fields } = patch;
-  if (patch.project_id === undefined && patch.client_id === undefined) return update(ctx, timeEntry, id, fields, expectedVersion, now);
-  // A move races other changes of the entry: it retries on the entry's new version, which
+  if (!COUNTED_FIELDS.some((field) => patch[field] !== undefined)) return update(ctx, timeEntry, id, fields, expectedVersion, now);
+  // A rewrite races other changes of the entry: it retries on the entry's new version, which
   // another writer's landed change made (so contention always progresses); the cap guards a runaway.
   for (let attempt = 0; attempt < MAX_MOVE_ATTEMPTS; attempt++) {
     const item = await readItem(ctx, timeEntry, id);
@@ -92,23 +114,44 @@ export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Pat
     if (!matchesVersion(expectedVersion, version)) throw preconditionFailed(timeEntry.noun, id);
     const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
     const current = { project_id: (data.project_id ?? null) as string | null, client_id: String(data.client_id) };
-    const after = await ownersAfter(ctx, current, patch);
-    // Sending the owners the entry has is no move: the rest is an ordinary update (which honours If-Match).
-    if (after.project_id === current.project_id && after.client_id === current.client_id) {
-      return update(ctx, timeEntry, id, fields, expectedVersion, now);
-    }
-    const moved = await move(ctx, id, item, { ...fields, ...after }, current, after, now);
-    if (moved) return moved;
+    const { rate, ...after } = await ownersAfter(ctx, current, patch);
+    const change = { ...(rate === undefined ? {} : { billable_rate: rate }), ...fields, ...after };
+    const rewritten = await rewrite(ctx, id, item, change, current, after, now);
+    if (rewritten) return rewritten;
   }
   throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entry is being changed by other requests: retry after the time in Retry-After');
 }
+
+/**
+ * Deletes the entry, uncounted from its project, its client and its totals in one transaction at
+ * the version read (the totals' parts come from it); a change since reads it again.
+ */
+export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVersion?: IfMatch): Promise<Deleted> {
+  if (!isWellFormedId(timeEntry.idPrefix, id)) throw notFound(timeEntry.noun, id);
+  for (let attempt = 0; attempt < MAX_MOVE_ATTEMPTS; attempt++) {
+    const item = await readItem(ctx, timeEntry, id);
+    if (!item) throw notFound(timeEntry.noun, id);
+    if (!matchesVersion(expectedVersion, versionOf(item))) throw preconditionFailed(timeEntry.noun, id);
+    const parts = totalsParts(ctx.workspaceId, countedBefore(item), undefined);
+    const deleted = await removeAsRead(ctx, timeEntry, id, expectedVersion, { read: item, parts, atVersionRead: true });
+    if (deleted) return deleted;
+  }
+  throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entry is being changed by other requests: retry after the time in Retry-After');
+}
+
+/** What an item counts in the totals now: nothing when it was stored before them and not yet backfilled. */
+const countedBefore = (item: Record<string, unknown>): CountedEntry | undefined =>
+  item[COUNTED_ATTRIBUTE] === undefined ? undefined : countedOf(item[DATA_ATTRIBUTE] as Record<string, unknown>);
 
 const MAX_MOVE_ATTEMPTS = 20;
 const ENTRY = 'entry';
 type Part = 'entry' | 'leave_project' | 'join_project' | 'leave_client' | 'join_client';
 
-/** The move's transaction; undefined when the entry changed since it was read (the caller retries). */
-async function move(
+/**
+ * The rewrite's transaction: the entry, its totals, and for a move the counters of what it leaves
+ * and joins; undefined when the entry changed since it was read (the caller retries).
+ */
+async function rewrite(
   ctx: CallerContext,
   id: string,
   item: Record<string, unknown>,
@@ -125,6 +168,7 @@ async function move(
   const counter = counterOf(timeEntry);
   const ownerKey = (type: string, ownerId: string) => keys.item(ctx.workspaceId, type, ownerId);
   const parts: Partial<Record<Part, TransactItem>> = { [ENTRY]: entryUpdate(ctx, id, data, version) };
+  const totals = totalsParts(ctx.workspaceId, countedBefore(item), countedOf(data));
   if (from.project_id !== to.project_id) {
     if (from.project_id !== null) parts.leave_project = counterUpdate(ownerKey(project.type, from.project_id), counter, -1);
     if (to.project_id !== null) {
@@ -144,7 +188,7 @@ async function move(
   const written = { ...item, [DATA_ATTRIBUTE]: data, [VERSION_ATTRIBUTE]: version + 1 };
   const moved = { resource: objectOf(timeEntry, written), version: version + 1 };
   // An Idempotency-Key's record rides in the move's own transaction, as in every write.
-  const cancelled = await transact<string>({ ...(parts as Record<Part, TransactItem>), ...recordPart(ctx, moved) });
+  const cancelled = await transact<string>({ ...(parts as Record<Part, TransactItem>), ...totals, ...recordPart(ctx, moved) });
   if (cancelled) {
     refuseIfRecordTaken(ctx, cancelled);
     if (cancelled.failed(ENTRY)) return undefined;
@@ -164,7 +208,7 @@ async function move(
 function entryUpdate(ctx: CallerContext, id: string, data: Record<string, unknown>, version: number): TransactItem {
   const indexes = keys.indexes(timeEntry, ctx.workspaceId, id, data);
   const gone = TABLE.indexes.flatMap((index) => [`${index.name}PK`, `${index.name}SK`]).filter((name) => !(name in indexes));
-  const set = setExpression(data, { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId });
+  const set = setExpression(data, { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, [COUNTED_ATTRIBUTE]: 1 });
   const removeNames = Object.fromEntries(gone.map((name, i) => [`#gone${i}`, name]));
   return {
     Update: {

@@ -50,6 +50,8 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   readOnly?: { readonly [N in RO]: 'created_at' };
   /** Set on create, refused on update: the reason the refusal gives. */
   immutable?: { readonly [N in IM]: string };
+  /** What an item stored before a field existed reads as (instead of null). */
+  storedDefaults?: { readonly [N in F]?: string | number | boolean };
   /** Fields that hold the id of another resource (by kind); creating counts it on that resource. */
   references?: { readonly [N in F]?: string };
   /** Fields a list may be filtered by (exact match), served by the indexes below. */
@@ -101,6 +103,7 @@ export interface AnyResource {
   readonly fieldNames: readonly string[];
   readonly readOnly?: Readonly<Record<string, 'created_at'>>;
   readonly immutable?: Readonly<Record<string, string>>;
+  readonly storedDefaults?: { readonly [field: string]: string | number | boolean | undefined };
   readonly references?: { readonly [field: string]: string | undefined };
   readonly filters?: readonly string[];
   readonly search?: string;

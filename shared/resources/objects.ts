@@ -34,7 +34,7 @@ export function dataOf(
 export function objectOf<R extends AnyResource>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
   const data = (item.data ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = { object: resource.kind, id: data.id };
-  for (const name of resource.fieldNames) out[name] = data[name] ?? null;
+  for (const name of resource.fieldNames) out[name] = data[name] ?? resource.storedDefaults?.[name] ?? null;
   out.workspace_id = data.workspace_id;
   out.created_at = data.created_at;
   out.updated_at = data.updated_at;

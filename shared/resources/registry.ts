@@ -10,7 +10,7 @@
  * docs/extending.md walks through adding a resource.
  */
 import * as v from 'valibot';
-import { LIMITS, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
+import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { defineFields } from './define.ts';
@@ -20,8 +20,11 @@ export const client = declareResource({
   idPrefix: 'cli_',
   collection: 'clients',
   tag: 'Clients',
-  fields: ['company_name', 'company_email', 'company_address', 'website', 'status', 'language', 'business_number', 'tps_number', 'tvq_number', 'relationship_start_date'],
+  fields: ['company_name', 'company_email', 'company_address', 'website', 'status', 'language', 'currency', 'business_number', 'tps_number', 'tvq_number', 'relationship_start_date'],
   readOnly: { relationship_start_date: 'created_at' },
+  immutable: { currency: "a client's amounts are all in the currency it was created with" },
+  // Clients stored before the field existed read as USD (contract, "Money").
+  storedDefaults: { currency: 'USD' },
   filters: ['status'],
   search: 'company_name',
   indexes: { GSI1: { partition: ['status'] } },
@@ -35,6 +38,7 @@ export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
   website: v.nullable(webUrl('website')),
   status: v.optional(enumOf('status', ['LEAD', 'ACTIVE', 'SLEEPING', 'LOST']), 'LEAD'),
   language: v.optional(enumOf('language', ['ENGLISH', 'FRENCH']), 'ENGLISH'),
+  currency: v.optional(currencyCode('currency'), 'USD'),
   business_number: v.nullable(taxId('business_number')),
   tps_number: v.nullable(taxId('tps_number')),
   tvq_number: v.nullable(taxId('tvq_number')),
@@ -81,7 +85,7 @@ export const timeEntry = declareResource({
   idPrefix: 'te_',
   collection: 'time_entries',
   tag: 'Time entries',
-  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'description'],
+  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate', 'description'],
   references: { client_id: 'client', project_id: 'project' },
   createRequiresOneOf: ['project_id', 'client_id'],
   filters: ['project_id', 'client_id'],
@@ -98,6 +102,8 @@ export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
   started_at: timestamp('started_at'),
   duration_minutes: positiveInteger('duration_minutes', LIMITS.durationMinutes),
   billable: v.optional(v.boolean('billable must be true or false'), true),
+  /** The project's hourly_rate when not sent on a log or a move (domain/time-entries.ts). */
+  billable_rate: v.nullable(money('billable_rate')),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
 }));
 

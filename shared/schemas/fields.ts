@@ -162,6 +162,19 @@ export const money = (field: string) =>
     v.metadata({ description: `From 0 to ${LIMITS.money} with at most ${LIMITS.moneyDecimals} decimal places` }),
   );
 
+let currencies: ReadonlySet<string> | undefined;
+/** An ISO 4217 code this runtime's Intl knows (upper case); the set is built on first use. */
+export const isKnownCurrency = (code: string): boolean =>
+  /^[A-Z]{3}$/.test(code) && (currencies ??= new Set(Intl.supportedValuesOf('currency'))).has(code);
+
+/** A currency: an upper-case ISO 4217 alphabetic code that the runtime knows. */
+export const currencyCode = (field: string) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.check(isKnownCurrency, `${field} must be an upper-case ISO 4217 currency code, such as USD, EUR, JPY or KWD`),
+    v.metadata({ pattern: '^[A-Z]{3}$', description: 'An upper-case ISO 4217 alphabetic currency code (USD, EUR, JPY, KWD, ...)' }),
+  );
+
 export const positiveInteger = (field: string, max: number) =>
   v.pipe(
     v.number(`${field} must be a number`),

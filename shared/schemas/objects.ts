@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { ERROR_TYPES, type ErrorType } from '../errors.ts';
-import { RESOURCE_LIST } from '../resources/registry.ts';
+import { RESOURCES, RESOURCE_LIST } from '../resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../resources/schemas.ts';
 import { idOf, timestamp } from '../resources/define.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_TYPES } from '../events/types.ts';
@@ -41,6 +41,25 @@ export const EventObject = v.strictObject({
 });
 export const EventList = listOf(EventObject);
 
+/** A row of a time summary (contract, "Time summaries"); `project_id` with `group_by=project`, `period_start` with a period. */
+export const TimeSummaryObject = v.strictObject({
+  object: v.literal('time_summary'),
+  client_id: idOf(RESOURCES.client.idPrefix),
+  project_id: v.optional(v.pipe(v.nullable(idOf(RESOURCES.project.idPrefix)), v.metadata({ description: 'With group_by=project: the project, or null for time logged against the client alone' }))),
+  period_start: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.metadata({ format: 'date', description: 'With a period: its first day inside the range, in the summary\'s time zone' })),
+  ),
+  currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.metadata({ description: "The client's currency (ISO 4217)" })),
+  minutes: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  billable_minutes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  billable_amount: v.pipe(
+    v.string(),
+    v.regex(/^\d+(\.\d+)?$/),
+    v.metadata({ description: "The billable minutes' value as a decimal string in the currency's minor unit (USD \"1234.50\", JPY \"1235\", KWD \"12.345\"): the exact sum, rounded once, half to even" }),
+  ),
+  unpriced_billable_minutes: v.pipe(v.number(), v.integer(), v.minValue(0), v.metadata({ description: 'Billable minutes of entries without a billable_rate: not in billable_amount' })),
+});
+
 const ERROR_TYPE_VALUES = Object.keys(ERROR_TYPES) as [ErrorType, ...ErrorType[]];
 
 export const ErrorBody = v.strictObject({
@@ -61,6 +80,8 @@ export function responseSchemas(): Record<string, v.GenericSchema> {
     out[schemaName(resource.kind)] = object;
     out[`${schemaName(resource.kind)}List`] = listOf(object);
   }
+  out.TimeSummary = TimeSummaryObject;
+  out.TimeSummaryList = listOf(TimeSummaryObject);
   return { ...out, [schemaName(EVENT_FEED.kind)]: EventObject, [`${schemaName(EVENT_FEED.kind)}List`]: EventList, DeleteResult, Error: ErrorBody };
 }
 

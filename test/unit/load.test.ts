@@ -12,10 +12,11 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { ROUTES } = await import('../../shared/routes.ts');
   expect(RESOURCE_LIST.length).toBe(4);
   // Each resource's object and list, the event's, DeleteResult and Error.
-  expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2 + 2);
+  expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2 + 2 + 2);
   const { eventFeedSchemas } = await import('../../shared/schemas/events.ts');
+  const { timeSummarySchemas } = await import('../../shared/schemas/time-summaries.ts');
   for (const route of ROUTES) {
-    const schemas = route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : SCHEMAS[route.resource];
+    const schemas = route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : route.resource === 'time_summary' ? timeSummarySchemas : SCHEMAS[route.resource];
     expect(route.resource === null || contractOf(route, schemas) !== undefined).toBe(true);
   }
 });

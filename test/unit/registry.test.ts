@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'Event', 'EventList', 'DeleteResult', 'Error',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'Event', 'EventList', 'DeleteResult', 'Error',
     ]);
   });
 
@@ -41,7 +41,7 @@ describe('names', () => {
     // The rule a handler derives its scope by gives every route's declared scope.
     for (const route of ROUTES) {
       if (route.scope === null) continue;
-      const collection = route.resource === 'event' ? 'events' : RESOURCES[route.resource].collection;
+      const collection = route.resource === 'event' ? 'events' : route.resource === 'time_summary' ? 'time_entries' : RESOURCES[route.resource].collection;
       expect(scopeFor(collection, route.action), route.operation).toBe(route.scope);
     }
     expect(ROUTES.filter((r) => r.resource === 'event').map((r) => [r.operation, r.method, r.path, r.scope])).toEqual([
@@ -133,7 +133,7 @@ describe('guards', () => {
 describe('request schemas', () => {
   it('make plain fields required on create, defaults apply, nullable ones optional', () => {
     const out = ok(client.create, { company_name: 'Acme', company_email: 'a@acme.test' });
-    expect(out.success && out.output).toEqual({ company_name: 'Acme', company_email: 'a@acme.test', status: 'LEAD', language: 'ENGLISH' });
+    expect(out.success && out.output).toEqual({ company_name: 'Acme', company_email: 'a@acme.test', status: 'LEAD', language: 'ENGLISH', currency: 'USD' });
     expect(ok(client.create, { company_name: 'Acme', company_email: 'a@acme.test', website: null }).success).toBe(true);
     expect(ok(client.create, { company_name: 'Acme' }).success).toBe(false);
     expect(ok(client.create, { company_name: null, company_email: 'a@acme.test' }).success).toBe(false);
@@ -215,7 +215,7 @@ describe('response schemas', () => {
   });
 
   it('keep a nullable reference nullable', () => {
-    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, billable_rate: null, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
     expect(ok(objectSchema(timeEntry), entry).success).toBe(true);
     expect(ok(objectSchema(timeEntry), { ...entry, project_id: CLIENT_ID }).success).toBe(false);
     expect(ok(objectSchema(timeEntry), { ...entry, client_id: null }).success).toBe(false);
@@ -223,7 +223,7 @@ describe('response schemas', () => {
 
   it('answer a read-only field as a stored timestamp', () => {
     const schema = objectSchema(client);
-    const base = { object: 'client', id: CLIENT_ID, company_name: 'A', company_email: 'a@b.co', company_address: null, website: null, status: 'LEAD', language: 'ENGLISH', business_number: null, tps_number: null, tvq_number: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    const base = { object: 'client', id: CLIENT_ID, company_name: 'A', company_email: 'a@b.co', company_address: null, website: null, status: 'LEAD', language: 'ENGLISH', currency: 'USD', business_number: null, tps_number: null, tvq_number: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
     expect(ok(schema, { ...base, relationship_start_date: AT }).success).toBe(true);
     expect(ok(schema, { ...base, relationship_start_date: 'yesterday' }).success).toBe(false);
     // An RFC 3339 input is not the stored form: a response always holds UTC with milliseconds.
@@ -263,6 +263,7 @@ describe('item mapping', () => {
       website: null,
       status: 'LEAD',
       language: 'ENGLISH',
+      currency: null,
       business_number: null,
       tps_number: null,
       tvq_number: null,

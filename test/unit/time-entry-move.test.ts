@@ -60,7 +60,12 @@ describe('moving a time entry', () => {
     expect(moved.version).toBe(5);
     expect(moved.resource).toMatchObject({ project_id: PROJECT_B, client_id: CLIENT_B, duration_minutes: 45, started_at: STARTED, updated_at: '2026-11-21T09:00:00.501Z' });
     const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(items).toHaveLength(5);
+    // The entry, four counters, and its totals (minutes, billable and unpriced: it has no rate): an entry stored before them counts only where it goes.
+    expect(items).toHaveLength(7);
+    expect(items.slice(5).map((i) => [i.Update!.Key!.PK, i.Update!.UpdateExpression])).toEqual([
+      [`WS#ws#TOTALS#CLIENT#${STARTED.slice(0, 7)}`, 'ADD #c0 :c0, #c1 :c1, #c2 :c2'],
+      [`WS#ws#TOTALS#PROJECT#${STARTED.slice(0, 7)}`, 'ADD #c0 :c0, #c1 :c1, #c2 :c2'],
+    ]);
     const entry = items[0]!.Update!;
     expect(entry.ConditionExpression).toBe('attribute_exists(PK) AND #version = :read');
     expect(entry.ExpressionAttributeValues).toMatchObject({
@@ -71,7 +76,7 @@ describe('moving a time entry', () => {
       ':a_GSI1SK': `TIME_ENTRY#${STARTED}#${ENTRY_ID}`,
       ':a_request_id': 'req-move',
     });
-    const counters = items.slice(1).map((i) => [i.Update!.Key!.SK, i.Update!.ExpressionAttributeValues![':delta']]);
+    const counters = items.slice(1, 5).map((i) => [i.Update!.Key!.SK, i.Update!.ExpressionAttributeValues![':delta']]);
     expect(counters).toEqual([
       [`PROJECT#${PROJECT_A}`, -1],
       [`PROJECT#${PROJECT_B}`, 1],
@@ -88,7 +93,7 @@ describe('moving a time entry', () => {
     ddb.on(TransactWriteCommand).resolves({});
     await updateTimeEntry(ctx, ENTRY_ID, { project_id: null }, undefined, now);
     const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(items).toHaveLength(2);
+    expect(items).toHaveLength(4);
     expect(items[0]!.Update!.UpdateExpression).toMatch(/ REMOVE #gone0, #gone1$/);
     expect(Object.values(items[0]!.Update!.ExpressionAttributeNames!)).toEqual(expect.arrayContaining(['GSI2PK', 'GSI2SK']));
     expect(items[1]!.Update!.Key!.SK).toBe(`PROJECT#${PROJECT_A}`);

@@ -1,0 +1,303 @@
+/**
+ * Time summaries (contract, "Time summaries"), assembled from the time totals
+ * (docs/decisions/0018-time-totals.md): per UTC month, one item per group and UTC day holding
+ * counters per UTC quarter-hour. A period of any zone is a span of instants; the UTC days it
+ * covers are read from their items (all quarter-hours of a whole day, the quarter-hours inside
+ * the span of a cut one). Every zone offset in use today is a whole number of quarter-hours; a
+ * historic one that is not leaves a part of a quarter-hour at the span's edges, whose entries are
+ * read themselves. So a page reads the totals of the groups it passes in the months its periods
+ * span, never the entries they count.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { cursorSigningKey } from '../config.ts';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
+import { dynamo, tableName } from '../data/dynamo.ts';
+import { keys, listSource, NO_PROJECT, type TotalsLevel } from '../data/keys.ts';
+import { DATA_ATTRIBUTE } from '../data/table.ts';
+import { invalidParam } from '../errors.ts';
+import { isWellFormedId } from '../ids.ts';
+import { amountOfRateMinutes } from '../money.ts';
+import { client, project, timeEntry } from '../resources/registry.ts';
+import { objectOf } from '../resources/objects.ts';
+import { MAX_SUMMARY_DAYS, TIME_SUMMARIES, type ListTimeSummariesInput } from '../schemas/time-summaries.ts';
+import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../totals/calendar.ts';
+import { COUNTERS, countedOf, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
+import type { CallerContext } from './context.ts';
+import { readItem } from './entity.ts';
+import type { ListEnvelope } from './paging.ts';
+
+export interface TimeSummary {
+  object: 'time_summary';
+  client_id: string;
+  project_id?: string | null;
+  period_start?: string;
+  currency: string;
+  minutes: number;
+  billable_minutes: number;
+  billable_amount: string;
+  unpriced_billable_minutes: number;
+}
+
+const DAY_MS = 86_400_000;
+type Sums = Record<Counter, bigint>;
+const zero = (): Sums => ({ m: 0n, b: 0n, u: 0n, a: 0n });
+
+export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSummariesInput): Promise<ListEnvelope<TimeSummary>> {
+  const from = dayNumberOf(query.from);
+  const to = dayNumberOf(query.to);
+  if (to <= from) throw invalidParam('to', 'to must be after from (to is exclusive: the day after the last one to count)');
+  if (to - from > MAX_SUMMARY_DAYS) throw invalidParam('to', `to must be at most ${MAX_SUMMARY_DAYS} days after from: ask for a shorter range, page by page`);
+  const key = cursorSigningKey();
+  const binding: CursorBinding = {
+    list: TIME_SUMMARIES.path,
+    workspaceId: ctx.workspaceId,
+    filters: { from: query.from, to: query.to, timezone: query.timezone, group_by: query.group_by, period: query.period, client_id: query.client_id, project_id: query.project_id },
+  };
+  const position = query.cursor === undefined ? undefined : parsePosition(decodeCursor(key, binding, query.cursor), from, to);
+  const scope = await scopeOf(ctx, query);
+  if (scope === undefined) return { object: 'list', data: [], has_more: false, next_cursor: null };
+
+  const level: TotalsLevel = query.group_by === 'project' || query.project_id !== undefined ? 'PROJECT' : 'CLIENT';
+  const partitions = new Map<string, Partition>();
+  const partition = (month: string, after: string | undefined) => {
+    const id = `${month}|${after ?? ''}`;
+    let found = partitions.get(id);
+    if (!found) partitions.set(id, (found = new Partition(keys.totalsPartition(ctx.workspaceId, level, month), scope.prefix, after)));
+    return found;
+  };
+
+  const rows: { day: number; group: string; sums: Sums }[] = [];
+  for (const span of periodsOf(query.timezone, query.period, from, to, position?.day ?? from)) {
+    const after = position !== undefined && span.firstDay === position.day ? position.group : undefined;
+    const cursors = monthsOf(span).map((month) => partition(month, after).cursor());
+    const edges = await edgeEntries(ctx, span, level, scope);
+    for (;;) {
+      const heads = await Promise.all(cursors.map((c) => c.peek()));
+      const group = heads.filter((h): h is string => h !== undefined).sort()[0];
+      if (group === undefined) break;
+      const sums = edges.get(group) ?? zero();
+      for (const [i, c] of cursors.entries()) if (heads[i] === group) addDays(sums, await c.take(), span);
+      if (sums.m > 0n) rows.push({ day: span.firstDay, group, sums });
+      if (rows.length > query.limit) break;
+    }
+    if (rows.length > query.limit) break;
+  }
+
+  const page = rows.slice(0, query.limit);
+  const currencies = await currenciesOf(ctx, [...new Set(page.map((r) => r.group.split('#')[0]!))]);
+  const last = page.at(-1);
+  const hasMore = rows.length > query.limit;
+  return {
+    object: 'list',
+    data: page.map((row) => {
+      const [clientId, projectPart] = row.group.split('#') as [string, string | undefined];
+      const currency = currencies.get(clientId)!;
+      return {
+        object: 'time_summary',
+        client_id: clientId,
+        ...(query.group_by === 'project' ? { project_id: projectPart === NO_PROJECT ? null : projectPart! } : {}),
+        ...(query.period === 'none' ? {} : { period_start: dateOfDayNumber(row.day) }),
+        currency,
+        minutes: Number(row.sums.m),
+        billable_minutes: Number(row.sums.b),
+        billable_amount: amountOfRateMinutes(row.sums.a, currency),
+        unpriced_billable_minutes: Number(row.sums.u),
+      };
+    }),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(key, binding, `${dateOfDayNumber(last.day)}|${last.group}`) : null,
+  };
+}
+
+/** A cursor's position: the period's first date and the last group answered in it. */
+function parsePosition(position: string, from: number, to: number): { day: number; group: string } {
+  const [date, group] = position.split('|');
+  const day = dayNumberOf(date ?? '');
+  // Signed by us for this very query: anything else is a bug, not a caller's error.
+  if (!group || !(day >= from && day < to)) throw new Error(`time summary cursor holds an impossible position: ${position}`);
+  return { day, group };
+}
+
+/** What the filters let a page read: the sort key prefix of their groups, or undefined when they contradict (nothing to show). */
+interface Scope {
+  prefix: string;
+  clientId?: string;
+  projectId?: string;
+}
+
+async function scopeOf(ctx: CallerContext, query: ListTimeSummariesInput): Promise<Scope | undefined> {
+  if (query.project_id !== undefined) {
+    // Another workspace's project, or one that does not exist, has no time here: an empty list.
+    const item = await readItem(ctx, project, query.project_id);
+    if (!item) return undefined;
+    const owner = objectOf(project, item).client_id;
+    if (query.client_id !== undefined && query.client_id !== owner) return undefined;
+    return { prefix: `${keys.totalsGroup('PROJECT', owner, query.project_id)}#`, clientId: owner, projectId: query.project_id };
+  }
+  if (query.client_id !== undefined) {
+    if (!isWellFormedId(client.idPrefix, query.client_id)) return undefined;
+    return { prefix: `${query.client_id}#`, clientId: query.client_id };
+  }
+  return { prefix: '' };
+}
+
+/** The UTC months (`YYYY-MM`) a span's instants fall in. */
+function monthsOf(span: PeriodSpan): string[] {
+  const months: string[] = [];
+  const first = new Date(span.start);
+  const last = new Date(span.end - 1);
+  for (let y = first.getUTCFullYear(), m = first.getUTCMonth(); y < last.getUTCFullYear() || (y === last.getUTCFullYear() && m <= last.getUTCMonth()); m === 11 ? (y++, (m = 0)) : m++) {
+    months.push(`${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`);
+  }
+  return months;
+}
+
+/** Adds a group's day items to `sums`: the quarter-hours that start inside the span and are whole in it. */
+function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan): void {
+  for (const item of items) {
+    const sk = String(item.SK);
+    const month = String(item.PK).slice(-7);
+    const dayStart = Date.parse(`${month}-${sk.slice(-2)}T00:00:00Z`);
+    const low = Math.max(span.start, dayStart);
+    const high = Math.min(span.end, dayStart + DAY_MS);
+    if (low >= high) continue;
+    const first = Math.ceil((low - dayStart) / QUARTER_HOUR_MS);
+    const end = Math.floor((high - dayStart) / QUARTER_HOUR_MS);
+    for (let q = first; q < end; q++) {
+      for (const counter of COUNTERS) {
+        const value = item[`${counter}${q}`];
+        if (value !== undefined) sums[counter] += BigInt(value as number | bigint);
+      }
+    }
+  }
+}
+
+/**
+ * The entries of the partial quarter-hours at a span's edges (a historic offset that is not a
+ * whole number of quarter-hours), by group: read from the workspace's time entry index.
+ */
+async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLevel, scope: Scope): Promise<Map<string, Sums>> {
+  const byGroup = new Map<string, Sums>();
+  const windows: [number, number][] = [];
+  const startQuarter = Math.ceil(span.start / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+  if (startQuarter > span.start) windows.push([span.start, startQuarter]);
+  const endQuarter = Math.floor(span.end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+  if (endQuarter < span.end) windows.push([endQuarter, span.end]);
+  for (const [low, high] of windows) {
+    const source = listSource(timeEntry, ctx.workspaceId, {}, { from: new Date(low).toISOString(), to: new Date(high).toISOString() });
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: source.index,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+          ExpressionAttributeNames: { '#pk': `${source.index}PK`, '#sk': `${source.index}SK` },
+          ExpressionAttributeValues: { ':pk': source.partitionKey, ':low': source.range!.low, ':high': source.range!.high },
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const entry = countedOf(item[DATA_ATTRIBUTE] as Record<string, unknown>);
+        if (scope.clientId !== undefined && entry.client_id !== scope.clientId) continue;
+        if (scope.projectId !== undefined && entry.project_id !== scope.projectId) continue;
+        const group = keys.totalsGroup(level, entry.client_id, entry.project_id);
+        const sums = byGroup.get(group) ?? zero();
+        byGroup.set(group, sums);
+        const counters = countersOf(entry);
+        for (const counter of COUNTERS) sums[counter] += counters[counter];
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+  }
+  return byGroup;
+}
+
+/** A client's currency never changes: each function remembers what it read. */
+const knownCurrencies = new Map<string, string>();
+
+async function currenciesOf(ctx: CallerContext, clientIds: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  await Promise.all(
+    clientIds.map(async (id) => {
+      const cacheKey = `${ctx.workspaceId}|${id}`;
+      let currency = knownCurrencies.get(cacheKey);
+      if (currency === undefined) {
+        const item = await readItem(ctx, client, id);
+        // Totals only count entries, and a client with entries cannot be deleted: it is there.
+        if (!item) throw new Error(`time totals name client ${id}, which does not exist`);
+        currency = objectOf(client, item).currency;
+        knownCurrencies.set(cacheKey, currency);
+      }
+      found.set(id, currency);
+    }),
+  );
+  return found;
+}
+
+/**
+ * One month partition of the totals, read in sort key order from after a group (or from the
+ * start), lazily and in growing pages; several cursors walk what it has read, so each period of a
+ * page that falls in the month reads nothing twice.
+ */
+class Partition {
+  private readonly items: Record<string, unknown>[] = [];
+  private startKey: Record<string, unknown> | undefined;
+  private done = false;
+  private batch = 64;
+  private readonly low: string;
+  private readonly high: string;
+
+  constructor(
+    private readonly partitionKey: string,
+    prefix: string,
+    after: string | undefined,
+  ) {
+    // `<group>#~` sorts after every day of the group; `~` after every id character.
+    this.low = after === undefined ? prefix || '!' : `${after}#~`;
+    this.high = `${prefix}~`;
+  }
+
+  /** The item at `index`, reading on when it is not read yet; undefined past the end. */
+  async at(index: number): Promise<Record<string, unknown> | undefined> {
+    while (index >= this.items.length && !this.done) {
+      const out = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          ConsistentRead: true,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+          ExpressionAttributeValues: { ':pk': this.partitionKey, ':low': this.low, ':high': this.high },
+          Limit: this.batch,
+          ...(this.startKey ? { ExclusiveStartKey: this.startKey } : {}),
+        }),
+      );
+      this.items.push(...(out.Items ?? []));
+      this.startKey = out.LastEvaluatedKey;
+      this.done = this.startKey === undefined;
+      this.batch = Math.min(this.batch * 2, 1000);
+    }
+    return this.items[index];
+  }
+
+  cursor() {
+    let index = 0;
+    const groupAt = async (i: number) => {
+      const item = await this.at(i);
+      return item === undefined ? undefined : groupOf(String(item.SK));
+    };
+    return {
+      /** The group of the next item, if any. */
+      peek: () => groupAt(index),
+      /** The next group's items (its days in this month). */
+      take: async () => {
+        const group = await groupAt(index);
+        const taken: Record<string, unknown>[] = [];
+        while (group !== undefined && (await groupAt(index)) === group) taken.push((await this.at(index++))!);
+        return taken;
+      },
+    };
+  }
+}
+
+/** The group of a totals item: its sort key less the day. */
+const groupOf = (sortKey: string) => sortKey.slice(0, sortKey.lastIndexOf('#'));

@@ -1,0 +1,64 @@
+/**
+ * Money without binary floats (contract, "Money: currencies and rates"): rates are decimals of at
+ * most 4 places, held here as integers of 1/10,000; an entry's value is `minutes × rate / 60`,
+ * kept as the integer `minutes × rate × 10,000` (a "rate-minute") and divided once, when a total is
+ * answered, rounding half to even to the currency's minor unit. Currencies and their minor units
+ * come from the runtime's `Intl` (ISO 4217 as ICU knows it).
+ */
+import { LIMITS } from './schemas/fields.ts';
+
+/** 10^4: a rate's integer units per currency unit (4 decimal places). */
+const RATE_SCALE = 10n ** BigInt(LIMITS.moneyDecimals);
+/** Rate-minutes per currency unit: 60 minutes × 10^4. */
+const RATE_MINUTES_PER_UNIT = 60n * RATE_SCALE;
+
+const minorUnits = new Map<string, number>();
+/** Digits after the decimal point of a currency's minor unit: USD 2, JPY 0, KWD 3. */
+export function minorUnitDigits(currency: string): number {
+  let digits = minorUnits.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    minorUnits.set(currency, digits);
+  }
+  return digits;
+}
+
+/**
+ * A money value as JSON carries it (a number with at most 4 decimals, as validated) in 1/10,000
+ * units, read from its shortest decimal spelling, never multiplied as a double.
+ */
+export function rateUnits(rate: number): bigint {
+  const spelled = String(rate);
+  if (!/^\d+(\.\d+)?$/.test(spelled)) throw new Error(`Not a money value: ${spelled}`);
+  const [whole, fraction = ''] = spelled.split('.');
+  if (fraction.length > LIMITS.moneyDecimals) throw new Error(`More than ${LIMITS.moneyDecimals} decimals: ${spelled}`);
+  return BigInt(whole!) * RATE_SCALE + BigInt(fraction.padEnd(LIMITS.moneyDecimals, '0'));
+}
+
+/** An entry's value in rate-minutes: `minutes × rate × 10^4`, exact. */
+export const rateMinutes = (minutes: number, rate: number): bigint => BigInt(minutes) * rateUnits(rate);
+
+/** `numerator / denominator` rounded once, half to even (both non-negative or the numerator negative). */
+export function divideHalfEven(numerator: bigint, denominator: bigint): bigint {
+  const negative = numerator < 0n;
+  const n = negative ? -numerator : numerator;
+  let quotient = n / denominator;
+  const twice = (n % denominator) * 2n;
+  if (twice > denominator || (twice === denominator && quotient % 2n === 1n)) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
+/** A count of minor units as the decimal string the API answers: `"1234.50"`, `"1235"`, `"12.345"`. */
+export function formatMinor(minor: bigint, currency: string): string {
+  const digits = minorUnitDigits(currency);
+  const sign = minor < 0n ? '-' : '';
+  const text = (minor < 0n ? -minor : minor).toString().padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+/** A sum of rate-minutes in the currency's minor unit, rounded once, half to even. */
+export const minorOfRateMinutes = (sum: bigint, currency: string): bigint =>
+  divideHalfEven(sum * 10n ** BigInt(minorUnitDigits(currency)), RATE_MINUTES_PER_UNIT);
+
+/** A sum of rate-minutes as the amount string of its currency. */
+export const amountOfRateMinutes = (sum: bigint, currency: string): string => formatMinor(minorOfRateMinutes(sum, currency), currency);

@@ -1,0 +1,105 @@
+/**
+ * Time totals, the write side (docs/decisions/0018-time-totals.md): what a time entry adds to the
+ * totals it counts in, and the updates that move the totals from an entry's old state to its new
+ * one, as parts of the entry's own write transaction. The totals are exact because they change
+ * only in the transaction that changes the entry, conditioned on the entry's version read.
+ *
+ * An entry counts in two items: its client's and its (client, project)'s, of the UTC day in which
+ * it starts, at the UTC quarter-hour in which it starts, in four counters: minutes, billable
+ * minutes, unpriced billable minutes, and its value in rate-minutes (shared/money.ts).
+ */
+import { keys, type PrimaryKey, type TotalsLevel } from '../data/keys.ts';
+import { tableName } from '../data/dynamo.ts';
+import type { TransactItem } from '../data/writes.ts';
+import { rateMinutes } from '../money.ts';
+
+/** The item attribute that says an entry is counted in the totals (entries written before them are not, until the backfill). */
+export const COUNTED_ATTRIBUTE = 'counted';
+
+/** The counters of one quarter-hour: `m<q>`, `b<q>`, `u<q>`, `a<q>` (q = 0..95 in the UTC day). */
+export const COUNTERS = ['m', 'b', 'u', 'a'] as const;
+export type Counter = (typeof COUNTERS)[number];
+export const QUARTER_HOUR_MS = 900_000;
+export const QUARTERS_PER_DAY = 96;
+
+/** What totals need of an entry: its API fields as stored. */
+export interface CountedEntry {
+  client_id: string;
+  project_id: string | null;
+  started_at: string;
+  duration_minutes: number;
+  billable: boolean;
+  billable_rate: number | null;
+}
+
+export const countedOf = (data: Record<string, unknown>): CountedEntry => ({
+  client_id: String(data.client_id),
+  project_id: (data.project_id ?? null) as string | null,
+  started_at: String(data.started_at),
+  duration_minutes: Number(data.duration_minutes),
+  billable: data.billable !== false,
+  billable_rate: (data.billable_rate ?? null) as number | null,
+});
+
+/** The four counters an entry adds. */
+export function countersOf(entry: CountedEntry): Record<Counter, bigint> {
+  const minutes = BigInt(entry.duration_minutes);
+  const priced = entry.billable && entry.billable_rate !== null;
+  return {
+    m: minutes,
+    b: entry.billable ? minutes : 0n,
+    u: entry.billable && entry.billable_rate === null ? minutes : 0n,
+    a: priced ? rateMinutes(entry.duration_minutes, entry.billable_rate!) : 0n,
+  };
+}
+
+const LEVELS: readonly TotalsLevel[] = ['CLIENT', 'PROJECT'];
+
+/** Where an entry counts: the items of its two levels, and its quarter-hour in their day. */
+function placesOf(workspaceId: string, entry: CountedEntry): { key: PrimaryKey; quarter: number }[] {
+  const at = entry.started_at; // UTC, milliseconds: YYYY-MM-DDTHH:MM:SS.sssZ
+  const quarter = Number(at.slice(11, 13)) * 4 + Math.floor(Number(at.slice(14, 16)) / 15);
+  return LEVELS.map((level) => ({
+    key: keys.totals(workspaceId, level, at.slice(0, 7), keys.totalsGroup(level, entry.client_id, entry.project_id), at.slice(8, 10)),
+    quarter,
+  }));
+}
+
+/**
+ * The updates that take the totals from `before` (undefined: not counted) to `after` (undefined:
+ * counts no more), one per item that changes, named `totals0`, `totals1`...: none when nothing a
+ * summary shows changes.
+ */
+export function totalsParts(workspaceId: string, before: CountedEntry | undefined, after: CountedEntry | undefined): Record<string, TransactItem> {
+  const deltas = new Map<string, { key: PrimaryKey; add: Map<string, bigint> }>();
+  const count = (entry: CountedEntry | undefined, sign: bigint) => {
+    if (!entry) return;
+    const counters = countersOf(entry);
+    for (const { key, quarter } of placesOf(workspaceId, entry)) {
+      const id = `${key.PK}|${key.SK}`;
+      const item = deltas.get(id) ?? { key, add: new Map<string, bigint>() };
+      deltas.set(id, item);
+      for (const counter of COUNTERS) {
+        const name = `${counter}${quarter}`;
+        item.add.set(name, (item.add.get(name) ?? 0n) + sign * counters[counter]);
+      }
+    }
+  };
+  count(before, -1n);
+  count(after, 1n);
+  const parts: Record<string, TransactItem> = {};
+  for (const { key, add } of deltas.values()) {
+    const changed = [...add].filter(([, delta]) => delta !== 0n);
+    if (changed.length === 0) continue;
+    parts[`totals${Object.keys(parts).length}`] = {
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `ADD ${changed.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(changed.map(([name], i) => [`#c${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(changed.map(([, delta], i) => [`:c${i}`, delta])),
+      },
+    };
+  }
+  return parts;
+}
