@@ -1346,7 +1346,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 id: string;
             };
             cookie?: never;
@@ -1386,7 +1386,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 id: string;
             };
             cookie?: never;
@@ -1429,7 +1429,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 id: string;
             };
             cookie?: never;
@@ -1476,7 +1476,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 status?: "ACTIVE" | "COMPLETED" | "ON_HOLD" | "CANCELLED";
-                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 client_id?: string;
                 search?: string;
             };
@@ -1555,7 +1555,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
                 id: string;
             };
             cookie?: never;
@@ -1595,7 +1595,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
                 id: string;
             };
             cookie?: never;
@@ -1638,7 +1638,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
                 id: string;
             };
             cookie?: never;
@@ -1684,7 +1684,7 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
-                /** @example prj_01M868Z3NK0PPG4RH4H193ZPYY */
+                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
                 project_id?: string;
                 client_id?: string;
                 /** @example 2026-11-01T00:00:00Z */
@@ -1766,7 +1766,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example te_01M868Z3VMMN7TQPW72X4WZ2TY */
+                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
                 id: string;
             };
             cookie?: never;
@@ -1806,7 +1806,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M868Z3VMMN7TQPW72X4WZ2TY */
+                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
                 id: string;
             };
             cookie?: never;
@@ -1849,7 +1849,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M868Z3VMMN7TQPW72X4WZ2TY */
+                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
                 id: string;
             };
             cookie?: never;
@@ -1891,14 +1891,21 @@ export interface operations {
     listTimeSummaries: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
+                /** @example 2026-11-01 */
                 from?: string;
+                /** @example 2026-12-01 */
                 to?: string;
+                /** @example Europe/Paris */
                 timezone?: string;
+                /** @example project */
                 group_by?: "client" | "project";
+                /** @example week */
                 period?: "none" | "day" | "week" | "month";
+                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 client_id?: string;
                 project_id?: string;
             };
@@ -1937,7 +1944,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted";
-                /** @example cli_01M868Z3EVTQXCEENPDQ5ZSBMG */
+                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 object_id?: string;
                 after?: string;
             };
@@ -1973,7 +1980,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example evt_00000000022TQXT0F2RED7XW7W */
+                /** @example evt_0000000002VWNNVFNT1HY0DF49 */
                 id: string;
             };
             cookie?: never;
@@ -2085,7 +2092,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example we_01M868Z3Z9NNAF0Q944JR7C9XV */
+                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
                 id: string;
             };
             cookie?: never;
@@ -2125,7 +2132,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M868Z3Z9NNAF0Q944JR7C9XV */
+                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
                 id: string;
             };
             cookie?: never;
@@ -2168,7 +2175,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M868Z3Z9NNAF0Q944JR7C9XV */
+                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
                 id: string;
             };
             cookie?: never;

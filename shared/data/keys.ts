@@ -91,7 +91,7 @@ export const keys = {
   /** Written in the delete's transaction: carries the delete's request id and time to its event. */
   deletion: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${type}#${id}` }),
   /**
-   * Time totals (docs/decisions/0018-time-totals.md): one partition per UTC month and level (by
+   * Time totals (docs/decisions/0019-time-totals.md): one partition per UTC month and level (by
    * client, or by client and project), one item per group and UTC day, its counters per UTC
    * quarter-hour. Sort keys `<client>#<dd>` or `<client>#<project or ->#<dd>`: a group's days are
    * together, groups in the order summaries answer them (no project first).

@@ -1,6 +1,6 @@
 /**
  * Time summaries (contract, "Time summaries"), assembled from the time totals
- * (docs/decisions/0018-time-totals.md): per UTC month, one item per group and UTC day holding
+ * (docs/decisions/0019-time-totals.md): per UTC month, one item per group and UTC day holding
  * counters per UTC quarter-hour. A period of any zone is a span of instants; the UTC days it
  * covers are read from their items (all quarter-hours of a whole day, the quarter-hours inside
  * the span of a cut one). Every zone offset in use today is a whole number of quarter-hours; a

@@ -1,5 +1,5 @@
 /**
- * Time totals, the write side (docs/decisions/0018-time-totals.md): what a time entry adds to the
+ * Time totals, the write side (docs/decisions/0019-time-totals.md): what a time entry adds to the
  * totals it counts in, and the updates that move the totals from an entry's old state to its new
  * one, as parts of the entry's own write transaction. The totals are exact because they change
  * only in the transaction that changes the entry, conditioned on the entry's version read.

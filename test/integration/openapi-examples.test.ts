@@ -59,7 +59,7 @@ async function record(): Promise<Recording> {
     return response.body;
   };
   const C = '/api/v1/clients';
-  const client = await send('createClient', 'POST', C, { company_name: 'Acme Inc', company_email: 'billing@acme.test', website: 'https://acme.test', language: 'FRENCH' });
+  const client = await send('createClient', 'POST', C, { company_name: 'Acme Inc', company_email: 'billing@acme.test', website: 'https://acme.test', language: 'FRENCH', currency: 'EUR' });
   await send('retrieveClient', 'GET', `${C}/${client.id}`);
   await send('updateClient', 'PATCH', `${C}/${client.id}`, { status: 'ACTIVE', tps_number: '123456789 RT0001' });
   await send('listClients', 'GET', `${C}?status=ACTIVE&limit=10`);
@@ -78,6 +78,7 @@ async function record(): Promise<Recording> {
   const T = '/api/v1/time_entries';
   const entry = await send('logTimeEntry', 'POST', T, { project_id: project.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 90, description: 'Kick-off meeting' });
   await send('retrieveTimeEntry', 'GET', `${T}/${entry.id}`);
+  await send('listTimeSummaries', 'GET', `/api/v1/time_summaries?from=2026-11-01&to=2026-12-01&timezone=Europe/Paris&group_by=project&period=week&client_id=${client.id}&limit=10`);
   await send('updateTimeEntry', 'PATCH', `${T}/${entry.id}`, { duration_minutes: 75, billable: false });
   await send('listTimeEntries', 'GET', `${T}?project_id=${project.id}&started_from=2026-11-01T00:00:00Z&limit=10`);
   const W = '/api/v1/webhook_endpoints';

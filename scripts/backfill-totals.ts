@@ -1,0 +1,103 @@
+/**
+ * The one-off backfill of time totals and entry rates (docs/decisions/0019-time-totals.md):
+ *
+ *   npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8]
+ *
+ * Counts in the totals every time entry stored before them, giving it `billable_rate` = its
+ * project's hourly_rate now. Idempotent and resumable: an entry is counted once, in one
+ * transaction with its totals (shared/totals/backfill.ts); stop it anywhere and run it again.
+ * Run it once after deploying the change that introduced the totals; summaries count entries
+ * stored before it only once it has run. It prints one line per 1,000 entries and a last line
+ * `counted N, skipped M`.
+ *
+ * The table comes from `--table`, TIMEBILL_TABLE_NAME, or cdk-outputs.json (`--stack-name`);
+ * `--endpoint` (or DYNAMODB_ENDPOINT) points at DynamoDB Local (`npm start` with DATA_DIR).
+ * A Scan is fine here: an operator's tool, never a request path. It needs dynamodb:Scan,
+ * GetItem and UpdateItem on the table.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../shared/data/dynamo.ts';
+import { DATA_ATTRIBUTE } from '../shared/data/table.ts';
+import { countStoredEntry } from '../shared/totals/backfill.ts';
+import { COUNTED_ATTRIBUTE } from '../shared/totals/totals.ts';
+import { OUTPUTS } from '../infra/names.ts';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
+import { stackOutput } from './stack-outputs.ts';
+
+const USAGE = 'Usage: npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8] [--stack-name <name>] [--outputs-file <file>]';
+
+export interface BackfillReport {
+  counted: number;
+  skipped: number;
+}
+
+/** Counts every uncounted time entry of the table the process is configured with (TABLE_NAME, DYNAMODB_ENDPOINT). */
+export async function backfillTotals(options: { segments: number; concurrency: number; progress?: (report: BackfillReport) => void }): Promise<BackfillReport> {
+  const report: BackfillReport = { counted: 0, skipped: 0 };
+  const table = process.env.TABLE_NAME!;
+  await Promise.all(
+    Array.from({ length: options.segments }, async (_, segment) => {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await dynamo().send(
+          new ScanCommand({
+            TableName: table,
+            Segment: segment,
+            TotalSegments: options.segments,
+            // Deletion records share the sort key (`TIME_ENTRY#<id>` in their own partition): they hold no data.
+            FilterExpression: 'begins_with(SK, :entry) AND attribute_exists(#data) AND attribute_not_exists(#counted)',
+            ExpressionAttributeNames: { '#counted': COUNTED_ATTRIBUTE, '#data': DATA_ATTRIBUTE },
+            ExpressionAttributeValues: { ':entry': 'TIME_ENTRY#' },
+            ProjectionExpression: 'PK, SK',
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        );
+        const keys = (page.Items ?? []) as { PK: string; SK: string }[];
+        for (let i = 0; i < keys.length; i += options.concurrency) {
+          const outcomes = await Promise.all(keys.slice(i, i + options.concurrency).map((key) => countStoredEntry(key)));
+          for (const outcome of outcomes) {
+            report[outcome]++;
+            if ((report.counted + report.skipped) % 1000 === 0) options.progress?.(report);
+          }
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+    }),
+  );
+  return report;
+}
+
+const positive = (value: string | undefined, flag: string, fallback: number, max: number) => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`${flag} must be an integer from 1 to ${max}`);
+  return n;
+};
+
+runWhenMain(
+  import.meta.url,
+  async () => {
+    const { values } = parseCommandLine(
+      {
+        options: {
+          table: { type: 'string' },
+          endpoint: { type: 'string' },
+          segments: { type: 'string' },
+          concurrency: { type: 'string' },
+          'stack-name': { type: 'string' },
+          'outputs-file': { type: 'string' },
+        },
+      },
+      USAGE,
+    );
+    process.env.TABLE_NAME = stackOutput({ flag: values.table, envName: 'TIMEBILL_TABLE_NAME', output: OUTPUTS.tableName, what: 'table' }, values, process.env, process.cwd());
+    if (values.endpoint) process.env.DYNAMODB_ENDPOINT = values.endpoint;
+    const report = await backfillTotals({
+      segments: positive(values.segments, '--segments', 4, 64),
+      concurrency: positive(values.concurrency, '--concurrency', 8, 100),
+      progress: (r) => console.log(`counted ${r.counted}, skipped ${r.skipped} so far`),
+    });
+    console.log(`counted ${report.counted}, skipped ${report.skipped}`);
+  },
+  'backfill:totals',
+);

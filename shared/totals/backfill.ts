@@ -1,0 +1,72 @@
+/**
+ * The one-off backfill of the totals (docs/decisions/0019-time-totals.md, "Entries stored before"):
+ * an entry stored before them has no `billable_rate` and is in no total. Counting it is one
+ * transaction, on condition that it is still at the version read and still uncounted: its rate
+ * becomes its project's `hourly_rate` now (null without a project or a rate), and its totals take
+ * it. So the backfill is idempotent (a counted entry is skipped) and resumable (stop it anywhere,
+ * run it again), and a request that changes the entry meanwhile counts it itself
+ * (domain/time-entries.ts), never twice.
+ */
+import { keys } from '../data/keys.ts';
+import { tableName } from '../data/dynamo.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { getItem, transact, versionOf } from '../data/writes.ts';
+import { REQUEST_ID_ATTRIBUTE } from '../domain/entity.ts';
+import { objectOf } from '../resources/objects.ts';
+import { project } from '../resources/registry.ts';
+import { COUNTED_ATTRIBUTE, countedOf, totalsParts } from './totals.ts';
+
+export type BackfillOutcome = 'counted' | 'skipped';
+
+const MAX_ATTEMPTS = 10;
+
+/** Counts one time entry, given its base-table key; 'skipped' when it is counted already or gone. */
+export async function countStoredEntry(key: { PK: string; SK: string }): Promise<BackfillOutcome> {
+  const workspaceId = key.PK.slice('WS#'.length);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const item = await getItem(key);
+    if (!item || item[COUNTED_ATTRIBUTE] !== undefined || item[DATA_ATTRIBUTE] === undefined) return 'skipped';
+    const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+    const version = versionOf(item);
+    const hasRate = Object.hasOwn(data, 'billable_rate');
+    const rate = hasRate ? (data.billable_rate as number | null) : await rateOfProject(workspaceId, (data.project_id ?? null) as string | null);
+    // A rate the object did not show (null before) is a change of it: a new version, and its event.
+    const visible = !hasRate && rate !== null;
+    const updatedAt = new Date(Math.max(Date.now(), Date.parse(String(data.updated_at)) + 1)).toISOString();
+    const cancelled = await transact<string>({
+      entry: {
+        Update: {
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: `SET #data.#rate = :rate, #counted = :one${visible ? ', #data.#updated = :updated, #version = :next REMOVE #request' : ''}`,
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#counted) AND #version = :read',
+          ExpressionAttributeNames: {
+            '#data': DATA_ATTRIBUTE,
+            '#rate': 'billable_rate',
+            '#counted': COUNTED_ATTRIBUTE,
+            '#version': VERSION_ATTRIBUTE,
+            ...(visible ? { '#updated': 'updated_at', '#request': REQUEST_ID_ATTRIBUTE } : {}),
+          },
+          ExpressionAttributeValues: { ':rate': rate, ':one': 1, ':read': version, ...(visible ? { ':updated': updatedAt, ':next': version + 1 } : {}) },
+        },
+      },
+      ...totalsParts(workspaceId, undefined, countedOf({ ...data, billable_rate: rate })),
+    });
+    if (!cancelled) return 'counted';
+    // Changed meanwhile (by a request, which counted it, or moved it): read it again.
+  }
+  throw new Error(`time entry ${key.SK} of ${workspaceId} kept changing: run the backfill again`);
+}
+
+const projectRates = new Map<string, number | null>();
+
+/** A project's hourly_rate now (null without a project); a project that is gone gives null. */
+async function rateOfProject(workspaceId: string, projectId: string | null): Promise<number | null> {
+  if (projectId === null) return null;
+  const cacheKey = `${workspaceId}|${projectId}`;
+  if (!projectRates.has(cacheKey)) {
+    const item = await getItem(keys.item(workspaceId, project.type, projectId));
+    projectRates.set(cacheKey, item ? objectOf(project, item).hourly_rate : null);
+  }
+  return projectRates.get(cacheKey)!;
+}

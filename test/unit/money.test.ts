@@ -1,0 +1,65 @@
+/** Money and local calendars without binary floats or guesses (shared/money.ts, shared/totals/calendar.ts). */
+import { describe, expect, it } from 'vitest';
+import { amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/money.ts';
+import { dateOfDayNumber, dayNumberOf, isTimeZone, periodsOf, startOfDay } from '../../shared/totals/calendar.ts';
+import { isKnownCurrency } from '../../shared/schemas/fields.ts';
+
+describe('money', () => {
+  it('reads a rate from its decimal spelling, never multiplying a double', () => {
+    expect(rateUnits(0.1)).toBe(1_000n);
+    expect(rateUnits(99.9999)).toBe(999_999n);
+    expect(rateUnits(1_000_000_000)).toBe(10_000_000_000_000n);
+    expect(rateUnits(0.0001)).toBe(1n);
+    expect(() => rateUnits(0.00001)).toThrow();
+  });
+
+  it('divides once, half to even', () => {
+    expect([5n, 15n, 25n, 14n, 16n].map((n) => divideHalfEven(n, 10n))).toEqual([0n, 2n, 2n, 1n, 2n]);
+    expect(divideHalfEven(-15n, 10n)).toBe(-2n);
+  });
+
+  it('formats minor units in the currency\'s digits', () => {
+    expect([minorUnitDigits('USD'), minorUnitDigits('JPY'), minorUnitDigits('KWD')]).toEqual([2, 0, 3]);
+    expect(formatMinor(123_450n, 'USD')).toBe('1234.50');
+    expect(formatMinor(5n, 'USD')).toBe('0.05');
+    expect(formatMinor(1235n, 'JPY')).toBe('1235');
+    expect(formatMinor(12_345n, 'KWD')).toBe('12.345');
+    // 27 minutes at 0.10 an hour is 0.045: the half goes to the even cent.
+    expect(amountOfRateMinutes(27n * 1_000n, 'USD')).toBe('0.04');
+    expect(amountOfRateMinutes(2n ** 80n, 'USD')).toBe('2014876366024381957.84');
+  });
+
+  it('knows the currencies of Intl, upper case only', () => {
+    expect(['USD', 'EUR', 'JPY', 'KWD'].every(isKnownCurrency)).toBe(true);
+    expect(['usd', 'ABC', 'US', 'USDD', ''].some(isKnownCurrency)).toBe(false);
+  });
+});
+
+describe('local calendars', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  it('starts each date at its first instant, across offsets of 30 and 45 minutes and daylight saving time', () => {
+    const day = dayNumberOf('2026-03-29');
+    expect(dateOfDayNumber(day)).toBe('2026-03-29');
+    expect(iso(startOfDay('Europe/Paris', day))).toBe('2026-03-28T23:00:00.000Z');
+    expect(iso(startOfDay('Europe/Paris', day + 1))).toBe('2026-03-29T22:00:00.000Z');
+    expect(iso(startOfDay('Asia/Kathmandu', day))).toBe('2026-03-28T18:15:00.000Z');
+    expect(iso(startOfDay('America/St_Johns', day))).toBe('2026-03-29T02:30:00.000Z');
+    expect(iso(startOfDay('Pacific/Chatham', dayNumberOf('2026-04-05')))).toBe('2026-04-04T10:15:00.000Z');
+    // A gap that swallows midnight (Chile's spring forward at 00:00): the date starts at 01:00.
+    expect(iso(startOfDay('America/Santiago', dayNumberOf('2026-09-06')))).toBe('2026-09-06T04:00:00.000Z');
+    // A historic offset in seconds (Monrovia's -00:44:30 until 1972).
+    expect(iso(startOfDay('Africa/Monrovia', dayNumberOf('1950-06-01')))).toBe('1950-06-01T00:44:30.000Z');
+  });
+
+  it('cuts weeks (from Monday) and months at the range', () => {
+    const spans = [...periodsOf('UTC', 'week', dayNumberOf('2026-11-26'), dayNumberOf('2026-12-10'))].map((s) => dateOfDayNumber(s.firstDay));
+    expect(spans).toEqual(['2026-11-26', '2026-11-30', '2026-12-07']);
+    const months = [...periodsOf('UTC', 'month', dayNumberOf('2026-01-31'), dayNumberOf('2026-03-02'))].map((s) => [dateOfDayNumber(s.firstDay), iso(s.end)]);
+    expect(months).toEqual([['2026-01-31', '2026-02-01T00:00:00.000Z'], ['2026-02-01', '2026-03-01T00:00:00.000Z'], ['2026-03-01', '2026-03-02T00:00:00.000Z']]);
+  });
+
+  it('knows IANA zone names and refuses the rest', () => {
+    expect(['UTC', 'Europe/Paris', 'Asia/Kathmandu', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'].every(isTimeZone)).toBe(true);
+    expect(['Mars/Olympus', '', 'Europe/Paris ', '../etc', 'x'.repeat(65)].some(isTimeZone)).toBe(false);
+  });
+});
