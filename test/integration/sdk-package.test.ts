@@ -25,8 +25,14 @@ interface Packed {
 
 let project: string;
 let packed: Packed;
-/** npm without the caller's cache, config or network: what a fresh machine with the tarball has. */
-const npmEnv = () => ({ ...process.env, npm_config_cache: join(project, '.npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' });
+/** npm without the calling npm's settings (`npm test` passes its prefix and cache down) or a network: what a fresh machine with the tarball has. */
+const npmEnv = () => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_'))),
+  npm_config_cache: join(project, '.npm-cache'),
+  npm_config_update_notifier: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+});
 
 /** The CommonJS consumer: the package's surface, typed and against the local stack; prints what the test asserts. */
 const COMMONJS_CONSUMER = `import { Timebill, TimebillError, etagOf, verifyWebhook, type BodyOf, type Client } from '@timebill/sdk';
