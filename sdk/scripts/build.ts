@@ -17,7 +17,7 @@ const sdk = resolve(import.meta.dirname, '..');
 const dist = resolve(sdk, 'dist');
 
 /** What tsc emits, as the package ships it (undefined: not shipped). */
-export function shipped(fileName: string, text: string): string | undefined {
+function shipped(fileName: string, text: string): string | undefined {
   if (fileName.endsWith('.d.ts')) {
     return text.replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2').replace(/^((?: {4})+)/gm, (indent) => ' '.repeat(indent.length / 2));
   }
