@@ -286,6 +286,8 @@ export class Timebill {
     'deleteWebhookEndpoint'
   >;
   readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
+  /** This API's description: `retrieve()` answers its OpenAPI document (`GET /openapi.json`). */
+  readonly openapi: { retrieve(): Promise<ResultOf<'getOpenApiDocument'>> };
 
   constructor(accessToken: string, options: TimebillOptions) {
     const http = new Http(accessToken, options);
@@ -294,6 +296,7 @@ export class Timebill {
     this.timeEntries = new Collection(http, '/time_entries');
     this.webhookEndpoints = new Collection(http, '/webhook_endpoints');
     this.events = new ReadOnlyCollection(http, '/events');
+    this.openapi = { retrieve: () => http.request({ method: 'GET', path: '/openapi.json' }) };
   }
 }
 

@@ -2,11 +2,8 @@
  * The SDK (sdk/) against the local stack, as an integrator uses it: create, every page of a list
  * fetched lazily, updates guarded by the ETag a result carries, a delete replayed by its
  * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, and the events
- * feed in both modes.
+ * feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
  */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timebill, TimebillError, etagOf, responseOf, verifyWebhook, type Client, type Event } from '../../sdk/src/index.ts';
 import { baseUrl, workspace } from '../support/api.ts';
@@ -128,15 +125,5 @@ describe('the SDK against the local stack', () => {
     const synced = await tb.events.list({ after: created.id, object_id: client.id }).toArray();
     expect(synced.map((e) => e.id)).toEqual([updated.id]);
     expect(await tb.events.retrieve(updated.id)).toEqual(updated);
-  });
-
-  it('runs the README\'s first lines (sdk/examples/quickstart.ts) as they are written', async () => {
-    const { token } = await workspace('sdk-quickstart');
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'sdk/examples/quickstart.ts'], {
-      cwd: resolve(import.meta.dirname, '../..'),
-      env: { ...process.env, TOKEN: token, API: `${baseUrl()}/api/v1` },
-    });
-    expect(stdout.trim().split('\n')).toEqual([expect.stringMatching(/^cli_\w+ Globex$/), expect.stringMatching(/^412 precondition_failed \S+$/)]);
-    expect(stderr).toBe('');
   });
 });

@@ -2,26 +2,87 @@
  * The SDK's types: sdk/src/openapi-types.ts is exactly what `npm run sdk:types` generates from
  * docs/openapi.json, and the SDK's bodies, parameters and results follow it. The type checks
  * below are compiled by the project's `tsc` (`npm test` runs it first): each `@ts-expect-error`
- * fails the compile if the line it marks ever compiles.
+ * fails the compile if the line it marks ever compiles. Every operation of the document has its
+ * SDK method, and every method its operation; the package's version is the document's.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderSdkTypes, SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
-import type { Timebill } from '../../sdk/src/index.ts';
+import { Timebill } from '../../sdk/src/index.ts';
+import { API_PREFIX, ROUTES } from '../../shared/routes.ts';
 
 const root = resolve(import.meta.dirname, '../..');
+const readJson = (path: string) => JSON.parse(readFileSync(resolve(root, path), 'utf8'));
+const document = readJson('docs/openapi.json') as { info: { version: string }; paths: Record<string, Record<string, { operationId?: string }>> };
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).flatMap(([method, operation]) => (operation.operationId ? [{ id: operation.operationId, method: method.toUpperCase(), path }] : [])),
+);
+
+/** The SDK calls that follow no collection's convention, by operation. */
+const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve' };
+const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve', 'PATCH /{id}': 'update', 'DELETE /{id}': 'del' } as Record<string, string>;
+const METHODS = ['list', 'retrieve', 'create', 'update', 'del'] as const;
+
+/** `clients.list` for GET /api/v1/clients: the collection in camelCase, its action by method and path. */
+function sdkCallOf(operation: { id: string; method: string; path: string }): string {
+  const named = SDK_CALL_OF[operation.id];
+  if (named) return named;
+  const [, collection, item] = new RegExp(`^${API_PREFIX}/([a-z_]+)(/\\{id\\})?$`).exec(operation.path) ?? [];
+  const action = ACTION_OF[`${operation.method} /${item ? '{id}' : ''}`];
+  if (!collection || !action) throw new Error(`${operation.id} (${operation.method} ${operation.path}) follows no convention: name its SDK call in SDK_CALL_OF`);
+  return `${collection.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())}.${action}`;
+}
+
+/** A Timebill whose fetch records each request and answers an empty page (a valid body for every call). */
+function recordingSdk() {
+  const requests: string[] = [];
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    requests.push(`${init?.method} ${new URL(String(input)).pathname}`);
+    return new Response(JSON.stringify({ object: 'list', data: [], has_more: false, next_cursor: null }), { status: 200 });
+  };
+  return { tb: new Timebill('token', { baseUrl: `https://api.timebill.test${API_PREFIX}`, fetch, maxRetries: 0 }), requests };
+}
+
+describe('the SDK\'s methods', () => {
+  it('are read from every operation of docs/openapi.json, which holds every route of shared/routes.ts', () => {
+    expect(operations.map((o) => o.id).sort()).toEqual(ROUTES.map((r) => r.operation).sort());
+  });
+
+  it.each(operations)('$id ($method $path) has its SDK method, which sends that request', async (operation) => {
+    const call = sdkCallOf(operation);
+    const [resource, method] = call.split('.') as [string, string];
+    const { tb, requests } = recordingSdk();
+    const target = (tb as unknown as Record<string, Record<string, ((...args: unknown[]) => unknown) | undefined> | undefined>)[resource];
+    const fn = target?.[method];
+    expect(fn, `tb.${call} is missing: the SDK has no method for ${operation.id}`).toBeTypeOf('function');
+    const args = [...(operation.path.endsWith('{id}') ? ['x_1'] : []), ...(method === 'retrieve' || method === 'del' ? [] : [{}])];
+    const result = fn!.apply(target, args);
+    await (method === 'list' ? (result as { toArray(): Promise<unknown> }).toArray() : result);
+    expect(requests).toEqual([`${operation.method} ${operation.path.replace('{id}', 'x_1')}`]);
+  });
+
+  it('answer no operation the document lacks', () => {
+    const { tb } = recordingSdk();
+    const methods = Object.entries(tb).flatMap(([resource, value]) => METHODS.filter((m) => typeof (value as Record<string, unknown>)[m] === 'function').map((m) => `${resource}.${m}`));
+    expect(methods.sort()).toEqual(operations.map(sdkCallOf).sort());
+  });
+
+  it('are a package whose version is the API document\'s (sdk/package.json)', () => {
+    expect(readJson('sdk/package.json').version).toBe(document.info.version);
+  });
+});
 
 describe('the SDK\'s generated types', () => {
   it('are exactly what openapi-typescript generates from docs/openapi.json (run `npm run sdk:types` after `npm run openapi`)', async () => {
     expect(readFileSync(SDK_TYPES_PATH, 'utf8')).toBe(await renderSdkTypes());
   });
 
-  it('type the README\'s first lines, which are sdk/examples/quickstart.ts (compiled by tsc, run by test/integration/sdk.test.ts)', () => {
+  it('type the README\'s first lines, which are sdk/examples/quickstart.ts (compiled by tsc, run from the package by test/integration/sdk-package.test.ts)', () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## The SDK'));
     const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    const example = readFileSync(resolve(root, 'sdk/examples/quickstart.ts'), 'utf8').replace("'../src/index.ts'", "'./sdk/src/index.ts'");
+    const example = readFileSync(resolve(root, 'sdk/examples/quickstart.ts'), 'utf8').replace("'../src/index.ts'", "'@timebill/sdk'");
     expect(block).toBe(example);
   });
 
