@@ -236,22 +236,30 @@ export class AutoPaginator<T> implements AsyncIterable<T> {
 
 type Id = keyof operations;
 
-/** Read access to a collection: retrieve one, or iterate a filtered list. */
-export class ReadOnlyCollection<List extends Id, Retrieve extends Id> {
+/** A list the service computes (time summaries): iterate it, page by page. */
+export class Listing<List extends Id> {
   constructor(
     protected readonly http: Http,
     protected readonly path: string,
   ) {}
 
+  /** Every item matching `params`, in the list's order, fetched lazily page by page. */
+  list(params: ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
+    return new AutoPaginator((cursor) =>
+      this.http.request<Page<ItemOf<List>>>({ method: 'GET', path: this.path, query: { ...(params as Record<string, unknown>), cursor } }),
+    );
+  }
+}
+
+/** Read access to a collection: retrieve one, or iterate a filtered list. */
+export class ReadOnlyCollection<List extends Id, Retrieve extends Id> extends Listing<List> {
   retrieve(id: string): Promise<ResultOf<Retrieve>> {
     return this.http.request({ method: 'GET', path: `${this.path}/${encodeURIComponent(id)}` });
   }
 
   /** Every item matching `params`, newest first (events with `after`: oldest first), fetched lazily page by page. */
-  list(params: ListParamsOf<List> = {} as ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
-    return new AutoPaginator((cursor) =>
-      this.http.request<Page<ItemOf<List>>>({ method: 'GET', path: this.path, query: { ...(params as Record<string, unknown>), cursor } }),
-    );
+  override list(params: ListParamsOf<List> = {} as ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
+    return super.list(params);
   }
 }
 
@@ -286,6 +294,8 @@ export class Timebill {
     'deleteWebhookEndpoint'
   >;
   readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
+  /** What to bill: `timeSummaries.list({ from, to, timezone, group_by, period })`, rows in the list's order. */
+  readonly timeSummaries: Listing<'listTimeSummaries'>;
   /** This API's description: `retrieve()` answers its OpenAPI document (`GET /openapi.json`). */
   readonly openapi: { retrieve(): Promise<ResultOf<'getOpenApiDocument'>> };
 
@@ -296,6 +306,7 @@ export class Timebill {
     this.timeEntries = new Collection(http, '/time_entries');
     this.webhookEndpoints = new Collection(http, '/webhook_endpoints');
     this.events = new ReadOnlyCollection(http, '/events');
+    this.timeSummaries = new Listing(http, '/time_summaries');
     this.openapi = { retrieve: () => http.request({ method: 'GET', path: '/openapi.json' }) };
   }
 }

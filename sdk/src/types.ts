@@ -38,6 +38,8 @@ export type WebhookEndpoint = ResultOf<'retrieveWebhookEndpoint'>;
 /** A webhook endpoint as created: the only time its `secret` is shown. */
 export type CreatedWebhookEndpoint = ResultOf<'createWebhookEndpoint'>;
 export type Event = ResultOf<'retrieveEvent'>;
+/** A row of a time summary. */
+export type TimeSummary = ItemOf<'listTimeSummaries'>;
 export type DeleteResult = ResultOf<'deleteClient'>;
 /** The `error` member of every error response. */
 export type ApiErrorBody = JsonOf<operations['retrieveClient']['responses'][404]> extends { error: infer E } ? E : never;

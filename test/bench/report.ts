@@ -154,6 +154,21 @@ export function evaluateTargets(r: BenchResults): Target[] {
     });
   }
 
+  if (r.summaries && r.summaries.length > 0) {
+    const variants = [...new Set(r.summaries.map((p) => p.variant))];
+    const uneven = variants.filter((v) => new Set(r.summaries!.filter((p) => p.variant === v).map((p) => p.units)).size > 1);
+    const sizes = [...new Set(r.summaries.map((p) => p.entries))].map((n) => n.toLocaleString('en-US')).join(' and ');
+    targets.push({
+      id: 'summaries',
+      target: 'a time summary page costs the same whatever the number of entries it totals',
+      met: uneven.length === 0,
+      result:
+        uneven.length === 0
+          ? `all ${variants.length} summaries: the same units with ${sizes} entries`
+          : `not flat: ${uneven.map((v) => `${v}: ${r.summaries!.filter((p) => p.variant === v).map((p) => `${p.entries}=${p.units}`).join(' ')}`).join('; ')}`,
+    });
+  }
+
   if (r.throughput.length > 0) {
     const failures = r.throughput.reduce((s, t) => s + t.failures, 0);
     targets.push({
@@ -296,6 +311,15 @@ function scalingTable(r: BenchResults): Table | undefined {
   };
 }
 
+function summariesTable(r: BenchResults): Table | undefined {
+  if (!r.summaries || r.summaries.length === 0) return undefined;
+  return {
+    title: '5b. Time summaries: the first page (limit 25), units and latency (median), by the number of entries totalled',
+    header: ['summary', 'entries', 'units', 'queries', 'rows', 'latency'],
+    rows: r.summaries.map((p) => [p.variant, p.entries.toLocaleString('en-US'), units(p.units), String(p.queries), String(p.rows), ms(p.latencyMs)]),
+  };
+}
+
 function throughputTable(r: BenchResults): Table {
   return {
     title: '6. Throughput of the local stack (autocannon; handlers run in the gateway\'s process; medians of the runs)',
@@ -361,6 +385,7 @@ export function tables(r: BenchResults): Table[] {
     ...(r.warm.length ? [warmTable(r)] : []),
     ...(r.units.length ? [unitsTable(r)] : []),
     ...(scalingTable(r) ? [scalingTable(r)!] : []),
+    ...(summariesTable(r) ? [summariesTable(r)!] : []),
     ...(r.throughput.length ? [throughputTable(r)] : []),
     ...eventTables(r),
     ...costTables(r),

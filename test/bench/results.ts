@@ -1,4 +1,5 @@
 /** The shape of docs/benchmarks.json: everything a run measured, and its verdict on each target. */
+import type { SummaryPoint } from './summaries.ts';
 import type { ColdResult } from './cold-start.ts';
 import type { CostResult } from './cost.ts';
 import type { ScalingResult } from './scaling.ts';
@@ -61,6 +62,8 @@ export interface BenchResults {
   warm: WarmResult[];
   units: UnitsRow[];
   scaling: { workspaces: { size: number; writeSeconds: number }[]; results: ScalingResult[] } | undefined;
+  /** Section 5b; absent in results written before time summaries. */
+  summaries?: SummaryPoint[] | undefined;
   throughput: ThroughputResult[];
   /** Absent in results written before per-client limits. */
   fairness?: FairnessResult | undefined;

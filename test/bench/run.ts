@@ -34,6 +34,7 @@ import { ratio } from './lib/stats.ts';
 import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText, standings } from './report.ts';
 import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './results.ts';
 import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
+import { runSummaryBench } from './summaries.ts';
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { runFairness } from './fairness.ts';
@@ -44,7 +45,7 @@ import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 import { parseCommandLine } from '../../scripts/cli.ts';
 
-const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'throughput', 'events', 'cost'] as const;
+const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = [
@@ -384,6 +385,12 @@ async function main() {
     }
   }
 
+  // ---- 5b. time summaries
+  if (sections.has('summaries')) {
+    results.summaries = await runSummaryBench(repoRoot, stack.dynamo.endpoint, tableName, SETTINGS.scale.repeats, log);
+    log(`summaries: ${results.summaries.length} pages measured`);
+  }
+
   // ---- 6. throughput
   if (sections.has('throughput')) {
     log(`throughput: autocannon at ${SETTINGS.throughput.connections.join(', ')} connections, ${SETTINGS.throughput.reps} x ${SETTINGS.throughput.duration} s each`);
@@ -440,6 +447,7 @@ async function main() {
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
   if (!sections.has('events')) results.events = undefined;
   if (!sections.has('units')) results.units = [];
+  if (!sections.has('summaries')) results.summaries = undefined;
   if (!sections.has('warm')) results.warm = [];
 
   results.meta.durationSeconds = (performance.now() - started) / 1000;

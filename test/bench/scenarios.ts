@@ -296,22 +296,22 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'log time entry on a project',
     primary: true,
     prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { project_id: fx.projectId }) }),
-    floor: fixed(1, 9, 'log time entry on a project', '1 RCU + 9 WCU'),
+    floor: fixed(1, 13, 'log time entry on a project', '1 RCU + 13 WCU'),
   },
   {
     key: 'logTimeEntry+idempotency',
     operation: 'logTimeEntry',
     label: 'log time entry on a project, Idempotency-Key',
     prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { project_id: fx.projectId }), headers: { 'Idempotency-Key': randomUUID() } }),
-    // Its transaction (1 RCU + 9 WCU) with the record's Put in it: 2 WCU more.
-    floor: keyed(1, 11, 'log time entry on a project'),
+    // Its transaction (1 RCU + 13 WCU) with the record's Put in it: 2 WCU more.
+    floor: keyed(1, 15, 'log time entry on a project'),
   },
   {
     key: 'logTimeEntry+client',
     operation: 'logTimeEntry',
     label: 'log time entry on a client',
     prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { client_id: fx.clientId }) }),
-    floor: fixed(0, 6, 'log time entry on a client', '6 WCU'),
+    floor: fixed(0, 10, 'log time entry on a client', '10 WCU'),
   },
   {
     key: 'retrieveTimeEntry',
@@ -328,21 +328,21 @@ export const SCENARIOS: readonly Scenario[] = [
     primary: true,
     // A fresh entry each time, as for the other updates.
     prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { duration_minutes: 15 } }),
-    floor: fixed(0, 4, 'update time entry', '3–7 WCU'),
+    floor: fixed(1, 9, 'update time entry', '1 RCU + 9–16 WCU (a description alone: 3–4 WCU)'),
   },
   {
     key: 'updateTimeEntry+started_at',
     operation: 'updateTimeEntry',
     label: 'update time entry, started_at (every index key moves)',
     prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { started_at: '2026-11-21T10:00:00Z' } }),
-    floor: fixed(0, 7, 'update time entry', '3–7 WCU'),
+    floor: fixed(1, 16, 'update time entry', '1 RCU + 9–16 WCU (a description alone: 3–4 WCU)'),
   },
   {
     key: 'updateTimeEntry+move',
     operation: 'updateTimeEntry',
     label: 'move time entry to a project of its client',
     prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { project_id: await freshProject(fx) } }),
-    floor: fixed(2, 10, 'move time entry', '1–2 RCU + 7–15 WCU'),
+    floor: fixed(2, 14, 'move time entry', '1–2 RCU + 12–23 WCU'),
   },
   {
     key: 'updateTimeEntry+move+client',
@@ -353,7 +353,7 @@ export const SCENARIOS: readonly Scenario[] = [
       const to = await create(fx, 'createProject', projectBody(next(), other));
       return { operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { project_id: to } };
     },
-    floor: fixed(2, 15, 'move time entry', '1–2 RCU + 7–15 WCU'),
+    floor: fixed(2, 23, 'move time entry', '1–2 RCU + 12–23 WCU'),
   },
   {
     key: 'updateTimeEntry+idempotency',
@@ -365,8 +365,8 @@ export const SCENARIOS: readonly Scenario[] = [
       body: { duration_minutes: 15 },
       headers: { 'Idempotency-Key': randomUUID() },
     }),
-    // The item read, then one transaction: Update 2 + one write per index 3, the record's Put 2.
-    floor: keyed(1, 7, 'update time entry'),
+    // The item read, then one transaction: Update 2 + one write per index 3, two totals items 4, the record's Put 2.
+    floor: keyed(1, 11, 'update time entry'),
   },
   {
     key: 'deleteTimeEntry',
@@ -374,14 +374,23 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'delete time entry of a project',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }) }),
-    floor: fixed(1, 11, 'delete time entry', '1 RCU + 8–11 WCU'),
+    floor: fixed(1, 15, 'delete time entry', '1 RCU + 12–15 WCU'),
   },
   {
     key: 'deleteTimeEntry+client',
     operation: 'deleteTimeEntry',
     label: 'delete time entry of a client only',
     prepare: async (fx) => ({ operation: 'deleteTimeEntry', id: await freshEntry(fx, { client_id: fx.clientId }) }),
-    floor: fixed(1, 8, 'delete time entry', '1 RCU + 8–11 WCU'),
+    floor: fixed(1, 12, 'delete time entry', '1 RCU + 12–15 WCU'),
+  },
+  {
+    key: 'listTimeSummaries',
+    operation: 'listTimeSummaries',
+    label: 'time summary of a month by project and day, limit 25',
+    primary: true,
+    prepare: async () => ({ operation: 'listTimeSummaries', query: { from: '2026-11-01', to: '2026-12-01', group_by: 'project', period: 'day', limit: '25' } }),
+    // The totals' day items it reads (and, once per function, a client's currency: a GetItem).
+    floor: items(`${DOC}: time summary page`),
   },
   {
     key: 'listTimeEntries',

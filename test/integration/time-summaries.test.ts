@@ -120,6 +120,24 @@ describe('time summaries against the reference', () => {
   });
 });
 
+describe('a historic offset that is not a whole number of quarter-hours', () => {
+  it('reads the entries of the partial quarter-hours at the edges, and only those', async () => {
+    const { api } = await workspace('sum-monrovia');
+    const c = await createClient(api);
+    const p = await createProject(api, c.id, { hourly_rate: 60 });
+    // Monrovia was UTC-00:44:30 until 1972: its days start at 00:44:30Z.
+    const instants = ['1950-06-01T00:44:29Z', '1950-06-01T00:44:30Z', '1950-06-01T00:30:00Z', '1950-06-01T00:59:59Z', '1950-06-02T00:45:00Z', '1950-06-02T00:44:00Z', '1950-06-03T12:00:00Z'];
+    await logAll(api, instants.map((started_at, i) => ({ project_id: p.id, started_at, duration_minutes: 10 + i })));
+    const entries = await allEntries(api);
+    for (const period of ['day', 'none'] as const) {
+      const q: SummaryQuery = { from: '1950-06-01', to: '1950-06-03', timezone: 'Africa/Monrovia', period, group_by: 'project' };
+      const rows = await summaryRows(api, q);
+      expect(rows).toEqual(referenceSummary(entries, q, () => 'USD'));
+      expect(rows.length).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('exact under change', () => {
   it('counts every log, correction, move, delete and keyed replay once, at once', async () => {
     const { api, token } = await workspace('sum-change');

@@ -83,7 +83,7 @@ describe('limits in the docs', () => {
     expect(row('`website`')[0]).toContain(`at most ${LIMITS.urlLength.toLocaleString('en-US')} characters`);
     expect(row('`business_number`, `tps_number`, `tvq_number`')[0]).toContain(`at most ${LIMITS.taxIdLength} characters`);
     expect(row('`description`')[0]).toContain(`1–${LIMITS.descriptionLength.toLocaleString('en-US')} characters`);
-    expect(row('`hourly_rate`, `fixed_price`, `amount`')[0]).toContain(`from 0 to ${LIMITS.money.toLocaleString('en-US')} with at most ${LIMITS.moneyDecimals} decimal places`);
+    expect(row('`hourly_rate`, `fixed_price`, `amount`, `billable_rate`')[0]).toContain(`from 0 to ${LIMITS.money.toLocaleString('en-US')} with at most ${LIMITS.moneyDecimals} decimal places`);
     expect(row('`interval_count`')[0]).toBe(`integer from 1 to ${LIMITS.intervalCount.toLocaleString('en-US')}`);
     expect(row('`duration_minutes` (time entries)')[0]).toContain(`integer from 1 to ${LIMITS.durationMinutes.toLocaleString('en-US')}`);
     expect(row('`client_id`, `project_id`')[0]).toBe(`at most ${LIMITS.idLength} characters`);

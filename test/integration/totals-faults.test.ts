@@ -1,0 +1,138 @@
+/**
+ * The time totals under failure (decision 0019): the handlers run in process over the shared
+ * table, and aws-sdk-client-mock fails the transaction that carries an entry's change and its
+ * totals, either before it lands or after (the response lost: a timeout). Either way the
+ * summary equals the reference computed from the entries as they are, and a retry with the same
+ * Idempotency-Key finishes the change once: nothing counted twice, nothing lost.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { routeByOperation, type Operation } from '../../shared/routes.ts';
+import { importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
+import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
+import { valueWithLogs } from '../support/logs.ts';
+import { referenceSummary, type EntryLike } from '../support/summaries.ts';
+
+const OPERATIONS = ['createClient', 'createProject', 'logTimeEntry', 'updateTimeEntry', 'deleteTimeEntry', 'listTimeEntries', 'listTimeSummaries'] as const satisfies readonly Operation[];
+const handlers: Partial<Record<Operation, ProxyHandler>> = {};
+let docMock: AwsStub<any, any, any>;
+let raw: DynamoDBDocumentClient;
+const timedOut = DEPENDENCY_ERRORS.find((c) => c.label === 'TimeoutError')!;
+
+beforeAll(async () => {
+  useSharedTable('totals-faults-test-cursor-signing-key-0123456789', { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
+  for (const name of OPERATIONS) handlers[name] = await importHandler(routeByOperation(name).entry);
+  const { dynamo } = await import('../../shared/data/dynamo.ts');
+  docMock = mockClient(dynamo());
+  docMock.send.callThrough();
+  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+});
+afterEach(() => {
+  docMock.reset();
+  docMock.send.callThrough();
+});
+afterAll(() => {
+  docMock?.restore();
+  raw?.destroy();
+});
+
+async function invoke(operation: Operation, e: APIGatewayProxyEvent) {
+  const result = await handlers[operation]!(e, lambdaContext());
+  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as any };
+}
+
+async function ok(operation: Operation, e: APIGatewayProxyEvent) {
+  const r = await invoke(operation, e);
+  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+  return r.body;
+}
+
+const query = (ws: string, path: string, params: Record<string, string>) => ({ ...event(ws, 'GET', path), queryStringParameters: params });
+const SUMMARY = { from: '2026-04-01', to: '2026-05-01', timezone: 'America/St_Johns', group_by: 'project', period: 'day', limit: '100' };
+
+/** The summary as the service answers it equals the reference over the entries as they are. */
+async function expectExact(ws: string) {
+  const entries = (await ok('listTimeEntries', query(ws, '/api/v1/time_entries', { limit: '100' }))).data as EntryLike[];
+  const rows = (await ok('listTimeSummaries', query(ws, '/api/v1/time_summaries', SUMMARY))).data;
+  expect(rows).toEqual(referenceSummary(entries, SUMMARY as never, () => 'USD'));
+  return entries;
+}
+
+/** The next TransactWrite fails: before it lands, or after (it lands, then the response is lost). */
+function failNextTransaction(when: 'before' | 'after') {
+  // A fresh stub: "once" counts the calls since the stub began.
+  docMock.reset();
+  docMock.send.callThrough();
+  docMock.on(TransactWriteCommand).callsFakeOnce(async (input: unknown) => {
+    if (when === 'after') await raw.send(new TransactWriteCommand(input as never));
+    throw timedOut.make();
+  });
+}
+
+describe('a failed transaction of an entry and its totals', () => {
+  const cases: { label: string; request: (ws: string, ids: { entry: string; project: string; other: string }, key: string) => { operation: Operation; event: APIGatewayProxyEvent } }[] = [
+    {
+      label: 'log',
+      request: (ws, ids, key) => ({
+        operation: 'logTimeEntry',
+        event: event(ws, 'POST', '/api/v1/time_entries', { body: { project_id: ids.project, started_at: '2026-04-10T02:30:00Z', duration_minutes: 50 }, headers: { 'Idempotency-Key': key } }),
+      }),
+    },
+    {
+      label: 'correction',
+      request: (ws, ids, key) => ({
+        operation: 'updateTimeEntry',
+        event: event(ws, 'PATCH', '/api/v1/time_entries/{id}', { id: ids.entry, body: { started_at: '2026-04-11T02:29:00Z', duration_minutes: 7 }, headers: { 'Idempotency-Key': key } }),
+      }),
+    },
+    {
+      label: 'move',
+      request: (ws, ids, key) => ({
+        operation: 'updateTimeEntry',
+        event: event(ws, 'PATCH', '/api/v1/time_entries/{id}', { id: ids.entry, body: { project_id: ids.other }, headers: { 'Idempotency-Key': key } }),
+      }),
+    },
+    {
+      label: 'delete',
+      request: (ws, ids, key) => ({
+        operation: 'deleteTimeEntry',
+        event: event(ws, 'DELETE', '/api/v1/time_entries/{id}', { id: ids.entry, headers: { 'Idempotency-Key': key } }),
+      }),
+    },
+  ];
+
+  for (const c of cases) {
+    for (const when of ['before', 'after'] as const) {
+      it(`${c.label}, failing ${when} it lands: exact, and the retry finishes it once`, async () => {
+        const ws = `totals-faults-${randomUUID().slice(0, 8)}`;
+        const client = (await ok('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Acme', company_email: 'a@acme.test' } }))).id;
+        const project = (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'A', client_id: client, billing_type: 'Monthly', hourly_rate: 95 } }))).id;
+        const other = (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'B', client_id: client, billing_type: 'Monthly', hourly_rate: 12.5 } }))).id;
+        const entry = (await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body: { project_id: project, started_at: '2026-04-10T02:29:00Z', duration_minutes: 61 } }))).id;
+        const before = await expectExact(ws);
+
+        const key = randomUUID();
+        const { operation, event: request } = c.request(ws, { entry, project, other }, key);
+        failNextTransaction(when);
+        const { value: failed, lines } = await valueWithLogs(() => invoke(operation, request));
+        expect(failed.status).toBe(503);
+        expect(lines.filter((l) => l.level === 'ERROR').map((l) => l.message)).toEqual(['Dependency failure']);
+        const after = await expectExact(ws);
+        if (when === 'before') expect(after).toEqual(before);
+        else expect(after).not.toEqual(before);
+
+        // The retry: the change once, whether it had landed (a replay) or not (done now).
+        const retried = await invoke(operation, { ...request, requestContext: { ...request.requestContext, requestId: randomUUID() } });
+        expect(retried.status, JSON.stringify(retried.body)).toBeLessThan(300);
+        expect(retried.headers['Idempotent-Replayed']).toBe(when === 'after' ? 'true' : undefined);
+        expect(await expectExact(ws)).not.toEqual(before);
+      });
+    }
+  }
+});
