@@ -224,6 +224,18 @@ export function list<R extends AnyResource>(
   });
 }
 
+/**
+ * An empty PATCH: nothing to write, so no record, unless the key names an earlier change (a move
+ * retried after it landed becomes empty), which is what to answer. It still honours If-Match.
+ */
+export async function unchanged<R extends AnyResource>(ctx: CallerContext, resource: R, id: string, expectedVersion: IfMatch): Promise<Versioned<ObjectOf<R>>> {
+  const earlier = await ctx.record?.lookup();
+  if (earlier) throw ctx.record!.taken(earlier);
+  const current = await retrieve(ctx, resource, id);
+  if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed(resource.noun, id);
+  return current;
+}
+
 export interface UpdateRules {
   /** A condition on the stored item that the change must satisfy (over `#data`, `#f_<field>`). */
   condition?: ConditionalUpdate['condition'];
@@ -245,15 +257,7 @@ export async function update<R extends AnyResource>(
   rules: UpdateRules = {},
 ): Promise<Versioned<ObjectOf<R>>> {
   if (!isWellFormedId(resource.idPrefix, id)) throw notFound(resource.noun, id);
-  if (Object.keys(patch).length === 0) {
-    // Nothing to write, so no record: unless the key names an earlier change (a move retried
-    // after it landed becomes empty), which is what to answer.
-    const earlier = await ctx.record?.lookup();
-    if (earlier) throw ctx.record!.taken(earlier);
-    const current = await retrieve(ctx, resource, id);
-    if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed(resource.noun, id);
-    return current;
-  }
+  if (Object.keys(patch).length === 0) return unchanged(ctx, resource, id, expectedVersion);
   const search = resource.search !== undefined && typeof patch[resource.search] === 'string' ? foldForSearch(patch[resource.search] as string) : undefined;
   const record = ctx.record;
   const outcome = await conditionalUpdate({

@@ -4,8 +4,8 @@
  * transaction (shared/domain/entity.ts), which is what guards their deletes.
  *
  * Their own rules, here: the project's client (a log or a move to a project takes its client),
- * and the move. A PATCH that keeps the project and client is the generic update; one that moves
- * the entry is one transaction: the entry's change (conditioned on the version read), -1 on the
+ * and the move. Every PATCH is one transaction at the version read: the entry's change, its
+ * totals (shared/totals/totals.ts), and for a move -1 on the
  * project and client it leaves, +1 on those it joins (conditioned on existing, the project on
  * belonging to the client). A project or client deleted meanwhile cancels it all: 400 naming the
  * field, nothing changed; one being deleted waits on its counter, which the move holds.
@@ -21,7 +21,7 @@ import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem }
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
 import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
-import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unknownReference, update } from './entity.ts';
+import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unchanged, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
 import type { ListEnvelope } from './paging.ts';
 
@@ -92,19 +92,15 @@ async function ownersAfter(ctx: CallerContext, current: Owners, patch: Patch): P
   return { project_id: patch.project_id, client_id: terms.client_id, rate: terms.hourly_rate };
 }
 
-/** The fields whose change moves the entry in the totals (and so rewrites them in its transaction). */
-const COUNTED_FIELDS = ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate'] as const;
-
 /**
- * Changes the fields sent. A change of `started_at` moves the entry in every list at once (each
- * index's sort key holds it); a change of what the totals count (time, duration, billable, rate,
- * owners) rewrites the entry and its totals in one transaction at the version read; a change of
- * project or client is a move (see the module's comment). A description alone is the generic update.
+ * Changes the fields sent: the entry and its totals in one transaction at the version read. A
+ * change of `started_at` moves the entry in every list at once (each index's sort key holds it);
+ * a change of project or client is a move (see the module's comment).
  */
 export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Patch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<TimeEntry>> {
   if (!isWellFormedId(timeEntry.idPrefix, id)) throw notFound(timeEntry.noun, id);
+  if (Object.keys(patch).length === 0) return unchanged(ctx, timeEntry, id, expectedVersion);
   const { project_id: _project, client_id: _client, ...fields } = patch;
-  if (!COUNTED_FIELDS.some((field) => patch[field] !== undefined)) return update(ctx, timeEntry, id, fields, expectedVersion, now);
   // A rewrite races other changes of the entry: it retries on the entry's new version, which
   // another writer's landed change made (so contention always progresses); the cap guards a runaway.
   for (let attempt = 0; attempt < MAX_MOVE_ATTEMPTS; attempt++) {

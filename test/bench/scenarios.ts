@@ -328,14 +328,14 @@ export const SCENARIOS: readonly Scenario[] = [
     primary: true,
     // A fresh entry each time, as for the other updates.
     prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { duration_minutes: 15 } }),
-    floor: fixed(1, 9, 'update time entry', '1 RCU + 9–16 WCU (a description alone: 3–4 WCU)'),
+    floor: fixed(1, 9, 'update time entry', '1 RCU + 5–16 WCU'),
   },
   {
     key: 'updateTimeEntry+started_at',
     operation: 'updateTimeEntry',
     label: 'update time entry, started_at (every index key moves)',
     prepare: async (fx) => ({ operation: 'updateTimeEntry', id: await freshEntry(fx, { project_id: fx.projectId }), body: { started_at: '2026-11-21T10:00:00Z' } }),
-    floor: fixed(1, 16, 'update time entry', '1 RCU + 9–16 WCU (a description alone: 3–4 WCU)'),
+    floor: fixed(1, 16, 'update time entry', '1 RCU + 5–16 WCU'),
   },
   {
     key: 'updateTimeEntry+move',
