@@ -125,7 +125,7 @@ describe('the SDK package (npm pack in sdk/)', () => {
   it('runs the README\'s first lines from ESM against the local stack', async () => {
     const { token } = await workspace('sdk-package-esm');
     const { stdout, stderr } = await run(process.execPath, ['quickstart.mjs'], { cwd: project, env: { ...process.env, TOKEN: token, API: `${baseUrl()}/api/v1` } });
-    expect(stdout.trim().split('\n')).toEqual([expect.stringMatching(/^cli_\w+ Globex$/), expect.stringMatching(/^412 precondition_failed \S+$/)]);
+    expect(stdout.trim().split('\n')).toEqual([expect.stringMatching(/^cli_\w+ Globex$/), 'USD 90 180.00', expect.stringMatching(/^412 precondition_failed \S+$/)]);
     expect(stderr).toBe('');
   });
 

@@ -40,7 +40,7 @@ const WITH_OPTIONS = packageScripts.flatMap(([name, command]) => {
 describe('the scripts\' command lines', { timeout: 300_000 }, () => {
   it('every script that reads options does so through scripts/cli.ts', () => {
     expect(WITH_OPTIONS.map((s) => s.name).sort()).toEqual(
-      ['bench', 'bundle-sizes', 'integration:create', 'integration:plan', 'integration:revoke', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
+      ['backfill:totals', 'bench', 'bundle-sizes', 'integration:create', 'integration:plan', 'integration:revoke', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
     );
     const files = [
       ...readdirSync(join(repoRoot, 'scripts')).map((f) => `scripts/${f}`),
