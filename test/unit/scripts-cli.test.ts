@@ -72,6 +72,9 @@ describe('the scripts\' command lines', { timeout: 300_000 }, () => {
     ]);
     // A boolean option never takes the next argument; a dash that is not a number stays an option.
     expect(joinNegativeValues(['--json', '-1', '--at', '-x'], { json: { type: 'boolean' }, at: { type: 'string' } })).toEqual(['--json', '-1', '--at', '-x']);
+    // An option named after an Object.prototype property is no option of the script's.
+    const inherited = Object.assign(Object.create({ toString: { type: 'string' } }) as object, { at: { type: 'string' } }) as Parameters<typeof joinNegativeValues>[1];
+    expect(joinNegativeValues(['--toString', '-1', '--constructor', '-2', '--__proto__', '-3'], inherited)).toEqual(['--toString', '-1', '--constructor', '-2', '--__proto__', '-3']);
     // Past parsing, the script looks for a stack: on a port where none answers it says so.
     const spaced = await script('scripts/token.ts', ['--workspace', 'acme', '--scopes', 'clients:read', '--expires-in', '-10'], { PORT: '9' });
     expect(spaced.code, spaced.stderr).toBe(1);
