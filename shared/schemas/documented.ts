@@ -1,6 +1,6 @@
 /**
  * What the OpenAPI document states for the checks the field schemas run (fields.ts): the same
- * rule in JSON Schema, as a pattern, `multipleOf` or `uniqueItems`, for generators and fuzzers.
+ * rule in JSON Schema, as a pattern or `uniqueItems`, for generators and fuzzers.
  * Each check is told by its function; only scripts/openapi-document.ts imports this module, so
  * these strings reach no Lambda bundle. What no schema can say stays in the descriptions.
  */
@@ -67,7 +67,9 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       return { ...converted, pattern: lines ? textPattern(lines) : '\\S' };
     }
     case hasMoneyDecimals:
-      return { ...converted, multipleOf: 1 / 10 ** LIMITS.moneyDecimals };
+      // In words only (the field's description): `multipleOf: 0.0001` makes validators that divide
+      // doubles (Prism, a default ajv) refuse 12.34 and 19.99, and JSON Schema has no exact form.
+      return converted;
     case isTimestamp:
       return { ...converted, pattern: DATE_TIME_PATTERN };
     case isWebUrl:

@@ -58,11 +58,21 @@ export function responseSchemas(): Record<string, v.GenericSchema> {
   const out: Record<string, v.GenericSchema> = {};
   for (const resource of SCHEMA_LIST) {
     const object = objectSchema(resource);
-    out[schemaName(resource.kind)] = object;
-    out[`${schemaName(resource.kind)}List`] = listOf(object);
+    out[objectSchemaName(resource.kind)] = object;
+    out[listSchemaName(resource.kind)] = listOf(object);
   }
-  return { ...out, [schemaName(EVENT_FEED.kind)]: EventObject, [`${schemaName(EVENT_FEED.kind)}List`]: EventList, DeleteResult, Error: ErrorBody };
+  return { ...out, [objectSchemaName(EVENT_FEED.kind)]: EventObject, [listSchemaName(EVENT_FEED.kind)]: EventList, DeleteResult, [ERROR_SCHEMA]: ErrorBody };
 }
 
 /** `time_entry` -> `TimeEntry` */
 export const schemaName = (kind: string) => kind.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+
+/**
+ * The schema of an object: `Client`. Generated clients make a type of each schema name, so none
+ * may be a JavaScript global it would shadow: the event is `EventObject` (`Event` is a global),
+ * the error body `ErrorBody` (`Error` is one).
+ */
+export const objectSchemaName = (kind: string) => (kind === EVENT_FEED.kind ? 'EventObject' : schemaName(kind));
+/** The schema of a list of objects of `kind`: `ClientList`, `EventList`. */
+export const listSchemaName = (kind: string) => `${schemaName(kind)}List`;
+export const ERROR_SCHEMA = 'ErrorBody';

@@ -86,7 +86,9 @@ describe('rules', () => {
     expect(json(email('e'))).toMatchObject({ type: 'string', format: 'email', maxLength: 254, pattern: new RegExp(emailPattern()).source });
     expect(json(webUrl('w'))).toMatchObject({ type: 'string', format: 'uri', pattern: '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$' });
     expect(json(timestamp('t')).pattern).toMatch(/^\^\(\?:19\|\[2-9\]\\d\)/);
-    expect(json(money('m'))).toMatchObject({ multipleOf: 0.0001 });
+    // The 4 decimal places in words only: validators dividing doubles refuse 12.34 under multipleOf 0.0001.
+    expect(json(money('m'))).not.toHaveProperty('multipleOf');
+    expect(String(json(money('m')).description)).toMatch(/at most 4 decimal places$/);
     expect(json(text('t', 5, 'multi')).pattern).toContain('\\x0E-\\x1F');
     expect(json(taxId('t'))).toMatchObject({ description: 'Tax identifier: letters, digits, spaces, dots, hyphens and slashes' });
     expect(json(timestamp('t'))).toMatchObject({ format: 'date-time' });
