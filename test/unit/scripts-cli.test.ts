@@ -40,11 +40,11 @@ const WITH_OPTIONS = packageScripts.flatMap(([name, command]) => {
 describe('the scripts\' command lines', { timeout: 300_000 }, () => {
   it('every script that reads options does so through scripts/cli.ts', () => {
     expect(WITH_OPTIONS.map((s) => s.name).sort()).toEqual(
-      ['bench', 'bundle-sizes', 'integration:create', 'integration:plan', 'integration:revoke', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
+      ['bench', 'bundle-sizes', 'check:contract', 'integration:create', 'integration:plan', 'integration:revoke', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
     );
     const files = [
       ...readdirSync(join(repoRoot, 'scripts')).map((f) => `scripts/${f}`),
-      ...['test/bench/run.ts', 'test/soak/run.ts'],
+      ...['test/bench/run.ts', 'test/soak/run.ts', 'test/contract/check.ts'],
     ].filter((f) => f.endsWith('.ts') && f !== 'scripts/cli.ts');
     const direct = files.filter((f) => /\bparseArgs\b/.test(source(f)));
     expect(direct, 'parse options with parseCommandLine of scripts/cli.ts').toEqual([]);
