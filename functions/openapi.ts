@@ -6,7 +6,8 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../docs/openapi.json';
-import { JSON_CONTENT_TYPE } from '../shared/http/respond.ts';
+import { JSON_CONTENT_TYPE, errorResponse } from '../shared/http/respond.ts';
+import { refuseQuery } from '../shared/http/query.ts';
 import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
 
 const committed = JSON.stringify(document);
@@ -32,6 +33,13 @@ export function servedFrom(event: APIGatewayProxyEvent): string | undefined {
 }
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const requestId = event.requestContext?.requestId ?? 'unknown';
+  // It takes no query parameter, as every operation but the lists: one is a 400, not ignored.
+  try {
+    refuseQuery(event);
+  } catch (error) {
+    return errorResponse(error, requestId);
+  }
   const origin = servedFrom(event);
   return {
     statusCode: 200,
@@ -41,7 +49,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       // `servers` is made of these: a shared cache keeps one copy per origin, never another host's.
       Vary: 'Host, X-Forwarded-Proto',
       ...SECURITY_HEADERS,
-      'X-Request-Id': event.requestContext?.requestId ?? 'unknown',
+      'X-Request-Id': requestId,
     },
     body: origin ? `${before}"servers":${JSON.stringify([{ url: origin }])}${after}` : committed,
   };

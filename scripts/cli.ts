@@ -51,7 +51,7 @@ export function joinNegativeValues(args: readonly string[], options: Options): s
     const arg = args[i]!;
     const next = args[i + 1];
     const name = arg.startsWith('--') ? arg.slice(2) : undefined;
-    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+    if (name !== undefined && Object.hasOwn(options, name) && options[name]!.type === 'string' && next !== undefined && /^-\d/.test(next)) {
       out.push(`${arg}=${next}`);
       i++;
     } else out.push(arg);

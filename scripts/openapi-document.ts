@@ -15,7 +15,7 @@ import { eventFeedSchemas } from '../shared/schemas/events.ts';
 import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/schemas/time-summaries.ts';
 import { LIMITS } from '../shared/schemas/fields.ts';
 import { documentedJsonSchema } from '../shared/schemas/documented.ts';
-import { responseSchemas, schemaName } from '../shared/schemas/objects.ts';
+import { ERROR_SCHEMA, listSchemaName, objectSchemaName, responseSchemas, schemaName, TIME_SUMMARY } from '../shared/schemas/objects.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION, TAG_DOCS } from './openapi-operations.ts';
@@ -84,7 +84,16 @@ function describeDefaults(schema: Json): Json {
   return { ...schema, properties: described };
 }
 
-const ERROR_RESPONSES: Record<number, { name: string; description: string; headers?: string[] }> = {
+/**
+ * A header of a response: its name when it is always sent (declared `required`), or its name and
+ * when it is absent.
+ */
+type HeaderUse = string | { name: string; absent: string };
+const FIREWALL = "on the web application firewall's refusals (a deployed stage), which reach no function: their body has request_id null";
+/** X-Request-Id where the firewall may answer instead of the API. */
+const REQUEST_ID_UNLESS_FIREWALL: HeaderUse = { name: 'X-Request-Id', absent: FIREWALL };
+
+const ERROR_RESPONSES: Record<number, { name: string; description: string; headers?: HeaderUse[] }> = {
   400: {
     name: 'InvalidRequest',
     description:
@@ -93,20 +102,20 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   401: {
     name: 'AuthenticationRequired',
     description: 'authentication_required: no token, or a token that is malformed, expired, wrongly signed or of an unknown API client',
-    headers: ['WWW-Authenticate'],
+    headers: [REQUEST_ID_UNLESS_FIREWALL, 'WWW-Authenticate'],
   },
   403: {
     name: 'InsufficientScope',
     description:
       'insufficient_scope: the token lacks the scope of the operation; or forbidden: the web application firewall refused the request (its body has request_id null)',
-    headers: ['WWW-Authenticate'],
+    headers: [REQUEST_ID_UNLESS_FIREWALL, { name: 'WWW-Authenticate', absent: 'on forbidden' }],
   },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
   408: { name: 'RequestTimeout', description: 'request_timeout: the request did not arrive whole in time (a body sent too slowly); the connection is closed' },
   409: {
     name: 'Conflict',
     description: 'conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs',
-    headers: ['Retry-After'],
+    headers: [{ name: 'Retry-After', absent: 'on conflict (sent with idempotency_key_in_use)' }],
   },
   412: { name: 'PreconditionFailed', description: 'precondition_failed: the resource changed since the ETag sent in If-Match' },
   413: { name: 'PayloadTooLarge', description: `payload_too_large: the body is over ${LIMITS.bodyBytes} bytes` },
@@ -119,7 +128,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
       'rate_limited: over a rate limit (your API client\'s plan, the stage\'s, or the firewall\'s per-address rule); slow down and retry after Retry-After seconds. ' +
       `quota_exceeded: your API client's monthly quota is spent (it renews on the 1st, 00:00 UTC). Limits per API client by plan: ${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}. ` +
       'Every API client has its own limits: another client\'s traffic never uses them.',
-    headers: ['Retry-After'],
+    headers: [REQUEST_ID_UNLESS_FIREWALL, 'Retry-After'],
   },
   500: { name: 'InternalError', description: 'internal_error: an unexpected error (a bug); quote the request id' },
   503: {
@@ -130,14 +139,32 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   },
 };
 
-const HEADERS: Json = {
-  'X-Request-Id': { description: 'Identifies the request; errors repeat it as error.request_id', schema: { type: 'string' } },
-  Location: { description: 'Path of the created resource', schema: { type: 'string' } },
-  ETag: { description: 'Version of the resource; send it as If-Match to change or delete only that version', schema: { type: 'string', pattern: '^"\\d+"$' } },
-  'Idempotent-Replayed': { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
-  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } },
-  'WWW-Authenticate': { description: 'Bearer challenge, with error="invalid_token" or error="insufficient_scope"', schema: { type: 'string' } },
+/** The response headers, `required` where a response refers to them: each is always sent there (a validating proxy checks it). */
+const HEADERS: Record<string, Json & { description: string }> = {
+  'X-Request-Id': { description: 'Identifies the request; errors repeat it as error.request_id', required: true, schema: { type: 'string' } },
+  Location: { description: 'Path of the created resource', required: true, schema: { type: 'string' } },
+  ETag: { description: 'Version of the resource; send it as If-Match to change or delete only that version', required: true, schema: { type: 'string', pattern: '^"\\d+"$' } },
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored response of an earlier request with the same Idempotency-Key; absent otherwise',
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'string' } },
+  'WWW-Authenticate': { description: 'Bearer challenge, with error="invalid_token" or error="insufficient_scope"', required: true, schema: { type: 'string' } },
 };
+
+/** A response's headers: X-Request-Id (always, unless said otherwise) and `uses`; one sometimes absent is inlined, not required, saying when. */
+function responseHeaders(uses: readonly HeaderUse[]): Json {
+  const named = (use: HeaderUse) => (typeof use === 'string' ? use : use.name);
+  const all = uses.some((use) => named(use) === 'X-Request-Id') ? uses : ['X-Request-Id', ...uses];
+  return Object.fromEntries(
+    all.map((use) =>
+      typeof use === 'string'
+        ? [use, ref('headers', use)]
+        : [use.name, { ...HEADERS[use.name], required: false, description: `${HEADERS[use.name]!.description}; absent ${use.absent}` }],
+    ),
+  );
+}
 
 const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
 const IF_MATCH_PATTERN = `^(?:\\s*\\*\\s*|[\\s,]*${ENTITY_TAG}(?:\\s*,[\\s,]*${ENTITY_TAG}){0,${MAX_IF_MATCH_TAGS - 1}}[\\s,]*)$`;
@@ -212,19 +239,18 @@ function operationObject(route: Route): Json {
 
   const responses: Json = {};
   if (!contract || !subject) {
-    responses['200'] = { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
+    responses['200'] = { description: 'The OpenAPI document', headers: responseHeaders([]), content: { 'application/json': { schema: { type: 'object' } } } };
   } else {
     const { status, returns } = contract.success;
     const schema =
-      returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? `${schemaName(subject.kind)}List` : status === 201 ? createdSchemaName(subject.kind) : schemaName(subject.kind);
+      returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? listSchemaName(subject.kind) : status === 201 ? createdSchemaName(subject.kind) : objectSchemaName(subject.kind);
     responses[String(status)] = {
       description: status === 201 ? 'Created' : 'OK',
-      headers: {
-        'X-Request-Id': ref('headers', 'X-Request-Id'),
-        ...(status === 201 ? { Location: ref('headers', 'Location') } : {}),
-        ...(contract.versioned ? { ETag: ref('headers', 'ETag') } : {}),
-        ...(contract.idempotent ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
-      },
+      headers: responseHeaders([
+        ...(status === 201 ? ['Location'] : []),
+        ...(contract.versioned ? ['ETag'] : []),
+        ...(contract.idempotent ? ['Idempotent-Replayed'] : []),
+      ]),
       content: { 'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) } },
     };
   }
@@ -254,7 +280,7 @@ const eventSchemaName = (type: string) => `${schemaName(type.replace('.', '_'))}
  * type) and `previous_attributes` on *.updated alone. The event list refers to the event.
  */
 function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
-  const event = schemaName(EVENT_FEED.kind);
+  const event = objectSchemaName(EVENT_FEED.kind);
   const base = schemas[event] as Json & { properties: Record<string, Json> & { data: { properties: Record<string, Json> } } };
   const variant = (type: string): Json => {
     const updated = type.endsWith('.updated');
@@ -268,7 +294,7 @@ function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
         data: {
           type: 'object',
           properties: {
-            object: ref('schemas', schemaName(type.slice(0, type.lastIndexOf('.')))),
+            object: ref('schemas', objectSchemaName(type.slice(0, type.lastIndexOf('.')))),
             ...(updated ? { previous_attributes: previous } : {}),
           },
           required: updated ? ['object', 'previous_attributes'] : ['object'],
@@ -282,7 +308,6 @@ function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
     oneOf: EVENT_TYPES.map((type) => ref('schemas', eventSchemaName(type))),
     discriminator: { propertyName: 'type', mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventSchemaName(type)}`])) },
   };
-  (schemas[`${event}List`] as { properties: Record<string, Json> }).properties.data = { type: 'array', items: ref('schemas', event) };
   return Object.fromEntries(
     Object.entries(schemas).flatMap(([name, schema]) =>
       name === event ? [[name, union], ...EVENT_TYPES.map((type) => [eventSchemaName(type), variant(type)])] : [[name, schema]],
@@ -292,34 +317,48 @@ function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
 
 /**
  * What a create answers beside the resource, once: a webhook endpoint's signing secret
- * (domain/webhook-endpoints.ts). `whsec_` and 32 bytes in base64 (either alphabet).
+ * (domain/webhook-endpoints.ts). `whsec_` and 32 bytes in base64 (either alphabet). Not
+ * `required`: a replay of the create (its Idempotency-Key again) after the endpoint was deleted
+ * answers the stored 201 without it (docs/api.md, Retries).
  */
 const CREATE_ALSO_ANSWERS: Record<string, Record<string, Json>> = {
   webhook_endpoint: {
     secret: {
       type: 'string',
       pattern: '^whsec_[A-Za-z0-9+/_-]{43}=?$',
-      description: 'The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now',
+      description:
+        'The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now. Absent only from a replay of the create (the same Idempotency-Key, `Idempotent-Replayed: true`) once the endpoint has been deleted',
     },
   },
 };
-const createdSchemaName = (kind: string) => (kind in CREATE_ALSO_ANSWERS ? `Created${schemaName(kind)}` : schemaName(kind));
+const createdSchemaName = (kind: string) => (Object.hasOwn(CREATE_ALSO_ANSWERS, kind) ? `Created${objectSchemaName(kind)}` : objectSchemaName(kind));
 
 function withCreatedSchemas(schemas: Record<string, Json>): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(schemas).flatMap(([name, schema]) => {
-      const kind = Object.keys(CREATE_ALSO_ANSWERS).find((k) => schemaName(k) === name);
+      const kind = Object.keys(CREATE_ALSO_ANSWERS).find((k) => objectSchemaName(k) === name);
       if (!kind) return [[name, schema]];
       const extra = CREATE_ALSO_ANSWERS[kind]!;
       const created = {
         ...schema,
         description: `The ${kind.replace('_', ' ')} as its create answers it`,
         properties: { ...(schema.properties as Json), ...extra },
-        required: [...(schema.required as string[]), ...Object.keys(extra)],
       };
       return [[name, schema], [createdSchemaName(kind), created]];
     }),
   );
+}
+
+/**
+ * A list's items refer to their object's schema (`ClientList` to `Client`), so generated clients
+ * name them by it instead of making an anonymous copy.
+ */
+function withListItemRefs(schemas: Record<string, Json>): Record<string, Json> {
+  for (const kind of [...RESOURCE_LIST.map((r) => r.kind), TIME_SUMMARY, EVENT_FEED.kind]) {
+    const list = schemas[listSchemaName(kind)] as { properties: Record<string, Json> };
+    list.properties.data = { type: 'array', items: ref('schemas', objectSchemaName(kind)) };
+  }
+  return schemas;
 }
 
 /**
@@ -350,7 +389,7 @@ export function buildOpenApiDocument(): Json {
       return body ? [[bodyName(route), requestBodySchema(describeDefaults(documentedJsonSchema(body)))]] : [];
     }),
   );
-  const responses = withCreatedSchemas(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)]))));
+  const responses = withCreatedSchemas(withListItemRefs(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)])))));
   return withSelfExample({
     openapi: '3.1.0',
     info: {
@@ -364,7 +403,7 @@ export function buildOpenApiDocument(): Json {
         'Clients, projects and time entries of a time-tracking and billing workspace.',
         'Authenticate with an OAuth 2.0 access token (client-credentials grant) in `Authorization: Bearer <token>`; each operation needs one scope, and a write scope does not include read.',
         'Every change of a client, project or time entry is an event: follow them with the events feed (`GET /api/v1/events`, and `after=` for sync mode), or have them posted to a webhook endpoint, signed (the `webhooks` section describes each event type\'s delivery).',
-        'Lists are newest first with opaque cursors. Every error has the `Error` shape. POST, PATCH and DELETE accept an `Idempotency-Key` (kept 24 hours: a retry gets the first response again); PATCH and DELETE accept `If-Match` with an `ETag`.',
+        'Lists are newest first with opaque cursors. Every error has the `ErrorBody` shape. POST, PATCH and DELETE accept an `Idempotency-Key` (kept 24 hours: a retry gets the first response again); PATCH and DELETE accept `If-Match` with an `ETag`.',
         `Each API client has its own limits, by plan (${PLAN_NAMES.map((plan) => `${plan}: ${describePlan(plan)}`).join('; ')}); over them the answer is 429 \`rate_limited\` or \`quota_exceeded\` with \`Retry-After\`. The whole stage allows ${STAGE_THROTTLING.rateLimit} requests per second (bursts of ${STAGE_THROTTLING.burstLimit}).`,
       ].join('\n\n'),
     },
@@ -403,11 +442,8 @@ export function buildOpenApiDocument(): Json {
           r.name,
           {
             description: r.description,
-            headers: {
-              'X-Request-Id': ref('headers', 'X-Request-Id'),
-              ...Object.fromEntries((r.headers ?? []).map((h) => [h, ref('headers', h)])),
-            },
-            content: { 'application/json': { schema: ref('schemas', 'Error') } },
+            headers: responseHeaders(r.headers ?? []),
+            content: { 'application/json': { schema: ref('schemas', ERROR_SCHEMA) } },
           },
         ]),
       ),

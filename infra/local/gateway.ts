@@ -183,20 +183,24 @@ export function createLocalGateway(options: GatewayOptions): Server {
 /**
  * Requests Node cannot parse never reach the handler above; Node would answer them with an empty
  * body. Answer in the contract's error shape instead: 431 for headers over Node's limit (16 KiB),
- * 400 for anything else that is not HTTP.
+ * 404 not_found for a method Node does not know (an extension method such as `FOO` is a valid
+ * RFC 9110 token, and no path has it), 400 for anything else that is not HTTP.
  */
-export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex) {
+export function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   const requestId = randomUUID();
+  const noRoute = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
   const [status, type, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'request_headers_too_large', 'The request headers are too large: send smaller headers (at most 16 KiB in all)']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'request_timeout', REQUEST_TIMEOUT_MESSAGE]
-        : [400, 'invalid_request', 'The request is not valid HTTP'];
+        : error.code === 'HPE_INVALID_METHOD' && EXTENSION_METHOD.test(error.rawPacket?.toString('latin1') ?? '')
+          ? [noRoute.statusCode!, noRoute.errorType, noRoute.message]
+          : [400, 'invalid_request', 'The request is not valid HTTP'];
   const body = JSON.stringify({ error: { type, message, request_id: requestId } });
   const headers = {
     'Content-Type': 'application/json',
@@ -209,6 +213,9 @@ export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Du
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
+
+/** A request line whose method is an RFC 9110 token (`FOO /path HTTP/1.1`). */
+const EXTENSION_METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/1\.[01]\r?\n/;
 
 const REQUEST_TIMEOUT_MESSAGE = 'The request did not arrive in time: send the whole request without pausing';
 
@@ -279,29 +286,31 @@ function proxyEvent(
   requestId: string,
   auth: APIGatewayAuthorizerResult | undefined,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Names are the caller's: collected in Maps, so `constructor` or `__proto__` is a name like any
+  // other, and handed over as the plain objects API Gateway's JSON event gives a Lambda function.
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query = new Map<string, string>();
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    query.set(name, value);
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
-  const hasQuery = Object.keys(query).length > 0;
+  const hasQuery = query.size > 0;
   return {
     resource: route.path,
     path: url.pathname,
     httpMethod: route.method,
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    headers: Object.fromEntries(headers),
+    multiValueHeaders: Object.fromEntries(multiValueHeaders),
+    queryStringParameters: hasQuery ? Object.fromEntries(query) : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(multiQuery) : null,
     pathParameters: Object.keys(params).length > 0 ? params : null,
     stageVariables: null,
     // As API Gateway with BINARY_MEDIA_TYPES (every type): the bytes as sent, base64-encoded.
@@ -312,7 +321,7 @@ function proxyEvent(
       apiId: API_ID,
       authorizer: auth ? { ...auth.context, principalId: auth.principalId } : null,
       httpMethod: route.method,
-      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: req.headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
       path: url.pathname,
       protocol: `HTTP/${req.httpVersion}`,
       requestId,

@@ -6,7 +6,10 @@ import { TimebillError } from './errors.ts';
 import type { BodyOf, ItemOf, ListParamsOf, ResultOf, operations } from './types.ts';
 
 export interface TimebillOptions {
-  /** The API's base URL, up to and including `/api/v1` (e.g. `https://abc123.execute-api.us-east-1.amazonaws.com/prod/api/v1`). */
+  /**
+   * The API's base URL: as the OpenAPI document's `servers` gives it (`https://abc123.execute-api.us-east-1.amazonaws.com/prod`,
+   * `http://127.0.0.1:3000`), or with `/api/v1` after it; either way the SDK calls `<base>/api/v1/…`.
+   */
   baseUrl: string;
   /** Retries after a 429 (`rate_limited`), a 503, a 409 `idempotency_key_in_use` or a network failure. Default 2. */
   maxRetries?: number;
@@ -48,6 +51,9 @@ export interface ResponseInfo {
 
 const responses = new WeakMap<object, ResponseInfo>();
 
+/** Where the operations' paths start, below a server URL. */
+const API_PREFIX = '/api/v1';
+
 /** The response a result of this SDK came with (undefined for list items and other objects). */
 export const responseOf = (result: object): ResponseInfo | undefined => responses.get(result);
 
@@ -85,9 +91,10 @@ export class Http {
 
   constructor(token: string, options: TimebillOptions) {
     if (!token) throw new TypeError('Timebill: an access token is required');
-    if (!options?.baseUrl) throw new TypeError('Timebill: options.baseUrl is required (the URL ending in /api/v1)');
+    if (!options?.baseUrl) throw new TypeError("Timebill: options.baseUrl is required (the OpenAPI document's server URL, with or without /api/v1)");
     this.#token = token;
-    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const base = options.baseUrl.replace(/\/+$/, '');
+    this.#baseUrl = base.endsWith(API_PREFIX) ? base : `${base}${API_PREFIX}`;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.#timeoutMs = options.timeoutMs ?? 60_000;

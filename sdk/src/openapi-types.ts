@@ -503,32 +503,7 @@ export interface components {
         ClientList: {
             /** @constant */
             object: "list";
-            data: {
-                /** @constant */
-                object: "client";
-                id: string;
-                company_name: string;
-                /** Format: email */
-                company_email: string;
-                company_address: string | null;
-                website: string | null;
-                /** @enum {string} */
-                status: "LEAD" | "ACTIVE" | "SLEEPING" | "LOST";
-                /** @enum {string} */
-                language: "ENGLISH" | "FRENCH";
-                /** @description An upper-case ISO 4217 alphabetic currency code (USD, EUR, JPY, KWD, ...) */
-                currency: string;
-                business_number: string | null;
-                tps_number: string | null;
-                tvq_number: string | null;
-                /** Format: date-time */
-                relationship_start_date: string;
-                workspace_id: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-            }[];
+            data: components["schemas"]["Client"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -563,34 +538,7 @@ export interface components {
         ProjectList: {
             /** @constant */
             object: "list";
-            data: {
-                /** @constant */
-                object: "project";
-                id: string;
-                name: string;
-                description: string | null;
-                /** @enum {string} */
-                status: "ACTIVE" | "COMPLETED" | "ON_HOLD" | "CANCELLED";
-                /** @enum {string} */
-                billing_type: "Weekly" | "BiMonthly" | "Monthly" | "CreditBased" | "Retainer" | "ProjectBased";
-                hourly_rate: number | null;
-                fixed_price: number | null;
-                amount: number | null;
-                interval_count: number | null;
-                interval_unit: ("Day" | "Week" | "Month" | "Year") | null;
-                client_id: string;
-                /**
-                 * Format: date-time
-                 * @description RFC 3339 date-time with seconds and a time zone (Z or an offset); its UTC year must be from 1900 to 9999. Stored and returned in UTC with milliseconds
-                 */
-                start_date: string;
-                end_date: string | null;
-                workspace_id: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-            }[];
+            data: components["schemas"]["Project"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -618,27 +566,7 @@ export interface components {
         TimeEntryList: {
             /** @constant */
             object: "list";
-            data: {
-                /** @constant */
-                object: "time_entry";
-                id: string;
-                project_id: string | null;
-                client_id: string;
-                /**
-                 * Format: date-time
-                 * @description RFC 3339 date-time with seconds and a time zone (Z or an offset); its UTC year must be from 1900 to 9999. Stored and returned in UTC with milliseconds
-                 */
-                started_at: string;
-                duration_minutes: number;
-                billable: boolean;
-                billable_rate: number | null;
-                description: string | null;
-                workspace_id: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-            }[];
+            data: components["schemas"]["TimeEntry"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -674,28 +602,13 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now */
-            secret: string;
+            /** @description The signing secret of the deliveries to this endpoint; answered by this create alone, never again: store it now. Absent only from a replay of the create (the same Idempotency-Key, `Idempotent-Replayed: true`) once the endpoint has been deleted */
+            secret?: string;
         };
         WebhookEndpointList: {
             /** @constant */
             object: "list";
-            data: {
-                /** @constant */
-                object: "webhook_endpoint";
-                id: string;
-                /** Format: uri */
-                url: string;
-                enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted")[];
-                description: string | null;
-                /** @enum {string} */
-                status: "enabled" | "disabled";
-                workspace_id: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-            }[];
+            data: components["schemas"]["WebhookEndpoint"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -722,31 +635,12 @@ export interface components {
         TimeSummaryList: {
             /** @constant */
             object: "list";
-            data: {
-                /** @constant */
-                object: "time_summary";
-                client_id: string;
-                /** @description With group_by=project: the project, or null for time logged against the client alone */
-                project_id?: string | null;
-                /**
-                 * Format: date
-                 * @description With a period: its first day inside the range, in the summary's time zone
-                 */
-                period_start?: string;
-                /** @description The client's currency (ISO 4217) */
-                currency: string;
-                minutes: number;
-                billable_minutes: number;
-                /** @description The billable minutes' value as a decimal string in the currency's minor unit (USD "1234.50", JPY "1235", KWD "12.345"): the exact sum, rounded once, half to even */
-                billable_amount: string;
-                /** @description Billable minutes of entries without a billable_rate: not in billable_amount */
-                unpriced_billable_minutes: number;
-            }[];
+            data: components["schemas"]["TimeSummary"][];
             has_more: boolean;
             next_cursor: string | null;
         };
         /** @description An event: its `type` says which resource `data.object` is */
-        Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["TimeEntryCreatedEvent"] | components["schemas"]["TimeEntryUpdatedEvent"] | components["schemas"]["TimeEntryDeletedEvent"];
+        EventObject: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["TimeEntryCreatedEvent"] | components["schemas"]["TimeEntryUpdatedEvent"] | components["schemas"]["TimeEntryDeletedEvent"];
         /** @description A client.created event */
         ClientCreatedEvent: {
             /** @constant */
@@ -924,7 +818,7 @@ export interface components {
         EventList: {
             /** @constant */
             object: "list";
-            data: components["schemas"]["Event"][];
+            data: components["schemas"]["EventObject"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -935,7 +829,7 @@ export interface components {
             /** @constant */
             deleted: true;
         };
-        Error: {
+        ErrorBody: {
             error: {
                 /** @enum {string} */
                 type: "invalid_request" | "authentication_required" | "insufficient_scope" | "forbidden" | "not_found" | "conflict" | "idempotency_key_in_use" | "request_timeout" | "precondition_failed" | "payload_too_large" | "request_headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable";
@@ -1096,29 +990,32 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description authentication_required: no token, or a token that is malformed, expired, wrongly signed or of an unknown API client */
         AuthenticationRequired: {
             headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Identifies the request; errors repeat it as error.request_id; absent on the web application firewall's refusals (a deployed stage), which reach no function: their body has request_id null */
+                "X-Request-Id"?: string;
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description insufficient_scope: the token lacks the scope of the operation; or forbidden: the web application firewall refused the request (its body has request_id null) */
         InsufficientScope: {
             headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                /** @description Identifies the request; errors repeat it as error.request_id; absent on the web application firewall's refusals (a deployed stage), which reach no function: their body has request_id null */
+                "X-Request-Id"?: string;
+                /** @description Bearer challenge, with error="invalid_token" or error="insufficient_scope"; absent on forbidden */
+                "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description not_found: no such resource in your workspace (or no such route) */
@@ -1128,7 +1025,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description request_timeout: the request did not arrive whole in time (a body sent too slowly); the connection is closed */
@@ -1138,18 +1035,19 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Retry-After": components["headers"]["Retry-After"];
+                /** @description Seconds to wait before retrying; absent on conflict (sent with idempotency_key_in_use) */
+                "Retry-After"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description precondition_failed: the resource changed since the ETag sent in If-Match */
@@ -1159,7 +1057,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description payload_too_large: the body is over 65536 bytes */
@@ -1169,7 +1067,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused) */
@@ -1179,7 +1077,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description idempotency_key_reused: the Idempotency-Key was used for a different request */
@@ -1189,18 +1087,19 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description rate_limited: over a rate limit (your API client's plan, the stage's, or the firewall's per-address rule); slow down and retry after Retry-After seconds. quota_exceeded: your API client's monthly quota is spent (it renews on the 1st, 00:00 UTC). Limits per API client by plan: default: 10 requests/s, bursts of 20, 1,000,000 requests a month; large: 50 requests/s, bursts of 100, 10,000,000 requests a month. Every API client has its own limits: another client's traffic never uses them. */
         RateLimited: {
             headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Identifies the request; errors repeat it as error.request_id; absent on the web application firewall's refusals (a deployed stage), which reach no function: their body has request_id null */
+                "X-Request-Id"?: string;
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description request_headers_too_large: the request headers are over the limit (local stack: 16 KiB in all) */
@@ -1210,7 +1109,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description internal_error: an unexpected error (a bug); quote the request id */
@@ -1220,7 +1119,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description service_unavailable: a dependency throttled, failed or did not answer in time; retry after Retry-After seconds (a write with the same Idempotency-Key). See "When to retry" in the API guide */
@@ -1231,7 +1130,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
     };
@@ -1249,7 +1148,7 @@ export interface components {
         Location: string;
         /** @description Version of the resource; send it as If-Match to change or delete only that version */
         ETag: string;
-        /** @description true when this is the stored response of an earlier request with the same Idempotency-Key */
+        /** @description true when this is the stored response of an earlier request with the same Idempotency-Key; absent otherwise */
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying */
         "Retry-After": string;
@@ -1994,7 +1893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["EventObject"];
                 };
             };
             400: components["responses"]["InvalidRequest"];
@@ -2226,12 +2125,14 @@ export interface operations {
             /** @description The OpenAPI document */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
             };
+            400: components["responses"]["InvalidRequest"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

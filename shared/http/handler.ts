@@ -15,6 +15,7 @@ import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
+import { refuseQuery } from './query.ts';
 import { logger } from '../log.ts';
 
 export interface Request<O extends Operation> {
@@ -107,6 +108,8 @@ export function defineHandler<O extends Operation>(
 
 /** The authorizer's context. Its absence, or an invalid-token mark, is a 401 (see docs/decisions). */
 function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string): CallerContext {
+  // RFC 9110 allows Authorization once: with two, one hop may read the first and another the last.
+  if (headerValues(event, 'authorization').length > 1) throw invalidParam('Authorization', TWO_CREDENTIALS);
   const auth = event.requestContext?.authorizer ?? {};
   const workspaceId = auth.workspaceId;
   if (auth.authError || typeof workspaceId !== 'string' || workspaceId === '') throw authenticationRequired(true);
@@ -146,11 +149,6 @@ function once<T>(compute: () => T): () => T {
   };
 }
 
-function refuseQuery(event: APIGatewayProxyEvent) {
-  const names = Object.keys(event.queryStringParameters ?? {});
-  if (names.length > 0) throw invalidRequest(names.map((name) => ({ param: name, message: `${name} is not a known query parameter` })));
-}
-
 function refuseBody(event: APIGatewayProxyEvent) {
   if (event.body !== null && event.body !== undefined && event.body !== '') {
     throw invalidParam('body', 'This operation takes no request body: send the request without one');
@@ -176,6 +174,14 @@ function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> 
 }
 
 const REPLACEMENT = '\uFFFD';
+
+const TWO_CREDENTIALS = 'Authorization is given more than once: send one access token, in one Authorization header';
+
+/** Every value of a header, however its name is spelled (API Gateway keeps each spelling apart). */
+function headerValues(event: APIGatewayProxyEvent, name: string): string[] {
+  const wanted = name.toLowerCase();
+  return Object.entries(event.multiValueHeaders ?? {}).flatMap(([key, values]) => (key.toLowerCase() === wanted ? (values ?? []) : []));
+}
 
 export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();

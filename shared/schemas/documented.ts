@@ -1,6 +1,6 @@
 /**
  * What the OpenAPI document states for the checks the field schemas run (fields.ts): the same
- * rule in JSON Schema, as a pattern, `multipleOf` or `uniqueItems`, for generators and fuzzers.
+ * rule in JSON Schema, as a pattern or `uniqueItems`, for generators and fuzzers.
  * Each check is told by its function; only scripts/openapi-document.ts imports this module, so
  * these strings reach no Lambda bundle. What no schema can say stays in the descriptions.
  */
@@ -31,8 +31,15 @@ export const textPattern = (lines: Lines) => `^[^\\S${hidden(lines)}]*[^\\s${hid
 export const DATE_TIME_PATTERN =
   '^(?:19|[2-9]\\d)\\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$';
 
-/** An http(s) URL with a host: what isWebUrl takes. */
-const WEB_URL_PATTERN = '^https?://[^\\s/?#]+(?:[/?#]\\S*)?$';
+/**
+ * The characters of a URL in the form the API takes (fields.ts canonicalUrl): RFC 3986's, so
+ * ASCII only; the authority's (brackets for an IPv6 literal), and those after it.
+ */
+const AUTHORITY = "A-Za-z0-9\\-._~:@!$&'()*+,;=%\\[\\]";
+const AFTER_AUTHORITY = "A-Za-z0-9\\-._~:/?#@!$&'()*+,;=%";
+
+/** An http(s) URL with a host: what isWebUrl takes, in the form the API takes. */
+const WEB_URL_PATTERN = `^https?://[${AUTHORITY}]+(?:[/?#][${AFTER_AUTHORITY}]*)?$`;
 
 /**
  * TAX_ID without \p{…}, which tools that compile patterns without the `u` flag (spectral's
@@ -45,8 +52,8 @@ const TAX_ID_PATTERN = '^[A-Za-z0-9\\u00AA-\\uFFFF][A-Za-z0-9\\u00AA-\\uFFFF .\\
  * A webhook URL: https:// and a dotted host (or an IPv6 literal), no credentials (what
  * events/ssrf.ts takes before its address checks); or the local stack's loopback form.
  */
-const WEBHOOK_URL_PATTERN =
-  '^(?:https://(?:[^\\s/?#@]*\\.[^\\s/?#@]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|http://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#]\\S*)?$';
+const HOST = "A-Za-z0-9\\-._~:!$&'()*+,;=%";
+const WEBHOOK_URL_PATTERN = `^(?:https://(?:[${HOST}]*\\.[${HOST}]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|http://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#][${AFTER_AUTHORITY}]*)?$`;
 
 /**
  * The JSON Schema of a pipe after one of its actions, when the document says more than the
@@ -67,7 +74,9 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       return { ...converted, pattern: lines ? textPattern(lines) : '\\S' };
     }
     case hasMoneyDecimals:
-      return { ...converted, multipleOf: 1 / 10 ** LIMITS.moneyDecimals };
+      // In words only (the field's description): `multipleOf: 0.0001` makes validators that divide
+      // doubles (Prism, a default ajv) refuse 12.34 and 19.99, and JSON Schema has no exact form.
+      return converted;
     case isTimestamp:
       return { ...converted, pattern: DATE_TIME_PATTERN };
     case isWebUrl:

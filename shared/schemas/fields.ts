@@ -68,8 +68,49 @@ const plainText = (field: string, lines: Lines = 'single') =>
       : `${field} must not hold control characters (line breaks and tabs included), unpaired surrogates or bidirectional override characters`,
   );
 
+/** Characters no one sees (U+200B, U+180E, U+FEFF...): a URL holding one reads as another. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
 const urlCharacters = (field: string) =>
-  v.check((s: string) => !NOT_IN_URL.test(s), `${field} must not hold whitespace or control characters: percent-encode them`);
+  [
+    v.check((s: string) => !NOT_IN_URL.test(s), `${field} must not hold whitespace or control characters: percent-encode them`),
+    v.check((s: string) => !INVISIBLE.test(s), `${field} must not hold invisible characters (such as U+200B or U+180E)`),
+  ] as const;
+
+/** What RFC 3986 leaves out of a path, query or fragment that the WHATWG serialization keeps (`|`, `^`, `[`...). */
+const NOT_URI = /[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/g;
+
+/**
+ * A URL's one spelling, as the API stores and returns it: the WHATWG serialization (lower-case
+ * scheme and host, punycode, percent-encoded path, no default port), with what RFC 3986 does not
+ * allow after the host percent-encoded too; undefined when it is no URL. Every tool that checks
+ * `format: uri` takes it.
+ */
+export function canonicalUrl(s: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    return undefined;
+  }
+  const rest = url.pathname + url.search + url.hash;
+  return url.href.slice(0, url.href.length - rest.length) + rest.replace(NOT_URI, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * Sent as its one spelling, but that it may leave out the `/` of an empty path and name the
+ * scheme's default port (`http://localhost:80/`: the local stack wants a port); no URL at all is
+ * another check's to refuse.
+ */
+const inCanonicalForm = (field: string) =>
+  v.check(
+    (s: string) => {
+      const canonical = canonicalUrl(s);
+      const spellings = [s, s.replace(/^(http:\/\/[^/?#]*):80(?![^/?#])|^(https:\/\/[^/?#]*):443(?![^/?#])/, '$1$2')];
+      return canonical === undefined || spellings.some((spelled) => canonical === spelled || canonical === `${spelled}/`);
+    },
+    (issue) => `${field} must be sent in its standard form (lower-case scheme and host, punycode, percent-encoded): ${canonicalUrl(String(issue.input))}`,
+  );
 
 /** Text of at least one visible character and at most `max` code points; `lines: 'multi'` takes line breaks and tabs. */
 export const text = (field: string, max: number, lines: Lines = 'single') =>
@@ -104,8 +145,9 @@ export const webUrl = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.urlLength),
-    urlCharacters(field),
+    ...urlCharacters(field),
     v.check(isWebUrl, `${field} must be a valid http or https URL`),
+    inCanonicalForm(field),
     v.metadata({ format: 'uri' }),
   );
 
@@ -122,7 +164,8 @@ export const webhookUrl = (field: string) =>
     v.string(`${field} must be a string`),
     v.minLength(1, `${field} must not be empty`),
     ...maxChars(field, LIMITS.urlLength),
-    urlCharacters(field),
+    ...urlCharacters(field),
+    inCanonicalForm(field),
     v.metadata(WEBHOOK_URL),
   );
 

@@ -41,9 +41,12 @@ export const EventObject = v.strictObject({
 });
 export const EventList = listOf(EventObject);
 
+/** The object name of a time summary's rows. */
+export const TIME_SUMMARY = 'time_summary';
+
 /** A row of a time summary (contract, "Time summaries"); `project_id` with `group_by=project`, `period_start` with a period. */
 export const TimeSummaryObject = v.strictObject({
-  object: v.literal('time_summary'),
+  object: v.literal(TIME_SUMMARY),
   client_id: idOf(RESOURCES.client.idPrefix),
   project_id: v.optional(v.pipe(v.nullable(idOf(RESOURCES.project.idPrefix)), v.metadata({ description: 'With group_by=project: the project, or null for time logged against the client alone' }))),
   period_start: v.optional(
@@ -77,13 +80,23 @@ export function responseSchemas(): Record<string, v.GenericSchema> {
   const out: Record<string, v.GenericSchema> = {};
   for (const resource of SCHEMA_LIST) {
     const object = objectSchema(resource);
-    out[schemaName(resource.kind)] = object;
-    out[`${schemaName(resource.kind)}List`] = listOf(object);
+    out[objectSchemaName(resource.kind)] = object;
+    out[listSchemaName(resource.kind)] = listOf(object);
   }
-  out.TimeSummary = TimeSummaryObject;
-  out.TimeSummaryList = listOf(TimeSummaryObject);
-  return { ...out, [schemaName(EVENT_FEED.kind)]: EventObject, [`${schemaName(EVENT_FEED.kind)}List`]: EventList, DeleteResult, Error: ErrorBody };
+  out[objectSchemaName(TIME_SUMMARY)] = TimeSummaryObject;
+  out[listSchemaName(TIME_SUMMARY)] = listOf(TimeSummaryObject);
+  return { ...out, [objectSchemaName(EVENT_FEED.kind)]: EventObject, [listSchemaName(EVENT_FEED.kind)]: EventList, DeleteResult, [ERROR_SCHEMA]: ErrorBody };
 }
 
 /** `time_entry` -> `TimeEntry` */
 export const schemaName = (kind: string) => kind.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+
+/**
+ * The schema of an object: `Client`. Generated clients make a type of each schema name, so none
+ * may be a JavaScript global it would shadow: the event is `EventObject` (`Event` is a global),
+ * the error body `ErrorBody` (`Error` is one).
+ */
+export const objectSchemaName = (kind: string) => (kind === EVENT_FEED.kind ? 'EventObject' : schemaName(kind));
+/** The schema of a list of objects of `kind`: `ClientList`, `EventList`. */
+export const listSchemaName = (kind: string) => `${schemaName(kind)}List`;
+export const ERROR_SCHEMA = 'ErrorBody';

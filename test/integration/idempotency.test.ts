@@ -4,6 +4,10 @@
  * duplicates, hostile bodies refused as without a key, and no secret kept in a record.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { baseUrl, call, createClient, createProject, expectError, logTime, validClient, workspace } from '../support/api.ts';
 
@@ -184,5 +188,12 @@ describe('no secret in a record', () => {
     expect(afterDelete.text).not.toContain(created.secret);
     const { secret: _secret, ...withoutSecret } = created;
     expect(JSON.parse(afterDelete.text)).toEqual(withoutSecret);
+    // Both 201s are what the document declares for the create: a validating proxy passes them.
+    const doc = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8'));
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'openapi.json');
+    const validate = ajv.compile({ $ref: `openapi.json${doc.paths['/api/v1/webhook_endpoints'].post.responses['201'].content['application/json'].schema.$ref}` });
+    for (const answer of [first, afterDelete]) expect(validate(JSON.parse(answer.text)), ajv.errorsText(validate.errors)).toBe(true);
   });
 });

@@ -154,6 +154,24 @@ describe('what no one can see', () => {
   });
 });
 
+describe('URLs in another spelling than their standard form', () => {
+  // What a fuzzer stored and the document refused: non-ASCII, other spellings, invisible characters.
+  const SPELLINGS = ['http://127.0.0.1:9/\u00fcn\u00ef/\u{1F600}', 'https://caf\u00e9.test/', 'HTTP://acme.test/', 'http:/acme.test', 'http:\\\\acme.test\\x', 'https://acme.test/a|b', 'https://ac\u200bme.test/', 'https://acme.test/\u180e'];
+
+  it('are refused as website and webhook url on create and PATCH, naming the form to send, storing and changing nothing', async () => {
+    const { api } = await workspace();
+    for (const website of SPELLINGS) expectInvalid(await api.post('/clients', { company_name: 'A', company_email: 'a@b.co', website }), ['website']);
+    for (const url of SPELLINGS) expectInvalid(await api.post('/webhook_endpoints', { url, enabled_events: ['*'] }), ['url']);
+    expect((await api.get('/clients')).body.data).toHaveLength(0);
+    expect((await api.get('/webhook_endpoints')).body.data).toHaveLength(0);
+    const client = await createClient(api, { website: 'https://xn--caf-dma.test/%C3%BCn?q=%7C' });
+    expect(client.website).toBe('https://xn--caf-dma.test/%C3%BCn?q=%7C');
+    const refused = expectInvalid(await api.patch(`/clients/${client.id}`, { website: 'https://caf\u00e9.test/' }), ['website']);
+    expect(refused.message).toContain('https://xn--caf-dma.test/');
+    expect((await api.get(`/clients/${client.id}`)).body.website).toBe('https://xn--caf-dma.test/%C3%BCn?q=%7C');
+  });
+});
+
 describe('webhook URLs naming a special address in an IPv6 spelling', () => {
   const SPECIAL = ['[::127.0.0.1]', '[::169.254.169.254]', '[::10.0.0.1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:169.254.169.254]', '[::7f00:1]', '[3fff::1]', '[5f00::1]'];
 

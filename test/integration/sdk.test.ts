@@ -101,11 +101,13 @@ describe('the SDK against the local stack', () => {
       const client = await tb.clients.create({ company_name: 'Delivered', company_email: 'd@acme.test' });
       const delivery = await waitFor(async () => receiver.received.find((r) => r.body.includes(client.id)), 'the delivery of client.created');
       const headers = delivery.headers as Record<string, string>;
-      const event = verifyWebhook(delivery.body, headers, endpoint.secret);
+      // Typed as possibly absent (a replayed create of a deleted endpoint): a fresh create has it.
+      const secret = endpoint.secret!;
+      const event = verifyWebhook(delivery.body, headers, secret);
       expect(event).toMatchObject({ type: 'client.created', data: { object: { id: client.id } } });
-      expect(() => verifyWebhook(delivery.body.replace('Delivered', 'Tampered'), headers, endpoint.secret)).toThrow();
+      expect(() => verifyWebhook(delivery.body.replace('Delivered', 'Tampered'), headers, secret)).toThrow();
       const other = await tb.webhookEndpoints.create({ url: receiver.url, enabled_events: ['client.deleted'] });
-      expect(() => verifyWebhook(delivery.body, headers, other.secret)).toThrow();
+      expect(() => verifyWebhook(delivery.body, headers, other.secret!)).toThrow();
       for (const id of [endpoint.id, other.id]) await tb.webhookEndpoints.del(id);
     } finally {
       await receiver.close();

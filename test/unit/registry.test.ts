@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'Event', 'EventList', 'DeleteResult', 'Error',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
     ]);
   });
 
@@ -233,7 +233,7 @@ describe('response schemas', () => {
   });
 
   it('wrap lists in the list envelope, and errors in the error body', () => {
-    const { ClientList, Error: errorBody } = responseSchemas();
+    const { ClientList, ErrorBody: errorBody } = responseSchemas();
     expect(ok(ClientList!, { object: 'list', data: [], has_more: false, next_cursor: null }).success).toBe(true);
     expect(ok(ClientList!, { object: 'lists', data: [], has_more: false, next_cursor: null }).success).toBe(false);
     expect(ok(ClientList!, { object: 'list', data: [], has_more: false, next_cursor: null, extra: 1 }).success).toBe(false);

@@ -40,11 +40,11 @@ const WITH_OPTIONS = packageScripts.flatMap(([name, command]) => {
 describe('the scripts\' command lines', { timeout: 300_000 }, () => {
   it('every script that reads options does so through scripts/cli.ts', () => {
     expect(WITH_OPTIONS.map((s) => s.name).sort()).toEqual(
-      ['backfill:totals', 'bench', 'bundle-sizes', 'integration:create', 'integration:plan', 'integration:revoke', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
+      ['backfill:totals', 'bench', 'bundle-sizes', 'check:contract', 'integration:create', 'integration:plan', 'integration:revoke', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
     );
     const files = [
       ...readdirSync(join(repoRoot, 'scripts')).map((f) => `scripts/${f}`),
-      ...['test/bench/run.ts', 'test/soak/run.ts'],
+      ...['test/bench/run.ts', 'test/soak/run.ts', 'test/contract/check.ts'],
     ].filter((f) => f.endsWith('.ts') && f !== 'scripts/cli.ts');
     const direct = files.filter((f) => /\bparseArgs\b/.test(source(f)));
     expect(direct, 'parse options with parseCommandLine of scripts/cli.ts').toEqual([]);
@@ -72,6 +72,9 @@ describe('the scripts\' command lines', { timeout: 300_000 }, () => {
     ]);
     // A boolean option never takes the next argument; a dash that is not a number stays an option.
     expect(joinNegativeValues(['--json', '-1', '--at', '-x'], { json: { type: 'boolean' }, at: { type: 'string' } })).toEqual(['--json', '-1', '--at', '-x']);
+    // An option named after an Object.prototype property is no option of the script's.
+    const inherited = Object.assign(Object.create({ toString: { type: 'string' } }) as object, { at: { type: 'string' } }) as Parameters<typeof joinNegativeValues>[1];
+    expect(joinNegativeValues(['--toString', '-1', '--constructor', '-2', '--__proto__', '-3'], inherited)).toEqual(['--toString', '-1', '--constructor', '-2', '--__proto__', '-3']);
     // Past parsing, the script looks for a stack: on a port where none answers it says so.
     const spaced = await script('scripts/token.ts', ['--workspace', 'acme', '--scopes', 'clients:read', '--expires-in', '-10'], { PORT: '9' });
     expect(spaced.code, spaced.stderr).toBe(1);

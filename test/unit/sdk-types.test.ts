@@ -114,9 +114,12 @@ async function typeChecks(tb: Timebill) {
   await tb.timeEntries.create({ project_id: 'prj_x', duration_minutes: 30 });
   // @ts-expect-error duration_minutes is required
   await tb.timeEntries.create({ client_id: 'cli_x', started_at: '2026-11-24T08:00:00Z' });
-  // The create response alone carries the endpoint's secret.
-  const secret: string = (await tb.webhookEndpoints.create({ url: 'https://hooks.acme.test/timebill', enabled_events: ['*'] })).secret;
-  void secret;
+  // The create response alone carries the endpoint's secret (absent from a replay once the endpoint is deleted).
+  const created = await tb.webhookEndpoints.create({ url: 'https://hooks.acme.test/timebill', enabled_events: ['*'] });
+  const secret: string | undefined = created.secret;
+  // @ts-expect-error the secret may be absent
+  const alwaysSecret: string = created.secret;
+  void [secret, alwaysSecret];
 
   for await (const client of tb.clients.list({ status: 'ACTIVE', limit: 50 })) {
     const name: string = client.company_name;
