@@ -184,7 +184,7 @@ export async function runEventsBench(baseUrl: string, token: string, workspaceId
   };
 
   // The earlier sections' changes waited in the stream while the poller was paused; consuming
-  // them wrote as many events, markers and sequence updates, which come back through the stream
+  // them wrote as many events, change records and sequence updates, which come back through the stream
   // and are read and skipped. Measure once that backlog is gone: a change seen within a second.
   const drainStarted = performance.now();
   let drained = 0;

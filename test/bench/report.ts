@@ -189,7 +189,7 @@ export function evaluateTargets(r: BenchResults): Target[] {
     const over = rows.filter((v) => !feedViewAtFloor(v));
     targets.push({
       id: 'feed-views',
-      target: `a feed page restricted by scopes or filtered reads only the events of its views, whatever else the workspace holds: at the floor of the items it reads (plus the sequence counter of a merged sync page), beside ${OTHER_EVENTS} events of another collection`,
+      target: `a feed page restricted by scopes or filtered reads only the events of its views, whatever else the workspace holds: at the floor of the items it reads (plus the read of the after= event in sync mode), beside ${OTHER_EVENTS} events of another collection`,
       met: over.length === 0,
       result: over.length === 0 ? `${rows.length} pages at their floor, ${Math.max(...rows.map((v) => v.readUnits))} read units at most` : `over: ${over.map((v) => `${v.label} (${v.readUnits} vs ${v.floor ?? 'a filter skipped items'})`).join('; ')}`,
     });
@@ -208,7 +208,7 @@ export function evaluateTargets(r: BenchResults): Target[] {
   return targets;
 }
 
-/** At its floor: no filter passed items over, and nothing read beyond them but the sequence counter (a GetItem). */
+/** At its floor: no filter passed items over, and nothing read beyond them but the `after` event (a GetItem). */
 const feedViewAtFloor = (v: FeedViewRow) => v.floor !== undefined && v.readUnits <= v.floor + v.calls.filter((c) => c === 'GetItem').length;
 
 // ---- tables

@@ -458,7 +458,7 @@ async function main() {
       ...committed,
       ...(sections.has('events') ? { events: results.events } : {}),
       ...(sections.has('cost') ? { cost: results.cost } : {}),
-      meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: results.meta.command, sections: [...sections].filter((s) => s === 'events' || s === 'cost') }] },
+      meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, sections: [...sections].filter((s) => s === 'events' || s === 'cost') }] },
     };
     results = merged;
   }
