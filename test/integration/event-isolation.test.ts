@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventDraft } from '../../shared/events/build.ts';
@@ -133,5 +133,26 @@ describe('sync mode when a Query sees part of an append transaction', () => {
     const later = new Date(Date.now() + GAP_BOUND_MS + 60_000);
     expect(ids(await feed.listEvents(caller(ws), query, later))).toEqual([second, fourth]);
     expect(ids(await feed.listEvents(caller(ws), query, new Date(Date.now() + GAP_BOUND_MS - 60_000)))).toEqual([second]);
+  });
+
+  it('a crash between the transaction and the feed items leaves a gap that the redelivered records fill, with the same events', async () => {
+    const ws = `iso-${randomUUID().slice(0, 8)}`;
+    const [start] = await store.appendEvents(ws, [change(ws, 'client.created', 'cli_a', 1)]);
+    const drafts = [2, 3].map((v) => change(ws, 'client.updated', 'cli_a', v));
+    docMock = mockClient(dynamoModule.dynamo());
+    docMock.on(GetCommand).callsFake((input) => real.send(new GetCommand(input)));
+    docMock.on(TransactWriteCommand).callsFake((input) => real.send(new TransactWriteCommand(input)));
+    docMock.on(BatchWriteCommand).rejects(new Error('the consumer stopped here'));
+    await expect(store.appendEvents(ws, drafts)).rejects.toThrow('the consumer stopped here');
+    docMock.restore();
+    docMock = undefined;
+    const query = { limit: 25, after: start!.event.id } as Parameters<typeof feed.listEvents>[1];
+    // The transaction committed (the counter moved), the feed items were never written: nothing to show yet.
+    expect(ids(await feed.listEvents(caller(ws), query))).toEqual([]);
+    // The stream delivers the records again: their change records exist, so the same events come back and their items are written.
+    const again = await store.appendEvents(ws, drafts);
+    expect(again.map((s) => s.sequence)).toEqual([2, 3]);
+    expect(ids(await feed.listEvents(caller(ws), query))).toEqual(again.map((s) => s.event.id));
+    expect(ids(await feed.listEvents(caller(ws), { ...query, type: 'client.updated' }))).toEqual(again.map((s) => s.event.id));
   });
 });
