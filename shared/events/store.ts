@@ -75,7 +75,8 @@ export const changeSortKey = (position: string) => `${CHANGE_TYPE}#${position}`;
  */
 export function changePlace(changeKey: string): { position: string; prev: string | undefined } {
   const match = /#(created|updated|deleted)#v(\d+)$/.exec(changeKey);
-  if (!match) return { position: changePosition(0, 'updated'), prev: undefined };
+  // An item without a version (none is written so): its own place, named by its stream record.
+  if (!match) return { position: `${changePosition(0, 'updated')}#${changeKey.slice(changeKey.lastIndexOf('#') + 1)}`, prev: undefined };
   const action = match[1] as Action;
   const version = Number(match[2]);
   const made = (v: number) => (v < 1 ? undefined : changePosition(v, v === 1 ? 'created' : 'updated'));

@@ -9,8 +9,8 @@
  * number of every type before it; an object's change record holds its previous change (`prev`).
  * A page walks each source in order and **stops before an item whose predecessor it has not
  * seen**, unless that item was appended longer ago than GAP_BOUND_MS: past that a missing
- * predecessor can no longer be written (its stream record is past the consumer's maximum age), so
- * it is an event that expired. A page merged from several type views shows an event only when
+ * predecessor can no longer be written (its stream record is gone from the stream), so it is an
+ * event that expired, or one whose append failed for good. A page merged from several type views shows an event only when
  * every other view has been read up to that view's last event before it (its `vec`).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -22,11 +22,13 @@ import type { ListEnvelope } from '../domain/paging.ts';
 import { decodeVec } from './store.ts';
 
 /**
- * How long a missing predecessor may still be written: the stream consumer gives up on records
- * 12 hours old (STREAM_MAX_RECORD_AGE, infra/stack.ts) and runs at most 60 s
- * (shared/background.ts); an hour more for clocks. test/infra/events-pipeline.test.ts checks it.
+ * How long a missing predecessor may still be written: until its stream record can no longer be
+ * read, by the consumer's retries (12 h, STREAM_MAX_RECORD_AGE) or by an operator's replay of the
+ * records it gave up on (the stream keeps them 24 h: docs/deploy.md), plus the consumer's longest
+ * invocation (60 s, shared/background.ts) and an hour for clocks. test/infra/events-pipeline.test.ts
+ * checks it against the stack.
  */
-export const GAP_BOUND_MS = 13 * 60 * 60 * 1000;
+export const GAP_BOUND_MS = 25 * 60 * 60 * 1000;
 
 /** How an item of a source names its predecessor. */
 export type Chain = { kind: 'feed' } | { kind: 'type'; slot: number } | { kind: 'object' };
