@@ -21,10 +21,11 @@ export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
   read: READ,
   write: [...READ, ...WRITE],
   authorizer: ['dynamodb:GetItem'],
-  // The stream consumer (shared/events/consumer.ts): GetItem (deletion records, the sequence,
-  // markers), Query (the workspace's webhook endpoints, on the table), and transactions of Put
-  // (markers, events) and Update (the sequence). No Delete, no index.
-  events: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  // The stream consumer (shared/events/consumer.ts): GetItem (deletion records, the sequence),
+  // Query (the workspace's webhook endpoints, on the table), transactions of Put (change records)
+  // and Update (the sequence), and BatchWriteItem of Puts (feed items, type-view copies:
+  // decision 0018). No Delete, no index.
+  events: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
   // The delivery worker (shared/events/attempt.ts): the endpoint and the event, by key.
   getItem: ['dynamodb:GetItem'],
 };

@@ -74,6 +74,13 @@ export const STREAM_RETRY_ATTEMPTS = 10;
  * longer one can still be read from the stream and replayed for 12 h (docs/deploy.md).
  */
 export const STREAM_MAX_RECORD_AGE = Duration.hours(12);
+/**
+ * How long each event source mapping gathers records before it invokes (decision 0018): a stream
+ * batch holds a second of a shard's changes, appended in one transaction per workspace, and a
+ * queue batch up to 10 deliveries, received and deleted together. A second more of feed and
+ * delivery lag, well inside events.md's.
+ */
+export const EVENTS_BATCHING_WINDOW = Duration.seconds(1);
 /** At most this many invocations of a queue consumer at once (SQS event source maximum concurrency). */
 export const QUEUE_CONSUMER_MAX_CONCURRENCY = 10;
 /**
@@ -687,6 +694,7 @@ export class TimebillApi {
           new eventSources.DynamoEventSource(this.table, {
             startingPosition: lambda.StartingPosition.TRIM_HORIZON,
             batchSize: declaration.batchSize ?? 100,
+            maxBatchingWindow: EVENTS_BATCHING_WINDOW,
             // One invocation per shard at a time: a workspace's items share a partition key, hence
             // a shard, so its changes are consumed in order and its appends do not race.
             parallelizationFactor: 1,
@@ -713,6 +721,7 @@ export class TimebillApi {
         fn.addEventSource(
           new eventSources.SqsEventSource(queue(declaration.queue), {
             batchSize: declaration.batchSize ?? 10,
+            maxBatchingWindow: EVENTS_BATCHING_WINDOW,
             reportBatchItemFailures: true,
             maxConcurrency: QUEUE_CONSUMER_MAX_CONCURRENCY,
           }),

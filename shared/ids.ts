@@ -37,6 +37,13 @@ export function sortableId(prefix: string, order: number): string {
   return `${prefix}${encodeTime(order)}${encodeRandom()}`;
 }
 
+/** The order a sortable id was made with (sortableId's `order`): an event id's sequence number. */
+export function orderOfId(prefix: string, id: string): number {
+  let order = 0;
+  for (const char of id.slice(prefix.length, prefix.length + 10)) order = order * 32 + ALPHABET.indexOf(char);
+  return order;
+}
+
 /** True when `id` could name a resource with this prefix; anything else cannot exist, so is a 404 without a read. */
 export function isWellFormedId(prefix: string, id: string): boolean {
   return id.startsWith(prefix) && ULID.test(id.slice(prefix.length));

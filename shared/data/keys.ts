@@ -36,6 +36,8 @@ export interface Keyed {
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 /** The type of event items in their partition (`SK = EVENT#<id>`). */
 const EVENT_TYPE = 'EVENT';
+/** The type of an object's change records in its event view (`SK = CHANGE#<position>`, decision 0018). */
+export const CHANGE_TYPE = 'CHANGE';
 const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
 
 /** The two levels of time totals: by client, and by client and project. */
@@ -74,20 +76,18 @@ export const keys = {
   /**
    * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
    * workspace's event sequence (docs/decisions/0009-event-feed-order.md). The sequence's
-   * counter, the per-change dedupe markers and the deletion records are internal items beside them.
+   * counter and the deletion records are internal items beside them.
    */
   eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
   event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `${EVENT_TYPE}#${eventId}` }),
   eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
   /**
-   * A view of the feed: a copy of each event of one collection, type or object, at the event's
-   * own sort key, written in the event's own append transaction (so each view, like the feed, only
-   * ever grows at its end). What serves a scope-restricted or filtered page without reading the
-   * events it would skip (docs/decisions/0016-event-views.md).
+   * A view of the feed: a copy of each event of one type (at the event's own sort key) or of one
+   * object (its change records, at `CHANGE#<position>`, written in the append transaction). What
+   * serves a scope-restricted or filtered page without reading the events it would skip
+   * (docs/decisions/0016-event-views.md, 0018).
    */
   eventView: (workspaceId: string, view: EventView): string => `${ws(workspaceId)}#EVENT_BY#${view.by}#${view.value}`,
-  /** One per change turned into an event: what makes a redelivered stream record a no-op. */
-  eventSource: (workspaceId: string, change: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT_SOURCE`, SK: change }),
   /** Written in the delete's transaction: carries the delete's request id and time to its event. */
   deletion: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${type}#${id}` }),
   /**
@@ -215,12 +215,12 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
  */
 export function eventListSource(workspaceId: string, view?: EventView): ListSource {
   const partitionKey = view === undefined ? keys.eventPartition(workspaceId) : keys.eventView(workspaceId, view);
-  return { index: undefined, partitionKey, type: EVENT_TYPE, sortKeyPrefix: '', remaining: {} };
+  return { index: undefined, partitionKey, type: view?.by === 'object_id' ? CHANGE_TYPE : EVENT_TYPE, sortKeyPrefix: '', remaining: {} };
 }
 
-/** What an event view holds: the events of one collection (by its object name), one type, or one object. */
+/** What an event view holds: the events of one type, or the change records of one object. */
 export interface EventView {
-  by: 'object' | 'type' | 'object_id';
+  by: 'type' | 'object_id';
   value: string;
 }
 

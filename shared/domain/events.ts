@@ -1,20 +1,21 @@
 /**
  * The events feed (events.md). Newest first by default; with `after=` (sync mode), the events
- * after that one, oldest first. Every read is strongly consistent, in id order, which is the order
- * of the workspace's event sequence: events only ever join at its end, so a reader following
- * `after=` misses none and sees none twice (docs/decisions/0009-event-feed-order.md).
+ * after that one, oldest first (shared/events/sync.ts): every read is strongly consistent, in the
+ * order of the workspace's event sequence, and stops before an event whose predecessor it has not
+ * read, so a reader following `after=` misses none and sees none twice (decisions 0009, 0018).
  *
  * A token sees only the events of the collections it can read. A page reads one partition: the
  * whole feed, or the view that holds exactly what was asked (one type, one object); a token that
- * can read some collections only merges their views. No page reads an event only to skip it
- * (docs/decisions/0016-event-views.md).
+ * can read some collections only merges their types' views. No page reads an event only to skip
+ * it (docs/decisions/0016-event-views.md).
  */
 import { eventListSource, keys, type EventView } from '../data/keys.ts';
 import { invalidParam, notFound } from '../errors.ts';
-import { isWellFormedId } from '../ids.ts';
+import { isWellFormedId, orderOfId } from '../ids.ts';
 import type { ListEventsInput } from '../schemas/events.ts';
-import { feedFilter, getEventItem, isKept, readSequence, storedOf } from '../events/store.ts';
-import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, type Event } from '../events/types.ts';
+import { changeAtOrBefore, changeSortKey, feedFilter, getEventItem, isKept, objectView, storedOf, typeSlot, typeView } from '../events/store.ts';
+import { syncPage } from '../events/sync.ts';
+import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES, type Event } from '../events/types.ts';
 import { objectOfId, objectOfType, requireReadable, requireSomeReadable } from '../events/visibility.ts';
 import type { CallerContext } from './context.ts';
 import { listMergedPage, listPage, type ListEnvelope } from './paging.ts';
@@ -37,9 +38,9 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
   if (idObject !== undefined) requireReadable(ctx.scopes, idObject, `object_id=${query.object_id}`);
 
   // Sync mode's first page starts after the named event; the next pages' cursors carry on from there.
-  let start: string | undefined;
+  let known: Record<string, unknown> | undefined;
   if (query.after !== undefined && query.cursor === undefined) {
-    const known = await getEventItem(ctx.workspaceId, query.after);
+    known = await getEventItem(ctx.workspaceId, query.after);
     // An event the token may not read is, to it, no event at all.
     if (!known || !isKept(known, now) || !readable.includes(objectOfType(storedOf(known).event.type))) {
       throw invalidParam(
@@ -47,38 +48,59 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
         `after names no event that is still kept (events are kept ${EVENT_RETENTION_DAYS} days): re-list the resources you sync, then start again from the newest event (GET /api/v1/events?limit=1)`,
       );
     }
-    start = keys.event(ctx.workspaceId, query.after).SK;
   }
 
-  // The one partition (or the readable collections' views) holding exactly the events asked for.
+  // The one partition (or the readable collections' type views) holding exactly the events asked for.
   const views: (EventView | undefined)[] =
-    query.object_id !== undefined ? [{ by: 'object_id', value: query.object_id }]
-    : query.type !== undefined ? [{ by: 'type', value: query.type }]
+    query.object_id !== undefined ? [objectView(query.object_id)]
+    : query.type !== undefined ? [typeView(query.type)]
     : readable.length === EVENT_OBJECTS.length ? [undefined]
-    : readable.map((object) => ({ by: 'object', value: object }));
-  const page = {
-    // `after` is part of the binding: a sync-mode cursor does not continue a newest-first list, nor the
-    // reverse; so is what the token could read, so a cursor never continues another set of collections.
-    binding: {
-      list: EVENT_FEED.collection,
+    : EVENT_TYPES.filter((type) => readable.includes(objectOfType(type))).map(typeView);
+  const sources = views.map((view) => eventListSource(ctx.workspaceId, view));
+  // `after` is part of the binding: a sync-mode cursor does not continue a newest-first list, nor the
+  // reverse; so is what the token could read, so a cursor never continues another set of collections.
+  const binding = {
+    list: EVENT_FEED.collection,
+    workspaceId: ctx.workspaceId,
+    filters: { type: query.type, object_id: query.object_id, after: query.after, readable: readable.join(' ') },
+  };
+  const toResource = (item: Record<string, unknown>) => storedOf(item).event;
+  // An object's view holds its few events of every type: a type filter there skips next to nothing.
+  const typeFilter = query.object_id === undefined ? undefined : query.type;
+
+  if (query.after !== undefined) {
+    let start: { position: string | undefined; sequence: number } = { position: undefined, sequence: 0 };
+    if (known) {
+      const sequence = Number(known.sequence);
+      const position =
+        query.object_id === undefined ? keys.event(ctx.workspaceId, query.after).SK
+        : storedOf(known).event.data.object.id === query.object_id ? changeSortKey(String(known.position))
+        : await changeAtOrBefore(ctx.workspaceId, query.object_id, sequence);
+      start = { position, sequence };
+    }
+    return syncPage({
+      binding,
       workspaceId: ctx.workspaceId,
-      filters: { type: query.type, object_id: query.object_id, after: query.after, readable: readable.join(' ') },
-    },
+      limit: query.limit,
+      cursor: query.cursor,
+      sources: views.map((view, i) => ({
+        source: sources[i]!,
+        chain: view === undefined ? { kind: 'feed' } : view.by === 'type' ? { kind: 'type', slot: typeSlot(view.value) } : { kind: 'object' },
+      })),
+      start,
+      sequenceOf: (position) => orderOfId(EVENT_FEED.idPrefix, position.slice(position.indexOf('#') + 1)),
+      show: (item) => isKept(item, now) && (typeFilter === undefined || item.type === typeFilter),
+      toResource,
+      now,
+    });
+  }
+  const page = {
+    binding,
     limit: query.limit,
     cursor: query.cursor,
-    // An object's view holds its few events of every type: a type filter there skips next to nothing.
-    filter: feedFilter({ type: query.object_id === undefined ? undefined : query.type }, now),
-    ...(start === undefined ? {} : { start }),
-    ascending: query.after !== undefined,
-    toResource: (item: Record<string, unknown>) => storedOf(item).event,
+    filter: feedFilter({ type: typeFilter, changes: query.object_id !== undefined }, now),
+    toResource,
   };
-  if (views.length === 1) return listPage({ ...page, source: eventListSource(ctx.workspaceId, views[0]) });
-  // Views read one after another may see different prefixes of the sequence: sync mode shows only
-  // what every view held when the page began (the sequence read first), so nothing joins behind it.
-  const horizon = query.after === undefined ? undefined : await readSequence(ctx.workspaceId);
-  return listMergedPage({
-    ...page,
-    sources: views.map((view) => eventListSource(ctx.workspaceId, view)),
-    ...(horizon === undefined ? {} : { keep: (item: Record<string, unknown>) => Number(item.sequence) <= horizon }),
-  });
+  if (sources.length === 1) return listPage({ ...page, source: sources[0]! });
+  return listMergedPage({ ...page, sources });
 }

@@ -1,36 +1,38 @@
 /**
  * The event store: appends events in the order of each workspace's sequence, and reads them.
  *
- * Appending is one transaction per group of events of a workspace: the sequence counter moves
- * from n to n + k (on the condition that it is still n), the k events are put with ids that sort
- * by their sequence number, and each event's change marker is put on the condition that it does
- * not exist. So the events visible in a workspace are always exactly its sequence numbers 1..n,
- * a prefix that only grows at its end, which is what makes the feed's sync mode exact
- * (docs/decisions/0009-event-feed-order.md). A change whose marker exists already (a redelivered
- * stream record) makes no second event: its existing event is returned instead, so the fan-out
- * after a crash still happens, with the same event id.
+ * Appending a group of events of a workspace (decision 0018) is one transaction of the sequence
+ * counter and, per event, its **change record**: the event's copy in its object's view, keyed by
+ * the change (`CHANGE#<version>#<action>`) and put on the condition that it does not exist. The
+ * counter moves from n to n + k on the condition that it is still n, and records, per event type,
+ * the sequence number of that type's last event. Then the event's other two items, its place in
+ * the feed and its copy in its type's view, are written outside the transaction (BatchWriteItem,
+ * at the standard rate). Every item carries what a reader needs to find a missing one: the feed's
+ * numbers are dense; a type-view copy holds `vec`, the last sequence number of every type before
+ * it (its own type's is its predecessor in that view); a change record holds `prev`, its object's
+ * previous change. Sync mode (shared/events/sync.ts) stops before a missing predecessor instead of
+ * passing it, so it is exact under DynamoDB's read-committed Query and the later non-transactional
+ * writes alike. A change whose record exists already (a redelivered stream record) makes no
+ * second event: its record's items are written again (filling what a crash left out) and its event
+ * is returned, so the fan-out after a crash still happens, with the same event id.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { keys, type EventView } from '../data/keys.ts';
+import { CHANGE_TYPE, keys, type EventView } from '../data/keys.ts';
 import { TABLE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
 import { sortableId } from '../ids.ts';
 import type { EventDraft } from './build.ts';
-import { EVENT_FEED, EVENT_RETENTION_MS, type Event } from './types.ts';
+import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event } from './types.ts';
 
-/** The views each event is copied into (keys.eventView): its collection, its type, its object. */
-export const eventViews = (event: Event): EventView[] => [
-  { by: 'object', value: event.data.object.object },
-  { by: 'type', value: event.type },
-  { by: 'object_id', value: event.data.object.id },
-];
-/** Items an event takes in its append transaction: its marker, itself and its view copies. */
-const ITEMS_PER_EVENT = 2 + 3;
-/** Events per transaction: each takes ITEMS_PER_EVENT of the 100 items a transaction may hold, the counter one. */
-export const EVENTS_PER_TRANSACTION = Math.floor((100 - 1) / ITEMS_PER_EVENT);
-/** A change marker outlives any redelivery: streams keep records 24 hours. */
-const MARKER_TTL_SECONDS = 3 * 24 * 60 * 60;
+/** The type view and the object view of an event (keys.eventView); the feed holds every event. */
+export const typeView = (type: string): EventView => ({ by: 'type', value: type });
+export const objectView = (objectId: string): EventView => ({ by: 'object_id', value: objectId });
+/** Events per transaction: each takes one of the 100 items a transaction may hold (its change record), the counter one. */
+export const EVENTS_PER_TRANSACTION = 100 - 1;
+/** BatchWriteItem takes at most 25 items. */
+const BATCH_WRITE_ITEMS = 25;
+const MAX_BATCH_WRITE_ATTEMPTS = 8;
 /** Each retry follows another appender's success, so contention always makes progress; this only stops a runaway. */
 const MAX_APPEND_ATTEMPTS = 50;
 
@@ -43,6 +45,43 @@ export interface StoredEvent {
 
 export const newEventId = (sequence: number) => sortableId(EVENT_FEED.idPrefix, sequence);
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+/** Index of a type in EVENT_TYPES: its slot in the counter's `l<i>` and in a copy's `vec`. */
+export const typeSlot = (type: string) => (EVENT_TYPES as readonly string[]).indexOf(type);
+/** `vec`: the last sequence number of each type (EVENT_TYPES order) before an event, base 36. */
+export const encodeVec = (vec: readonly number[]) => vec.map((n) => n.toString(36)).join(',');
+export const decodeVec = (value: unknown): number[] => {
+  const parts = String(value ?? '').split(',');
+  return EVENT_TYPES.map((_, i) => (parts[i] ? parseInt(parts[i]!, 36) : 0));
+};
+
+const ACTION_RANK = { created: 0, updated: 1, deleted: 2 } as const;
+type Action = keyof typeof ACTION_RANK;
+/** A change's place among its object's changes: version, then created < updated < deleted. */
+const changePosition = (version: number, action: Action) => `${String(version).padStart(10, '0')}#${ACTION_RANK[action]}`;
+/**
+ * A change record outlives its event by a day (its TTL; the feed hides it with the event): so the
+ * previous change of any event after a kept one is still stored, and sync mode on the object's
+ * view can tell it from one being written (sync.ts).
+ */
+export const CHANGE_RECORD_MARGIN_SECONDS = 24 * 60 * 60;
+/** The sort key of a change record in its object's view. */
+export const changeSortKey = (position: string) => `${CHANGE_TYPE}#${position}`;
+
+/**
+ * A change's position, and its object's previous change's: a change key ends `#<action>#v<version>`
+ * (build.ts); an update made version v from v - 1, a delete removed version v, and version 1 is
+ * the create. Every version is made by exactly one change that makes an event.
+ */
+export function changePlace(changeKey: string): { position: string; prev: string | undefined } {
+  const match = /#(created|updated|deleted)#v(\d+)$/.exec(changeKey);
+  // An item without a version (none is written so): its own place, named by its stream record.
+  if (!match) return { position: `${changePosition(0, 'updated')}#${changeKey.slice(changeKey.lastIndexOf('#') + 1)}`, prev: undefined };
+  const action = match[1] as Action;
+  const version = Number(match[2]);
+  const made = (v: number) => (v < 1 ? undefined : changePosition(v, v === 1 ? 'created' : 'updated'));
+  return { position: changePosition(version, action), prev: action === 'created' ? undefined : made(action === 'updated' ? version - 1 : version) };
+}
 
 function eventOf(draft: EventDraft, id: string): Event {
   return {
@@ -59,52 +98,92 @@ function eventOf(draft: EventDraft, id: string): Event {
   };
 }
 
-export function eventItem(stored: StoredEvent): Record<string, unknown> {
-  const { event } = stored;
+/** What every item of an event holds (the feed, its type view, its change record): the body and its place. */
+function commonAttributes(stored: StoredEvent, appendedAt: number): Record<string, unknown> {
   return {
-    ...keys.event(event.workspace_id, event.id),
-    id: event.id,
-    type: event.type,
-    object_id: event.data.object.id,
+    type: stored.event.type,
     sequence: stored.sequence,
-    created_at: event.created_at,
+    // When its group was appended (ms): sync mode passes a missing predecessor only once this is old (sync.ts).
+    appended_at: appendedAt,
     body: stored.body,
     // The feed also hides events past 30 days itself: TTL deletes within days, not at the second.
-    [TABLE.ttlAttribute]: epochSeconds(Date.parse(event.created_at) + EVENT_RETENTION_MS),
+    [TABLE.ttlAttribute]: epochSeconds(Date.parse(stored.event.created_at) + EVENT_RETENTION_MS),
   };
 }
+
+/** An event's change record: its copy in its object's view, at its change's position. */
+function changeRecord(stored: StoredEvent, place: { position: string; prev: string | undefined }, vec: readonly number[], appendedAt: number): Record<string, unknown> {
+  const { event } = stored;
+  const common = commonAttributes(stored, appendedAt);
+  return {
+    PK: keys.eventView(event.workspace_id, objectView(event.data.object.id)),
+    SK: changeSortKey(place.position),
+    ...common,
+    [TABLE.ttlAttribute]: Number(common[TABLE.ttlAttribute]) + CHANGE_RECORD_MARGIN_SECONDS,
+    ...(place.prev === undefined ? {} : { prev: place.prev }),
+    vec: encodeVec(vec),
+  };
+}
+
+/** The event's items outside the transaction, from its change record: its place in the feed and its type-view copy. */
+export function copiesOf(record: Record<string, unknown>): Record<string, unknown>[] {
+  const { event } = storedOf(record);
+  const common = {
+    type: record.type,
+    sequence: record.sequence,
+    appended_at: record.appended_at,
+    body: record.body,
+    [TABLE.ttlAttribute]: Number(record[TABLE.ttlAttribute]) - CHANGE_RECORD_MARGIN_SECONDS,
+  };
+  const position = String(record.SK).slice(CHANGE_TYPE.length + 1);
+  return [
+    // The feed's item names its change's position, so that `object_id=` can start after it.
+    { ...keys.event(event.workspace_id, event.id), ...common, position },
+    { PK: keys.eventView(event.workspace_id, typeView(event.type)), SK: keys.event(event.workspace_id, event.id).SK, ...common, vec: record.vec },
+  ];
+}
+
+/** An event's item in the feed, as appending it would write it (tests, tools). */
+export const eventItem = (stored: StoredEvent, changeKey = '', appendedAt = Date.now()): Record<string, unknown> =>
+  copiesOf(changeRecord(stored, changePlace(changeKey), EVENT_TYPES.map(() => 0), appendedAt))[0]!;
 
 export function storedOf(item: Record<string, unknown>): StoredEvent {
   const body = String(item.body);
   return { event: JSON.parse(body) as Event, body, sequence: Number(item.sequence) };
 }
 
-/** The event's copies in its views: the same item under each view's partition. */
-export function eventViewItems(stored: StoredEvent): Record<string, unknown>[] {
-  const item = eventItem(stored);
-  return eventViews(stored.event).map((view) => ({ ...item, PK: keys.eventView(stored.event.workspace_id, view) }));
-}
-
+/** When the feed stops showing the event of this item (epoch seconds): a change record is kept a day longer. */
+const keptUntil = (item: Record<string, unknown>) =>
+  Number(item[TABLE.ttlAttribute]) - (String(item.SK).startsWith(`${CHANGE_TYPE}#`) ? CHANGE_RECORD_MARGIN_SECONDS : 0);
 /** True while the feed keeps the event (TTL deletes it some time after it expires). */
-export const isKept = (item: Record<string, unknown>, now: Date) => Number(item[TABLE.ttlAttribute]) > epochSeconds(now.getTime());
+export const isKept = (item: Record<string, unknown>, now: Date) => keptUntil(item) > epochSeconds(now.getTime());
 
 /**
- * What a page of the feed keeps of the event items it reads: those still kept (TTL deletes some
- * time after expiry, from the oldest end only), and of this type when the page reads an object's
- * view with a type filter too (an object has a handful of events, so that skips next to nothing).
+ * What a newest-first page of the feed keeps of the event items it reads: those still kept (TTL
+ * deletes some time after expiry, from the oldest end only), and of this type when the page reads
+ * an object's view with a type filter too (an object has a handful of events, so that skips next
+ * to nothing).
  */
-export function feedFilter(filters: { type?: string | undefined }, now: Date): Condition {
+export function feedFilter(filters: { type?: string | undefined; changes?: boolean }, now: Date): Condition {
+  const margin = filters.changes ? CHANGE_RECORD_MARGIN_SECONDS : 0;
   const conditions: Condition[] = [
-    { expression: '#expires_at > :now', names: { '#expires_at': TABLE.ttlAttribute }, values: { ':now': epochSeconds(now.getTime()) } },
+    { expression: '#expires_at > :now', names: { '#expires_at': TABLE.ttlAttribute }, values: { ':now': epochSeconds(now.getTime()) + margin } },
   ];
   if (filters.type !== undefined) conditions.push({ expression: '#type = :type', names: { '#type': 'type' }, values: { ':type': filters.type } });
   return allOf(...conditions);
 }
 
-/** The workspace's last event sequence number: every event up to it has committed, with its view copies. */
-export async function readSequence(workspaceId: string): Promise<number> {
+interface Counter {
+  value: number;
+  /** The last sequence number of each type (EVENT_TYPES order). */
+  last: number[];
+}
+
+/** The workspace's sequence counter: its last number and each type's last number. */
+async function readCounter(workspaceId: string): Promise<Counter> {
   const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.eventSequence(workspaceId), ConsistentRead: true }));
-  return Number(out.Item?.value ?? 0);
+  const item = out.Item ?? {};
+  return { value: Number(item.value ?? 0), last: EVENT_TYPES.map((_, i) => Number(item[`l${i}`] ?? 0)) };
 }
 
 export async function getEventItem(workspaceId: string, eventId: string): Promise<Record<string, unknown> | undefined> {
@@ -112,74 +191,88 @@ export async function getEventItem(workspaceId: string, eventId: string): Promis
   return out.Item;
 }
 
+/** Puts items outside a transaction, 25 at a time, until DynamoDB has taken every one. */
+export async function putAll(items: readonly Record<string, unknown>[]): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH_WRITE_ITEMS) {
+    let requests = items.slice(start, start + BATCH_WRITE_ITEMS).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 1; requests.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_WRITE_ATTEMPTS) throw new Error(`DynamoDB left ${requests.length} event items unwritten after ${MAX_BATCH_WRITE_ATTEMPTS} attempts`);
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+      const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  }
+}
+
 /**
  * Appends the drafts of one workspace, in order. Returns every draft's event: new, or the one a
  * previous delivery of the same change already made.
  */
-export async function appendEvents(workspaceId: string, drafts: readonly EventDraft[], now = new Date()): Promise<StoredEvent[]> {
+export async function appendEvents(workspaceId: string, drafts: readonly EventDraft[]): Promise<StoredEvent[]> {
   const results: StoredEvent[] = [];
   for (let start = 0; start < drafts.length; start += EVENTS_PER_TRANSACTION) {
-    results.push(...(await appendGroup(workspaceId, drafts.slice(start, start + EVENTS_PER_TRANSACTION), now)));
+    results.push(...(await appendGroup(workspaceId, drafts.slice(start, start + EVENTS_PER_TRANSACTION))));
   }
   return results;
 }
 
-async function appendGroup(workspaceId: string, group: readonly EventDraft[], now: Date): Promise<StoredEvent[]> {
+async function appendGroup(workspaceId: string, group: readonly EventDraft[]): Promise<StoredEvent[]> {
   let pending = [...group];
   const existing = new Map<EventDraft, StoredEvent>();
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > MAX_APPEND_ATTEMPTS) throw new Error(`Could not append ${pending.length} events of ${workspaceId} after ${MAX_APPEND_ATTEMPTS} attempts`);
-    const first = await readSequence(workspaceId);
-    const stored = pending.map((draft, i) => {
-      const sequence = first + i + 1;
+    const counter = await readCounter(workspaceId);
+    const appendedAt = Date.now();
+    const last = [...counter.last];
+    const appended = pending.map((draft, i) => {
+      const sequence = counter.value + i + 1;
       const event = eventOf(draft, newEventId(sequence));
-      return { draft, stored: { event, body: JSON.stringify(event), sequence } };
+      const stored = { event, body: JSON.stringify(event), sequence };
+      const record = changeRecord(stored, changePlace(draft.changeKey), last, appendedAt);
+      last[typeSlot(event.type)] = sequence;
+      return { draft, stored, record };
     });
-    const last = first + pending.length;
-    // Named parts: the sequence counter, then each draft's change marker (m<i>), event (e<i>) and
-    // view copies (v<i>_<j>): all in one transaction, so every view grows at its end as the feed does.
+    const first = counter.value;
+    const touched = [...new Set(appended.map(({ stored }) => typeSlot(stored.event.type)))];
+    // Named parts: the sequence counter, then each draft's change record (r<i>).
     const parts: Record<string, TransactItem> = {
       sequence: {
         Update: {
           TableName: tableName(),
           Key: keys.eventSequence(workspaceId),
-          UpdateExpression: 'SET #value = :last',
+          UpdateExpression: `SET #value = :last${touched.map((slot) => `, #l${slot} = :l${slot}`).join('')}`,
           ConditionExpression: first === 0 ? 'attribute_not_exists(#value)' : '#value = :first',
-          ExpressionAttributeNames: { '#value': 'value' },
-          ExpressionAttributeValues: { ':last': last, ...(first === 0 ? {} : { ':first': first }) },
+          ExpressionAttributeNames: { '#value': 'value', ...Object.fromEntries(touched.map((slot) => [`#l${slot}`, `l${slot}`])) },
+          ExpressionAttributeValues: {
+            ':last': first + pending.length,
+            ...(first === 0 ? {} : { ':first': first }),
+            ...Object.fromEntries(touched.map((slot) => [`:l${slot}`, last[slot]])),
+          },
         },
       },
     };
-    stored.forEach(({ draft, stored: s }, i) => {
-      parts[`m${i}`] = {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.eventSource(workspaceId, draft.changeKey), event_id: s.event.id, expires_at: epochSeconds(now.getTime()) + MARKER_TTL_SECONDS },
-          ConditionExpression: 'attribute_not_exists(PK)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      };
-      parts[`e${i}`] = { Put: { TableName: tableName(), Item: eventItem(s), ConditionExpression: 'attribute_not_exists(PK)' } };
-      eventViewItems(s).forEach((copy, j) => {
-        parts[`v${i}_${j}`] = { Put: { TableName: tableName(), Item: copy } };
-      });
+    appended.forEach(({ record }, i) => {
+      parts[`r${i}`] = { Put: { TableName: tableName(), Item: record, ConditionExpression: 'attribute_not_exists(PK)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
     });
     const cancelled = await transact(parts);
     if (!cancelled) {
-      for (const { draft, stored: s } of stored) existing.set(draft, s);
-      pending = [];
+      await putAll(appended.flatMap(({ record }) => copiesOf(record)));
+      for (const { draft, stored } of appended) existing.set(draft, stored);
       break;
     }
-    // Markers that exist already: those changes have their event; drop them and try the rest again.
+    // Records that exist already: those changes have their event. Write its items again (a crash may
+    // have stopped the first delivery before them), drop them and try the rest again.
     const duplicates = new Set<EventDraft>();
-    for (let i = 0; i < stored.length; i++) {
-      const marker = cancelled.item(`m${i}`);
-      if (cancelled.failed(`m${i}`) && marker) {
-        const item = await getEventItem(workspaceId, String(marker.event_id));
-        if (item) existing.set(stored[i]!.draft, storedOf(item));
-        duplicates.add(stored[i]!.draft);
+    const records: Record<string, unknown>[] = [];
+    appended.forEach(({ draft }, i) => {
+      const record = cancelled.item(`r${i}`);
+      if (cancelled.failed(`r${i}`) && record) {
+        records.push(record);
+        existing.set(draft, storedOf(record));
+        duplicates.add(draft);
       }
-    }
+    });
+    await putAll(records.flatMap(copiesOf));
     pending = pending.filter((draft) => !duplicates.has(draft));
     // Otherwise the counter moved (another consumer appended): read it again and retry, after a
     // short jittered pause so that racing appenders spread out.
@@ -190,3 +283,27 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[], no
     return s ? [s] : [];
   });
 }
+
+/** The change record of an object's last change made at or before `sequence` (where sync mode on its view starts). */
+export async function changeAtOrBefore(workspaceId: string, objectId: string, sequence: number): Promise<string | undefined> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        ConsistentRead: true,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :change)',
+        ExpressionAttributeValues: { ':pk': keys.eventView(workspaceId, objectView(objectId)), ':change': `${CHANGE_TYPE}#` },
+        ProjectionExpression: 'SK, #sequence',
+        ExpressionAttributeNames: { '#sequence': 'sequence' },
+        ScanIndexForward: false,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    const found = (out.Items ?? []).find((item) => Number(item.sequence) <= sequence);
+    if (found) return String(found.SK);
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return undefined;
+}
+

@@ -61,11 +61,27 @@ export interface OperationInput {
   coldMs: number;
 }
 
+/**
+ * Batching of the events pipeline (decision 0018). The stream's event source mapping waits up to
+ * its batching window (1 s, infra/stack.ts) to hand the consumer a batch: the model takes
+ * CONSUMER_BATCH (test/bench/events.ts) changes of one workspace per batch, what a workspace making
+ * 10 changes a second (or the whole table's traffic when every workspace is that busy) gives. Each
+ * change queues one delivery (one endpoint per change), so a batch sends its deliveries in one
+ * SendMessageBatch (10 messages), and the queue's event source mapping receives, and deletes, them
+ * 10 at a time (batch size 10, 1 s window) in one invocation. The section also shows the pipeline
+ * with no batching at all: one change per consumer invocation, one message per SQS request.
+ */
+export const QUEUE_BATCH = 10;
+
 /** What one change costs the events pipeline (section 8), beyond the API request that made it. */
 export interface EventsCostInput {
   /** Consumer units per change, by the scenario's kind of change. */
   consumerUnits: Record<'create' | 'update' | 'delete', { read: number; write: number }>;
-  /** Consumer invocation per change (an upper bound: a batch of changes shares one). */
+  /** Changes per consumer invocation. */
+  changesPerBatch: number;
+  /** Deliveries per SQS request (send, receive, delete) and per delivery invocation. */
+  deliveriesPerBatch: number;
+  /** Consumer duration per change (its batch's divided by the changes in it). */
   consumerMs: number;
   /** Webhook deliveries per change (endpoints subscribed to it). */
   deliveriesPerChange: number;
@@ -91,6 +107,10 @@ export interface CostResult {
   total: number;
   /** The same with the floor units of docs/data-model.md instead of DynamoDB Local's. */
   totalAtFloorUnits: number;
+  /** Of the total, the events pipeline's lines (Streams, consumer, deliveries, SQS, event reads and writes). */
+  eventsTotal?: number;
+  /** The events pipeline with no batching (one change per consumer invocation, one message per SQS request), for comparison. */
+  eventsUnbatched?: number;
   perOperation: (OperationInput & { share: number; billedMs: number })[];
 }
 
@@ -101,6 +121,7 @@ export function costPerMillion(
   authorizer: { warmMs: number; coldMs: number; readUnits: number },
   a: CostAssumptions,
   events?: EventsCostInput,
+  unbatched?: EventsCostInput,
 ): CostResult {
   const gb = a.memoryMb / 1024;
   const byKey = new Map(ops.map((o) => [o.scenario, o]));
@@ -143,12 +164,22 @@ export function costPerMillion(
     { item: 'DynamoDB read request units', quantity: m(readUnits), dollars: (readUnits / perMillion) * PRICES.dynamoReadRequestUnitPerMillion },
     { item: 'DynamoDB write request units', quantity: m(writeUnits), dollars: (writeUnits / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion },
   ];
-  if (events) lines.push(...eventLines(events, a));
+  const pipeline = events ? eventLines(events, a) : [];
+  lines.push(...pipeline);
   const total = lines.reduce((s, l) => s + l.dollars, 0);
+  const sumOf = (ls: readonly CostLine[]) => ls.reduce((s, l) => s + l.dollars, 0);
   const dynamoMeasured = lines[4]!.dollars + lines[5]!.dollars;
   const dynamoFloor =
     (floorReadUnits / perMillion) * PRICES.dynamoReadRequestUnitPerMillion + (floorWriteUnits / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion;
-  return { assumptions: a, lines, total, totalAtFloorUnits: total - dynamoMeasured + dynamoFloor, perOperation };
+  return {
+    assumptions: a,
+    lines,
+    total,
+    totalAtFloorUnits: total - dynamoMeasured + dynamoFloor,
+    perOperation,
+    ...(events ? { eventsTotal: sumOf(pipeline) } : {}),
+    ...(unbatched ? { eventsUnbatched: sumOf(eventLines(unbatched, a)) } : {}),
+  };
 }
 
 /** The events pipeline's share of a million API requests: each change's consumer, queue and delivery. */
@@ -167,15 +198,26 @@ function eventLines(e: EventsCostInput, a: CostAssumptions): CostLine[] {
   }
   const deliveries = changes * e.deliveriesPerChange;
   read += deliveries * e.deliveryReadUnits;
-  const invocations = changes + deliveries;
-  const gbSeconds = ((changes * Math.ceil(e.consumerMs) + deliveries * Math.ceil(e.deliveryMs)) * gb) / 1000;
-  // Per delivery: the consumer's send (batched, counted whole), the receive and the delete.
-  const sqsRequests = deliveries * 3;
+  const consumerInvocations = changes / e.changesPerBatch;
+  const deliveryInvocations = deliveries / e.deliveriesPerBatch;
+  // A consumer invocation bills its batch's duration, rounded up to the millisecond; the deliveries
+  // of one invocation are each billed whole (an upper bound: they run at once).
+  const gbSeconds = ((consumerInvocations * Math.ceil(e.consumerMs * e.changesPerBatch) + deliveries * Math.ceil(e.deliveryMs)) * gb) / 1000;
+  // Per batch of deliveries: the consumer's SendMessageBatch, the receive and the DeleteMessageBatch.
+  const sqsRequests = (deliveries / e.deliveriesPerBatch) * 3;
   return [
     { item: 'DynamoDB Streams reads (by the Lambda trigger)', quantity: `${m(changes)} changes`, dollars: 0 },
-    { item: 'Lambda requests (events consumer + webhook deliveries)', quantity: `${m(changes)} + ${m(deliveries)}`, dollars: (invocations / perMillion) * PRICES.lambdaRequestsPerMillion },
+    {
+      item: `Lambda requests (events consumer, ${e.changesPerBatch} changes a batch + webhook deliveries, ${e.deliveriesPerBatch} a batch)`,
+      quantity: `${m(consumerInvocations)} + ${m(deliveryInvocations)}`,
+      dollars: ((consumerInvocations + deliveryInvocations) / perMillion) * PRICES.lambdaRequestsPerMillion,
+    },
     { item: `Lambda duration, events consumer and deliveries (arm64, ${a.memoryMb} MB)`, quantity: `${Math.round(gbSeconds).toLocaleString('en-US')} GB-s`, dollars: gbSeconds * PRICES.lambdaArmPerGbSecond },
-    { item: 'SQS requests (send, receive, delete per delivery)', quantity: m(sqsRequests), dollars: (sqsRequests / perMillion) * PRICES.sqsRequestsPerMillion },
+    {
+      item: `SQS requests (send, receive, delete per ${e.deliveriesPerBatch === 1 ? 'delivery' : `${e.deliveriesPerBatch} deliveries`})`,
+      quantity: m(sqsRequests),
+      dollars: (sqsRequests / perMillion) * PRICES.sqsRequestsPerMillion,
+    },
     { item: 'DynamoDB read request units, events', quantity: m(read), dollars: (read / perMillion) * PRICES.dynamoReadRequestUnitPerMillion },
     { item: 'DynamoDB write request units, events', quantity: m(write), dollars: (write / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion },
   ];

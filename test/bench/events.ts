@@ -15,7 +15,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../shared/data/table.ts';
-import { observe, unitsOf, type Units } from './lib/sdk-hooks.ts';
+import { newId } from '../../shared/ids.ts';
+import { observe, unitsOf, type ObservedCall, type Units } from './lib/sdk-hooks.ts';
+import { itemSize } from './scenarios.ts';
 import { quantile } from './lib/stats.ts';
 import { atFloorRules, transactionCharges } from './units.ts';
 import type { StreamChange } from '../../shared/events/build.ts';
@@ -31,22 +33,31 @@ export interface LagResult {
 export interface ChangeUnits {
   change: 'INSERT' | 'MODIFY' | 'REMOVE';
   label: string;
+  /** Changes of one workspace in the consumer's batch (the figures are per change: the batch's divided by it). */
+  batch?: number;
   measured: Units;
   /** The same at AWS's rate for transactions (2 units per item written), which DynamoDB Local does not apply. */
   atTransactionRate: number;
   /** One put of the event item: ⌈event bytes / 1 KB⌉ WCU. */
   floorWcu: number;
+  /** The largest event item written (its feed item, type copy or change record), in DynamoDB's item size. */
   eventBytes: number;
   commands: string[];
 }
 
+/** Changes of one workspace per consumer batch in the cost model (a batching window on the event source mapping: cost.ts). */
+export const CONSUMER_BATCH = 10;
+
 export interface EventsBenchResult {
+  /** Per change, in a batch of CONSUMER_BATCH changes of a workspace. */
   consumerUnits: ChangeUnits[];
+  /** Per change, one change per batch (no batching). Absent in results written before decision 0018. */
+  unbatchedUnits?: ChangeUnits[];
   /** Absent in results written before event views (decision 0016). */
   feedViews?: FeedViewRow[];
   feedLag: LagResult;
   deliveryLag: LagResult;
-  /** In-process duration of the consumer for one change, and of one delivery attempt. */
+  /** In-process duration of the consumer per change (its batch's divided by CONSUMER_BATCH), and of one delivery attempt. */
   consumerMs: number;
   deliveryMs: number;
 }
@@ -69,8 +80,27 @@ async function api(baseUrl: string, token: string, method: string, path: string,
   return { at: performance.now(), requestId: response.headers.get('x-request-id') ?? '', body: JSON.parse(text) as any };
 }
 
-/** The consumer's units for each kind of change, on a record built from a real client item. */
-async function consumerUnits(baseUrl: string, token: string, workspaceId: string): Promise<{ rows: ChangeUnits[]; ms: number }> {
+/** A command list with repeats counted: `GetItem + BatchWriteItem x2`. */
+const commandList = (calls: readonly ObservedCall[]) => {
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.command.replace(/Command$/, ''), (counts.get(c.command.replace(/Command$/, '')) ?? 0) + 1);
+  return [...counts].map(([name, n]) => (n === 1 ? name : `${name} x${n}`));
+};
+
+/** The items a call wrote (a transaction's puts, a batch's puts). */
+const writtenItems = (call: ObservedCall): Record<string, unknown>[] => {
+  const input = call.input as { TransactItems?: { Put?: { Item: Record<string, unknown> } }[]; RequestItems?: Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]> };
+  return [
+    ...(input.TransactItems ?? []).flatMap((t) => (t.Put ? [t.Put.Item] : [])),
+    ...Object.values(input.RequestItems ?? {}).flatMap((requests) => requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []))),
+  ];
+};
+
+/**
+ * The consumer's units per change for each kind of change: one batch of `size` changes of real
+ * client items (copies of one, each its own id) in a workspace of their own, divided by `size`.
+ */
+async function consumerUnits(baseUrl: string, token: string, workspaceId: string, size: number): Promise<{ rows: ChangeUnits[]; ms: number }> {
   const { consumeChanges } = await import('../../shared/events/consumer.ts');
   const created = await api(baseUrl, token, 'POST', '/clients', { company_name: 'Units Inc', company_email: 'units@bench.test', website: 'https://units.test' });
   // Let the stream poller consume that change first: only the measured call may run in the window.
@@ -84,50 +114,58 @@ async function consumerUnits(baseUrl: string, token: string, workspaceId: string
   const shadow = `bench-units-${randomUUID().slice(0, 8)}`;
   // API fields live in the item's data map (docs/data-model.md).
   const data = stored[DATA_ATTRIBUTE] as Record<string, unknown>;
-  const item: Record<string, unknown> = { ...stored, ...keys.item(shadow, 'CLIENT', created.body.id), [DATA_ATTRIBUTE]: { ...data, workspace_id: shadow } };
-  const changed = {
-    ...item,
-    [VERSION_ATTRIBUTE]: Number(item[VERSION_ATTRIBUTE]) + 1,
-    [DATA_ATTRIBUTE]: { ...data, workspace_id: shadow, status: 'ACTIVE', updated_at: new Date(Date.parse(String(data.updated_at)) + 1000).toISOString() },
-  };
-  const record = (eventName: ChangeUnits['change'], oldImage?: object, newImage?: object): StreamChange => ({
+  const clients = Array.from({ length: size }, () => {
+    const id = newId('cli_', new Date());
+    const item: Record<string, unknown> = { ...stored, ...keys.item(shadow, 'CLIENT', id), [DATA_ATTRIBUTE]: { ...data, id, workspace_id: shadow } };
+    const changed = {
+      ...item,
+      [VERSION_ATTRIBUTE]: Number(item[VERSION_ATTRIBUTE]) + 1,
+      [DATA_ATTRIBUTE]: { ...data, id, workspace_id: shadow, status: 'ACTIVE', updated_at: new Date(Date.parse(String(data.updated_at)) + 1000).toISOString() },
+    };
+    return { id, item, changed };
+  });
+  const record = (id: string, eventName: ChangeUnits['change'], oldImage?: object, newImage?: object): StreamChange => ({
     eventID: randomUUID(),
     eventName,
     dynamodb: {
-      Keys: marshall(keys.item(shadow, 'CLIENT', created.body.id)),
+      Keys: marshall(keys.item(shadow, 'CLIENT', id)),
       ...(oldImage ? { OldImage: marshall(oldImage, { removeUndefinedValues: true }) } : {}),
       ...(newImage ? { NewImage: marshall(newImage, { removeUndefinedValues: true }) } : {}),
       ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
     },
   });
-  const cases: [ChangeUnits['change'], string, StreamChange][] = [
-    ['INSERT', 'create (client.created)', record('INSERT', undefined, item)],
-    ['MODIFY', 'update (client.updated)', record('MODIFY', item, changed)],
-    ['REMOVE', 'delete (client.deleted)', record('REMOVE', changed, undefined)],
+  const cases: [ChangeUnits['change'], string, StreamChange[]][] = [
+    ['INSERT', 'create (client.created)', clients.map((c) => record(c.id, 'INSERT', undefined, c.item))],
+    ['MODIFY', 'update (client.updated)', clients.map((c) => record(c.id, 'MODIFY', c.item, c.changed))],
+    ['REMOVE', 'delete (client.deleted)', clients.map((c) => record(c.id, 'REMOVE', c.changed, undefined))],
   ];
   const rows: ChangeUnits[] = [];
   const durations: number[] = [];
-  for (const [change, label, r] of cases) {
+  const per = (u: Units): Units => ({ total: u.total / size, read: u.read / size, write: u.write / size, table: u.table / size, indexes: {} });
+  for (const [change, label, records] of cases) {
     const started = performance.now();
-    const { result, calls } = await observe(() => consumeChanges([r]));
-    durations.push(performance.now() - started);
-    const eventBytes = Buffer.byteLength(result.events[0]!.body, 'utf8') + 200; // the body plus the item's other attributes and keys
+    const { calls } = await observe(() => consumeChanges(records));
+    durations.push((performance.now() - started) / size);
+    const feedItems = calls.flatMap(writtenItems).filter((item) => String(item.SK).startsWith('EVENT#') && String(item.PK).endsWith('#EVENT'));
+    const measured = unitsOf(calls);
     rows.push({
       change,
       label,
-      measured: unitsOf(calls),
-      atTransactionRate: atFloorRules({ measured: unitsOf(calls), transactions: transactionCharges(calls) }),
-      floorWcu: Math.ceil(eventBytes / 1024),
-      eventBytes,
-      commands: calls.map((c) => c.command.replace(/Command$/, '')),
+      batch: size,
+      measured: per(measured),
+      atTransactionRate: atFloorRules({ measured, transactions: transactionCharges(calls) }) / size,
+      floorWcu: Math.max(...feedItems.map((item) => Math.ceil(itemSize(item) / 1024))),
+      eventBytes: Math.max(...calls.flatMap(writtenItems).map(itemSize)),
+      commands: commandList(calls),
     });
   }
   return { rows, ms: quantile(durations, 0.5) };
 }
 
 export async function runEventsBench(baseUrl: string, token: string, workspaceId: string, samples: number, log: (s: string) => void): Promise<EventsBenchResult> {
-  log('events: consumer units per change');
-  const units = await consumerUnits(baseUrl, token, workspaceId);
+  log(`events: consumer units per change (batches of ${CONSUMER_BATCH} and of 1)`);
+  const units = await consumerUnits(baseUrl, token, workspaceId, CONSUMER_BATCH);
+  const unbatched = await consumerUnits(baseUrl, token, workspaceId, 1);
 
   const client = await api(baseUrl, token, 'POST', '/clients', { company_name: 'Lag Inc', company_email: 'lag@bench.test' });
   const newest = await api(baseUrl, token, 'GET', '/events?limit=1');
@@ -146,7 +184,7 @@ export async function runEventsBench(baseUrl: string, token: string, workspaceId
   };
 
   // The earlier sections' changes waited in the stream while the poller was paused; consuming
-  // them wrote as many events, markers and sequence updates, which come back through the stream
+  // them wrote as many events, change records and sequence updates, which come back through the stream
   // and are read and skipped. Measure once that backlog is gone: a change seen within a second.
   const drainStarted = performance.now();
   let drained = 0;
@@ -195,6 +233,7 @@ export async function runEventsBench(baseUrl: string, token: string, workspaceId
   }
   return {
     consumerUnits: units.rows,
+    unbatchedUnits: unbatched.rows,
     feedLag: lag(feed),
     deliveryLag: lag(delivery),
     consumerMs: units.ms,

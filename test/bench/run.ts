@@ -25,7 +25,7 @@ import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf } from '../../shared/routes.
 import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
-import { costPerMillion, MIX, type EventsCostInput, type OperationInput } from './cost.ts';
+import { costPerMillion, MIX, QUEUE_BATCH, type EventsCostInput, type OperationInput } from './cost.ts';
 import { killChildren } from './lib/child.ts';
 import type { FloorCommand } from './lib/floor.ts';
 import { type Caller } from './lib/invoke.ts';
@@ -53,6 +53,7 @@ const USAGE = [
   '  --quick     fewer repetitions, a smaller workspace; compared with docs/benchmarks.json, writes nothing',
   `  --sections  only these, comma-separated: ${SECTIONS.join(', ')}`,
   '  --write     write docs/benchmarks.{md,json} after a partial run too (a full run always writes)',
+  '  --merge     with --sections events and/or cost: put those sections into docs/benchmarks.{md,json}, keeping the others',
   '  --render    rewrite docs/benchmarks.md from docs/benchmarks.json without measuring',
   'Verdicts are compared with the committed docs/benchmarks.json: known misses are listed, regressions exit 1.',
 ].join('\n');
@@ -63,6 +64,7 @@ const { values: args } = parseCommandLine(
       sections: { type: 'string' },
       write: { type: 'boolean', default: false },
       render: { type: 'boolean', default: false },
+      merge: { type: 'boolean', default: false },
     },
   },
   USAGE,
@@ -78,8 +80,9 @@ if (args.render) {
   console.log(`wrote ${REPORT_FILE} from ${RESULTS_FILE}`);
   process.exit(0);
 }
-/** The verdicts of the committed results: what a miss is compared with. */
-const committedTargets = (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults).targets;
+/** The committed results, and their verdicts: what a miss is compared with. */
+const committed = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults;
+const committedTargets = committed.targets;
 const unknownSections = (args.sections ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && !(SECTIONS as readonly string[]).includes(s));
 if (unknownSections.length > 0) {
   console.error(`--sections: unknown section ${unknownSections.join(', ')}\n${USAGE}`);
@@ -87,7 +90,7 @@ if (unknownSections.length > 0) {
 }
 const sections = new Set<Section>(args.sections === undefined ? SECTIONS : (args.sections.split(',').map((s) => s.trim()).filter((s) => s !== '') as Section[]));
 const partial = args.quick || sections.size < SECTIONS.length;
-const write = args.write || !partial;
+const write = args.write || args.merge || !partial;
 
 const SETTINGS = args.quick
   ? {
@@ -130,15 +133,18 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-/** The events pipeline's inputs of the cost model: one endpoint subscribed to every change. */
-function eventsCostInput(e: EventsBenchResult): EventsCostInput {
+/** The events pipeline's inputs of the cost model: one endpoint subscribed to every change; batched (cost.ts) or not. */
+function eventsCostInput(e: EventsBenchResult, batched = true): EventsCostInput {
+  const rows = batched ? e.consumerUnits : (e.unbatchedUnits ?? e.consumerUnits);
   const unitsOf = (change: string) => {
-    const row = e.consumerUnits.find((u) => u.change === change)!;
+    const row = rows.find((u) => u.change === change)!;
     // Writes at AWS's transaction rate (2 units per item), which DynamoDB Local does not charge.
     return { read: row.measured.read, write: row.atTransactionRate - row.measured.read };
   };
   return {
     consumerUnits: { create: unitsOf('INSERT'), update: unitsOf('MODIFY'), delete: unitsOf('REMOVE') },
+    changesPerBatch: batched ? (rows[0]?.batch ?? 1) : 1,
+    deliveriesPerBatch: batched ? QUEUE_BATCH : 1,
     consumerMs: e.consumerMs,
     deliveriesPerChange: 1,
     deliveryMs: e.deliveryMs,
@@ -199,7 +205,7 @@ async function main() {
   const fx = await createFixture(repoRoot, caller);
   log(`workspace ${workspaceId}: 30 clients, 30 projects, 30 time entries`);
 
-  const results: BenchResults = {
+  let results: BenchResults = {
     meta: { date: new Date().toISOString(), command: 'npm run bench', durationSeconds: 0, machine: machine(), settings: SETTINGS, partial },
     targets: [],
     bundles: [],
@@ -417,8 +423,10 @@ async function main() {
   // ---- 7. cost
   if (sections.has('cost')) {
     const { FUNCTION_MEMORY_MB } = await import('../../infra/stack.ts');
-    const coldOf = (name: string) => results.coldStarts.find((c) => c.name === name)?.function.totalMs;
-    const fallbackCold = Math.max(0, ...results.coldStarts.map((c) => c.function.totalMs));
+    // A merged run takes the committed cold starts when it measured none.
+    const colds = results.coldStarts.length > 0 || !args.merge ? results.coldStarts : committed.coldStarts;
+    const coldOf = (name: string) => colds.find((c) => c.name === name)?.function.totalMs;
+    const fallbackCold = Math.max(0, ...colds.map((c) => c.function.totalMs));
     const ops: OperationInput[] = MIX.map(({ scenario }) => {
       const u = results.units.find((x) => x.key === scenario);
       const operation = SCENARIOS.find((s) => s.key === scenario)?.operation ?? scenario;
@@ -441,8 +449,9 @@ async function main() {
       { warmMs: authorizerWarm.realMs, coldMs: coldOf('authorizer (key set fetched)') ?? fallbackCold, readUnits: authorizerUnits.measured.read },
       { memoryMb: FUNCTION_MEMORY_MB, ...COST_ASSUMPTIONS },
       eventsCostInput(results.events!),
+      eventsCostInput(results.events!, false),
     );
-    if (results.coldStarts.length === 0) warnings.push('cost: no cold-start figures in this run; the slowest known was assumed');
+    if (colds.length === 0) warnings.push('cost: no cold-start figures in this run; the slowest known was assumed');
   }
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
   if (!sections.has('events')) results.events = undefined;
@@ -451,6 +460,16 @@ async function main() {
   if (!sections.has('warm')) results.warm = [];
 
   results.meta.durationSeconds = (performance.now() - started) / 1000;
+  if (args.merge) {
+    // Only the events and cost sections are merged: the others' figures stay the committed full run's.
+    const merged: BenchResults = {
+      ...committed,
+      ...(sections.has('events') ? { events: results.events } : {}),
+      ...(sections.has('cost') ? { cost: results.cost } : {}),
+      meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, sections: [...sections].filter((s) => s === 'events' || s === 'cost') }] },
+    };
+    results = merged;
+  }
   results.targets = evaluateTargets(results);
   console.log(renderText(results, committedTargets));
   if (standings(results.targets, committedTargets).some((s) => s.standing === 'regression')) process.exitCode = 1;

@@ -13,7 +13,8 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { mergedFromAssembly, readAssembly } from './support/templates.ts';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
-import { ITERATOR_AGE_ALARM_MS, QUEUE_CONSUMER_MAX_CONCURRENCY, QUEUE_RETENTION, STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from '../../infra/stack.ts';
+import { EVENTS_BATCHING_WINDOW, ITERATOR_AGE_ALARM_MS, QUEUE_CONSUMER_MAX_CONCURRENCY, QUEUE_RETENTION, STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from '../../infra/stack.ts';
+import { GAP_BOUND_MS } from '../../shared/events/sync.ts';
 import { OUTPUTS } from '../../infra/names.ts';
 import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
 import { AWS_RETRY_SCHEDULE, RETRY_CAP_MS, RETRY_SPAN_MS, nextDelayMs } from '../../shared/events/retry.ts';
@@ -78,6 +79,8 @@ describe('the table stream and its consumer', () => {
     expect(m.EventSourceArn).toEqual({ 'Fn::GetAtt': [tableId(), 'StreamArn'] });
     expect(refId(m.FunctionName)).toBe(functionId(consumer.operation));
     expect(m).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BatchSize: 100, ParallelizationFactor: 1, BisectBatchOnFunctionError: true });
+    // A second of a shard's changes per batch: one append transaction per workspace (decision 0018).
+    expect(m.MaximumBatchingWindowInSeconds).toBe(EVENTS_BATCHING_WINDOW.toSeconds());
     // The consumer throws on any failure (shared/events/consumer.ts): no per-record responses are
     // claimed; bisection isolates the record it fails on.
     expect(m.FunctionResponseTypes).toBeUndefined();
@@ -90,6 +93,9 @@ describe('the table stream and its consumer', () => {
     expect(m.MaximumRecordAgeInSeconds).toBe(STREAM_MAX_RECORD_AGE.toSeconds());
     // Given up while the record is still in the stream, so it can be read back and replayed (docs/deploy.md).
     expect(m.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(STREAM_RETENTION_SECONDS / 2);
+    // Sync mode passes a missing event only once nothing can write it any more (shared/events/sync.ts):
+    // later than the oldest record the consumer, or a replay (docs/deploy.md), can still read, plus its longest invocation.
+    expect(GAP_BOUND_MS / 1000).toBeGreaterThan(Math.max(STREAM_MAX_RECORD_AGE.toSeconds(), STREAM_RETENTION_SECONDS) + consumer.timeoutSeconds);
     expect(m.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [streamFailures(), 'Arn'] } } });
     const queue = resources[streamFailures()]!.Properties;
     expect(queue).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: QUEUE_RETENTION.toSeconds(), RedriveAllowPolicy: { redrivePermission: 'allowAll' } });
@@ -138,6 +144,7 @@ describe('the delivery queue and its dead-letter queue', () => {
     expect(m.EventSourceArn).toEqual({ 'Fn::GetAtt': [deliveries(), 'Arn'] });
     expect(refId(m.FunctionName)).toBe(functionId(worker.operation));
     expect(m).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: QUEUE_CONSUMER_MAX_CONCURRENCY } });
+    expect(m.MaximumBatchingWindowInSeconds).toBe(EVENTS_BATCHING_WINDOW.toSeconds());
     // The consumer learns the queue's URL from its environment.
     expect(resources[functionId(consumer.operation)]!.Properties.Environment.Variables.DELIVERIES_QUEUE_URL).toEqual({ Ref: deliveries() });
   });

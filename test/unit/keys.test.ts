@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { eventListSource, keys, listSource, positionOf, startKeyFor } from '../../shared/data/keys.ts';
+import { CHANGE_TYPE, eventListSource, keys, listSource, positionOf, startKeyFor } from '../../shared/data/keys.ts';
 import { TABLE } from '../../shared/data/table.ts';
-import { isWellFormedId, newId } from '../../shared/ids.ts';
+import { isWellFormedId, newId, orderOfId, sortableId } from '../../shared/ids.ts';
 import { RESOURCE_LIST, client, project, timeEntry } from '../../shared/resources/registry.ts';
 
 describe('ids', () => {
@@ -22,6 +22,12 @@ describe('ids', () => {
     expect(newId('te_', new Date(0)).slice(3, 13)).toBe('0000000000');
     expect(newId('te_', new Date(32)).slice(3, 13)).toBe('0000000010');
     expect(newId('te_', new Date(2 ** 48 - 1)).slice(3, 13)).toBe('7ZZZZZZZZZ');
+  });
+
+  it("give back the order they were made with (an event id's sequence number), whatever follows it", () => {
+    for (const order of [0, 1, 31, 32, 1_000_003, 2 ** 48 - 1]) expect(orderOfId('evt_', sortableId('evt_', order))).toBe(order);
+    expect(orderOfId('evt_', 'evt_0000000010ZZZZZZZZZZZZZZZZ')).toBe(32);
+    expect(orderOfId('te_', 'te_00000000Z1')).toBe(31 * 32 + 1);
   });
 
   it('are random after the time part', () => {
@@ -184,6 +190,19 @@ describe('key schema', () => {
     // The sequence counter shares the partition but is not an event.
     expect(keys.eventSequence('a').PK).toBe(source.partitionKey);
     expect(keys.eventSequence('a').SK.startsWith(keys.typePrefix(source.type))).toBe(false);
+  });
+
+  it("reads a type's view at the events' own keys, and an object's view at its change records (decision 0018)", () => {
+    expect(eventListSource('a', { by: 'type', value: 'client.updated' })).toEqual({
+      index: undefined,
+      partitionKey: 'WS#a#EVENT_BY#type#client.updated',
+      type: 'EVENT',
+      sortKeyPrefix: '',
+      remaining: {},
+    });
+    const byObject = eventListSource('a', { by: 'object_id', value: 'cli_1' });
+    expect(byObject).toMatchObject({ partitionKey: 'WS#a#EVENT_BY#object_id#cli_1', type: CHANGE_TYPE });
+    expect(startKeyFor(byObject, 'a', 'CHANGE#0000000002#1')).toEqual({ PK: 'WS#a#EVENT_BY#object_id#cli_1', SK: 'CHANGE#0000000002#1' });
   });
 
   it('names only attributes that the table defines', () => {
