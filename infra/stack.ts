@@ -32,6 +32,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as xray from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf, signsCursors, type Route } from '../shared/routes.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../shared/background.ts';
@@ -57,8 +58,9 @@ import { CustomDomains } from './operations/domain.ts';
 import { CostGuards } from './operations/cost-guards.ts';
 import { TableBackup, acknowledgeBackupFindings } from './operations/backup.ts';
 import { EncryptedLogs, checkedLogRetention } from './observability.ts';
+import { ACCESS_LOG_FORMAT, DEFAULT_TRACE_SAMPLING, FUNCTION_LOGGING } from './logging.ts';
 
-export { FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
+export { ACCESS_LOG_FORMAT, FUNCTION_MEMORY_MB, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME };
 
 /** The newest Node.js runtime of the installed aws-cdk-lib (2.276.0). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -155,33 +157,6 @@ export function gatewayResponseHeaders(def: GatewayResponseDefinition): Record<s
   return headers;
 }
 
-/**
- * Access log: one JSON object per request. `status` is unquoted (always present, a number) so
- * that the 429 metric filter can compare it numerically; every other value is quoted, so that
- * API Gateway's `-` for an absent value still makes valid JSON.
- */
-export const ACCESS_LOG_FORMAT =
-  '{"status":$context.status,' +
-  JSON.stringify({
-    requestId: '$context.requestId',
-    extendedRequestId: '$context.extendedRequestId',
-    requestTime: '$context.requestTimeEpoch',
-    ip: '$context.identity.sourceIp',
-    userAgent: '$context.identity.userAgent',
-    httpMethod: '$context.httpMethod',
-    resourcePath: '$context.resourcePath',
-    path: '$context.path',
-    protocol: '$context.protocol',
-    responseLength: '$context.responseLength',
-    responseLatency: '$context.responseLatency',
-    integrationStatus: '$context.integrationStatus',
-    integrationLatency: '$context.integrationLatency',
-    errorType: '$context.error.responseType',
-    errorMessage: '$context.error.message',
-    authorizerStatus: '$context.authorizer.status',
-    authorizerLatency: '$context.authorizer.latency',
-    principalId: '$context.authorizer.principalId',
-  }).slice(1);
 
 /**
  * The cdk-nag (AwsSolutions) findings this stack accepts, each with its reason, by the construct
@@ -477,6 +452,25 @@ export class TimebillApi {
       },
     });
 
+    // X-Ray records the stage's first request each second, then a share of the rest
+    // (infra/logging.ts; the environment's `tracing`); the functions follow the stage's decision.
+    const sampling = config.tracing ?? DEFAULT_TRACE_SAMPLING;
+    new xray.CfnSamplingRule(front, 'TraceSampling', {
+      samplingRule: {
+        ruleName: `${SERVICE_NAME}-${config.name}`,
+        priority: 100,
+        fixedRate: sampling.fixedRate,
+        reservoirSize: sampling.reservoirPerSecond,
+        serviceName: `${SERVICE_NAME}-${config.name}/${config.name}`,
+        serviceType: 'AWS::ApiGateway::Stage',
+        host: '*',
+        httpMethod: '*',
+        urlPath: '*',
+        resourceArn: '*',
+        version: 1,
+      },
+    });
+
     // RestApi adds an `Endpoint` output (the stage URL with a trailing slash); ApiUrl below replaces it.
     this.api.node.tryRemoveChild('Endpoint');
 
@@ -624,9 +618,10 @@ export class TimebillApi {
       description: options.description,
       role,
       logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
-      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      // JSON, application records from INFO, platform records only from WARN (infra/logging.ts).
+      loggingFormat: lambda.LoggingFormat[FUNCTION_LOGGING.format === 'JSON' ? 'JSON' : 'TEXT'],
+      applicationLogLevelV2: lambda.ApplicationLogLevel[FUNCTION_LOGGING.applicationLevel],
+      systemLogLevelV2: lambda.SystemLogLevel[FUNCTION_LOGGING.systemLevel],
       environment: options.environment,
       awsSdkConnectionReuse: false,
       tracing: lambda.Tracing.ACTIVE, // X-Ray, continuing the stage's traces

@@ -10,6 +10,7 @@
  */
 import { STAGE_THROTTLING } from '../names.ts';
 import { FUNCTION_TIMEOUT_SECONDS, worstRequestMs } from '../../shared/data/budget.ts';
+import type { TraceSampling } from '../logging.ts';
 
 /**
  * Timeout of functions that call nothing (the OpenAPI document): no retry budget to wait for.
@@ -82,6 +83,12 @@ export interface EnvironmentConfig {
   readonly cognitoDomainPrefix: string;
   /** Retention of every log group in days, a CloudWatch Logs value of at least 365 (default 365; Control Tower). */
   readonly logRetentionDays?: number;
+  /**
+   * X-Ray sampling of the stage (Lambda follows the stage's decision): DEFAULT_TRACE_SAMPLING of
+   * infra/logging.ts (the first request each second, then 1 %) unless given. Each trace recorded
+   * costs $5 per million (docs/deploy.md, "Costs").
+   */
+  readonly tracing?: TraceSampling;
   /** Cognito resource server of the scopes (tokens carry `<identifier>/clients:read`); default timebill-api. */
   readonly resourceServerIdentifier?: string;
   /**
@@ -268,6 +275,9 @@ export function configurationErrors(environments: readonly EnvironmentConfig[], 
     if (e.costs.alertEmails.length === 0) errors.push(`${at} costs.alertEmails needs at least one address`);
     if (e.name === 'prod' && !e.terminationProtection) errors.push(`${at} prod must have termination protection`);
     if (e.name === 'prod' && e.paging.emails.length + e.paging.httpsEndpoints.length === 0) errors.push(`${at} prod must page someone`);
+    if (e.tracing && !(e.tracing.fixedRate >= 0 && e.tracing.fixedRate <= 1 && Number.isInteger(e.tracing.reservoirPerSecond) && e.tracing.reservoirPerSecond >= 0)) {
+      errors.push(`${at} tracing needs a fixedRate from 0 to 1 and a whole reservoirPerSecond of 0 or more`);
+    }
     if (e.table.maxReadRequestUnits < 1 || e.table.maxWriteRequestUnits < 1) errors.push(`${at} table max request units must be positive`);
     if (e.table.tableNameOverride !== undefined && e.table.tableStreamArnOverride === undefined) errors.push(streamArnMissing(e.name));
     if (e.table.tableStreamArnOverride !== undefined) {

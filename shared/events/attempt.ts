@@ -57,12 +57,12 @@ export async function attemptDelivery(message: DeliveryMessage, attempt: number,
       next = delayMs === undefined ? { kind: 'dead_letter' } : { kind: 'retry', delayMs };
     }
   }
-  record({ message, attempt, next, ...(outcome ? { outcome } : {}) });
+  recordAttempt({ message, attempt, next, ...(outcome ? { outcome } : {}) });
   return next;
 }
 
-/** The attempt history an operator sees: one structured log line and metrics per attempt. */
-function record(entry: AttemptRecord): void {
+/** The attempt history an operator sees: one structured log line and metrics per attempt (the bench prices their bytes). */
+export function recordAttempt(entry: AttemptRecord): void {
   const { message, attempt, outcome, next } = entry;
   const fields = {
     event_id: message.event_id,

@@ -2,6 +2,7 @@
  * Section 7: cost per million API requests for a stated mix of operations, from the units and
  * durations this run measured and AWS's published list prices (us-east-1).
  */
+import type { LogEvidence } from './bill.ts';
 
 /** AWS list prices, us-east-1. Not fetched: the benchmark has no network. */
 export const PRICES = {
@@ -112,6 +113,10 @@ export interface CostResult {
   /** The events pipeline with no batching (one change per consumer invocation, one message per SQS request), for comparison. */
   eventsUnbatched?: number;
   perOperation: (OperationInput & { share: number; billedMs: number })[];
+  /** The whole bill (issue 33): what the stacks are billed beyond compute and data, and the totals by volume. */
+  bill?: BillResult;
+  /** The log bytes' evidence: each operation's sample, rendered again by test/unit/log-bytes.test.ts. */
+  logs?: LogEvidence;
 }
 
 const perMillion = 1_000_000;
@@ -221,4 +226,189 @@ function eventLines(e: EventsCostInput, a: CostAssumptions): CostLine[] {
     { item: 'DynamoDB read request units, events', quantity: m(read), dollars: (read / perMillion) * PRICES.dynamoReadRequestUnitPerMillion },
     { item: 'DynamoDB write request units, events', quantity: m(write), dollars: (write / perMillion) * PRICES.dynamoWriteRequestUnitPerMillion },
   ];
+}
+
+// ---- the whole bill: what the stacks are billed beyond compute and data (issue 33)
+
+/**
+ * AWS list prices, us-east-1, of the items every deployment of the stacks pays beside the
+ * requests' compute and data. Not fetched (no network); free tiers ignored.
+ */
+export const BILL_PRICES = {
+  asOf: PRICES.asOf,
+  source: `AWS pricing pages for AWS WAF, Amazon CloudWatch, AWS X-Ray, AWS KMS and AWS Secrets Manager (us-east-1), as published by AWS, as of ${PRICES.asOf}; free tiers ignored. Not re-checked by the benchmark, which has no network.`,
+  wafRequestsPerMillion: 0.6,
+  wafWebAclPerMonth: 5,
+  wafRulePerMonth: 1,
+  /** CloudWatch Logs ingestion, Standard class, per GB (each event's bytes + 26). */
+  logsIngestionPerGb: 0.5,
+  /** The Infrequent Access class (no metric filters, no EMF extraction, no subscription filters). */
+  logsInfrequentIngestionPerGb: 0.25,
+  /** Archived storage, per GB-month of compressed data. */
+  logsStoragePerGbMonth: 0.03,
+  xrayTracesRecordedPerMillion: 5,
+  /** A standard-resolution alarm, per metric it evaluates, per month. */
+  alarmMetricPerMonth: 0.1,
+  compositeAlarmPerMonth: 0.5,
+  dashboardPerMonth: 3,
+  customMetricPerMonth: 0.3,
+  kmsKeyPerMonth: 1,
+  secretPerMonth: 0.4,
+} as const;
+
+const source = (service: string) => `AWS ${service} pricing, us-east-1, ${PRICES.asOf}`;
+
+/** The volumes the bill is shown at, requests a month. */
+export const BILL_VOLUMES = [1_000_000, 10_000_000, 100_000_000] as const;
+/** The target volume of the whole bill's row. */
+export const WHOLE_BILL_VOLUME = 100_000_000;
+const SECONDS_A_MONTH = 30 * 24 * 3600;
+const GB = 1e9;
+
+export interface BillInput {
+  fixed: FixedCountsLike;
+  /** Log bytes (overhead included) per API request at the mix, by log group kind. */
+  logBytes: { access: number; functions: number; events: number };
+  /** Compressed bytes per API request (gzip of the same lines), what storage is billed on. */
+  compressedBytes: number;
+  /** Months each log group keeps its events. */
+  retentionMonths: number;
+  sampling: { reservoirPerSecond: number; fixedRate: number };
+}
+
+/** The fields of test/bench/fixed-items.ts's counts that the bill prices. */
+export interface FixedCountsLike {
+  environment: string;
+  webAcls: number;
+  wafRules: number;
+  alarms: number;
+  alarmMetrics: number;
+  compositeAlarms: number;
+  dashboards: number;
+  customMetrics: string[];
+  kmsKeys: number;
+  secrets: number;
+}
+
+export interface BillLine extends CostLine {
+  unitPrice: string;
+  source: string;
+}
+
+export interface BillVolume {
+  requestsPerMonth: number;
+  /** Traces X-Ray records in the month at the stage's sampling. */
+  traces: number;
+  /** Per million requests: compute and data, the per-request items, X-Ray, the fixed items spread. */
+  computeAndData: number;
+  perRequestItems: number;
+  xray: number;
+  fixed: number;
+  perMillion: number;
+  monthly: number;
+}
+
+export interface BillResult {
+  input: BillInput;
+  /** Per million requests, whatever the volume. */
+  perRequest: BillLine[];
+  /** Per month, whatever the traffic. */
+  fixed: BillLine[];
+  fixedMonthly: number;
+  volumes: BillVolume[];
+  /** Per million requests at WHOLE_BILL_VOLUME. */
+  whole: number;
+  /** Each cost choice of docs/deploy.md ("Costs"), with what it saves per million at WHOLE_BILL_VOLUME. */
+  choices?: CostChoice[];
+}
+
+export interface CostChoice {
+  choice: string;
+  /** What the stacks did before, and do now. */
+  before: string;
+  now: string;
+  /** Per million requests at WHOLE_BILL_VOLUME (0 for a choice not taken: `saving` is what it would save). */
+  savingPerMillion: number;
+  taken: boolean;
+  /** What operations keep, or why it is not taken. */
+  why: string;
+}
+
+/** Traces recorded in a month of `requests`: the reservoir's first requests each second, then the rate of the rest. */
+export function tracesRecorded(requests: number, sampling: BillInput['sampling']): number {
+  const reservoir = Math.min(requests, sampling.reservoirPerSecond * SECONDS_A_MONTH);
+  return reservoir + sampling.fixedRate * (requests - reservoir);
+}
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/** The whole bill: compute and data (costPerMillion's total) plus what the stacks are billed per request and per month. */
+export function wholeBill(computeAndData: number, b: BillInput): BillResult {
+  const p = BILL_PRICES;
+  const gbPerMillion = (bytes: number) => (bytes * perMillion) / GB;
+  const perRequest: BillLine[] = [
+    { item: 'AWS WAF requests (the stage\'s web ACL)', quantity: '1.000 M', unitPrice: `${usd(p.wafRequestsPerMillion)} per million`, source: source('WAF'), dollars: p.wafRequestsPerMillion },
+    {
+      item: 'CloudWatch Logs ingestion, API access log (Standard: its metric filters need it)',
+      quantity: `${gbPerMillion(b.logBytes.access).toFixed(3)} GB (${Math.round(b.logBytes.access)} B a request)`,
+      unitPrice: `${usd(p.logsIngestionPerGb)} per GB`,
+      source: source('CloudWatch'),
+      dollars: gbPerMillion(b.logBytes.access) * p.logsIngestionPerGb,
+    },
+    {
+      item: 'CloudWatch Logs ingestion, functions (platform and application records at the deployed levels)',
+      quantity: `${gbPerMillion(b.logBytes.functions).toFixed(3)} GB (${Math.round(b.logBytes.functions)} B a request)`,
+      unitPrice: `${usd(p.logsIngestionPerGb)} per GB`,
+      source: source('CloudWatch'),
+      dollars: gbPerMillion(b.logBytes.functions) * p.logsIngestionPerGb,
+    },
+    {
+      item: 'CloudWatch Logs ingestion, webhook deliveries (attempt lines and EMF metrics)',
+      quantity: `${gbPerMillion(b.logBytes.events).toFixed(3)} GB (${Math.round(b.logBytes.events)} B a request)`,
+      unitPrice: `${usd(p.logsIngestionPerGb)} per GB`,
+      source: source('CloudWatch'),
+      dollars: gbPerMillion(b.logBytes.events) * p.logsIngestionPerGb,
+    },
+    {
+      item: `CloudWatch Logs storage, ${b.retentionMonths} months kept (steady state, compressed)`,
+      quantity: `${(gbPerMillion(b.compressedBytes) * b.retentionMonths).toFixed(3)} GB-months (${Math.round(b.compressedBytes)} B a request)`,
+      unitPrice: `${usd(p.logsStoragePerGbMonth)} per GB-month`,
+      source: source('CloudWatch'),
+      dollars: gbPerMillion(b.compressedBytes) * b.retentionMonths * p.logsStoragePerGbMonth,
+    },
+  ];
+  const f = b.fixed;
+  const fixed: BillLine[] = [
+    { item: 'AWS WAF web ACLs (the stage\'s, the token endpoint\'s)', quantity: String(f.webAcls), unitPrice: `${usd(p.wafWebAclPerMonth)} a month`, source: source('WAF'), dollars: f.webAcls * p.wafWebAclPerMonth },
+    { item: 'AWS WAF rules (a managed rule group counts as one)', quantity: String(f.wafRules), unitPrice: `${usd(p.wafRulePerMonth)} a month`, source: source('WAF'), dollars: f.wafRules * p.wafRulePerMonth },
+    {
+      item: `CloudWatch alarms (${f.alarms}, by the metrics they evaluate)`,
+      quantity: `${f.alarmMetrics} metrics`,
+      unitPrice: `${usd(p.alarmMetricPerMonth)} per alarm metric a month`,
+      source: source('CloudWatch'),
+      dollars: f.alarmMetrics * p.alarmMetricPerMonth,
+    },
+    { item: 'CloudWatch composite alarms', quantity: String(f.compositeAlarms), unitPrice: `${usd(p.compositeAlarmPerMonth)} a month`, source: source('CloudWatch'), dollars: f.compositeAlarms * p.compositeAlarmPerMonth },
+    { item: 'CloudWatch dashboards', quantity: String(f.dashboards), unitPrice: `${usd(p.dashboardPerMonth)} a month`, source: source('CloudWatch'), dollars: f.dashboards * p.dashboardPerMonth },
+    {
+      item: 'CloudWatch custom metrics (metric filters, EMF)',
+      quantity: String(f.customMetrics.length),
+      unitPrice: `${usd(p.customMetricPerMonth)} a month`,
+      source: source('CloudWatch'),
+      dollars: f.customMetrics.length * p.customMetricPerMonth,
+    },
+    { item: 'KMS customer-managed keys', quantity: String(f.kmsKeys), unitPrice: `${usd(p.kmsKeyPerMonth)} a month`, source: source('KMS'), dollars: f.kmsKeys * p.kmsKeyPerMonth },
+    { item: 'Secrets Manager secrets', quantity: String(f.secrets), unitPrice: `${usd(p.secretPerMonth)} a month`, source: source('Secrets Manager'), dollars: f.secrets * p.secretPerMonth },
+  ];
+  const fixedMonthly = fixed.reduce((s, l) => s + l.dollars, 0);
+  const perRequestItems = perRequest.reduce((s, l) => s + l.dollars, 0);
+  const volumes = BILL_VOLUMES.map((requestsPerMonth): BillVolume => {
+    const traces = tracesRecorded(requestsPerMonth, b.sampling);
+    const millions = requestsPerMonth / perMillion;
+    const xray = ((traces / perMillion) * p.xrayTracesRecordedPerMillion) / millions;
+    const fixedShare = fixedMonthly / millions;
+    const total = computeAndData + perRequestItems + xray + fixedShare;
+    return { requestsPerMonth, traces, computeAndData, perRequestItems, xray, fixed: fixedShare, perMillion: total, monthly: total * millions };
+  });
+  return { input: b, perRequest, fixed, fixedMonthly, volumes, whole: volumes.find((v) => v.requestsPerMonth === WHOLE_BILL_VOLUME)!.perMillion };
 }

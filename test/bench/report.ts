@@ -2,7 +2,7 @@
  * Targets, tables and docs/benchmarks.md from a run's results. The words around the figures are
  * written here; the figures and the verdicts come from the run.
  */
-import { PRICES, MIX } from './cost.ts';
+import { BILL_PRICES, PRICES, MIX, WHOLE_BILL_VOLUME, type CostResult } from './cost.ts';
 import { OTHER_EVENTS, type FeedViewRow } from './feed-views.ts';
 import type { BenchResults, Target } from './results.ts';
 import { atFloorRules } from './units.ts';
@@ -24,6 +24,8 @@ export const TARGETS = {
   /** Issue 27: the events pipeline, and the whole bill, per million API requests at the mix (section 7). */
   eventsPipelineDollars: 1,
   totalDollars: 7,
+  /** Issue 33: everything a deployment is billed, per million requests at 100 M requests a month. */
+  wholeBillDollars: 8,
 } as const;
 
 interface Table {
@@ -220,6 +222,20 @@ export function evaluateTargets(r: BenchResults): Target[] {
         `the whole ${money(total)}`,
     });
   }
+  if (r.cost?.bill) {
+    const { bill } = r.cost;
+    const at = (n: number) => bill.volumes.find((v) => v.requestsPerMonth === n);
+    targets.push({
+      id: 'whole-bill',
+      target: `the whole bill at most $${TARGETS.wholeBillDollars.toFixed(2)} per million requests at ${WHOLE_BILL_VOLUME / 1e6} M requests a month (section 7c: WAF, logs, X-Ray and the fixed items included)`,
+      met: bill.whole <= TARGETS.wholeBillDollars,
+      result:
+        `${money(bill.whole)} per million at ${WHOLE_BILL_VOLUME / 1e6} M a month; ` +
+        bill.volumes.filter((v) => v.requestsPerMonth !== WHOLE_BILL_VOLUME).map((v) => `${money(v.perMillion)} at ${v.requestsPerMonth / 1e6} M`).join(', ') +
+        ` (fixed items ${money(bill.fixedMonthly)} a month)`,
+      ...(bill.whole <= TARGETS.wholeBillDollars ? {} : { why: `compute and data ${money(at(WHOLE_BILL_VOLUME)!.computeAndData)}, per-request items ${money(at(WHOLE_BILL_VOLUME)!.perRequestItems)}, X-Ray ${money(at(WHOLE_BILL_VOLUME)!.xray)}` }),
+    });
+  }
   return targets;
 }
 
@@ -396,6 +412,55 @@ function costTables(r: BenchResults): Table[] {
   ];
 }
 
+/** 7c and 7d: the whole bill, and the log bytes it prices. */
+function billTables(cost: CostResult | undefined): Table[] {
+  const bill = cost?.bill;
+  if (!bill) return [];
+  const millions = (n: number) => `${n / 1e6} M`;
+  const rows: string[][] = [
+    ['compute and data (7b\'s total)', '', '', '', money(cost.total), ...bill.volumes.map(() => money(cost.total))],
+    ...bill.perRequest.map((l) => [l.item, l.quantity, l.unitPrice, l.source, money(l.dollars), ...bill.volumes.map(() => money(l.dollars))]),
+    ...bill.fixed.map((l) => [`${l.item} (a month: ${money(l.dollars)})`, l.quantity, l.unitPrice, l.source, '', ...bill.volumes.map((v) => money((l.dollars * 1e6) / v.requestsPerMonth))]),
+    [
+      `X-Ray traces recorded (the first ${bill.input.sampling.reservoirPerSecond} a second, then ${(bill.input.sampling.fixedRate * 100).toFixed(1)} %)`,
+      bill.volumes.map((v) => `${(v.traces / 1e6).toFixed(2)} M`).join(' / '),
+      `$${BILL_PRICES.xrayTracesRecordedPerMillion.toFixed(2)} per million traces`,
+      `AWS X-Ray pricing, us-east-1, ${BILL_PRICES.asOf}`,
+      '',
+      ...bill.volumes.map((v) => money(v.xray)),
+    ],
+    ['total per million requests', '', '', '', '', ...bill.volumes.map((v) => money(v.perMillion))],
+    ['a month', '', '', '', '', ...bill.volumes.map((v) => money(v.monthly))],
+    [`whole bill, ${WHOLE_BILL_VOLUME / 1e6} M requests a month`, 'per million requests', '', '', '', ...bill.volumes.map((v) => (v.requestsPerMonth === WHOLE_BILL_VOLUME ? money(bill.whole) : ''))],
+  ];
+  const logs = cost.logs;
+  return [
+    {
+      title: `7c. The whole bill per million requests: per request (any volume), then per month (${bill.input.fixed.environment}'s templates), spread at ${bill.volumes.map((v) => millions(v.requestsPerMonth)).join(', ')} requests a month`,
+      header: ['item', 'quantity', 'unit price', 'source', 'per million', ...bill.volumes.map((v) => `at ${millions(v.requestsPerMonth)}`)],
+      rows,
+    },
+    {
+      title: `7e. Cost choices (docs/deploy.md, "Costs"), priced at ${WHOLE_BILL_VOLUME / 1e6} M requests a month`,
+      header: ['choice', 'before', 'now', 'per million', 'taken'],
+      rows: (bill.choices ?? []).map((c) => [c.choice, c.before, c.now, money(c.savingPerMillion), c.taken ? 'yes' : 'no']),
+    },
+    ...(logs
+      ? [
+          {
+            title: `7d. Log bytes of one request (each event + 26 B), rendered as the stacks log: access log, then the functions' records at their deployed levels (platform records below WARN dropped)`,
+            header: ['operation', 'share', 'status', 'response bytes', 'access log', 'platform', 'application', 'events'],
+            rows: [
+              ...logs.samples.map((x) => [x.scenario, `${(x.share * 100).toFixed(1)} %`, String(x.status), String(x.responseLength), `${x.bytes.access} B`, `${x.bytes.platform} B`, `${x.bytes.application} B`, String(x.bytes.events)]),
+              ['authorizer invocation (a policy cache miss)', '', '', '', '', `${logs.authorizerBytes} B`, '', ''],
+              [`webhook delivery invocation (${logs.deliveryBatch.batch} attempts: their lines and one EMF line)`, '', '', '', '', '', `${logs.deliveryBatch.bytes} B`, ''],
+            ],
+          },
+        ]
+      : []),
+  ];
+}
+
 export function tables(r: BenchResults): Table[] {
   return [
     ...(r.bundles.length ? [bundleTable(r)] : []),
@@ -407,6 +472,7 @@ export function tables(r: BenchResults): Table[] {
     ...(r.throughput.length ? [throughputTable(r)] : []),
     ...eventTables(r),
     ...costTables(r),
+    ...billTables(r.cost),
   ];
 }
 
@@ -587,6 +653,20 @@ The mix (share of API requests): ${MIX.map((x) => `${x.scenario} ${(x.share * 10
 ${table('7a.')}
 ${table('7b.')}
 ${verdict('events-cost')}
+
+${cost?.bill ? `The whole bill adds what the stacks are billed beside compute and data. Prices: ${BILL_PRICES.source} Log bytes are
+rendered from the stacks' formats and levels for a request of each operation measured in process (7d); storage is
+priced on the lines' gzip size, kept for the log groups' retention. The fixed items are counted from the synthesized
+templates of ${cost.bill.input.fixed.environment} (${cost.bill.input.fixed.alarms} alarms, ${cost.bill.input.fixed.customMetrics.length} custom metrics: ${cost.bill.input.fixed.customMetrics.join(', ')}).
+Not included: data transfer out, Cognito (per integration: docs/deploy.md), DynamoDB storage, PITR and backups (per GB
+stored), the token endpoint's WAF requests, KMS and Secrets Manager API calls (the logs key's data keys are cached, the
+secret is resolved at deploy).
+
+${table('7c.')}
+${table('7d.')}
+${table('7e.')}
+${verdict('whole-bill')}
+` : ''}
 ## 8. Events and webhooks
 
 ${verdict('feed-lag')}
@@ -614,4 +694,49 @@ export function standings(now: readonly Target[], committed: readonly Target[]):
     const before = committed.find((c) => c.id === target.id);
     return { target, standing: before === undefined ? 'new miss' : before.met ? 'regression' : 'known miss' };
   });
+}
+
+// ---- docs/deploy.md, "Costs": generated from the same results
+
+export const DEPLOY_COSTS_BEGIN = '<!-- costs: generated by npm run bench from docs/benchmarks.json (test/bench/report.ts); do not edit -->';
+export const DEPLOY_COSTS_END = '<!-- costs: end -->';
+
+/** The generated part of docs/deploy.md's "Costs": the whole bill by volume and each cost choice with its saving. */
+export function renderDeployCosts(r: BenchResults): string {
+  const cost = r.cost;
+  const bill = cost?.bill;
+  if (!cost || !bill) return `${DEPLOY_COSTS_BEGIN}\n_No whole bill in docs/benchmarks.json: run \`npm run bench -- --sections cost --merge\`._\n${DEPLOY_COSTS_END}`;
+  const millions = (n: number) => `${n / 1e6} M`;
+  const at = bill.volumes;
+  const row = (label: string, f: (v: (typeof at)[number]) => string) => `| ${label} | ${at.map(f).join(' | ')} |`;
+  return [
+    DEPLOY_COSTS_BEGIN,
+    `Per million API requests at the bench's mix (${MIX.length} operations, ${Math.round(MIX.filter((m) => /^(list|retrieve)/.test(m.scenario)).reduce((s, m) => s + m.share, 0) * 100)} % reads), measured by \`npm run bench\` (docs/benchmarks.md, section 7) on ${r.meta.updates?.at(-1)?.date.slice(0, 10) ?? r.meta.date.slice(0, 10)}, at AWS's us-east-1 prices of ${PRICES.asOf}, free tiers ignored:`,
+    '',
+    `| requests a month | ${at.map((v) => millions(v.requestsPerMonth)).join(' | ')} |`,
+    `|---|${at.map(() => '---:').join('|')}|`,
+    row('compute and data (API Gateway, Lambda, DynamoDB, SQS, events pipeline)', (v) => money(v.computeAndData)),
+    row(`WAF requests, CloudWatch Logs (${Math.round(bill.input.logBytes.access + bill.input.logBytes.functions + bill.input.logBytes.events)} B a request, measured), log storage`, (v) => money(v.perRequestItems)),
+    row(`X-Ray (the first ${bill.input.sampling.reservoirPerSecond} request a second, then ${bill.input.sampling.fixedRate * 100} %)`, (v) => money(v.xray)),
+    row(`fixed items, ${money(bill.fixedMonthly)} a month (${bill.input.fixed.environment}): ${bill.fixed.map((l) => `${l.quantity} ${l.item.replace(/ \(.*\)$/, '').replace(/^(AWS|CloudWatch|KMS|Secrets Manager) /, '')}`).join(', ')}`, (v) => money(v.fixed)),
+    row('**per million requests**', (v) => `**${money(v.perMillion)}**`),
+    row('a month', (v) => money(v.monthly)),
+    '',
+    `**Whole bill at ${millions(WHOLE_BILL_VOLUME)} requests a month: ${money(bill.whole)} per million** (target $${TARGETS.wholeBillDollars.toFixed(2)}). Below about ${millions(at[1]!.requestsPerMonth)} a month the fixed items and X-Ray's reservoir dominate.`,
+    '',
+    'What the stacks do to keep it there, each priced at ' + millions(WHOLE_BILL_VOLUME) + ' requests a month:',
+    '',
+    '| choice | before | now | per million | what operations keep, or why not |',
+    '|---|---|---|---:|---|',
+    ...(bill.choices ?? []).map((c) => `| ${c.choice} | ${c.before} | ${c.now} | ${c.taken ? `saves ${money(c.savingPerMillion)}` : `would save ${money(c.savingPerMillion)}`} | ${c.why} |`),
+    DEPLOY_COSTS_END,
+  ].join('\n');
+}
+
+/** docs/deploy.md with its generated costs replaced by `r`'s. */
+export function withDeployCosts(markdown: string, r: BenchResults): string {
+  const start = markdown.indexOf(DEPLOY_COSTS_BEGIN);
+  const end = markdown.indexOf(DEPLOY_COSTS_END);
+  if (start < 0 || end < start) throw new Error('docs/deploy.md: the generated costs markers are missing');
+  return markdown.slice(0, start) + renderDeployCosts(r) + markdown.slice(end + DEPLOY_COSTS_END.length);
 }

@@ -4,7 +4,7 @@
  *   npm run bench                         # everything; prints the tables, writes docs/benchmarks.{md,json}
  *   npm run bench -- --quick              # fewer repetitions, smaller workspace; writes nothing
  *   npm run bench -- --sections units,warm [--write]
- *   npm run bench -- --render             # docs/benchmarks.md from docs/benchmarks.json; measures nothing
+ *   npm run bench -- --render             # docs/benchmarks.md (and docs/deploy.md's costs) from docs/benchmarks.json; measures nothing
  *
  * Each target's verdict is compared with the committed docs/benchmarks.json: a miss there and now
  * is a known miss, a target met there and missed now a regression (exit 1). The method of each
@@ -25,13 +25,14 @@ import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf } from '../../shared/routes.
 import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
-import { costPerMillion, MIX, QUEUE_BATCH, type EventsCostInput, type OperationInput } from './cost.ts';
+import { costPerMillion, MIX, QUEUE_BATCH, wholeBill, type EventsCostInput, type OperationInput } from './cost.ts';
+import { costChoices, measureBillInput } from './bill.ts';
 import { killChildren } from './lib/child.ts';
 import type { FloorCommand } from './lib/floor.ts';
 import { type Caller } from './lib/invoke.ts';
 import { installHooks, observe, unitsOf } from './lib/sdk-hooks.ts';
 import { ratio } from './lib/stats.ts';
-import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText, standings } from './report.ts';
+import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText, standings, withDeployCosts } from './report.ts';
 import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './results.ts';
 import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
 import { runSummaryBench } from './summaries.ts';
@@ -73,11 +74,15 @@ const repoRoot = resolve(import.meta.dirname, '../..');
 const RESULTS_FILE = join(repoRoot, 'docs/benchmarks.json');
 const REPORT_FILE = join(repoRoot, 'docs/benchmarks.md');
 /** docs/benchmarks.md from results, keeping the last soak run's section (npm run soak -- --write). */
-const writeReport = (results: BenchResults) =>
+const DEPLOY_FILE = join(repoRoot, 'docs/deploy.md');
+const writeReport = (results: BenchResults) => {
   writeFileSync(REPORT_FILE, withSoakSection(renderMarkdown(results), soakSectionOf(readFileSync(REPORT_FILE, 'utf8'))));
+  // docs/deploy.md's "Costs" figures come from the same results.
+  writeFileSync(DEPLOY_FILE, withDeployCosts(readFileSync(DEPLOY_FILE, 'utf8'), results));
+};
 if (args.render) {
   writeReport(JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults);
-  console.log(`wrote ${REPORT_FILE} from ${RESULTS_FILE}`);
+  console.log(`wrote ${REPORT_FILE} and the costs of ${DEPLOY_FILE} from ${RESULTS_FILE}`);
   process.exit(0);
 }
 /** The committed results, and their verdicts: what a miss is compared with. */
@@ -452,6 +457,14 @@ async function main() {
       eventsCostInput(results.events!, false),
     );
     if (colds.length === 0) warnings.push('cost: no cold-start figures in this run; the slowest known was assumed');
+    // The whole bill: log bytes measured in process (the pipeline paused, so only the sampled
+    // request logs), the fixed items counted from prod's synthesized templates.
+    await stack.events.pause();
+    log('cost: log bytes of each operation of the mix, and the fixed items of prod\'s templates');
+    const { input, evidence } = await measureBillInput(fx, FUNCTION_MEMORY_MB, { memoryMb: FUNCTION_MEMORY_MB, ...COST_ASSUMPTIONS }, eventsCostInput(results.events!));
+    const costAssumptions = { memoryMb: FUNCTION_MEMORY_MB, ...COST_ASSUMPTIONS };
+    results.cost.bill = { ...wholeBill(results.cost.total, input), choices: costChoices(input, evidence, costAssumptions, eventsCostInput(results.events!)) };
+    results.cost.logs = evidence;
   }
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
   if (!sections.has('events')) results.events = undefined;
@@ -480,7 +493,7 @@ async function main() {
     writeFileSync(RESULTS_FILE, `${json}\n`);
     // The page from the file as written, so that `--render` (and the docs test) gives the same page.
     writeReport(JSON.parse(json) as typeof results);
-    log('wrote docs/benchmarks.md and docs/benchmarks.json');
+    log('wrote docs/benchmarks.md, docs/benchmarks.json and the costs of docs/deploy.md');
   } else {
     log('partial run: docs/benchmarks.md and docs/benchmarks.json left as they were (--write to write them)');
   }
