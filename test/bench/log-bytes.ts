@@ -110,7 +110,11 @@ export function billedBytes(lines: readonly { level: LogLevel; line: string }[],
 }
 
 /** What one request of the sample puts in CloudWatch Logs, as the stacks log today. */
-export function requestLogBytes(s: RequestSample, memoryMb: number, logging: typeof FUNCTION_LOGGING = FUNCTION_LOGGING): LogBytes {
+export function requestLogBytes(
+  s: RequestSample,
+  memoryMb: number,
+  logging: { applicationLevel: LogLevel; systemLevel: LogLevel } = FUNCTION_LOGGING,
+): LogBytes {
   const access = renderAccessLog(s);
   const platform = billedBytes(renderPlatformRecords(s.latencyMs, memoryMb), logging.systemLevel);
   const application = billedBytes(s.application, logging.applicationLevel);

@@ -718,7 +718,7 @@ export function renderDeployCosts(r: BenchResults): string {
     row('compute and data (API Gateway, Lambda, DynamoDB, SQS, events pipeline)', (v) => money(v.computeAndData)),
     row(`WAF requests, CloudWatch Logs (${Math.round(bill.input.logBytes.access + bill.input.logBytes.functions + bill.input.logBytes.events)} B a request, measured), log storage`, (v) => money(v.perRequestItems)),
     row(`X-Ray (the first ${bill.input.sampling.reservoirPerSecond} request a second, then ${bill.input.sampling.fixedRate * 100} %)`, (v) => money(v.xray)),
-    row(`fixed items, ${money(bill.fixedMonthly)} a month (${bill.input.fixed.environment}): ${bill.fixed.map((l) => `${l.quantity} ${l.item.replace(/ \(.*\)$/, '').replace(/^(AWS|CloudWatch|KMS|Secrets Manager) /, '')}`).join(', ')}`, (v) => money(v.fixed)),
+    row(`fixed items, ${money(bill.fixedMonthly)} a month (${fixedSummary(bill.input.fixed)})`, (v) => money(v.fixed)),
     row('**per million requests**', (v) => `**${money(v.perMillion)}**`),
     row('a month', (v) => money(v.monthly)),
     '',
@@ -732,6 +732,10 @@ export function renderDeployCosts(r: BenchResults): string {
     DEPLOY_COSTS_END,
   ].join('\n');
 }
+
+const fixedSummary = (f: NonNullable<CostResult['bill']>['input']['fixed']) =>
+  `${f.environment}'s templates: ${f.webAcls} web ACLs with ${f.wafRules} WAF rules, ${f.alarms} alarms on ${f.alarmMetrics} metrics, ` +
+  `${f.compositeAlarms} composite alarms, ${f.dashboards} dashboard, ${f.customMetrics.length} custom metrics, ${f.kmsKeys} KMS key, ${f.secrets} secret`;
 
 /** docs/deploy.md with its generated costs replaced by `r`'s. */
 export function withDeployCosts(markdown: string, r: BenchResults): string {

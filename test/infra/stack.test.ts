@@ -5,6 +5,7 @@
  * cdk-nag's AwsSolutions pack, and against the bundles scripts/bundle-sizes.ts builds. The Control
  * Tower rules run in control-tower.test.ts; the stack layout is layout.test.ts's.
  */
+import { DEFAULT_TRACE_SAMPLING } from '../../infra/logging.ts';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -565,12 +566,20 @@ describe('REST API', () => {
     expect(format).toBe(ACCESS_LOG_FORMAT);
     // Valid JSON once API Gateway substitutes the variables (`-` when a value is absent).
     const sample = JSON.parse(format.replace('$context.status', '429').replace(/\$context\.[\w.]+/g, '-')) as Record<string, unknown>;
-    expect(sample).toMatchObject({ status: 429, requestId: '-', errorType: '-', errorMessage: '-' });
+    expect(sample).toMatchObject({ status: 429, requestId: '-', errorType: '-', principalId: '-', integrationStatus: '-' });
     expect(JSON.parse(format.replace('$context.status', '200'))).toMatchObject({ requestId: '$context.requestId', errorType: '$context.error.responseType' });
     const logGroupId = (stage.Properties.AccessLogSetting.DestinationArn['Fn::Join'][1] as Json[]).map(refId).find((id) => id && resources[id]?.Type === 'AWS::Logs::LogGroup')!;
     expect(resources[logGroupId]!.Properties.RetentionInDays).toBe(365);
     expect(refId(resources[logGroupId]!.Properties.KmsKeyId)).toBe(logsKeyId());
     expect(stage.Properties.TracingEnabled).toBe(true);
+    // X-Ray samples the stage as infra/logging.ts says (the functions follow the stage's decision).
+    const [[, rule]] = ofType('AWS::XRay::SamplingRule') as [[string, CfnResource]];
+    expect(rule.Properties.SamplingRule).toMatchObject({
+      FixedRate: DEFAULT_TRACE_SAMPLING.fixedRate,
+      ReservoirSize: DEFAULT_TRACE_SAMPLING.reservoirPerSecond,
+      ServiceType: 'AWS::ApiGateway::Stage',
+      ServiceName: `timebill-api-prod/${stage.Properties.StageName as string}`,
+    });
     // REST API logging goes through the account's API Gateway CloudWatch role, kept on teardown.
     const [[accountId, account]] = ofType('AWS::ApiGateway::Account') as [[string, CfnResource]];
     expect(account.DeletionPolicy).toBe('Retain');

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, standings } from '../bench/report.ts';
+import { renderDeployCosts, renderMarkdown, standings } from '../bench/report.ts';
 import type { BenchResults, Target } from '../bench/results.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 import { EVENT_TYPES } from '../../shared/events/types.ts';
@@ -123,6 +123,11 @@ describe('docs/benchmarks.md', () => {
 
   it('is what the report renders from docs/benchmarks.json (npm run bench -- --render)', () => {
     expect(markdown).toBe(withSoakSection(renderMarkdown(results), soakSectionOf(markdown)));
+  });
+
+  it('docs/deploy.md\'s costs are what the report renders from docs/benchmarks.json (npm run bench -- --render)', () => {
+    expect(doc('docs/deploy.md')).toContain(renderDeployCosts(results));
+    expect(renderDeployCosts(results)).toMatch(/Whole bill at 100 M requests a month: \$\d+\.\d+ per million/);
   });
 
   it('numbers its sections 1, 2, 3… once each, and keeps the method out (test/bench/README.md)', () => {
