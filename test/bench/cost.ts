@@ -3,6 +3,7 @@
  * durations this run measured and AWS's published list prices (us-east-1).
  */
 import type { LogEvidence } from './bill.ts';
+import type { FixedCounts } from './fixed-items.ts';
 
 /** AWS list prices, us-east-1. Not fetched: the benchmark has no network. */
 export const PRICES = {
@@ -266,7 +267,7 @@ const SECONDS_A_MONTH = 30 * 24 * 3600;
 const GB = 1e9;
 
 export interface BillInput {
-  fixed: FixedCountsLike;
+  fixed: FixedCounts;
   /** Log bytes (overhead included) per API request at the mix, by log group kind. */
   logBytes: { access: number; functions: number; events: number };
   /** Compressed bytes per API request (gzip of the same lines), what storage is billed on. */
@@ -276,19 +277,6 @@ export interface BillInput {
   sampling: { reservoirPerSecond: number; fixedRate: number };
 }
 
-/** The fields of test/bench/fixed-items.ts's counts that the bill prices. */
-export interface FixedCountsLike {
-  environment: string;
-  webAcls: number;
-  wafRules: number;
-  alarms: number;
-  alarmMetrics: number;
-  compositeAlarms: number;
-  dashboards: number;
-  customMetrics: string[];
-  kmsKeys: number;
-  secrets: number;
-}
 
 export interface BillLine extends CostLine {
   unitPrice: string;

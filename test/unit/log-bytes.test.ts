@@ -58,6 +58,17 @@ describe('log bytes committed by the bench', () => {
     expect(() => lb.renderAccessLog(evidence.samples[0]!, '{"x":"$context.somethingNew"}')).toThrow(/no sample value/);
   });
 
+  it('keeps every access-log field a metric filter or a runbook row of docs/deploy.md reads', () => {
+    const fields = Object.keys(JSON.parse(lb.renderAccessLog(evidence.samples[0]!)) as object);
+    // Metric filters (infra/operations/alarms.ts, infra/stack.ts): $.status and $.errorType.
+    const alarms = readFileSync(join(repoRoot, 'infra/operations/alarms.ts'), 'utf8') + readFileSync(join(repoRoot, 'infra/stack.ts'), 'utf8');
+    const filtered = [...alarms.matchAll(/FilterPattern\.\w+\('\$\.(\w+)'/g)].map((m) => m[1]!);
+    expect(new Set(filtered)).toEqual(new Set(['status', 'errorType']));
+    const runbook = readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8');
+    for (const field of ['principalId', 'integrationStatus', 'status']) expect(runbook).toContain(`\`${field}\``);
+    expect(fields).toEqual(expect.arrayContaining([...filtered, 'principalId', 'integrationStatus', 'requestId']));
+  });
+
   it('the delivery function defines every custom metric it can write, beside the metric filters', () => {
     const names = lb.deliveryMetricNames();
     expect(names).toHaveLength(5);
