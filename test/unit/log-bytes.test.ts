@@ -12,6 +12,7 @@ import type * as LogBytesModule from '../bench/log-bytes.ts';
 import { WHOLE_BILL_VOLUME, tracesRecorded, wholeBill } from '../bench/cost.ts';
 import { countFixedItems } from '../bench/fixed-items.ts';
 import { ACCESS_LOG_FORMAT, FUNCTION_LOGGING } from '../../infra/logging.ts';
+import { ENVIRONMENTS, configurationErrors } from '../../infra/config/environments.ts';
 
 const repoRoot = join(import.meta.dirname, '../..');
 const results = JSON.parse(readFileSync(join(repoRoot, 'docs/benchmarks.json'), 'utf8')) as BenchResults;
@@ -92,6 +93,14 @@ describe('the whole bill', () => {
     // One request a second fills the reservoir: 2.592 M traces a month, then the rate.
     expect(tracesRecorded(1_000_000, { reservoirPerSecond: 1, fixedRate: 0.01 })).toBe(1_000_000);
     expect(tracesRecorded(100_000_000, { reservoirPerSecond: 1, fixedRate: 0.01 })).toBeCloseTo(2_592_000 + 0.01 * (100_000_000 - 2_592_000), 3);
+  });
+
+  it('takes the X-Ray sampling of an environment only in range (a rate from 0 to 1, a whole reservoir)', () => {
+    const withTracing = (tracing: { reservoirPerSecond: number; fixedRate: number }) => configurationErrors([{ ...ENVIRONMENTS.dev, tracing }], ['authorizer', 'read']);
+    expect(withTracing({ reservoirPerSecond: 1, fixedRate: 0.05 })).toEqual([]);
+    for (const bad of [{ reservoirPerSecond: 1, fixedRate: 1.5 }, { reservoirPerSecond: -1, fixedRate: 0.01 }, { reservoirPerSecond: 0.5, fixedRate: 0.01 }]) {
+      expect(withTracing(bad)).toEqual([expect.stringMatching(/^dev: tracing needs a fixedRate from 0 to 1/)]);
+    }
   });
 
   it('counts alarms by the metrics they evaluate, rules of every web ACL, distinct custom metrics', () => {
