@@ -461,7 +461,8 @@ export class TimebillApi {
         priority: 100,
         fixedRate: sampling.fixedRate,
         reservoirSize: sampling.reservoirPerSecond,
-        serviceName: `${SERVICE_NAME}-${config.name}/${config.name}`,
+        // API Gateway's traces are named `<API name>/<stage>`.
+        serviceName: `${this.api.restApiName}/${config.name}`,
         serviceType: 'AWS::ApiGateway::Stage',
         host: '*',
         httpMethod: '*',

@@ -55,7 +55,7 @@ const USAGE = [
   `  --sections  only these, comma-separated: ${SECTIONS.join(', ')}`,
   '  --write     write docs/benchmarks.{md,json} after a partial run too (a full run always writes)',
   '  --merge     with --sections events and/or cost: put those sections into docs/benchmarks.{md,json}, keeping the others',
-  '  --render    rewrite docs/benchmarks.md from docs/benchmarks.json without measuring',
+  '  --render    rewrite docs/benchmarks.md (and docs/deploy.md\'s costs) from docs/benchmarks.json without measuring',
   'Verdicts are compared with the committed docs/benchmarks.json: known misses are listed, regressions exit 1.',
 ].join('\n');
 const { values: args } = parseCommandLine(
