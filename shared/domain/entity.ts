@@ -34,6 +34,7 @@ import type { AnyResource } from '../resources/declare.ts';
 import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
+import { scopeFor } from '../routes.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';
 import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
 import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
@@ -300,14 +301,18 @@ export async function remove(ctx: CallerContext, resource: AnyResource, id: stri
   const cancelled = await transact<string>({ ...parts, ...recordPart(ctx, deleted) });
   if (cancelled) {
     refuseIfRecordTaken(ctx, cancelled);
-    if (cancelled.failed(ITEM)) throw refusedDelete(resource, id, cancelled.item(ITEM), counters, expectedVersion);
+    if (cancelled.failed(ITEM)) throw refusedDelete(ctx, resource, id, cancelled.item(ITEM), counters, expectedVersion);
     throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
   }
   return deleted;
 }
 
-/** Why a delete's condition failed: gone (404), changed (412) or still referenced (409). */
-function refusedDelete(resource: AnyResource, id: string, old: Record<string, unknown> | undefined, counters: string[], expectedVersion: IfMatch): Error {
+/**
+ * Why a delete's condition failed: gone (404), changed (412) or still referenced (409). The 409
+ * counts a referrer only for a token that could list it (its collection's read scope); to any
+ * other it names what blocks the delete without a number, so a write-only token learns no count.
+ */
+function refusedDelete(ctx: CallerContext, resource: AnyResource, id: string, old: Record<string, unknown> | undefined, counters: string[], expectedVersion: IfMatch): Error {
   if (old === undefined) return notFound(resource.noun, id);
   if (!matchesVersion(expectedVersion, versionOf(old))) return preconditionFailed(resource.noun, id);
   const blockers = referrersOf(resource)
@@ -315,7 +320,11 @@ function refusedDelete(resource: AnyResource, id: string, old: Record<string, un
     .map((r) => ({ count: Number(old[r.counter] ?? 0), referrer: r.resource }))
     .filter((b) => b.count > 0);
   if (blockers.length === 0) return new Error(`${resource.noun} delete refused, but the item returned explains nothing`);
-  const named = blockers.map((b) => `${b.count} ${b.count === 1 ? b.referrer.noun : b.referrer.plural}`).join(' and ');
+  const named = blockers
+    .map(({ count, referrer }) =>
+      !ctx.scopes.includes(scopeFor(referrer.collection, 'list')) ? referrer.plural : `${count} ${count === 1 ? referrer.noun : referrer.plural}`,
+    )
+    .join(' and ');
   const noun = resource.noun.charAt(0).toUpperCase() + resource.noun.slice(1);
   return conflict(`${noun} ${id} still has ${named} and cannot be deleted. Delete those first${resource.deleteHint ? `, or ${resource.deleteHint}` : ''}`);
 }

@@ -6,12 +6,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import {
+  apiFor,
   baseUrl,
   call,
   createClient,
   createProject,
   expectError,
   logTime,
+  token,
   workspace,
   type Api,
 } from '../support/api.ts';
@@ -608,6 +610,21 @@ describe('delete a client', () => {
     expect((await api.delete(`/time_entries/${entry.id}`)).status).toBe(200);
     expect((await api.delete(`/clients/${client.id}`)).body).toEqual({ object: 'client', id: client.id, deleted: true });
     expectError(await api.get(`/clients/${client.id}`), 404, 'not_found');
+  });
+
+  it('names the blockers without counts to a token that cannot list them', async () => {
+    const { id, api } = await workspace();
+    const client = await createClient(api);
+    await createProject(api, client.id);
+    await logTime(api, { client_id: client.id });
+    const writeOnly = apiFor(await token(id, ['clients:write']));
+    const error = expectError(await writeOnly.delete(`/clients/${client.id}`), 409, 'conflict');
+    expect(error.message).toMatch(/still has projects and time entries and cannot be deleted/);
+    expect(error.message).not.toMatch(/\d+ (project|time entr)/);
+    // Reading projects only: the projects are counted, the time entries are not.
+    const projectsReader = apiFor(await token(id, ['clients:write', 'projects:read']));
+    expect(expectError(await projectsReader.delete(`/clients/${client.id}`), 409, 'conflict').message).toMatch(/still has 1 project and time entries and/);
+    expect((await api.get(`/clients/${client.id}`)).status).toBe(200);
   });
 
   it('names both blockers when the client has projects and time entries', async () => {
