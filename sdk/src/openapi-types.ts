@@ -1095,7 +1095,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused) */
+        /** @description unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused), uncompressed (any Content-Encoding but identity is refused) */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -231,7 +231,16 @@ function checkMediaType(event: APIGatewayProxyEvent) {
     const named = /^[\w.:+-]{1,40}$/.test(charset) ? charset : 'given';
     throw new ApiError('unsupported_media_type', `The charset ${named} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
   }
+  // No content coding is decoded (docs/api.md): a compressed body read as JSON would be garbage,
+  // and decoding one would need a bound after decompression for a 64 KiB body that gains little.
+  const coding = header(event, 'content-encoding');
+  if (coding !== undefined && !coding.split(',').every((c) => IDENTITY.test(c))) {
+    const named = /^[\w.:+, -]{1,40}$/.test(coding.trim()) ? `Content-Encoding ${coding.trim()} is` : 'given Content-Encoding is';
+    throw new ApiError('unsupported_media_type', `The ${named} not supported: send the body uncompressed, without Content-Encoding`);
+  }
 }
+
+const IDENTITY = /^\s*(?:identity)?\s*$/i;
 
 /** The JSON object of a body made text by withTextBody. */
 function jsonBody(event: APIGatewayProxyEvent): unknown {

@@ -497,6 +497,12 @@ describe('REST API', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
   });
 
+  it('leaves content encoding off, so a Content-Encoding reaches the frame undecoded and is refused there as locally (issue 29)', () => {
+    const apis = ofType('AWS::ApiGateway::RestApi');
+    expect(apis.length).toBeGreaterThan(0);
+    for (const [, api] of apis) expect(api.Properties.MinimumCompressionSize).toBeUndefined();
+  });
+
   it('has exactly the methods of the route table, each integrated with its own function by Lambda proxy', () => {
     template.resourceCountIs('AWS::ApiGateway::Method', ROUTES.length);
     const functionIds = new Set<string>();
