@@ -37,7 +37,7 @@ import { deletionRecordPut } from '../events/deletions.ts';
 import { scopeFor } from '../routes.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';
 import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
-import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
+import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from './paging.ts';
 
 const ITEM = 'item';
 
@@ -203,9 +203,7 @@ export function list<R extends AnyResource>(
     names: { '#data': DATA_ATTRIBUTE, [`#q_${field}`]: field },
     values: { [`:q_${field}`]: value },
   }));
-  if (query.search !== undefined) {
-    conditions.push({ expression: 'contains(#search, :search)', names: { '#search': SEARCH_ATTRIBUTE }, values: { ':search': foldForSearch(query.search) } });
-  }
+  if (query.search !== undefined) conditions.push(searchCondition(query.search));
   const bound = order ? { [order.from]: range.from, [order.to]: range.to } : {};
   return listPage({
     binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, ...bound, search: query.search } },
@@ -216,6 +214,15 @@ export function list<R extends AnyResource>(
     ...(options.empty ? { empty: true } : {}),
     toResource: (item) => objectOf(resource, item),
   });
+}
+
+/** The search filter: the folded text, or, where the fold of older items differs, either (paging.ts). */
+function searchCondition(search: string): Condition {
+  const folded = foldForSearch(search);
+  const legacy = legacyFoldForSearch(search);
+  const names = { '#search': SEARCH_ATTRIBUTE };
+  if (legacy === folded) return { expression: 'contains(#search, :search)', names, values: { ':search': folded } };
+  return { expression: '(contains(#search, :search) OR contains(#search, :legacy))', names, values: { ':search': folded, ':legacy': legacy } };
 }
 
 export interface UpdateRules {
