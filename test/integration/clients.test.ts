@@ -225,6 +225,7 @@ describe('create a client: validation', () => {
     ['company_email with consecutive dots', { ...valid, company_email: 'a..b@acme.test' }, 'company_email'],
     ['company_email with a numeric top-level domain', { ...valid, company_email: 'a@192.168.0.1' }, 'company_email'],
     ['company_email too long', { ...valid, company_email: `${long(250)}@b.test` }, 'company_email'],
+    ['company_email with a local part over 64 octets', { ...valid, company_email: `${long(65)}@acme.test` }, 'company_email'],
     ['website not a URL', { ...valid, website: 'not a url' }, 'website'],
     ['website without scheme', { ...valid, website: 'www.acme.test' }, 'website'],
     ['website with an ftp scheme', { ...valid, website: 'ftp://x' }, 'website'],
