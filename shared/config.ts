@@ -27,20 +27,54 @@ export function config(): FunctionConfig {
   return loaded;
 }
 
-const CursorKeySchema = v.object({
-  /** HMAC key for list cursors; at least 32 characters. Needed by the list functions only. */
-  CURSOR_SIGNING_KEY: v.pipe(v.string(), v.minLength(32)),
-});
+/** The port of the AWS Parameters and Secrets Lambda Extension's local HTTP server (its default). */
+const EXTENSION_PORT = '2773';
+/** How long the first request waits for the extension (it asks Secrets Manager on a cache miss). */
+const EXTENSION_TIMEOUT_MS = 2000;
 
-let cursorKey: string | undefined;
+let cursorKey: Promise<string> | undefined;
 
-export function cursorSigningKey(): string {
-  if (cursorKey) return cursorKey;
-  const result = v.safeParse(CursorKeySchema, process.env);
-  if (!result.success) throw new Error('Invalid function configuration: CURSOR_SIGNING_KEY must hold at least 32 characters');
-  cursorKey = result.output.CURSOR_SIGNING_KEY;
+/**
+ * The HMAC key of list cursors (the list functions only), read once per execution environment:
+ * in AWS from Secrets Manager through the Parameters and Secrets extension, by the secret's ARN in
+ * CURSOR_SIGNING_KEY_SECRET (no function's environment holds the key itself, decision 0018);
+ * locally, where no extension runs, from CURSOR_SIGNING_KEY. A failed read is tried again by the
+ * next request; one that the extension or Secrets Manager could not answer is a 503.
+ */
+export function cursorSigningKey(): Promise<string> {
+  cursorKey ??= readCursorKey().catch((error: unknown) => {
+    cursorKey = undefined;
+    throw error;
+  });
   return cursorKey;
 }
+
+async function readCursorKey(): Promise<string> {
+  const secret = process.env.CURSOR_SIGNING_KEY_SECRET;
+  const key = secret === undefined ? process.env.CURSOR_SIGNING_KEY : await secretString(secret);
+  if (key === undefined || key.length < 32) throw new Error('Invalid function configuration: the cursor signing key must hold at least 32 characters');
+  return key;
+}
+
+async function secretString(secretId: string): Promise<string | undefined> {
+  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_PORT;
+  let response: Response;
+  try {
+    response = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
+      headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+      signal: AbortSignal.timeout(EXTENSION_TIMEOUT_MS),
+    });
+  } catch (cause) {
+    throw unavailable('the Parameters and Secrets extension did not answer', cause);
+  }
+  // 5xx and throttling: Secrets Manager (or the extension) is busy or down; anything else is this deployment's fault.
+  if (response.status >= 500 || response.status === 429) throw unavailable(`the Parameters and Secrets extension answered ${response.status}`);
+  if (!response.ok) throw new Error(`Invalid function configuration: the cursor signing key could not be read (${response.status})`);
+  return ((await response.json()) as { SecretString?: string }).SecretString;
+}
+
+/** A dependency's failure, as shared/data/faults.ts classifies one: a 503 with Retry-After. */
+const unavailable = (message: string, cause?: unknown) => Object.assign(new Error(`Cursor signing key: ${message}`, { cause }), { name: 'ServiceUnavailable' });
 
 const AuthorizerEnvSchema = v.union([
   v.object({

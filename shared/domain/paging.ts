@@ -39,7 +39,7 @@ export function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
 export async function listMergedPage<T>(
   req: Omit<ListRequest<T>, 'source'> & { sources: readonly ListSource[]; keep?: (item: Record<string, unknown>) => boolean },
 ): Promise<ListEnvelope<T>> {
-  const key = cursorSigningKey();
+  const key = await cursorSigningKey();
   const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
   if (req.empty) return { object: 'list', data: [], has_more: false, next_cursor: null };
   const pages = await Promise.all(
