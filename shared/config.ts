@@ -2,6 +2,7 @@
  * Configuration of the functions, read once from the environment and checked at load:
  * a misconfigured function fails its cold start instead of its first request.
  */
+import { get } from 'node:http';
 import * as v from 'valibot';
 import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from './auth/scopes.ts';
 
@@ -57,20 +58,42 @@ async function readCursorKey(): Promise<string> {
 }
 
 async function secretString(secretId: string): Promise<string | undefined> {
-  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_PORT;
-  let response: Response;
+  let response: { status: number; body: string };
   try {
-    response = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
-      headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
-      signal: AbortSignal.timeout(EXTENSION_TIMEOUT_MS),
-    });
+    response = await extensionGet(`/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`);
   } catch (cause) {
     throw unavailable('the Parameters and Secrets extension did not answer', cause);
   }
   // 5xx and throttling: Secrets Manager (or the extension) is busy or down; anything else is this deployment's fault.
   if (response.status >= 500 || response.status === 429) throw unavailable(`the Parameters and Secrets extension answered ${response.status}`);
-  if (!response.ok) throw new Error(`Invalid function configuration: the cursor signing key could not be read (${response.status})`);
-  return ((await response.json()) as { SecretString?: string }).SecretString;
+  if (response.status !== 200) throw new Error(`Invalid function configuration: the cursor signing key could not be read (${response.status})`);
+  return (JSON.parse(response.body) as { SecretString?: string }).SecretString;
+}
+
+/**
+ * A GET to the extension, over node:http: the SDK has loaded it already, where the first `fetch`
+ * of a process loads its own HTTP client (tens of milliseconds of a cold start).
+ */
+function extensionGet(path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get(
+      {
+        host: 'localhost',
+        port: process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_PORT,
+        path,
+        headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+        timeout: EXTENSION_TIMEOUT_MS,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer in ${EXTENSION_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+  });
 }
 
 /** A dependency's failure, as shared/data/faults.ts classifies one: a 503 with Retry-After. */
