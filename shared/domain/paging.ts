@@ -39,8 +39,11 @@ export function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
 export async function listMergedPage<T>(
   req: Omit<ListRequest<T>, 'source'> & { sources: readonly ListSource[]; keep?: (item: Record<string, unknown>) => boolean },
 ): Promise<ListEnvelope<T>> {
-  const key = await cursorSigningKey();
-  const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
+  // The key (read once per execution environment, config.ts) comes beside the page's reads: a
+  // page that neither takes nor gives a cursor never waits for it, nor fails with it.
+  const key = cursorSigningKey();
+  key.catch(() => undefined);
+  const after = req.cursor === undefined ? req.start : decodeCursor(await key, req.binding, req.cursor);
   if (req.empty) return { object: 'list', data: [], has_more: false, next_cursor: null };
   const pages = await Promise.all(
     req.sources.map((source) =>
@@ -72,7 +75,7 @@ export async function listMergedPage<T>(
     data: items.map(req.toResource),
     has_more: hasMore,
     // Merged sources share the base sort key as their position (the feed's views).
-    next_cursor: hasMore && last ? encodeCursor(key, req.binding, positionOf(req.sources[0]!, last)) : null,
+    next_cursor: hasMore && last ? encodeCursor(await key, req.binding, positionOf(req.sources[0]!, last)) : null,
   };
 }
 

@@ -91,7 +91,7 @@ describe('cursor signing key', () => {
     expect(requests).toHaveLength(0);
   });
 
-  it('a list answers 503 with Retry-After, and logs the failure, when the key cannot be read', async () => {
+  it('a list given a cursor answers 503 with Retry-After, and logs the failure, when the key cannot be read', async () => {
     await inAws();
     answer = { status: 503, body: { message: 'unavailable' } };
     const { handler } = (await import('../../functions/clients/list.ts')) as { handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; headers?: Record<string, string>; body: string }> };
@@ -100,8 +100,8 @@ describe('cursor signing key', () => {
       path: '/api/v1/clients',
       resource: '/api/v1/clients',
       headers: {},
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
+      queryStringParameters: { cursor: 'abc' },
+      multiValueQueryStringParameters: { cursor: ['abc'] },
       pathParameters: null,
       body: null,
       isBase64Encoded: false,
