@@ -35,6 +35,7 @@ import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
 import { scopeFor } from '../routes.ts';
+import { notBeforeMessage } from '../schemas/cross-field.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';
 import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
 import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from './paging.ts';
@@ -195,7 +196,7 @@ export function list<R extends AnyResource>(
   const range = order ? { from: query[order.from] as string | undefined, to: query[order.to] as string | undefined } : {};
   // Normalised timestamps (UTC, milliseconds, years 1900..9999) compare as text as they do as instants.
   if (order && range.from !== undefined && range.to !== undefined && range.from > range.to) {
-    throw invalidParam(order.to, `${order.to} must not be before ${order.from}`);
+    throw invalidParam(order.to, notBeforeMessage(order.to, order.from));
   }
   const source = listSource(resource, ctx.workspaceId, read, range);
   const conditions: Condition[] = Object.entries(source.remaining).map(([field, value]) => ({

@@ -22,6 +22,7 @@ import { objectOf, type TimeEntry } from '../resources/objects.ts';
 import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
 import { create, list, readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference, update } from './entity.ts';
+import { oneOfRequiredMessage } from '../schemas/cross-field.ts';
 import type { ListEnvelope } from './paging.ts';
 
 type Patch = v.InferOutput<typeof timeEntrySchemas.update>;
@@ -46,7 +47,7 @@ export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<type
     clientId = projectClient;
   }
   if (clientId === undefined) {
-    throw invalidParam('project_id', 'project_id or client_id is required: a time entry is logged against a project or a client');
+    throw invalidParam('project_id', oneOfRequiredMessage(timeEntry, timeEntry.createRequiresOneOf!));
   }
   // With a project, its client was read from it: a failure of either is the project's.
   return create(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId }, now, {
