@@ -50,6 +50,14 @@ export function cursorSigningKey(): Promise<string> {
   return cursorKey;
 }
 
+/**
+ * Starts reading the cursor key as a list function loads (Lambda's init phase), so that its first
+ * request finds it read; a failure is left to the first request that needs the key to meet again.
+ */
+export function readCursorKeyAtLoad(): void {
+  cursorSigningKey().catch(() => undefined);
+}
+
 async function readCursorKey(): Promise<string> {
   const secret = process.env.CURSOR_SIGNING_KEY_SECRET;
   const key = secret === undefined ? process.env.CURSOR_SIGNING_KEY : await secretString(secret);

@@ -55,6 +55,13 @@ describe('cursor signing key', () => {
     expect(requests[0]!.headers['x-aws-parameters-secrets-token']).toBe('session-token');
   });
 
+  it('is read as a list function loads (Lambda\'s init phase), before its first request', async () => {
+    await inAws();
+    await import('../../functions/projects/list.ts');
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
+    expect(requests[0]!.url).toBe(`/secretsmanager/get?secretId=${encodeURIComponent(SECRET_ARN)}`);
+  });
+
   it('is a dependency failure (503) when the extension or Secrets Manager fails, and is read again by the next request', async () => {
     const { cursorSigningKey } = await inAws();
     answer = { status: 500, body: { message: 'internal' } };
