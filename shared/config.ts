@@ -105,7 +105,8 @@ function extensionGet(path: string): Promise<{ status: number; body: string }> {
 }
 
 /** A dependency's failure, as shared/data/faults.ts classifies one: a 503 with Retry-After. */
-const unavailable = (message: string, cause?: unknown) => Object.assign(new Error(`Cursor signing key: ${message}`, { cause }), { name: 'ServiceUnavailable' });
+const unavailable = (message: string, cause?: unknown) =>
+  Object.assign(new Error(`Cursor signing key: ${message}`, { cause }), { name: 'ServiceUnavailable', dependency: 'secretsmanager' });
 
 const AuthorizerEnvSchema = v.union([
   v.object({

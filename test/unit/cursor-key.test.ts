@@ -120,6 +120,6 @@ describe('cursor signing key', () => {
     expect(response.statusCode).toBe(503);
     expect(response.headers?.['Retry-After']).toMatch(/^\d+$/);
     expect(JSON.parse(response.body).error.type).toBe('service_unavailable');
-    expect(lines).toEqual([expect.objectContaining({ level: 'ERROR', message: 'Dependency failure', errorName: 'ServiceUnavailable', operation: 'listClients' })]);
+    expect(lines).toEqual([expect.objectContaining({ level: 'ERROR', message: 'Dependency failure', dependency: 'secretsmanager', errorName: 'ServiceUnavailable', operation: 'listClients' })]);
   });
 });
