@@ -1,13 +1,13 @@
 /**
  * Search's fold (shared/domain/paging.ts) against Unicode's full case folding (CaseFolding.txt,
- * statuses C and F, in test/support/data/case-folding.json): two texts fold alike exactly when
+ * statuses C and F, in test/support/case-folding.json): two texts fold alike exactly when
  * Unicode folds them alike, after NFKC.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { foldForSearch, legacyFoldForSearch } from '../../shared/domain/paging.ts';
 
-const { mappings } = JSON.parse(readFileSync(new URL('../support/data/case-folding.json', import.meta.url), 'utf8')) as { mappings: Record<string, string> };
+const { mappings } = JSON.parse(readFileSync(new URL('../support/case-folding.json', import.meta.url), 'utf8')) as { mappings: Record<string, string> };
 const hex = (c: string) => c.codePointAt(0)!.toString(16).toUpperCase();
 /** Unicode's full case folding of a text, character by character. */
 const unicodeFold = (s: string) => [...s].map((c) => mappings[hex(c)] ?? c).join('');
