@@ -47,13 +47,16 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
   const to = dayNumberOf(query.to);
   if (to <= from) throw invalidParam('to', 'to must be after from (to is exclusive: the day after the last one to count)');
   if (to - from > MAX_SUMMARY_DAYS) throw invalidParam('to', `to must be at most ${MAX_SUMMARY_DAYS} days after from: ask for a shorter range, page by page`);
+  // The key (read once per execution environment, config.ts) beside the page's reads: a page that
+  // neither takes nor gives a cursor never waits for it.
   const key = cursorSigningKey();
+  key.catch(() => undefined);
   const binding: CursorBinding = {
     list: TIME_SUMMARIES.path,
     workspaceId: ctx.workspaceId,
     filters: { from: query.from, to: query.to, timezone: query.timezone, group_by: query.group_by, period: query.period, client_id: query.client_id, project_id: query.project_id },
   };
-  const position = query.cursor === undefined ? undefined : parsePosition(decodeCursor(key, binding, query.cursor), from, to);
+  const position = query.cursor === undefined ? undefined : parsePosition(decodeCursor(await key, binding, query.cursor), from, to);
   const scope = await scopeOf(ctx, query);
   if (scope === undefined) return { object: 'list', data: [], has_more: false, next_cursor: null };
 
@@ -105,7 +108,7 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
       };
     }),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(key, binding, `${dateOfDayNumber(last.day)}|${last.group}`) : null,
+    next_cursor: hasMore && last ? encodeCursor(await key, binding, `${dateOfDayNumber(last.day)}|${last.group}`) : null,
   };
 }
 
