@@ -38,7 +38,7 @@ let cursorKey: Promise<string> | undefined;
 /**
  * The HMAC key of list cursors (the list functions only), read once per execution environment:
  * in AWS from Secrets Manager through the Parameters and Secrets extension, by the secret's ARN in
- * CURSOR_SIGNING_KEY_SECRET (no function's environment holds the key itself, decision 0018);
+ * CURSOR_SIGNING_KEY_SECRET (no function's environment holds the key itself, decision 0021);
  * locally, where no extension runs, from CURSOR_SIGNING_KEY. A failed read is tried again by the
  * next request; one that the extension or Secrets Manager could not answer is a 503.
  */

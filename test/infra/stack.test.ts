@@ -481,7 +481,7 @@ describe('IAM', () => {
       TransactGetItems: ['dynamodb:GetItem'],
       TransactWrite: write,
       TransactWriteItems: write,
-      // The stream consumer's feed items and view copies (decision 0018-i27): its own level's grant.
+      // The stream consumer's feed items and view copies (decision 0018): its own level's grant.
       BatchWrite: ['dynamodb:BatchWriteItem'],
       BatchWriteItem: ['dynamodb:BatchWriteItem'],
     };
