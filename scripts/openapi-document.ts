@@ -119,7 +119,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   },
   412: { name: 'PreconditionFailed', description: 'precondition_failed: the resource changed since the ETag sent in If-Match' },
   413: { name: 'PayloadTooLarge', description: `payload_too_large: the body is over ${LIMITS.bodyBytes} bytes` },
-  415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused)' },
+  415: { name: 'UnsupportedMediaType', description: 'unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused), uncompressed (any Content-Encoding but identity is refused)' },
   422: { name: 'IdempotencyKeyReused', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request' },
   431: { name: 'RequestHeadersTooLarge', description: 'request_headers_too_large: the request headers are over the limit (local stack: 16 KiB in all)' },
   429: {

@@ -14,7 +14,7 @@ export interface OperationDoc {
 export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
   listClients: {
     summary: 'List clients',
-    description: 'Newest first. `status` and `search` (case-insensitive substring of company_name) filter; pages are always full.',
+    description: 'Newest first. `status` and `search` (case-insensitive substring of company_name, Unicode full case folding: ß matches ss) filter; pages are always full.',
   },
   retrieveClient: { summary: 'Retrieve a client', description: 'The client with its current `ETag` (send it as `If-Match` to change or delete only this version).' },
   createClient: {
@@ -28,7 +28,7 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
   deleteClient: { summary: 'Delete a client', description: 'Refused with 409 while the client has projects or time entries.' },
   listProjects: {
     summary: 'List projects',
-    description: 'Newest first. `status`, `client_id` and `search` (case-insensitive substring of name) filter; pages are always full.',
+    description: 'Newest first. `status`, `client_id` and `search` (case-insensitive substring of name, Unicode full case folding: ß matches ss) filter; pages are always full.',
   },
   retrieveProject: { summary: 'Retrieve a project', description: 'The project with its current `ETag` (send it as `If-Match` to change or delete only this version).' },
   createProject: {

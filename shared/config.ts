@@ -2,6 +2,7 @@
  * Configuration of the functions, read once from the environment and checked at load:
  * a misconfigured function fails its cold start instead of its first request.
  */
+import { get } from 'node:http';
 import * as v from 'valibot';
 import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from './auth/scopes.ts';
 
@@ -27,20 +28,85 @@ export function config(): FunctionConfig {
   return loaded;
 }
 
-const CursorKeySchema = v.object({
-  /** HMAC key for list cursors; at least 32 characters. Needed by the list functions only. */
-  CURSOR_SIGNING_KEY: v.pipe(v.string(), v.minLength(32)),
-});
+/** The port of the AWS Parameters and Secrets Lambda Extension's local HTTP server (its default). */
+const EXTENSION_PORT = '2773';
+/** How long the first request waits for the extension (it asks Secrets Manager on a cache miss). */
+const EXTENSION_TIMEOUT_MS = 2000;
 
-let cursorKey: string | undefined;
+let cursorKey: Promise<string> | undefined;
 
-export function cursorSigningKey(): string {
-  if (cursorKey) return cursorKey;
-  const result = v.safeParse(CursorKeySchema, process.env);
-  if (!result.success) throw new Error('Invalid function configuration: CURSOR_SIGNING_KEY must hold at least 32 characters');
-  cursorKey = result.output.CURSOR_SIGNING_KEY;
+/**
+ * The HMAC key of list cursors (the list functions only), read once per execution environment:
+ * in AWS from Secrets Manager through the Parameters and Secrets extension, by the secret's ARN in
+ * CURSOR_SIGNING_KEY_SECRET (no function's environment holds the key itself, decision 0021);
+ * locally, where no extension runs, from CURSOR_SIGNING_KEY. A failed read is tried again by the
+ * next request; one that the extension or Secrets Manager could not answer is a 503.
+ */
+export function cursorSigningKey(): Promise<string> {
+  cursorKey ??= readCursorKey().catch((error: unknown) => {
+    cursorKey = undefined;
+    throw error;
+  });
   return cursorKey;
 }
+
+/**
+ * Starts reading the cursor key as a list function loads (Lambda's init phase), so that its first
+ * request finds it read; a failure is left to the first request that needs the key to meet again.
+ */
+export function readCursorKeyAtLoad(): void {
+  cursorSigningKey().catch(() => undefined);
+}
+
+async function readCursorKey(): Promise<string> {
+  const secret = process.env.CURSOR_SIGNING_KEY_SECRET;
+  const key = secret === undefined ? process.env.CURSOR_SIGNING_KEY : await secretString(secret);
+  if (key === undefined || key.length < 32) throw new Error('Invalid function configuration: the cursor signing key must hold at least 32 characters');
+  return key;
+}
+
+async function secretString(secretId: string): Promise<string | undefined> {
+  let response: { status: number; body: string };
+  try {
+    response = await extensionGet(`/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`);
+  } catch (cause) {
+    throw unavailable('the Parameters and Secrets extension did not answer', cause);
+  }
+  // 5xx and throttling: Secrets Manager (or the extension) is busy or down; anything else is this deployment's fault.
+  if (response.status >= 500 || response.status === 429) throw unavailable(`the Parameters and Secrets extension answered ${response.status}`);
+  if (response.status !== 200) throw new Error(`Invalid function configuration: the cursor signing key could not be read (${response.status})`);
+  return (JSON.parse(response.body) as { SecretString?: string }).SecretString;
+}
+
+/**
+ * A GET to the extension, over node:http: the SDK has loaded it already, where the first `fetch`
+ * of a process loads its own HTTP client (tens of milliseconds of a cold start).
+ */
+function extensionGet(path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get(
+      {
+        host: 'localhost',
+        port: process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_PORT,
+        path,
+        headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+        timeout: EXTENSION_TIMEOUT_MS,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer in ${EXTENSION_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+  });
+}
+
+/** A dependency's failure, as shared/data/faults.ts classifies one: a 503 with Retry-After. */
+const unavailable = (message: string, cause?: unknown) =>
+  Object.assign(new Error(`Cursor signing key: ${message}`, { cause }), { name: 'ServiceUnavailable', dependency: 'secretsmanager' });
 
 const AuthorizerEnvSchema = v.union([
   v.object({

@@ -1,5 +1,8 @@
 import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { listTimeSummaries } from '../../shared/domain/time-summaries.ts';
 import { timeSummarySchemas } from '../../shared/schemas/time-summaries.ts';
+import { readCursorKeyAtLoad } from '../../shared/config.ts';
+
+readCursorKeyAtLoad();
 
 export const handler = defineHandler('listTimeSummaries', 'list', timeSummarySchemas, async (req) => ok(await listTimeSummaries(req.caller, req.query())));

@@ -1,6 +1,6 @@
 /**
  * `npm run build` in sdk/, which `npm pack` runs (prepack): src/ compiled into dist/, the files
- * of the package (docs/decisions/0018-i28-sdk-package.md).
+ * of the package (docs/decisions/0020-sdk-package.md).
  * - dist/cjs: CommonJS JavaScript and declarations (tsc with tsconfig.build.json), marked
  *   CommonJS by a package.json of its own (the package is `"type": "module"`).
  * - dist/esm: the ES module entry, re-exporting the CommonJS build's exports, so that `import`

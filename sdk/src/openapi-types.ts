@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List clients
-         * @description Newest first. `status` and `search` (case-insensitive substring of company_name) filter; pages are always full.
+         * @description Newest first. `status` and `search` (case-insensitive substring of company_name, Unicode full case folding: ß matches ss) filter; pages are always full.
          */
         get: operations["listClients"];
         put?: never;
@@ -62,7 +62,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description Newest first. `status`, `client_id` and `search` (case-insensitive substring of name) filter; pages are always full.
+         * @description Newest first. `status`, `client_id` and `search` (case-insensitive substring of name, Unicode full case folding: ß matches ss) filter; pages are always full.
          */
         get: operations["listProjects"];
         put?: never;
@@ -1070,7 +1070,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused) */
+        /** @description unsupported_media_type: send the body as application/json, in UTF-8 (any other charset is refused), uncompressed (any Content-Encoding but identity is refused) */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

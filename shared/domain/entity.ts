@@ -34,9 +34,11 @@ import type { AnyResource } from '../resources/declare.ts';
 import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
+import { scopeFor } from '../routes.ts';
+import { notBeforeMessage } from '../schemas/cross-field.ts';
 import { EVENT_OBJECTS } from '../events/types.ts';
 import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
-import { foldForSearch, listPage, type ListEnvelope } from './paging.ts';
+import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from './paging.ts';
 
 const ITEM = 'item';
 
@@ -201,7 +203,7 @@ export function list<R extends AnyResource>(
   const range = order ? { from: query[order.from] as string | undefined, to: query[order.to] as string | undefined } : {};
   // Normalised timestamps (UTC, milliseconds, years 1900..9999) compare as text as they do as instants.
   if (order && range.from !== undefined && range.to !== undefined && range.from > range.to) {
-    throw invalidParam(order.to, `${order.to} must not be before ${order.from}`);
+    throw invalidParam(order.to, notBeforeMessage(order.to, order.from));
   }
   const source = listSource(resource, ctx.workspaceId, read, range);
   const conditions: Condition[] = Object.entries(source.remaining).map(([field, value]) => ({
@@ -209,9 +211,7 @@ export function list<R extends AnyResource>(
     names: { '#data': DATA_ATTRIBUTE, [`#q_${field}`]: field },
     values: { [`:q_${field}`]: value },
   }));
-  if (query.search !== undefined) {
-    conditions.push({ expression: 'contains(#search, :search)', names: { '#search': SEARCH_ATTRIBUTE }, values: { ':search': foldForSearch(query.search) } });
-  }
+  if (query.search !== undefined) conditions.push(searchCondition(query.search));
   const bound = order ? { [order.from]: range.from, [order.to]: range.to } : {};
   return listPage({
     binding: { list: resource.collection, workspaceId: ctx.workspaceId, filters: { ...filters, ...bound, search: query.search } },
@@ -234,6 +234,15 @@ export async function unchanged<R extends AnyResource>(ctx: CallerContext, resou
   const current = await retrieve(ctx, resource, id);
   if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed(resource.noun, id);
   return current;
+}
+
+/** The search filter: the folded text, or, where the fold of older items differs, either (paging.ts). */
+function searchCondition(search: string): Condition {
+  const folded = foldForSearch(search);
+  const legacy = legacyFoldForSearch(search);
+  const names = { '#search': SEARCH_ATTRIBUTE };
+  if (legacy === folded) return { expression: 'contains(#search, :search)', names, values: { ':search': folded } };
+  return { expression: '(contains(#search, :search) OR contains(#search, :legacy))', names, values: { ':search': folded, ':legacy': legacy } };
 }
 
 export interface UpdateRules {
@@ -334,15 +343,19 @@ export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id
     if (cancelled.failed(ITEM)) {
       const old = cancelled.item(ITEM);
       if (options.atVersionRead && old !== undefined && read !== undefined && versionOf(old) !== versionOf(read) && matchesVersion(expectedVersion, versionOf(old))) return undefined;
-      throw refusedDelete(resource, id, old, counters, expectedVersion);
+      throw refusedDelete(ctx, resource, id, old, counters, expectedVersion);
     }
     throw new Error(`${resource.noun} delete cancelled: ${cancelled.codes.join(',')}`);
   }
   return deleted;
 }
 
-/** Why a delete's condition failed: gone (404), changed (412) or still referenced (409). */
-function refusedDelete(resource: AnyResource, id: string, old: Record<string, unknown> | undefined, counters: string[], expectedVersion: IfMatch): Error {
+/**
+ * Why a delete's condition failed: gone (404), changed (412) or still referenced (409). The 409
+ * counts a referrer only for a token that could list it (its collection's read scope); to any
+ * other it names what blocks the delete without a number, so a write-only token learns no count.
+ */
+function refusedDelete(ctx: CallerContext, resource: AnyResource, id: string, old: Record<string, unknown> | undefined, counters: string[], expectedVersion: IfMatch): Error {
   if (old === undefined) return notFound(resource.noun, id);
   if (!matchesVersion(expectedVersion, versionOf(old))) return preconditionFailed(resource.noun, id);
   const blockers = referrersOf(resource)
@@ -350,7 +363,11 @@ function refusedDelete(resource: AnyResource, id: string, old: Record<string, un
     .map((r) => ({ count: Number(old[r.counter] ?? 0), referrer: r.resource }))
     .filter((b) => b.count > 0);
   if (blockers.length === 0) return new Error(`${resource.noun} delete refused, but the item returned explains nothing`);
-  const named = blockers.map((b) => `${b.count} ${b.count === 1 ? b.referrer.noun : b.referrer.plural}`).join(' and ');
+  const named = blockers
+    .map(({ count, referrer }) =>
+      !ctx.scopes.includes(scopeFor(referrer.collection, 'list')) ? referrer.plural : `${count} ${count === 1 ? referrer.noun : referrer.plural}`,
+    )
+    .join(' and ');
   const noun = resource.noun.charAt(0).toUpperCase() + resource.noun.slice(1);
   return conflict(`${noun} ${id} still has ${named} and cannot be deleted. Delete those first${resource.deleteHint ? `, or ${resource.deleteHint}` : ''}`);
 }

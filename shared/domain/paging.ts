@@ -39,8 +39,11 @@ export function listPage<T>(req: ListRequest<T>): Promise<ListEnvelope<T>> {
 export async function listMergedPage<T>(
   req: Omit<ListRequest<T>, 'source'> & { sources: readonly ListSource[]; keep?: (item: Record<string, unknown>) => boolean },
 ): Promise<ListEnvelope<T>> {
+  // The key (read once per execution environment, config.ts) comes beside the page's reads: a
+  // page that neither takes nor gives a cursor never waits for it, nor fails with it.
   const key = cursorSigningKey();
-  const after = req.cursor === undefined ? req.start : decodeCursor(key, req.binding, req.cursor);
+  key.catch(() => undefined);
+  const after = req.cursor === undefined ? req.start : decodeCursor(await key, req.binding, req.cursor);
   if (req.empty) return { object: 'list', data: [], has_more: false, next_cursor: null };
   const pages = await Promise.all(
     req.sources.map((source) =>
@@ -72,13 +75,28 @@ export async function listMergedPage<T>(
     data: items.map(req.toResource),
     has_more: hasMore,
     // Merged sources share the base sort key as their position (the feed's views).
-    next_cursor: hasMore && last ? encodeCursor(key, req.binding, positionOf(req.sources[0]!, last)) : null,
+    next_cursor: hasMore && last ? encodeCursor(await key, req.binding, positionOf(req.sources[0]!, last)) : null,
   };
 }
 
+const lowerCase = (s: string) => s.normalize('NFKC').toLowerCase();
+
 /**
- * Case-insensitive substring search: items store a folded copy of the searched field. Lower-casing
- * writes Σ as ς at a word's end and σ elsewhere, so the fold makes every sigma σ (as Unicode case
- * folding does): `ΑΣ` finds `ΑΣΤΡΟ`.
+ * Case-insensitive substring search: items store a folded copy of the searched field (`search_text`).
+ * The fold is Unicode's full case folding, after NFKC: lower, upper and lower again turns ß and ẞ
+ * into `ss`, `ΐ` and `Ϊ́` into one form, `ᲀ` into `в`; every sigma is σ (lower-casing writes Σ as ς
+ * at a word's end). The dotless ı keeps itself (upper-casing would make it `i`, which folding does
+ * not). Checked code point by code point against Unicode's CaseFolding (test/unit/search-fold.test.ts).
  */
-export const foldForSearch = (s: string) => s.normalize('NFKC').toLowerCase().replaceAll('ς', 'σ');
+export const foldForSearch = (s: string) =>
+  lowerCase(s)
+    .replace(/[^ı]+/g, (run) => run.toUpperCase().toLowerCase())
+    .normalize('NFKC')
+    .replaceAll('ς', 'σ');
+
+/**
+ * The fold items were stored with before full case folding (ß stayed ß): a search also looks for
+ * the text folded this way where it differs, so an item not renamed since still matches all it
+ * matched then (docs/api.md, search).
+ */
+export const legacyFoldForSearch = (s: string) => lowerCase(s).replaceAll('ς', 'σ');

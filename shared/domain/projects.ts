@@ -1,13 +1,14 @@
 /** Projects: units of work of a client, with their billing configuration. Their one rule of their own: the dates. */
 import * as v from 'valibot';
 import { invalidParam } from '../errors.ts';
+import { notBeforeMessage } from '../schemas/cross-field.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
 import { project, type projectSchemas } from '../resources/registry.ts';
 import type { Project } from '../resources/objects.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
 import { create, update, type UpdateRules } from './entity.ts';
 
-const END_BEFORE_START = 'end_date must not be before start_date';
+const END_BEFORE_START = notBeforeMessage('end_date', 'start_date');
 /** Order rules compare instants, never the text of timestamps. */
 const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b);
 

@@ -23,6 +23,7 @@ import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '..
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unchanged, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
+import { oneOfRequiredMessage } from '../schemas/cross-field.ts';
 import type { ListEnvelope } from './paging.ts';
 
 type Patch = v.InferOutput<typeof timeEntrySchemas.update>;
@@ -56,7 +57,7 @@ export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<type
     rate = terms.hourly_rate;
   }
   if (clientId === undefined) {
-    throw invalidParam('project_id', 'project_id or client_id is required: a time entry is logged against a project or a client');
+    throw invalidParam('project_id', oneOfRequiredMessage(timeEntry, timeEntry.createRequiresOneOf!));
   }
   const billableRate = input.billable_rate === undefined ? rate : input.billable_rate;
   // With a project, its client was read from it: a failure of either is the project's.

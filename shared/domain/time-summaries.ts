@@ -19,7 +19,8 @@ import { isWellFormedId } from '../ids.ts';
 import { amountOfRateMinutes } from '../money.ts';
 import { client, project, timeEntry } from '../resources/registry.ts';
 import { objectOf } from '../resources/objects.ts';
-import { MAX_SUMMARY_DAYS, TIME_SUMMARIES, type ListTimeSummariesInput } from '../schemas/time-summaries.ts';
+import { TIME_SUMMARIES, type ListTimeSummariesInput } from '../schemas/time-summaries.ts';
+import { dateRangeErrors } from '../schemas/cross-field.ts';
 import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../totals/calendar.ts';
 import { COUNTERS, countedOf, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
 import type { CallerContext } from './context.ts';
@@ -45,15 +46,18 @@ const zero = (): Sums => ({ m: 0n, b: 0n, u: 0n, a: 0n });
 export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSummariesInput): Promise<ListEnvelope<TimeSummary>> {
   const from = dayNumberOf(query.from);
   const to = dayNumberOf(query.to);
-  if (to <= from) throw invalidParam('to', 'to must be after from (to is exclusive: the day after the last one to count)');
-  if (to - from > MAX_SUMMARY_DAYS) throw invalidParam('to', `to must be at most ${MAX_SUMMARY_DAYS} days after from: ask for a shorter range, page by page`);
+  const [rangeError] = dateRangeErrors(TIME_SUMMARIES.dateRange, query);
+  if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
+  // The key (read once per execution environment, config.ts) beside the page's reads: a page that
+  // neither takes nor gives a cursor never waits for it.
   const key = cursorSigningKey();
+  key.catch(() => undefined);
   const binding: CursorBinding = {
     list: TIME_SUMMARIES.path,
     workspaceId: ctx.workspaceId,
     filters: { from: query.from, to: query.to, timezone: query.timezone, group_by: query.group_by, period: query.period, client_id: query.client_id, project_id: query.project_id },
   };
-  const position = query.cursor === undefined ? undefined : parsePosition(decodeCursor(key, binding, query.cursor), from, to);
+  const position = query.cursor === undefined ? undefined : parsePosition(decodeCursor(await key, binding, query.cursor), from, to);
   const scope = await scopeOf(ctx, query);
   if (scope === undefined) return { object: 'list', data: [], has_more: false, next_cursor: null };
 
@@ -105,7 +109,7 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
       };
     }),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(key, binding, `${dateOfDayNumber(last.day)}|${last.group}`) : null,
+    next_cursor: hasMore && last ? encodeCursor(await key, binding, `${dateOfDayNumber(last.day)}|${last.group}`) : null,
   };
 }
 

@@ -144,8 +144,11 @@ export interface SyncPageRequest<T> {
 
 /** One page of sync mode. `has_more` is true when more can be read now; a page held back by a missing predecessor ends with false (poll again). */
 export async function syncPage<T>(req: SyncPageRequest<T>): Promise<ListEnvelope<T>> {
+  // The key (read once per execution environment, config.ts) beside the page's reads: a page that
+  // neither takes nor gives a cursor never waits for it.
   const key = cursorSigningKey();
-  const position = req.cursor === undefined ? req.start.position : decodeCursor(key, req.binding, req.cursor);
+  key.catch(() => undefined);
+  const position = req.cursor === undefined ? req.start.position : decodeCursor(await key, req.binding, req.cursor);
   const sequence = req.cursor === undefined ? req.start.sequence : req.sequenceOf(position!);
   const state: ChainState = { sequence, change: position };
   const reads = await Promise.all(req.sources.map((s) => readChain(s, req.workspaceId, position, state, req.limit + 1, req.show, req.now)));
@@ -164,6 +167,6 @@ export async function syncPage<T>(req: SyncPageRequest<T>): Promise<ListEnvelope
     object: 'list',
     data: items.map(req.toResource),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(key, req.binding, String(last.SK)) : null,
+    next_cursor: hasMore && last ? encodeCursor(await key, req.binding, String(last.SK)) : null,
   };
 }

@@ -14,7 +14,8 @@ export function asServiceUnavailable(
   const failure = dependencyFailureOf(error);
   if (!failure) return undefined;
   where.logger.error('Dependency failure', {
-    dependency: 'dynamodb',
+    // DynamoDB, unless the error names another (the cursor key's Secrets Manager, shared/config.ts).
+    dependency: (error as { dependency?: string }).dependency ?? 'dynamodb',
     errorName: failure.name,
     operation: where.operation,
     requestId: where.requestId,

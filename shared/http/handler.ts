@@ -10,6 +10,8 @@ import { asServiceUnavailable } from './dependency-errors.ts';
 import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
 import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../operations.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
+import { crossFieldErrors } from '../schemas/cross-field.ts';
+import type { AnyResource } from '../resources/declare.ts';
 import { repeatedMember } from '../schemas/json-members.ts';
 import { LIMITS } from '../schemas/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
@@ -88,7 +90,7 @@ export function defineHandler<O extends Operation>(
       if (!contract.body) refuseBody(event);
       // The body as text, checked once: what the retry fingerprint and the parser read alike.
       const textEvent = contract.body ? withTextBody(event) : event;
-      const request = requestOf<O>(textEvent, caller, contract);
+      const request = requestOf<O>(textEvent, caller, contract, (input) => crossFieldErrors(resource as AnyResource, action, input));
       const reply = await withRequestDeadline(() =>
         retries
           ? retries({ operation, event: textEvent, request, hasBody: contract.body !== undefined, run: (who) => run({ ...request, caller: who }) })
@@ -122,14 +124,14 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
   return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };
 }
 
-function requestOf<O extends Operation>(event: APIGatewayProxyEvent, caller: CallerContext, contract: Contract): Request<O> {
+function requestOf<O extends Operation>(event: APIGatewayProxyEvent, caller: CallerContext, contract: Contract, acrossFields: (input: unknown) => FieldError[]): Request<O> {
   return {
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
-    query: () => parseOrThrow(contract.query!, singleValuedQuery(event), 'query parameter') as QueryOf<O>,
-    body: once(() => parseOrThrow(contract.body!, jsonBody(event)) as BodyOf<O>),
+    query: () => parseOrThrow(contract.query!, singleValuedQuery(event), 'query parameter', acrossFields) as QueryOf<O>,
+    body: once(() => parseOrThrow(contract.body!, jsonBody(event), 'field', acrossFields) as BodyOf<O>),
   };
 }
 
@@ -234,10 +236,18 @@ function checkMediaType(event: APIGatewayProxyEvent) {
   const charset = charsetOf(contentType);
   if (charset !== undefined && !UTF8.test(charset)) {
     // Decoding the bytes as UTF-8 anyway would store mojibake (é as U+FFFD); say which charset is refused.
-    const named = /^[\w.:+-]{1,40}$/.test(charset) ? charset : 'given';
-    throw new ApiError('unsupported_media_type', `The charset ${named} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
+    throw new ApiError('unsupported_media_type', `The charset ${named(charset)} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
+  }
+  // No content coding is decoded (docs/api.md): a compressed body read as JSON would be garbage,
+  // and decoding one would need a bound after decompression for a 64 KiB body that gains little.
+  const coding = header(event, 'content-encoding')?.trim();
+  if (coding && /[^\s,]/.test(coding.replace(/identity/gi, ''))) {
+    throw new ApiError('unsupported_media_type', `The Content-Encoding ${named(coding)} is not supported: send the body uncompressed, without Content-Encoding`);
   }
 }
+
+/** A header's value as a message may repeat it: short and of plain characters, or `given`. */
+const named = (value: string) => (/^[\w.:+, -]{1,40}$/.test(value) ? value : 'given');
 
 /** The JSON object of a body made text by withTextBody. */
 function jsonBody(event: APIGatewayProxyEvent): unknown {

@@ -67,6 +67,12 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
    * the OpenAPI document says it as an `anyOf` of `required` sets.
    */
   createRequiresOneOf?: readonly F[];
+  /**
+   * Timestamp fields that may not come before another (`end_date: 'start_date'`): checked on
+   * create and update beside the other fields' errors when a body gives both
+   * (schemas/cross-field.ts); the domain checks a side it fills or stores.
+   */
+  notBefore?: { readonly [N in F]?: F };
   /** Lists ordered by a timestamp field, with a range of it (default: by creation, no range). */
   order?: OrderDeclaration<F>;
 }
@@ -110,5 +116,6 @@ export interface AnyResource {
   readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
   readonly deleteHint?: string;
   readonly createRequiresOneOf?: readonly string[];
+  readonly notBefore?: { readonly [field: string]: string | undefined };
   readonly order?: OrderDeclaration<string>;
 }

@@ -52,6 +52,7 @@ export const project = declareResource({
   tag: 'Projects',
   fields: ['name', 'description', 'status', 'billing_type', 'hourly_rate', 'fixed_price', 'amount', 'interval_count', 'interval_unit', 'client_id', 'start_date', 'end_date'],
   immutable: { client_id: 'a project stays with the client it was created for' },
+  notBefore: { end_date: 'start_date' },
   references: { client_id: 'client' },
   filters: ['status', 'client_id'],
   search: 'name',

@@ -36,6 +36,10 @@ export const codePointLength = (s: string): number => {
 export const maxChars = (field: string, max: number) =>
   [v.check((s: string) => codePointLength(s) <= max, `${field} must be at most ${max} characters`), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
 
+/** The start of a pipe: a string of 1 to `max` code points. */
+const nonEmptyString = (field: string, max: number) =>
+  [v.string(`${field} must be a string`), v.minLength<string, 1, string>(1, `${field} must not be empty`), ...maxChars(field, max)] as const;
+
 /**
  * A character a reader sees: a letter, digit, punctuation or symbol that is not one of Unicode's
  * default-ignorable code points (zero-width spaces, joiners, word joiners, BOM, fillers...).
@@ -126,18 +130,19 @@ export const text = (field: string, max: number, lines: Lines = 'single') =>
 const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /**
- * A valid email address: a dot-atom local part (RFC 5322: O'Brien's, `a&b`, `+tags`) at a domain
- * name of two labels or more whose last starts with a letter (`.com`, punycode `.xn--p1ai`).
- * valibot's own email pattern refuses valid ones (an apostrophe, a punycode domain).
+ * A valid email address: a dot-atom local part (RFC 5322: O'Brien's, `a&b`, `+tags`) of at most 64
+ * octets (RFC 5321 §4.5.3.1.1; its characters are ASCII, one octet each) at a domain name of two
+ * labels or more whose last starts with a letter (`.com`, punycode `.xn--p1ai`). valibot's own
+ * email pattern refuses valid ones (an apostrophe, a punycode domain).
+ * Built when a schema asks (a template at load would stay in every bundle that imports this module).
  */
-/** Built when a schema asks (a template at load would stay in every bundle that imports this module). */
-export const emailPattern = () => `^${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`;
+export const emailPattern = () => `^(?=[^@]{1,64}@)${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`;
 
 export const email = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.emailLength),
-    v.regex(new RegExp(emailPattern()), `${field} must be a valid email address`),
+    v.regex(new RegExp(emailPattern()), `${field} must be a valid email address, at most 64 characters before the @`),
     v.metadata({ format: 'email' }),
   );
 
@@ -159,15 +164,7 @@ export const WEBHOOK_URL = { format: 'uri' } as const;
  * it resolves to) is the SSRF check of domain/webhook-endpoints.ts, made at create, update and
  * each delivery.
  */
-export const webhookUrl = (field: string) =>
-  v.pipe(
-    v.string(`${field} must be a string`),
-    v.minLength(1, `${field} must not be empty`),
-    ...maxChars(field, LIMITS.urlLength),
-    ...urlCharacters(field),
-    inCanonicalForm(field),
-    v.metadata(WEBHOOK_URL),
-  );
+export const webhookUrl = (field: string) => v.pipe(...nonEmptyString(field, LIMITS.urlLength), ...urlCharacters(field), inCanonicalForm(field), v.metadata(WEBHOOK_URL));
 
 /** A tax identifier: a letter or digit (any script), then letters, digits, spaces, dots, hyphens and slashes. */
 export const TAX_ID = /^[\p{L}\p{N}][\p{L}\p{N} .\-/]*$/u;
@@ -226,13 +223,7 @@ export const positiveInteger = (field: string, max: number) =>
     v.maxValue(max, `${field} must be at most ${max}`),
   );
 
-export const reference = (field: string) =>
-  v.pipe(
-    v.string(`${field} must be a string`),
-    v.minLength(1, `${field} must not be empty`),
-    ...maxChars(field, LIMITS.idLength),
-    plainText(field),
-  );
+export const reference = (field: string) => v.pipe(...nonEmptyString(field, LIMITS.idLength), plainText(field));
 
 export function isWebUrl(s: string): boolean {
   try {

@@ -2,18 +2,22 @@
 import * as v from 'valibot';
 import { invalidRequest, type FieldError } from '../errors.ts';
 
+/**
+ * The parsed input, or a 400 listing every failing field: the schema's, every unknown one, and
+ * those that `acrossFields` (rules across fields, schemas/cross-field.ts) finds in what was sent.
+ */
 export function parseOrThrow<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
   noun: 'field' | 'query parameter' = 'field',
+  acrossFields?: (input: unknown) => FieldError[],
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
   const errors = toFieldErrors(result.issues, noun);
   // valibot's strict object names only its first unknown key: the contract lists every one.
-  for (const name of unknownNames(schema, input)) {
-    if (!errors.some((e) => e.param === name)) errors.push({ param: name, message: unknown(name, noun) });
-  }
+  const more = [...unknownNames(schema, input).map((name) => ({ param: name, message: unknown(name, noun) })), ...(acrossFields?.(input) ?? [])];
+  for (const error of more) if (!errors.some((e) => e.param === error.param)) errors.push(error);
   throw invalidRequest(errors);
 }
 

@@ -5,11 +5,20 @@ import { client, project } from '../resources/registry.ts';
 import { isTimeZone } from '../totals/calendar.ts';
 import { enumOf, LIMITS, reference } from './fields.ts';
 
-/** The summaries' names, as a registry resource has them: rows are computed, not stored, and read with `time_entries:read`. */
-export const TIME_SUMMARIES = { kind: 'time_summary', collection: 'time_entries', path: 'time_summaries', tag: 'Time summaries' } as const;
-
 /** The longest range a summary covers, in days (`to` − `from`). */
 export const MAX_SUMMARY_DAYS = 3660;
+
+/**
+ * The summaries' names, as a registry resource has them: rows are computed, not stored, and read
+ * with `time_entries:read`; their range's rule joins the other errors (schemas/cross-field.ts).
+ */
+export const TIME_SUMMARIES = {
+  kind: 'time_summary',
+  collection: 'time_entries',
+  path: 'time_summaries',
+  tag: 'Time summaries',
+  dateRange: { from: 'from', to: 'to', maxDays: MAX_SUMMARY_DAYS },
+} as const;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** A calendar date `YYYY-MM-DD` whose year is 1900..9999. */

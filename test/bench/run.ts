@@ -21,13 +21,14 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
-import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf, signsCursors } from '../../shared/routes.ts';
 import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';
 import { costPerMillion, MIX, QUEUE_BATCH, wholeBill, type EventsCostInput, type OperationInput } from './cost.ts';
 import { costChoices, measureBillInput } from './bill.ts';
 import { killChildren } from './lib/child.ts';
+import { startSecretsExtension, type SecretsExtension } from './lib/secrets-extension.ts';
 import type { FloorCommand } from './lib/floor.ts';
 import { type Caller } from './lib/invoke.ts';
 import { installHooks, observe, unitsOf } from './lib/sdk-hooks.ts';
@@ -122,12 +123,14 @@ const started = performance.now();
 const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
 let stack: LocalStack | undefined;
+let extension: SecretsExtension | undefined;
 const workDir = mkdtempSync(join(tmpdir(), 'timebill-bench-'));
 let cleaned = false;
 async function cleanup() {
   if (cleaned) return;
   cleaned = true;
   killChildren();
+  await extension?.stop().catch(() => undefined);
   await stack?.stop().catch(() => undefined);
   rmSync(workDir, { recursive: true, force: true });
 }
@@ -313,7 +316,6 @@ async function main() {
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
     TABLE_NAME: process.env.TABLE_NAME,
     DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-    CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY,
     LOCAL_JWT_ISSUER: process.env.LOCAL_JWT_ISSUER,
     LOCAL_JWKS_URI: process.env.LOCAL_JWKS_URI,
     // The authorizer checks these at load since per-client limits and scope prefixes.
@@ -325,10 +327,14 @@ async function main() {
   if (sections.has('cold')) {
     log(`cold starts: ${SETTINGS.coldStartRuns} runs of every function and its floor, one process at a time`);
     const targets: ColdTarget[] = [];
+    // The list functions read the cursor key as in AWS: from the Parameters and Secrets extension.
+    extension = await startSecretsExtension(process.env.CURSOR_SIGNING_KEY!);
     for (const route of ROUTES) {
       const scenario = primaryScenario(route.operation);
       const built = bundles.get(route.operation);
-      if (scenario && built?.floor) targets.push(routeTarget(fx, scenario, built.bundle.path, built.floor.path));
+      if (!scenario || !built?.floor) continue;
+      const target = routeTarget(fx, scenario, built.bundle.path, built.floor.path);
+      targets.push(signsCursors(route) ? { ...target, extraEnv: { ...target.extraEnv, ...extension.env } } : target);
     }
     // The noise of the machine: the same bundle on both sides (its ratio should be 1.00x).
     const retrieve = primaryScenario('retrieveClient');

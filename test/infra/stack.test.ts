@@ -292,20 +292,46 @@ describe('functions', () => {
     }
   });
 
-  it('give the cursor key only to the list functions, as a Secrets Manager dynamic reference', () => {
+  it('let only the list functions read the cursor key, at run time through the Parameters and Secrets extension, by its ARN (issue 29)', () => {
     const [[secretId]] = ofType('AWS::SecretsManager::Secret') as [[string, CfnResource]];
     for (const route of ROUTES) {
-      const value = resources[functionIdOf(route.operation)]!.Properties.Environment?.Variables?.CURSOR_SIGNING_KEY;
+      const fn = resources[functionIdOf(route.operation)]!.Properties;
+      const reads = statementsOf(functionIdOf(route.operation)).filter((s) => asArray<string>(s.Action).some((a) => a.startsWith('secretsmanager:')));
       if (!signsCursors(route)) {
-        expect(value, route.operation).toBeUndefined();
+        expect(fn.Environment?.Variables?.CURSOR_SIGNING_KEY_SECRET, route.operation).toBeUndefined();
+        expect(fn.Layers, route.operation).toBeUndefined();
+        expect(reads, route.operation).toEqual([]);
         continue;
       }
-      expect(value, route.operation).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
+      expect(fn.Environment.Variables.CURSOR_SIGNING_KEY_SECRET, route.operation).toEqual({ Ref: secretId });
+      // The extension's layer, by region from CDK's map of AWS's published ARNs, for the functions' arm64.
+      expect(fn.Layers, route.operation).toEqual([{ 'Fn::FindInMap': [expect.stringMatching(/^Paramsandsecretslayer/i), { Ref: 'AWS::Region' }, expect.stringMatching(/arm64$/)] }]);
+      expect(reads.flatMap((s) => asArray<string>(s.Action)).sort(), route.operation).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      for (const s of reads) expect(s.Resource, route.operation).toEqual({ Ref: secretId });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listEvents', 'listWebhookEndpoints']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listTimeSummaries', 'listEvents', 'listWebhookEndpoints']);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });
+  });
+
+  it('put no secret in any function\'s environment: no dynamic reference, no secret value, no key by name (issue 29)', () => {
+    const templates = [resources, ...[unacknowledged, withBackground].map((s) => environmentTemplate(s).toJSON().Resources as Record<string, CfnResource>)];
+    let checked = 0;
+    for (const all of templates) {
+      for (const [id, fn] of Object.entries(all).filter(([, r]) => r.Type === 'AWS::Lambda::Function')) {
+        checked++;
+        const variables: Record<string, Json> = fn.Properties.Environment?.Variables ?? {};
+        const text = JSON.stringify(variables);
+        expect(text, id).not.toMatch(/\{\{resolve:(secretsmanager|ssm-secure):|SecretString|SecretValue/);
+        expect(Object.keys(variables).filter((name) => /SIGNING_KEY$|PASSWORD|PRIVATE/.test(name)), id).toEqual([]);
+        for (const [name, value] of Object.entries(variables)) {
+          // A name ending in _SECRET holds a secret's ARN (a Ref to it), never its value.
+          if (name.endsWith('_SECRET')) expect(all[refId(value) ?? '']?.Type, `${id} ${name}`).toBe('AWS::SecretsManager::Secret');
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(3 * ROUTES.length);
   });
 
   it('the authorizer knows the user pool, the table and the invalid-token API key, and nothing else', () => {
@@ -405,6 +431,8 @@ describe('IAM', () => {
       for (const s of statementsOf(id)) {
         const actions = asArray<string>(s.Action);
         if (actions.every((a) => a.startsWith('dynamodb:'))) continue;
+        // The list functions read the cursor key (checked above, with its resource).
+        if (actions.every((a) => a.startsWith('secretsmanager:'))) continue;
         // Functions that are not routes use their queues (what each may do is checked below, on the sample).
         if (isBackground(id) && actions.every((a) => a.startsWith('sqs:'))) continue;
         if (actions.some((a) => a.startsWith('xray:'))) {
@@ -454,6 +482,9 @@ describe('IAM', () => {
       TransactGetItems: ['dynamodb:GetItem'],
       TransactWrite: write,
       TransactWriteItems: write,
+      // The stream consumer's feed items and view copies (decision 0018): its own level's grant.
+      BatchWrite: ['dynamodb:BatchWriteItem'],
+      BatchWriteItem: ['dynamodb:BatchWriteItem'],
     };
     // Every source file bundled into any function (ours and libraries such as Powertools'
     // idempotency store), except the SDK itself, which defines every command.
@@ -473,7 +504,8 @@ describe('IAM', () => {
     expect(used.size).toBeGreaterThan(0);
     for (const [command, file] of used) {
       expect(actionsOf[command], `${command}Command (${file}) has no mapping: grant its action in infra/access.ts and add it here`).toBeDefined();
-      for (const action of actionsOf[command]!) expect(TABLE_ACTIONS.write, `${command}Command (${file})`).toContain(action);
+      const granted = command.startsWith('BatchWrite') ? TABLE_ACTIONS.events : TABLE_ACTIONS.write;
+      for (const action of actionsOf[command]!) expect(granted, `${command}Command (${file})`).toContain(action);
     }
   });
 });
@@ -496,6 +528,12 @@ describe('REST API', () => {
 
   it('passes every body to the functions as its bytes, so the frame refuses one that is not UTF-8 (issue 19)', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+  });
+
+  it('leaves content encoding off, so a Content-Encoding reaches the frame undecoded and is refused there as locally (issue 29)', () => {
+    const apis = ofType('AWS::ApiGateway::RestApi');
+    expect(apis.length).toBeGreaterThan(0);
+    for (const [, api] of apis) expect(api.Properties.MinimumCompressionSize).toBeUndefined();
   });
 
   it('has exactly the methods of the route table, each integrated with its own function by Lambda proxy', () => {

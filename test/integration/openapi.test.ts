@@ -120,7 +120,7 @@ describe('the OpenAPI document', () => {
     expect(globals).toContain('Event');
     expect(names.filter((name) => globals.has(name))).toEqual([]);
     const lists = names.filter((name) => name.endsWith('List'));
-    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'WebhookEndpointList', 'EventList']);
+    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'WebhookEndpointList', 'TimeSummaryList', 'EventList']);
     for (const list of lists) expect(doc.components.schemas[list].properties.data.items.$ref, list).toMatch(/^#\/components\/schemas\/\w+$/);
   });
 

@@ -356,6 +356,8 @@ describe('create a project: validation', () => {
       ['name', 'client_id', 'billing_type', 'status', 'hourly_rate', 'fixed_price', 'amount', 'interval_count', 'interval_unit', 'start_date', 'end_date', 'priority'],
     );
     await expectRefused({}, ['name', 'client_id', 'billing_type']);
+    // end_date before start_date is a failing field too, listed beside the others.
+    await expectRefused({ ...valid(), name: ' ', start_date: '2026-06-01T00:00:00Z', end_date: '2026-05-31T23:59:59Z' }, ['name', 'end_date']);
   });
 
 });
@@ -631,6 +633,7 @@ describe('update a project', () => {
         { name: null, billing_type: 'x', hourly_rate: -1, interval_count: 0, end_date: 'never', client_id: UNKNOWN_CLIENT_ID, priority: 1 },
         ['name', 'billing_type', 'hourly_rate', 'interval_count', 'end_date', 'client_id', 'priority'],
       );
+      await expectRefusedUpdate({ hourly_rate: -1, start_date: '2026-06-01T00:00:00Z', end_date: '2026-06-01T01:00:00+02:00' }, ['hourly_rate', 'end_date']);
     });
 
   });

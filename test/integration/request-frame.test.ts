@@ -4,6 +4,7 @@
  * update refuses, ids that name nothing, and request ids. A resource added to the registry and
  * the route table is covered here without a line of its own.
  */
+import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, isRegistryRoute } from '../../shared/routes.ts';
 import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/resources/registry.ts';
@@ -62,6 +63,19 @@ describe.each(ROUTES_OF_RESOURCES.filter((r) => r.action === 'create' || r.actio
       const before = await snapshot(route.resource);
       expectError(await send(route.method, path, ws.token, JSON.stringify({ ...body, pad: 'a'.repeat(70_000) }), 'application/json'), 413, 'payload_too_large');
       expect(await snapshot(route.resource)).toEqual(before);
+    });
+
+    it('refuses any Content-Encoding but identity with 415, compressed or not, changing nothing', async () => {
+      const before = await snapshot(route.resource);
+      const json = JSON.stringify(body);
+      // A gzip body, a plain body that claims gzip (once read as JSON and stored), other codings.
+      for (const [coding, raw] of [['gzip', gzipSync(json)], ['gzip', json], ['br', json], ['deflate, gzip', json], ['identity, gzip', json]] as const) {
+        const error = expectError(await send(route.method, path, ws.token, raw, 'application/json', { 'Content-Encoding': coding }), 415, 'unsupported_media_type');
+        expect(error.message).toBe(`The Content-Encoding ${coding} is not supported: send the body uncompressed, without Content-Encoding`);
+      }
+      expect(await snapshot(route.resource)).toEqual(before);
+      const identity = await send(route.method, path, ws.token, json, 'application/json', { 'Content-Encoding': 'identity' });
+      expect(identity.status, JSON.stringify(identity.body)).toBe(route.action === 'create' ? 201 : 200);
     });
 
     it('accepts Content-Type application/json; charset=utf-8', async () => {

@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { expectInvalid } from '../support/assertions.ts';
 
 type Obj = Record<string, any>;
 
@@ -75,6 +76,12 @@ describe('time entries', () => {
     expect(['project_id', 'client_id']).toContain(error.param);
     const nulls = expectError(await api.post('/time_entries', entryBody({ project_id: null })), 400, 'invalid_request');
     expect(['project_id', 'client_id']).toContain(nulls.param);
+  });
+
+  it('names a missing project_id or client_id beside the other failing fields (errors lists every one)', async () => {
+    const error = expectInvalid(await api.post('/time_entries', entryBody({ duration_minutes: 0 })), ['duration_minutes', 'project_id']);
+    expect(error.errors!.find((e) => e.param === 'project_id')!.message).toMatch(/project_id or client_id is required/);
+    expectInvalid(await api.post('/time_entries', { project_id: null, billable: 'yes' }), ['started_at', 'duration_minutes', 'billable', 'project_id']);
   });
 
   it('refuses references that name nothing, with the param named', async () => {

@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
 import { listAll } from '../support/races.ts';
+import { expectInvalid } from '../support/assertions.ts';
 
 type Obj = Record<string, any>;
 
@@ -118,6 +119,11 @@ describe('time entries by started_at', () => {
     ] as const) {
       expect(expectError(await api.get(`/time_entries?${query}`), 400, 'invalid_request').param, query).toBe(param);
     }
+  });
+
+  it('lists a range that ends before it starts beside the other failing parameters (errors lists every one)', async () => {
+    const error = expectInvalid(await api.get('/time_entries?limit=0&started_from=2026-12-01T00:00:00Z&started_to=2026-11-01T00:00:00Z'), ['limit', 'started_to']);
+    expect(error.errors!.find((e) => e.param === 'started_to')!.message).toBe('started_to must not be before started_from');
   });
 
   it('binds a cursor to its range and filters', async () => {

@@ -286,6 +286,9 @@ describe('hostile parameters', () => {
       expect(r.status, query).toBe(400);
       expect(r.body.error.param, query).toBe(param);
     }
+    // The range's rule is listed beside the other failing parameters.
+    const both = await api.get('/time_summaries?from=2026-02-01&to=2026-01-01&timezone=Mars/Olympus');
+    expect(both.body.error.errors.map((e: { param: string }) => e.param).sort()).toEqual(['timezone', 'to']);
     // 3,660 days is the most.
     expect((await api.get('/time_summaries?from=2000-01-01&to=2010-01-08')).status).toBe(200);
   });

@@ -8,16 +8,17 @@ export async function send(
   method: string,
   path: string,
   token: string,
-  body: string | undefined,
+  body: string | Uint8Array | undefined,
   contentType: string | undefined,
+  extraHeaders: Record<string, string> = {},
 ): Promise<ApiResponse> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, ...extraHeaders };
   if (contentType !== undefined) headers['Content-Type'] = contentType;
   // A Uint8Array body makes fetch add no Content-Type of its own (a string would get text/plain).
   const response = await fetch(`${baseUrl()}/api/v1${path}`, {
     method,
     headers,
-    ...(body !== undefined ? { body: new TextEncoder().encode(body) } : {}),
+    ...(body !== undefined ? { body: typeof body === 'string' ? new TextEncoder().encode(body) : body } : {}),
   });
   assertDeclaredStatus(method, `/api/v1${path}`, response.status);
   const text = await response.text();

@@ -151,6 +151,9 @@ export async function walkthrough(t: Traffic, full: boolean): Promise<void> {
   const entry = (await t.send('POST', '/time_entries', { token, status: 201, body: { project_id: project.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 90 } })).body;
   await t.send('GET', `/time_entries/${entry.id}`, { token, status: 200 });
   await t.send('GET', `/time_entries?project_id=${project.id}&started_from=2026-11-01T00:00:00Z`, { token, status: 200 });
+  // Time summaries: rows with and without a project and a period, amounts in the client's currency.
+  await t.send('GET', `/time_summaries?from=2026-11-01&to=2026-12-01&timezone=Asia/Kathmandu&group_by=project&period=week&client_id=${client.id}`, { token, status: 200 });
+  await t.send('GET', '/time_summaries?from=2026-11-01&to=2026-12-01&limit=1', { token, status: 200 });
   await t.send('PATCH', `/time_entries/${entry.id}`, { token, status: 200, body: { project_id: null, description: 'Moved to the client' } });
 
   // A webhook endpoint's create, replayed after the endpoint is deleted: the 201 without its secret.

@@ -17,6 +17,8 @@ const { ApiError } = await import('../../shared/errors.ts');
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const ctx = { workspaceId: 'ws', apiClientId: 'c', scopes: [], requestId: 'r' };
+/** A token that could list what blocks a delete: the 409 counts it. */
+const reader = { ...ctx, scopes: ['clients:write', 'projects:write', 'projects:read', 'time_entries:read'] };
 const CLIENT_ID = 'cli_01M80V5QD5HHXT44J8T6S4HD6W';
 const PROJECT_ID = 'prj_01M80V5Z1BGJ4D4KG6XRMJFSS6';
 const ENTRY_ID = 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7';
@@ -60,10 +62,21 @@ describe('delete', () => {
   it('is 409 naming the count when time entries still hold the project', async () => {
     ddb.on(GetCommand).resolves({ Item: projectItem() });
     ddb.on(TransactWriteCommand).rejects(cancelled(failed(projectItem({ time_entry_count: 2 })), NONE));
-    const error = await refusal(remove(ctx, project, PROJECT_ID, undefined));
+    const error = await refusal(remove(reader, project, PROJECT_ID, undefined));
     expect(error.status).toBe(409);
     expect(error.message).toMatch(/still has 2 time entries and cannot be deleted/);
     expect(error.message).toMatch(/COMPLETED or CANCELLED/);
+  });
+
+  it('is 409 without a count to a token that cannot list what blocks the delete', async () => {
+    ddb.on(GetCommand).resolves({ Item: projectItem() });
+    ddb.on(TransactWriteCommand).rejects(cancelled(failed(projectItem({ time_entry_count: 2 })), NONE));
+    const error = await refusal(remove({ ...ctx, scopes: ['projects:write', 'projects:read'] }, project, PROJECT_ID, undefined));
+    expect(error.status).toBe(409);
+    expect(error.message).toBe(
+      `Project ${PROJECT_ID} still has time entries and cannot be deleted. Delete those first, or close the project instead by setting its status to COMPLETED or CANCELLED`,
+    );
+    expect(error.message).not.toMatch(/\d+ time entr/);
   });
 
   it('is 412 when the version moved past the If-Match, even while the guard also holds', async () => {
@@ -99,14 +112,22 @@ describe('delete', () => {
 
   it('names only the counters that hold a client, in the singular when one', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled(failed({ version: 1, project_count: 1, time_entry_count: 0 }), NONE));
-    const error = await refusal(remove(ctx, client, CLIENT_ID, undefined));
+    const error = await refusal(remove(reader, client, CLIENT_ID, undefined));
     expect(error.status).toBe(409);
     expect(error.message).toBe(
       `Client ${CLIENT_ID} still has 1 project and cannot be deleted. Delete those first, or archive the client instead by setting its status to SLEEPING or LOST`,
     );
     ddb.reset();
     ddb.on(TransactWriteCommand).rejects(cancelled(failed({ version: 1, project_count: 2, time_entry_count: 1 }), NONE));
-    expect((await refusal(remove(ctx, client, CLIENT_ID, undefined))).message).toMatch(/still has 2 projects and 1 time entry and/);
+    expect((await refusal(remove(reader, client, CLIENT_ID, undefined))).message).toMatch(/still has 2 projects and 1 time entry and/);
+  });
+
+  it('counts for a client only the referrers whose read scope the token holds', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled(failed({ version: 1, project_count: 2, time_entry_count: 1 }), NONE));
+    const only = (...scopes: string[]) => ({ ...ctx, scopes: ['clients:write', ...scopes] });
+    expect((await refusal(remove(only(), client, CLIENT_ID, undefined))).message).toMatch(/still has projects and time entries and cannot be deleted/);
+    expect((await refusal(remove(only('projects:read'), client, CLIENT_ID, undefined))).message).toMatch(/still has 2 projects and time entries and/);
+    expect((await refusal(remove(only('time_entries:read', 'projects:write'), client, CLIENT_ID, undefined))).message).toMatch(/still has projects and 1 time entry and/);
   });
 
   it('is 404 for a client gone before the delete, and never reads first', async () => {

@@ -23,7 +23,7 @@ describe('messages name the field and the rule', () => {
     [text('f', 3), ' \u200b', 'f must contain at least one visible character'],
     [text('f', 3), 'abcd', 'f must be at most 3 characters'],
     [email('f'), 1, 'f must be a string'],
-    [email('f'), 'nope', 'f must be a valid email address'],
+    [email('f'), 'nope', 'f must be a valid email address, at most 64 characters before the @'],
     [webUrl('f'), 1, 'f must be a string'],
     [webUrl('f'), 'ftp://x.test', 'f must be a valid http or https URL'],
     [taxId('f'), 1, 'f must be a string'],
@@ -38,6 +38,12 @@ describe('messages name the field and the rule', () => {
     [positiveInteger('f', 9), 10, 'f must be at most 9'],
     [reference('f'), 1, 'f must be a string'],
     [reference('f'), '', 'f must not be empty'],
+    [reference('f'), 'x'.repeat(65), 'f must be at most 64 characters'],
+    [reference('f'), 'a\nb', 'f must not hold control characters (line breaks and tabs included), unpaired surrogates or bidirectional override characters'],
+    [webhookUrl('f'), 1, 'f must be a string'],
+    [webhookUrl('f'), '', 'f must not be empty'],
+    [webhookUrl('f'), `https://a.test/${'x'.repeat(2048)}`, 'f must be at most 2048 characters'],
+    [webhookUrl('f'), 'https://a.test/a b', 'f must not hold whitespace or control characters: percent-encode them'],
     [timestamp('f'), 1, 'f must be a string'],
   ] as const)('%#', (schema, input, message) => {
     expect(messageOf(schema, input)).toBe(message);
@@ -95,6 +101,18 @@ describe('rules', () => {
     for (const address of valid) expect(accepts(email('e'), address), address).toBe(true);
     const invalid = ['nope', 'billing@', '@acme.test', '0@com', 'user@localhost', 'a..b@acme.test', '.a@acme.test', 'a.@acme.test', 'a b@acme.test', 'a@b@acme.test', 'user@-acme.test', 'user@acme-.test', 'user@acme..test', 'user@sub_domain.acme.test', 'x@123.123.123.123', 'user@acme.test.', 'a"b@acme.test'];
     for (const address of invalid) expect(accepts(email('e'), address), address).toBe(false);
+  });
+
+  it('emails: a local part of at most 64 octets (RFC 5321), in the schema and in the documented pattern alike', () => {
+    const pattern = new RegExp(json(email('e')).pattern as string);
+    for (const local of ['x'.repeat(64), `${'a.'.repeat(31)}ab`]) {
+      expect(accepts(email('e'), `${local}@acme.test`), local).toBe(true);
+      expect(pattern.test(`${local}@acme.test`), local).toBe(true);
+    }
+    for (const local of ['x'.repeat(65), `${'a.'.repeat(32)}a`]) {
+      expect(messageOf(email('e'), `${local}@acme.test`), local).toBe('e must be a valid email address, at most 64 characters before the @');
+      expect(pattern.test(`${local}@acme.test`), local).toBe(false);
+    }
   });
 
   it('tax ids: letters or digits first, then letters, digits, spaces, dots, hyphens and slashes, to the end', () => {
