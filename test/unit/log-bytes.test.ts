@@ -81,8 +81,9 @@ describe('the whole bill', () => {
   it('is what the committed inputs price to (the bill and its whole-bill row)', () => {
     const bill = cost.bill!;
     const again = wholeBill(cost.total, bill.input);
-    expect(again.volumes).toEqual(bill.volumes.map((v) => expect.objectContaining({ requestsPerMonth: v.requestsPerMonth, perMillion: expect.closeTo(v.perMillion, 3) })));
-    expect(bill.whole).toBeCloseTo(again.whole, 3);
+    expect(again.volumes).toEqual(bill.volumes.map((v) => expect.objectContaining({ requestsPerMonth: v.requestsPerMonth, perMillion: expect.closeTo(v.perMillion, 2) })));
+    // The committed figures are rounded to 1/1000 (run.ts), the inputs too: a cent of tolerance.
+    expect(bill.whole).toBeCloseTo(again.whole, 2);
     expect(bill.volumes.map((v) => v.requestsPerMonth)).toContain(WHOLE_BILL_VOLUME);
   });
 
