@@ -7,6 +7,9 @@
 
 const DAY_MS = 86_400_000;
 
+/** Whether a zone name is one whose calendar is UTC's at every instant. */
+const isUtc = (timeZone: string) => timeZone === 'UTC' || timeZone === 'Etc/UTC';
+
 const formats = new Map<string, Intl.DateTimeFormat>();
 function formatOf(timeZone: string): Intl.DateTimeFormat {
   let format = formats.get(timeZone);
@@ -29,6 +32,7 @@ function formatOf(timeZone: string): Intl.DateTimeFormat {
 
 /** True for a zone name the runtime knows (IANA names and their links, `UTC`). */
 export function isTimeZone(name: string): boolean {
+  if (isUtc(name)) return true;
   if (name.length === 0 || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return false;
   try {
     formatOf(name);
@@ -40,6 +44,8 @@ export function isTimeZone(name: string): boolean {
 
 /** The zone's UTC offset at `instant`, in milliseconds (whole seconds: historic offsets have them). */
 export function offsetAt(timeZone: string, instant: number): number {
+  // UTC needs no time zone data: the default summary then loads none (ICU's costs a cold start about 20 ms).
+  if (isUtc(timeZone)) return 0;
   const parts: Record<string, string> = {};
   for (const part of formatOf(timeZone).formatToParts(new Date(instant))) parts[part.type] = part.value;
   const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year);
@@ -66,8 +72,6 @@ export function startOfDay(timeZone: string, day: DayNumber): number {
   return before;
 }
 
-/** Whether a zone name is one whose calendar is UTC's at every instant. */
-export const isUtc = (timeZone: string) => timeZone === 'UTC' || timeZone === 'Etc/UTC';
 
 export type Period = 'none' | 'day' | 'week' | 'month';
 

@@ -34,9 +34,11 @@ export interface ColdSummary {
 }
 
 const CHILD = resolve(import.meta.dirname, 'cold-child.mjs');
+/** A captured command's counters (the time totals' ADDs are BigInt) as the numbers they are here: small. */
+const bigintAsNumber = (_key: string, value: unknown) => (typeof value === 'bigint' ? Number(value) : value);
 
 export async function coldStartOnce(bundlePath: string, event: unknown, env: NodeJS.ProcessEnv): Promise<ColdSample> {
-  const result = await runChild(process.execPath, [CHILD, bundlePath], { env: { ...env, BENCH_EVENT: JSON.stringify(event) }, timeoutMs: 30_000 });
+  const result = await runChild(process.execPath, [CHILD, bundlePath], { env: { ...env, BENCH_EVENT: JSON.stringify(event, bigintAsNumber) }, timeoutMs: 30_000 });
   const line = result.stdout.trim().split('\n').at(-1) ?? '';
   let parsed: { importStart: number; importEnd: number; replied: number; status: unknown };
   try {

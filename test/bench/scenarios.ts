@@ -386,9 +386,9 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     key: 'listTimeSummaries',
     operation: 'listTimeSummaries',
-    label: 'time summary of a month by project and day, limit 25',
+    label: "a client's month by project (the README's summary), limit 25",
     primary: true,
-    prepare: async () => ({ operation: 'listTimeSummaries', query: { from: '2026-11-01', to: '2026-12-01', group_by: 'project', period: 'day', limit: '25' } }),
+    prepare: async (fx) => ({ operation: 'listTimeSummaries', query: { from: '2026-11-01', to: '2026-12-01', group_by: 'project', client_id: fx.clientId, limit: '25' } }),
     // The totals' day items it reads (and, once per function, a client's currency: a GetItem).
     floor: items(`${DOC}: time summary page`),
   },
