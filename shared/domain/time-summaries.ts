@@ -9,6 +9,8 @@
  * span, never the entries they count.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { InferOutput } from 'valibot';
+import type { TimeSummaryObject } from '../schemas/objects.ts';
 import { cursorSigningKey } from '../config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
@@ -19,25 +21,15 @@ import { isWellFormedId } from '../ids.ts';
 import { amountOfRateMinutes } from '../money.ts';
 import { client, project, timeEntry } from '../resources/registry.ts';
 import { objectOf } from '../resources/objects.ts';
-import { TIME_SUMMARIES, type ListTimeSummariesInput } from '../schemas/time-summaries.ts';
-import { dateRangeErrors } from '../schemas/cross-field.ts';
+import { dateRangeErrors, TIME_SUMMARIES, type ListTimeSummariesInput } from '../schemas/time-summaries.ts';
 import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../totals/calendar.ts';
 import { COUNTERS, countedOf, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
 import type { CallerContext } from './context.ts';
 import { readItem } from './entity.ts';
 import type { ListEnvelope } from './paging.ts';
 
-export interface TimeSummary {
-  object: 'time_summary';
-  client_id: string;
-  project_id?: string | null;
-  period_start?: string;
-  currency: string;
-  minutes: number;
-  billable_minutes: number;
-  billable_amount: string;
-  unpriced_billable_minutes: number;
-}
+/** A row, as objects.ts declares it (the OpenAPI document's `TimeSummary`). */
+export type TimeSummary = InferOutput<typeof TimeSummaryObject>;
 
 const DAY_MS = 86_400_000;
 type Sums = Record<Counter, bigint>;
@@ -46,7 +38,7 @@ const zero = (): Sums => ({ m: 0n, b: 0n, u: 0n, a: 0n });
 export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSummariesInput): Promise<ListEnvelope<TimeSummary>> {
   const from = dayNumberOf(query.from);
   const to = dayNumberOf(query.to);
-  const [rangeError] = dateRangeErrors(TIME_SUMMARIES.dateRange, query);
+  const [rangeError] = dateRangeErrors(query);
   if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
   // The key (read once per execution environment, config.ts) beside the page's reads: a page that
   // neither takes nor gives a cursor never waits for it.

@@ -16,24 +16,6 @@ export const notBeforeMessage = (later: string, earlier: string) => `${later} mu
 export const oneOfRequiredMessage = (resource: AnyResource, fields: readonly string[]) =>
   `${fields.join(' or ')} is required: a ${resource.noun} belongs to a ${fields.map((f) => f.slice(0, -3)).join(' or a ')}`;
 
-/** A range of calendar dates (time summaries): `to` after `from`, at most `maxDays` from it. */
-export interface DateRange {
-  from: string;
-  to: string;
-  maxDays: number;
-}
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const dayOf = (value: unknown) => (typeof value === 'string' && DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) / 86_400_000 : Number.NaN);
-
-/** The errors of a date range, given its dates as sent (none unless both are dates). */
-export function dateRangeErrors(range: DateRange, given: Record<string, unknown>): FieldError[] {
-  const days = dayOf(given[range.to]) - dayOf(given[range.from]);
-  if (days <= 0) return [{ param: range.to, message: `${range.to} must be after ${range.from} (${range.to} is exclusive: the day after the last one to count)` }];
-  if (days > range.maxDays) return [{ param: range.to, message: `${range.to} must be at most ${range.maxDays} days after ${range.from}: ask for a shorter range` }];
-  return [];
-}
-
 /** The rules of `action` on `resource` that `input` breaks, as field errors. */
 export function crossFieldErrors(resource: AnyResource, action: string, input: unknown): FieldError[] {
   const given = (input ?? {}) as Record<string, unknown>;
@@ -45,7 +27,8 @@ export function crossFieldErrors(resource: AnyResource, action: string, input: u
     const at = (field: string) => (typeof given[field] === 'string' ? instantOf(given[field]) : undefined);
     if (at(later!)! < at(earlier!)!) errors.push({ param: later!, message: notBeforeMessage(later!, earlier!) });
   }
-  const range = (resource as { dateRange?: DateRange }).dateRange;
-  if (range) errors.push(...dateRangeErrors(range, given));
+  // A rule of the operation's own (the time summaries' date range), kept out of other bundles.
+  const own = (resource as { acrossFields?: (given: Record<string, unknown>) => FieldError[] }).acrossFields;
+  if (own) errors.push(...own(given));
   return errors;
 }

@@ -4,6 +4,7 @@ import { listBase } from '../resources/define.ts';
 import { client, project } from '../resources/registry.ts';
 import { isTimeZone } from '../totals/calendar.ts';
 import { enumOf, LIMITS, reference } from './fields.ts';
+import type { FieldError } from '../errors.ts';
 
 /** The longest range a summary covers, in days (`to` − `from`). */
 export const MAX_SUMMARY_DAYS = 3660;
@@ -12,13 +13,18 @@ export const MAX_SUMMARY_DAYS = 3660;
  * The summaries' names, as a registry resource has them: rows are computed, not stored, and read
  * with `time_entries:read`; their range's rule joins the other errors (schemas/cross-field.ts).
  */
-export const TIME_SUMMARIES = {
-  kind: 'time_summary',
-  collection: 'time_entries',
-  path: 'time_summaries',
-  tag: 'Time summaries',
-  dateRange: { from: 'from', to: 'to', maxDays: MAX_SUMMARY_DAYS },
-} as const;
+export const TIME_SUMMARIES = { kind: 'time_summary', collection: 'time_entries', path: 'time_summaries', tag: 'Time summaries' } as const;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const dayOf = (value: unknown) => (typeof value === 'string' && DAY.test(value) ? Date.parse(`${value}T00:00:00Z`) / 86_400_000 : Number.NaN);
+
+/** The range's rule, given the dates as sent (none unless both are dates): `to` after `from`, at most MAX_SUMMARY_DAYS from it. */
+export function dateRangeErrors(given: Record<string, unknown>): FieldError[] {
+  const days = dayOf(given.to) - dayOf(given.from);
+  if (days <= 0) return [{ param: 'to', message: 'to must be after from (to is exclusive: the day after the last one to count)' }];
+  if (days > MAX_SUMMARY_DAYS) return [{ param: 'to', message: `to must be at most ${MAX_SUMMARY_DAYS} days after from: ask for a shorter range` }];
+  return [];
+}
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** A calendar date `YYYY-MM-DD` whose year is 1900..9999. */
@@ -59,5 +65,5 @@ export const ListTimeSummariesQuery = v.strictObject({
 export type ListTimeSummariesInput = v.InferOutput<typeof ListTimeSummariesQuery>;
 
 /** The summaries as their list function passes them to the handler frame: their names, and their query. */
-export const timeSummarySchemas = { ...TIME_SUMMARIES, listQuery: ListTimeSummariesQuery } as const;
+export const timeSummarySchemas = { ...TIME_SUMMARIES, listQuery: ListTimeSummariesQuery, acrossFields: dateRangeErrors } as const;
 export type TimeSummarySchemas = typeof timeSummarySchemas;
