@@ -14,6 +14,7 @@ import type { TimeSummaryObject } from '../schemas/objects.ts';
 import { cursorSigningKey } from '../config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
+import { pageQueryParams } from '../data/list.ts';
 import { keys, listSource, NO_PROJECT, type TotalsLevel } from '../data/keys.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
 import { invalidParam } from '../errors.ts';
@@ -181,18 +182,10 @@ async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLe
   if (endQuarter < span.end) windows.push([endQuarter, span.end]);
   for (const [low, high] of windows) {
     const source = listSource(timeEntry, ctx.workspaceId, {}, { from: new Date(low).toISOString(), to: new Date(high).toISOString() });
+    const page = { source, workspaceId: ctx.workspaceId, limit: EDGE_BATCH, after: undefined };
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: source.index,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-          ExpressionAttributeNames: { '#pk': `${source.index}PK`, '#sk': `${source.index}SK` },
-          ExpressionAttributeValues: { ':pk': source.partitionKey, ':low': source.range!.low, ':high': source.range!.high },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
+      const out = await dynamo().send(new QueryCommand(pageQueryParams(page, EDGE_BATCH, startKey)));
       for (const item of out.Items ?? []) {
         const entry = countedOf(item[DATA_ATTRIBUTE] as Record<string, unknown>);
         if (scope.clientId !== undefined && entry.client_id !== scope.clientId) continue;
@@ -208,6 +201,9 @@ async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLe
   }
   return byGroup;
 }
+
+/** The entries of a partial quarter-hour, read in pages of this many. */
+const EDGE_BATCH = 1000;
 
 /** A client's currency never changes: each function remembers what it read. */
 const knownCurrencies = new Map<string, string>();

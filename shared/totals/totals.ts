@@ -56,7 +56,7 @@ export function countersOf(entry: CountedEntry): Record<Counter, bigint> {
 const LEVELS: readonly TotalsLevel[] = ['CLIENT', 'PROJECT'];
 
 /** Where an entry counts: the items of its two levels, and its quarter-hour in their day. */
-function placesOf(workspaceId: string, entry: CountedEntry): { key: PrimaryKey; quarter: number }[] {
+export function placesOf(workspaceId: string, entry: CountedEntry): { key: PrimaryKey; quarter: number }[] {
   const at = entry.started_at; // UTC, milliseconds: YYYY-MM-DDTHH:MM:SS.sssZ
   const quarter = Number(at.slice(11, 13)) * 4 + Math.floor(Number(at.slice(14, 16)) / 15);
   return LEVELS.map((level) => ({

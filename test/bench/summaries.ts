@@ -12,7 +12,7 @@ import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { timeEntry } from '../../shared/resources/registry.ts';
-import { COUNTED_ATTRIBUTE, COUNTERS, countedOf, countersOf } from '../../shared/totals/totals.ts';
+import { COUNTED_ATTRIBUTE, COUNTERS, countedOf, countersOf, placesOf } from '../../shared/totals/totals.ts';
 import { intercept, observe, unitsOf } from './lib/sdk-hooks.ts';
 import { invoke, type Caller } from './lib/invoke.ts';
 import { median } from './lib/stats.ts';
@@ -77,9 +77,7 @@ async function writeWorkspace(repoRoot: string, caller: Caller, entries: number,
     items.push({ ...template, SK: `TIME_ENTRY#${id}`, [DATA_ATTRIBUTE]: data, ...keys.indexes(timeEntry, caller.workspaceId, id, data), [COUNTED_ATTRIBUTE]: 1 });
     const entry = countedOf(data);
     const counters = countersOf(entry);
-    const quarter = Number(entry.started_at.slice(11, 13)) * 4 + Math.floor(Number(entry.started_at.slice(14, 16)) / 15);
-    for (const level of ['CLIENT', 'PROJECT'] as const) {
-      const key = keys.totals(caller.workspaceId, level, entry.started_at.slice(0, 7), keys.totalsGroup(level, entry.client_id, entry.project_id), entry.started_at.slice(8, 10));
+    for (const { key, quarter } of placesOf(caller.workspaceId, entry)) {
       const item = totals.get(`${key.PK}|${key.SK}`) ?? { ...key };
       totals.set(`${key.PK}|${key.SK}`, item);
       for (const counter of COUNTERS) item[`${counter}${quarter}`] = ((item[`${counter}${quarter}`] as bigint | undefined) ?? 0n) + counters[counter];
