@@ -102,6 +102,13 @@ export const keys = {
     PK: keys.totalsPartition(workspaceId, level, month),
     SK: `${group}#${day}`,
   }),
+  /**
+   * An invoice's entries (docs/decisions/0023-invoices.md): the ids its create selected, in the
+   * order it locks them; the create resumes from it, and a void or delete releases from it.
+   */
+  invoiceEntries: (workspaceId: string, invoiceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#INVOICE_ENTRIES`, SK: invoiceId }),
+  /** The number the workspace's latest finalize took: each finalize takes the next in its own transaction. */
+  invoiceNumber: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'INVOICE_NUMBER' }),
   /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
   webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
 

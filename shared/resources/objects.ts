@@ -16,6 +16,7 @@ export type ObjectOf<R extends { kind: string }> = R['kind'] extends keyof Objec
 export type Client = ObjectsByKind['client'];
 export type Project = ObjectsByKind['project'];
 export type TimeEntry = ObjectsByKind['time_entry'];
+export type Invoice = ObjectsByKind['invoice'];
 export type WebhookEndpoint = ObjectsByKind['webhook_endpoint'];
 
 /** The stored item's API part (`data`): exactly the declared fields, absent ones null. */

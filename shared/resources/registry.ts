@@ -14,6 +14,7 @@ import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteg
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { defineFields } from './define.ts';
+import { invoiceAcrossFields, invoiceBodies, invoiceFields } from '../schemas/invoices.ts';
 
 export const client = declareResource({
   kind: 'client',
@@ -109,6 +110,34 @@ export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
 }));
 
 /**
+ * Invoices (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's uninvoiced time
+ * locked into a draft, then finalized, paid or voided (domain/invoices.ts). Every field is the
+ * service's: a create names the client and the range, a PATCH changes a draft's terms.
+ */
+export const invoice = declareResource({
+  kind: 'invoice',
+  idPrefix: 'inv_',
+  collection: 'invoices',
+  tag: 'Invoices',
+  fields: [
+    'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
+    'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
+    'finalized_at', 'paid_at', 'voided_at',
+  ],
+  references: { client_id: 'client' },
+  filters: ['client_id', 'status'],
+  indexes: {
+    GSI1: { partition: ['status'] },
+    GSI2: { partition: ['client_id'] },
+    GSI3: { partition: ['client_id'], sortPrefix: 'status' },
+  },
+  deleteHint: 'void it instead once it is finalized',
+});
+
+/** Its object's fields, and instead of the derived bodies, what each of its operations takes. */
+export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...defineFields(invoice, invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
+
+/**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
  * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
  * in domain/webhook-endpoints.ts.
@@ -138,7 +167,7 @@ export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoi
 }));
 
 /** Every resource, by kind. */
-export const RESOURCES = { client, project, time_entry: timeEntry, webhook_endpoint: webhookEndpoint } as const;
+export const RESOURCES = { client, project, time_entry: timeEntry, invoice, webhook_endpoint: webhookEndpoint } as const;
 
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];
