@@ -59,6 +59,8 @@ export interface ChangeRecord {
   pending(workId: string): TransactItem;
   /** The record that replaces the marker in the change's last transaction (on the marker still being there). */
   seal(outcome: Outcome, workId: string): TransactItem;
+  /** The marker's Delete, when the change ends in a refusal after all (on the marker still being there). */
+  discard(workId: string): TransactItem;
   /** What a stored marker names, when it is one and was put for this same request (else undefined). */
   pendingWork(stored: Record<string, unknown>): string | undefined;
 }

@@ -182,6 +182,15 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       pending: (workId) => markerPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, pending: workId }, Date.now()),
       seal: (outcome, workId) =>
         sealPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), undefined) }, workId, Date.now()),
+      discard: (workId) => ({
+        Delete: {
+          TableName: tableName(),
+          Key: recordKey,
+          ConditionExpression: '#pending = :pending',
+          ExpressionAttributeNames: { '#pending': PENDING_ATTRIBUTE },
+          ExpressionAttributeValues: { ':pending': workId },
+        },
+      }),
       pendingWork: (stored) =>
         typeof stored[PENDING_ATTRIBUTE] === 'string' && stored.fingerprint === fingerprint() ? (stored[PENDING_ATTRIBUTE] as string) : undefined,
       lookup: async () => {

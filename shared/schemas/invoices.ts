@@ -5,7 +5,7 @@
  * optional bodies. Built inside functions, never at load (as define.ts).
  */
 import * as v from 'valibot';
-import { enumOf, hasAtMostDecimals, isUniqueList, reference, text, timestamp } from './fields.ts';
+import { enumOf, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import type { FieldError } from '../errors.ts';
 
@@ -18,22 +18,10 @@ export const INVOICE_LIMITS = {
   projects: 50,
   memoLength: 2000,
   purchaseOrderLength: 100,
-  percentDecimals: 3,
 } as const;
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-
-/** A percentage: a JSON number from 0 to 100 with at most 3 decimals. */
-export const percent = (field: string) =>
-  v.pipe(
-    v.number(`${field} must be a number`),
-    v.finite(`${field} must be a finite number`),
-    v.minValue(0, `${field} must be from 0 to 100`),
-    v.maxValue(100, `${field} must be from 0 to 100`),
-    v.check((n) => hasAtMostDecimals(n, INVOICE_LIMITS.percentDecimals), `${field} must have at most ${INVOICE_LIMITS.percentDecimals} decimal places`),
-    v.metadata({ description: `A percentage from 0 to 100 with at most ${INVOICE_LIMITS.percentDecimals} decimal places` }),
-  );
 
 /** An amount as the API answers it: a decimal string in the currency's minor unit. */
 const amount = (what: string) =>
