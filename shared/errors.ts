@@ -11,6 +11,8 @@ export const ERROR_TYPES = {
   not_found: 404,
   conflict: 409,
   idempotency_key_in_use: 409,
+  /** A PATCH or DELETE of a time entry on an invoice (contract, "Invoices"). */
+  time_entry_invoiced: 409,
   /** A request whose body did not arrive in time (the local gateway; in AWS, API Gateway's front door). */
   request_timeout: 408,
   precondition_failed: 412,
