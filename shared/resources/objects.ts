@@ -27,7 +27,10 @@ export function dataOf(
   at: string,
 ): Record<string, unknown> {
   const data: Record<string, unknown> = { id: ids.id };
-  for (const name of resource.fieldNames) data[name] = name in (resource.readOnly ?? {}) ? at : (input[name] ?? null);
+  for (const name of resource.fieldNames) {
+    const readOnly = resource.readOnly?.[name];
+    data[name] = readOnly === 'created_at' ? at : readOnly === 'server' ? null : (input[name] ?? null);
+  }
   return { ...data, workspace_id: ids.workspaceId, created_at: at, updated_at: at };
 }
 
