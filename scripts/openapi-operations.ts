@@ -159,8 +159,9 @@ export const TAG_DOCS: Record<string, string> = {
   Clients: 'The companies a workspace bills: their contact details, tax numbers and status (LEAD to LOST).',
   Projects: 'Work for one client, with its billing type and rates; a project stays with the client it was created for.',
   'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
+  Invoices: "A client's uninvoiced billable time, locked into a draft, then finalized (numbered), paid or voided.",
   'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
   'Time summaries': 'What to bill, to whom, for which period: totals of time entries by client or project and period, in any time zone.',
-  Events: 'Every change of a client, project or time entry, kept 30 days: the feed, and what webhook deliveries post.',
+  Events: 'Every change of a client, project, time entry or invoice, kept 30 days: the feed, and what webhook deliveries post.',
   [DESCRIPTION_TAG]: 'This OpenAPI document, served by the API itself.',
 };

@@ -26,6 +26,7 @@ import { invoicedTotalsParts, lockEntryPart, releaseEntryPart } from '../invoice
 import { dataOf, objectOf, type Invoice } from '../resources/objects.ts';
 import { client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../resources/registry.ts';
 import { INVOICE_LIMITS, type InvoiceStatus } from '../schemas/invoices.ts';
+import { dateRangeErrors } from '../schemas/dates.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt, startOfDay } from '../totals/calendar.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../totals/totals.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
@@ -103,6 +104,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
       return resume(ctx, workId, now);
     }
   }
+  const [rangeError] = dateRangeErrors(input);
+  if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
   const clientItem = await readItem(ctx, client, input.client_id);
   if (!clientItem) throw unknownReference('client_id', client);
   const theClient = objectOf(client, clientItem);
@@ -317,7 +320,7 @@ function invoiceUpdate(
   item: Record<string, unknown>,
   change: { set?: Record<string, unknown>; attributes?: Record<string, unknown>; remove?: readonly string[]; add?: Record<string, number>; bumpVersion: boolean; condition: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> } },
 ): TransactItem {
-  const names: Record<string, string> = { '#data': DATA_ATTRIBUTE, '#version': VERSION_ATTRIBUTE, ...change.condition.names };
+  const names: Record<string, string> = { ...change.condition.names };
   const values: Record<string, unknown> = { ...change.condition.values };
   const sets: string[] = [];
   for (const [i, [field, value]] of Object.entries(change.set ?? {}).entries()) {
@@ -344,6 +347,10 @@ function invoiceUpdate(
     return `#r${i}`;
   });
   const expression = [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  // Only the names an expression uses (DynamoDB refuses unused ones).
+  for (const [name, attribute] of [['#data', DATA_ATTRIBUTE], ['#version', VERSION_ATTRIBUTE]] as const) {
+    if (`${expression} ${change.condition.expression}`.includes(name)) names[name] = attribute;
+  }
   return {
     Update: {
       TableName: tableName(),
