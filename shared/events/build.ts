@@ -80,8 +80,8 @@ function plainChange({ eventName, oldItem, newItem }: Images): Change | undefine
   return undefined;
 }
 
-/** The invoice's type in the key schema. */
-export const INVOICE_TYPE = 'INVOICE';
+/** The invoice's type in the key schema (the registry's `invoice.type`, once it declares the invoice). */
+const INVOICE_TYPE = 'INVOICE';
 /** Each status an invoice reaches by a transition, and its event's action. */
 const TRANSITIONS: Record<string, EventAction> = { open: 'finalized', paid: 'paid', void: 'voided' };
 
@@ -105,7 +105,8 @@ export function invoiceChange({ eventName, oldItem, newItem }: Images): Change |
     const [before, after] = [workOf(oldItem), workOf(newItem)];
     if (before?.kind === 'build') return after === undefined ? { action: 'created', item: newItem, after: null } : undefined;
     const status = dataOf(newItem).status;
-    const predecessor = { item: newItem, after: Number(oldItem[VERSION_ATTRIBUTE]) };
+    const version = oldItem[VERSION_ATTRIBUTE];
+    const predecessor = { item: newItem, after: typeof version === 'number' ? version : null };
     if (status !== dataOf(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, ...predecessor };
     if (before !== undefined || after !== undefined) return undefined;
     return { action: 'updated', ...predecessor };
