@@ -14,7 +14,7 @@ import type { SchemasByKind } from './resources/schemas.ts';
 import { EVENT_FEED } from './events/types.ts';
 import type { EventFeedSchemas } from './schemas/events.ts';
 import type { TimeSummarySchemas } from './schemas/time-summaries.ts';
-import type { Action, Operation, Route, RouteOf } from './routes.ts';
+import type { Action, Operation, Route, RouteOf, Transition } from './routes.ts';
 
 export interface Contract {
   body?: v.GenericSchema;
@@ -29,6 +29,8 @@ export interface Contract {
   idempotent: boolean;
   /** If-Match is honoured (PATCH and DELETE). */
   conditional: boolean;
+  /** The body may be left out (an invoice's transitions): none is parsed as `{}`. */
+  optionalBody?: true;
   /** Error statuses besides 401, 403, 429 and 500. */
   errors: number[];
 }
@@ -36,7 +38,21 @@ export interface Contract {
 const WRITE_BODY = [400, 409, 413, 415, 422];
 
 /** The actions whose contract parses the resource's fields: their functions pass its schemas. */
-type ParsesFields = 'list' | 'create' | 'update';
+type ParsesFields = 'list' | 'create' | 'update' | Transition;
+
+/** A lifecycle step (`POST /invoices/{id}/finalize`): an optional body, the object after it; If-Match and keys as any write. */
+const transition =
+  (step: Transition) =>
+  (r: AnyResourceSchemas): Contract => ({
+    body: (r as AnyResourceSchemas & Partial<Record<Transition, v.GenericSchema>>)[step]!,
+    optionalBody: true,
+    takesId: true,
+    success: { status: 200, returns: 'object' },
+    versioned: true,
+    idempotent: true,
+    conditional: true,
+    errors: [...WRITE_BODY, 404, 412],
+  });
 
 const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? AnyResourceSchemas : AnyResource) => Contract } = {
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
@@ -52,6 +68,9 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? AnyResourc
     // 409: a guard refused it, or its Idempotency-Key is in use; 422: the key was used for another request.
     errors: [400, 404, 409, 412, 422],
   }),
+  finalize: transition('finalize'),
+  pay: transition('pay'),
+  void: transition('void'),
 };
 
 /**
@@ -85,7 +104,9 @@ export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
   ? v.InferOutput<ResourceOf<O>['create']>
   : RouteOf<O>['action'] extends 'update'
     ? v.InferOutput<ResourceOf<O>['update']>
-    : never;
+    : RouteOf<O>['action'] extends Transition
+      ? v.InferOutput<ResourceOf<O>[RouteOf<O>['action'] & keyof ResourceOf<O>] & v.GenericSchema>
+      : never;
 
 /** What the operation's query string parses to (lists). */
 export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'

@@ -131,7 +131,7 @@ function requestOf<O extends Operation>(event: APIGatewayProxyEvent, caller: Cal
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
     query: () => parseOrThrow(contract.query!, singleValuedQuery(event), 'query parameter', acrossFields) as QueryOf<O>,
-    body: once(() => parseOrThrow(contract.body!, jsonBody(event), 'field', acrossFields) as BodyOf<O>),
+    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : jsonBody(event), 'field', acrossFields) as BodyOf<O>),
   };
 }
 
@@ -151,8 +151,10 @@ function once<T>(compute: () => T): () => T {
   };
 }
 
+const isEmptyBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
+
 function refuseBody(event: APIGatewayProxyEvent) {
-  if (event.body !== null && event.body !== undefined && event.body !== '') {
+  if (!isEmptyBody(event)) {
     throw invalidParam('body', 'This operation takes no request body: send the request without one');
   }
 }

@@ -67,7 +67,7 @@ describe('declarations', () => {
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');
     expect(project.deleteHint).toBe('close the project instead by setting its status to COMPLETED or CANCELLED');
     expect([client.search, project.search, timeEntry.search]).toEqual(['company_name', 'name', undefined]);
-    expect([client.filters, project.filters, timeEntry.filters]).toEqual([['status'], ['status', 'client_id'], ['project_id', 'client_id']]);
+    expect([client.filters, project.filters, timeEntry.filters]).toEqual([['status'], ['status', 'client_id'], ['project_id', 'client_id', 'invoice_id']]);
     expect(timeEntry.createRequiresOneOf).toEqual(['project_id', 'client_id']);
     // Documented in the OpenAPI document as anyOf; the domain enforces it.
     expect((toJsonSchema(timeEntry.create, { errorMode: 'ignore' }) as any).anyOf).toEqual([
@@ -164,7 +164,14 @@ describe('request schemas', () => {
 
   it('take list filters as optional, non-null query parameters, with limit, cursor and search only where declared', () => {
     expect(Object.keys(project.listQuery.entries)).toEqual(['limit', 'cursor', 'status', 'client_id', 'search']);
-    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id', 'started_from', 'started_to']);
+    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id', 'invoice_id', 'started_from', 'started_to']);
+    // An invoice id that is not well-formed names no invoice: a 400 naming it (an unknown one lists nothing).
+    expect(ok(timeEntry.listQuery, { invoice_id: 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS7' }).success).toBe(true);
+    for (const invoice_id of ['', 'inv_', 'inv_01M80V5Z1BGJ4D4KG6XRMJFSSI', PROJECT_ID, 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS77']) {
+      const parsed = ok(timeEntry.listQuery, { invoice_id });
+      expect(parsed.success, invoice_id).toBe(false);
+      expect(parsed.issues![0].message).toMatch(/^invoice_id /);
+    }
     const range = ok(timeEntry.listQuery, { started_from: '2026-11-01T01:00:00+01:00', started_to: '2026-12-01T00:00:00Z' });
     expect(range.success && range.output).toEqual({ limit: 25, started_from: '2026-11-01T00:00:00.000Z', started_to: '2026-12-01T00:00:00.000Z' });
     for (const started_from of ['2026-11-01', '1899-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '']) {
@@ -215,8 +222,11 @@ describe('response schemas', () => {
   });
 
   it('keep a nullable reference nullable', () => {
-    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, billable_rate: null, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, billable_rate: null, description: null, invoice_id: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
     expect(ok(objectSchema(timeEntry), entry).success).toBe(true);
+    // A read-only field set by the service's own rules answers its own schema: an invoice id, or null.
+    expect(ok(objectSchema(timeEntry), { ...entry, invoice_id: 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS7' }).success).toBe(true);
+    expect(ok(objectSchema(timeEntry), { ...entry, invoice_id: AT }).success).toBe(false);
     expect(ok(objectSchema(timeEntry), { ...entry, project_id: CLIENT_ID }).success).toBe(false);
     expect(ok(objectSchema(timeEntry), { ...entry, client_id: null }).success).toBe(false);
   });
@@ -274,6 +284,17 @@ describe('item mapping', () => {
     });
     expect(dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { relationship_start_date: '1999-01-01T00:00:00.000Z' }, AT).relationship_start_date).toBe(AT);
     expect(dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { website: 'https://a.test' }, AT).website).toBe('https://a.test');
+    // A read-only field of the service's own rules is null on create, whatever the input says.
+    expect(dataOf(timeEntry, { id: 'te_1', workspaceId: 'ws' }, { invoice_id: 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS7', duration_minutes: 5 }, AT)).toMatchObject({ invoice_id: null, duration_minutes: 5 });
+  });
+
+  it('reads an entry stored before invoice_id existed as on no invoice', () => {
+    expect(objectOf(timeEntry, { data: { id: 'te_1', duration_minutes: 5 } }).invoice_id).toBeNull();
+  });
+
+  it('keeps invoice_id out of the time entry create and update bodies (a 400 naming it)', () => {
+    expect(Object.keys(timeEntry.create.entries)).not.toContain('invoice_id');
+    expect(Object.keys(timeEntry.update.entries)).not.toContain('invoice_id');
   });
 
   it('answers the object in the declared order, whatever the stored order, absent fields null', () => {
