@@ -6,14 +6,12 @@
  * that made no event.
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { follows } from '../../shared/events/sync.ts';
 import { useSharedTable } from '../support/in-process.ts';
-import { invoiceHistory } from '../support/invoice-stand-in.ts';
+import { invoiceHistory } from '../support/invoice-items.ts';
 import { streamRecord } from '../support/stream.ts';
 
-vi.mock('../../shared/resources/registry.ts', async (real) => (await import('../support/invoice-stand-in.ts')).withInvoiceResource(await real()));
-vi.mock('../../shared/events/types.ts', async (real) => (await import('../support/invoice-stand-in.ts')).withInvoiceEvents(await real()));
 
 let consumer: typeof import('../../shared/events/consumer.ts');
 let dynamo: typeof import('../../shared/data/dynamo.ts');
