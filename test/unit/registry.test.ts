@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { declareResource } from '../../shared/resources/declare.ts';
 import { dataOf, objectOf } from '../../shared/resources/objects.ts';
 import { defineFields, responseSchema } from '../../shared/resources/define.ts';
-import { RESOURCES, RESOURCE_LIST, counterOf, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
+import { RESOURCES, RESOURCE_LIST, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
 import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/routes.ts';
 import { contractOf } from '../../shared/operations.ts';
@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
     ]);
   });
 
@@ -52,7 +52,7 @@ describe('names', () => {
 
   it('looks resources up by kind, and refuses an unknown one', () => {
     expect(resourceOf('project')).toBe(RESOURCES.project);
-    expect(() => resourceOf('invoice')).toThrow('Unknown resource invoice');
+    expect(() => resourceOf('payment')).toThrow('Unknown resource payment');
   });
 });
 
@@ -62,6 +62,7 @@ describe('declarations', () => {
       ['client', 'cli_', 'clients', 'Clients'],
       ['project', 'prj_', 'projects', 'Projects'],
       ['time_entry', 'te_', 'time_entries', 'Time entries'],
+      ['invoice', 'inv_', 'invoices', 'Invoices'],
       ['webhook_endpoint', 'we_', 'webhook_endpoints', 'Webhook endpoints'],
     ]);
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');
@@ -87,15 +88,26 @@ describe('declarations', () => {
   });
 
   it('name each field in its own messages', () => {
+    // An invoice's bodies are its own (schemas/invoices.ts): a create names the range, a PATCH the draft's terms.
+    const takes = (schema: v.GenericSchema, field: string) => field in (schema as v.ObjectSchema<v.ObjectEntries, undefined>).entries;
+    expect(Object.keys((invoiceSchemas.update as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual(['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate']);
+    expect(Object.keys((invoiceSchemas.create as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual([
+      'client_id', 'from', 'to', 'timezone', 'project_ids', 'discount_rate', 'tax_rate', 'memo', 'purchase_order', 'due_date',
+    ]);
+    for (const field of ['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate', 'from', 'to', 'timezone', 'project_ids']) {
+      const schema = takes(invoiceSchemas.update, field) ? invoiceSchemas.update : invoiceSchemas.create;
+      const issue = v.safeParse(schema, { [field]: { not: 'a value' } }, { abortEarly: false }).issues!.find((i) => v.getDotPath(i) === field)!;
+      expect(issue.message.startsWith(`${field} `), `invoice.${field}: ${issue.message}`).toBe(true);
+    }
     for (const resource of SCHEMA_LIST) {
       for (const field of resource.fieldNames) {
-        if (resource.immutable?.[field] || resource.readOnly?.[field]) continue;
+        if (resource.immutable?.[field] || resource.readOnly?.[field] || !takes(resource.update, field)) continue;
         const out = v.safeParse(resource.update, { [field]: { not: 'a value' } });
         expect(out.success, `${resource.kind}.${field}`).toBe(false);
         expect(out.issues![0].message.startsWith(`${field} `), `${resource.kind}.${field}: ${out.issues![0].message}`).toBe(true);
       }
       for (const field of resource.fieldNames) {
-        if (resource.readOnly?.[field]) continue;
+        if (resource.readOnly?.[field] || !takes(resource.create, field)) continue;
         const out = v.safeParse(resource.create, { [field]: { not: 'a value' } }, { abortEarly: false });
         const issue = out.issues!.find((i) => v.getDotPath(i) === field)!;
         expect(issue.message.startsWith(`${field} `), `${resource.kind}.${field}: ${issue.message}`).toBe(true);
@@ -119,6 +131,7 @@ describe('guards', () => {
     expect(referrersOf(client).map((r) => [r.resource.kind, r.field, r.counter])).toEqual([
       ['project', 'client_id', 'project_count'],
       ['time_entry', 'client_id', 'time_entry_count'],
+      ['invoice', 'client_id', 'invoice_count'],
     ]);
     expect(referrersOf(project).map((r) => r.counter)).toEqual(['time_entry_count']);
     expect(referrersOf(timeEntry)).toEqual([]);
@@ -257,8 +270,8 @@ describe('response schemas', () => {
   });
 
   it('delete results name one of the kinds', () => {
-    for (const kind of ['client', 'project', 'time_entry']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
-    expect(ok(DeleteResult, { object: 'invoice', id: 'x', deleted: true }).success).toBe(false);
+    for (const kind of ['client', 'project', 'time_entry', 'invoice']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
+    expect(ok(DeleteResult, { object: 'payment', id: 'x', deleted: true }).success).toBe(false);
   });
 });
 
