@@ -152,6 +152,38 @@ describe('the release', () => {
   });
 });
 
+describe('edits racing a lock', () => {
+  it('each edit lands before the lock (and is invoiced as it left the entry) or is a 409; the invoiced totals are the entry as locked', async () => {
+    const s = await setup('inv-race');
+    const inv = invoiceId();
+    const edits = Array.from({ length: 12 }, (_, i) =>
+      s.ws.api.patch(`/time_entries/${s.a.id}`, i % 3 === 2 ? { project_id: s.q.id, duration_minutes: 100 + i } : { duration_minutes: 100 + i }),
+    );
+    // The lock goes again, read afresh, while the edits move the version it read (as a create's batch does).
+    const lock = (async () => {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        if (await lockEntries(s.ws.id, [s.a.id], inv).then(() => true, () => false)) return;
+      }
+      throw new Error('the lock never landed');
+    })();
+    const answers = await Promise.all(edits);
+    await lock;
+    expect(answers.every((r) => r.status === 200 || (r.status === 409 && r.body.error.type === 'time_entry_invoiced')), JSON.stringify(answers.map((r) => r.status))).toBe(true);
+    const locked = (await s.ws.api.get(`/time_entries/${s.a.id}`)).body;
+    expect(locked.invoice_id).toBe(inv);
+    // The last edit to land is what the entry shows; a 409 changed nothing.
+    const landed = answers.filter((r) => r.status === 200).map((r) => r.body);
+    const last = landed.sort((x, y) => (x.updated_at < y.updated_at ? -1 : 1)).at(-1) ?? s.a;
+    expect(locked).toEqual({ ...last, invoice_id: inv, updated_at: locked.updated_at });
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.error.message).toContain(inv);
+    const entries = await allEntries(s.ws.api);
+    for (const invoiced of ['true', 'false'] as const) {
+      const q: SummaryQuery = { from: '2026-11-01', to: '2026-12-01', group_by: 'project', invoiced };
+      expect(await summaryRows(s.ws.api, q)).toEqual(referenceSummary(entries, q, () => 'USD'));
+    }
+  });
+});
+
 describe('GET /time_entries?invoice_id=', () => {
   let s: Awaited<ReturnType<typeof setup>>;
   let inv: string;
