@@ -6,7 +6,7 @@
  * reference. Entries are locked and released as an invoice's batches do it: the parts of
  * shared/invoices/lock.ts in one transaction (test/support/invoice-lock.ts).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
 import { expectInvalid } from '../support/assertions.ts';
 import { waitFor, allEvents } from '../support/events.ts';
@@ -303,6 +303,44 @@ describe('GET /time_summaries?invoiced=', () => {
     }
     for (const invoiced of ['yes', 'TRUE', '1', '']) {
       expectInvalid(await s.ws.api.get(`/time_summaries?${new URLSearchParams({ ...base, invoiced })}`), ['invoiced']);
+    }
+  });
+});
+
+describe('the local table', () => {
+  it('gets the indexes declared since it was made, when the stack starts over an existing one (DATA_DIR)', async () => {
+    const { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const { LOCAL_AWS_ENV, createTable } = await import('../../infra/local/dynamodb.ts');
+    const { TABLE } = await import('../../shared/data/table.ts');
+    const client = new DynamoDBClient({
+      endpoint: inject('dynamoEndpoint'),
+      region: LOCAL_AWS_ENV.AWS_REGION,
+      credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+    });
+    const name = `old-table-${Date.now()}`;
+    const key = (n: string, t: 'HASH' | 'RANGE') => ({ AttributeName: n, KeyType: t });
+    try {
+      // A table as the stack made it before GSI4.
+      await client.send(
+        new CreateTableCommand({
+          TableName: name,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+          KeySchema: [key('PK', 'HASH'), key('SK', 'RANGE')],
+          GlobalSecondaryIndexes: [{ IndexName: 'GSI1', KeySchema: [key('GSI1PK', 'HASH'), key('GSI1SK', 'RANGE')], Projection: { ProjectionType: 'ALL' } }],
+        }),
+      );
+      await createTable(client, name);
+      const indexes = (await client.send(new DescribeTableCommand({ TableName: name }))).Table?.GlobalSecondaryIndexes ?? [];
+      expect(indexes.map((i) => i.IndexName).sort()).toEqual(TABLE.indexes.map((i) => i.name));
+      const gsi4 = indexes.find((i) => i.IndexName === 'GSI4')!;
+      expect(gsi4.KeySchema).toEqual([key('GSI4PK', 'HASH'), key('GSI4SK', 'RANGE')]);
+      expect(gsi4.Projection).toEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: ['data', 'search_text'] });
+      // Made again over it: nothing to add, nothing fails.
+      await createTable(client, name);
+    } finally {
+      await client.send(new DeleteTableCommand({ TableName: name })).catch(() => undefined);
+      client.destroy();
     }
   });
 });
