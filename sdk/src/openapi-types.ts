@@ -557,6 +557,7 @@ export interface components {
             billable: boolean;
             billable_rate: number | null;
             description: string | null;
+            invoice_id: string | null;
             workspace_id: string;
             /** Format: date-time */
             created_at: string;
@@ -832,7 +833,7 @@ export interface components {
         ErrorBody: {
             error: {
                 /** @enum {string} */
-                type: "invalid_request" | "authentication_required" | "insufficient_scope" | "forbidden" | "not_found" | "conflict" | "idempotency_key_in_use" | "request_timeout" | "precondition_failed" | "payload_too_large" | "request_headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable";
+                type: "invalid_request" | "authentication_required" | "insufficient_scope" | "forbidden" | "not_found" | "conflict" | "idempotency_key_in_use" | "time_entry_invoiced" | "request_timeout" | "precondition_failed" | "payload_too_large" | "request_headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 param?: string;
                 errors?: {
@@ -1245,7 +1246,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 id: string;
             };
             cookie?: never;
@@ -1285,7 +1286,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 id: string;
             };
             cookie?: never;
@@ -1328,7 +1329,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 id: string;
             };
             cookie?: never;
@@ -1375,7 +1376,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 status?: "ACTIVE" | "COMPLETED" | "ON_HOLD" | "CANCELLED";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 client_id?: string;
                 search?: string;
             };
@@ -1454,7 +1455,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 id: string;
             };
             cookie?: never;
@@ -1494,7 +1495,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 id: string;
             };
             cookie?: never;
@@ -1537,7 +1538,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 id: string;
             };
             cookie?: never;
@@ -1583,9 +1584,10 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 project_id?: string;
                 client_id?: string;
+                invoice_id?: string;
                 /** @example 2026-11-01T00:00:00Z */
                 started_from?: string;
                 started_to?: string;
@@ -1665,7 +1667,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C0ECX6TFNBK5TRP8FGCR0N */
                 id: string;
             };
             cookie?: never;
@@ -1705,7 +1707,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C0ECX6TFNBK5TRP8FGCR0N */
                 id: string;
             };
             cookie?: never;
@@ -1748,7 +1750,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C0ECX6TFNBK5TRP8FGCR0N */
                 id: string;
             };
             cookie?: never;
@@ -1804,9 +1806,10 @@ export interface operations {
                 group_by?: "client" | "project";
                 /** @example week */
                 period?: "none" | "day" | "week" | "month";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 client_id?: string;
                 project_id?: string;
+                invoiced?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -1843,7 +1846,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 object_id?: string;
                 after?: string;
             };
@@ -1879,7 +1882,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example evt_0000000002VWNNVFNT1HY0DF49 */
+                /** @example evt_0000000002YG7410TEMBW4A7Q4 */
                 id: string;
             };
             cookie?: never;
@@ -1991,7 +1994,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C0ED6RC08JCKE4PH5P5ENC */
                 id: string;
             };
             cookie?: never;
@@ -2031,7 +2034,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C0ED6RC08JCKE4PH5P5ENC */
                 id: string;
             };
             cookie?: never;
@@ -2074,7 +2077,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C0ED6RC08JCKE4PH5P5ENC */
                 id: string;
             };
             cookie?: never;
