@@ -292,6 +292,32 @@ describe('GET /time_summaries?invoiced=', () => {
     }
   });
 
+  it('counts an entry stored before the totals when it is locked: in the base levels and the invoiced ones, in one transaction', async () => {
+    const s = await setup('inv-uncounted');
+    const { dynamo, tableName } = await import('../../shared/data/dynamo.ts');
+    const { DeleteCommand, QueryCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { keys } = await import('../../shared/data/keys.ts');
+    // a and f as the code before the totals stored them: uncounted, in no total (f shares a's totals items).
+    for (const entry of [s.a, s.f]) {
+      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: keys.item(s.ws.id, 'TIME_ENTRY', entry.id), UpdateExpression: 'REMOVE counted' }));
+    }
+    for (const level of ['CLIENT', 'PROJECT'] as const) {
+      const items = (await dynamo().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.totalsPartition(s.ws.id, level, '2026-11') } }))).Items ?? [];
+      for (const item of items.filter((i) => String(i.SK).endsWith('#20'))) await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+    }
+    const q: SummaryQuery = { from: '2026-11-01', to: '2026-12-01', group_by: 'project', period: 'day' };
+    const uncounted = (await allEntries(s.ws.api)).filter((e) => (e as Obj).id !== s.a.id && (e as Obj).id !== s.f.id);
+    expect(await summaryRows(s.ws.api, q)).toEqual(referenceSummary(uncounted, q, () => 'USD'));
+    // One batch: a (uncounted) and b (counted) onto the invoice; a's base and invoiced items in the same transaction.
+    await lockEntries(s.ws.id, [s.a.id, s.b.id], invoiceId());
+    const entries = await allEntries(s.ws.api);
+    const withoutF = entries.filter((e) => (e as Obj).id !== s.f.id);
+    for (const invoiced of ['true', 'false', undefined] as const) {
+      const query = { ...q, ...(invoiced ? { invoiced } : {}) };
+      expect(await summaryRows(s.ws.api, query), String(invoiced)).toEqual(referenceSummary(withoutF, query, () => 'USD'));
+    }
+  });
+
   it('binds the cursor to invoiced, and refuses any other value than true or false naming it', async () => {
     const s = await setup('inv-sum-cursor');
     await lockEntries(s.ws.id, [s.a.id, s.b.id, s.e.id], invoiceId());
