@@ -1039,11 +1039,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
+        /** @description conflict: a delete refused by a guard; or time_entry_invoiced: a PATCH or DELETE of a time entry on an invoice; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Seconds to wait before retrying; absent on conflict (sent with idempotency_key_in_use) */
+                /** @description Seconds to wait before retrying; absent on conflict and time_entry_invoiced (sent with idempotency_key_in_use) */
                 "Retry-After"?: string;
                 [name: string]: unknown;
             };
