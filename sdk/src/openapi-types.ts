@@ -1507,11 +1507,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
+        /** @description conflict: a delete refused by a guard; or time_entry_invoiced: a PATCH or DELETE of a time entry on an invoice; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Seconds to wait before retrying; absent on conflict (sent with idempotency_key_in_use) */
+                /** @description Seconds to wait before retrying; absent on conflict and time_entry_invoiced (sent with idempotency_key_in_use) */
                 "Retry-After"?: string;
                 [name: string]: unknown;
             };
@@ -1715,7 +1715,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 id: string;
             };
             cookie?: never;
@@ -1755,7 +1755,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 id: string;
             };
             cookie?: never;
@@ -1798,7 +1798,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 id: string;
             };
             cookie?: never;
@@ -1845,7 +1845,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 status?: "ACTIVE" | "COMPLETED" | "ON_HOLD" | "CANCELLED";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 client_id?: string;
                 search?: string;
             };
@@ -1924,7 +1924,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 id: string;
             };
             cookie?: never;
@@ -1964,7 +1964,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 id: string;
             };
             cookie?: never;
@@ -2007,7 +2007,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 id: string;
             };
             cookie?: never;
@@ -2053,7 +2053,7 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C0ECR7XM1TBV1KDHDYX0V3 */
                 project_id?: string;
                 client_id?: string;
                 invoice_id?: string;
@@ -2136,7 +2136,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C0ECX6TFNBK5TRP8FGCR0N */
                 id: string;
             };
             cookie?: never;
@@ -2176,7 +2176,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C0ECX6TFNBK5TRP8FGCR0N */
                 id: string;
             };
             cookie?: never;
@@ -2219,7 +2219,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C0ECX6TFNBK5TRP8FGCR0N */
                 id: string;
             };
             cookie?: never;
@@ -2275,7 +2275,7 @@ export interface operations {
                 group_by?: "client" | "project";
                 /** @example week */
                 period?: "none" | "day" | "week" | "month";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 client_id?: string;
                 project_id?: string;
                 invoiced?: "true" | "false";
@@ -2662,7 +2662,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C0EC8BPFFWD2R4T5BW975R */
                 object_id?: string;
                 after?: string;
             };
@@ -2698,7 +2698,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example evt_0000000002VWNNVFNT1HY0DF49 */
+                /** @example evt_0000000002YG7410TEMBW4A7Q4 */
                 id: string;
             };
             cookie?: never;
@@ -2810,7 +2810,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C0ED6RC08JCKE4PH5P5ENC */
                 id: string;
             };
             cookie?: never;
@@ -2850,7 +2850,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C0ED6RC08JCKE4PH5P5ENC */
                 id: string;
             };
             cookie?: never;
@@ -2893,7 +2893,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C0ED6RC08JCKE4PH5P5ENC */
                 id: string;
             };
             cookie?: never;
