@@ -457,12 +457,25 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
 
 const input = (data: Record<string, unknown>) => ({ client_id: String(data.client_id), from: String(data.period_start), to: String(data.period_end), timezone: String(data.timezone) });
 
-/** A failed request gives its work up at once (best effort), so that a retry takes it over without waiting for the lease. */
+/**
+ * A failed request gives its work up at once (best effort), so that a retry takes it over without
+ * waiting for the lease. Only the lease: the failed write may have landed (its response lost), and
+ * its `next` must stand.
+ */
 async function endLease(item: Record<string, unknown>) {
   const work = workOf(item);
   if (!work) return;
   await transact<string>({
-    [ITEM]: invoiceUpdate(item, { attributes: { [WORK]: { ...work, lease_until: 0 } }, bumpVersion: false, condition: heldBy(work.owner) }),
+    [ITEM]: {
+      Update: {
+        TableName: tableName(),
+        Key: { PK: item.PK, SK: item.SK },
+        UpdateExpression: 'SET #work.#lease = :zero',
+        ConditionExpression: heldBy(work.owner).expression,
+        ExpressionAttributeNames: { ...heldBy(work.owner).names, '#lease': 'lease_until' },
+        ExpressionAttributeValues: { ...heldBy(work.owner).values, ':zero': 0 },
+      },
+    },
   });
 }
 
