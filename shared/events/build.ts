@@ -91,7 +91,8 @@ const TRANSITIONS: Record<string, EventAction> = { open: 'finalized', paid: 'pai
  * removes a build's `work` is `invoice.created`; a status change `invoice.finalized`, `.paid` or
  * `.voided` (a void starts a release in the same write); any other change while `work` is there,
  * before or after, none; another change of `data`, `invoice.updated`; a REMOVE `invoice.deleted`,
- * unless the invoice was never sealed (its `work` still a build).
+ * unless the invoice was never sealed (its `work` still a build, or `unannounced`: an abandoned
+ * build a DELETE released).
  *
  * The order of its changes (store.ts): a sealed invoice without `work` changes only by API
  * changes that each make an event, so the predecessor of a MODIFY's event is the old image's
@@ -111,8 +112,9 @@ export function invoiceChange({ eventName, oldItem, newItem }: Images): Change |
     return { action: 'updated', ...predecessor };
   }
   if (eventName === 'REMOVE' && oldItem) {
-    const work = workOf(oldItem);
-    if (work?.kind === 'build') return undefined;
+    const work = workOf(oldItem) as { kind?: unknown; announced?: unknown; unannounced?: unknown } | undefined;
+    // Never sealed: a build, or an abandoned build a DELETE released (`unannounced`).
+    if (work?.kind === 'build' || work?.unannounced === true) return undefined;
     return { action: 'deleted', item: oldItem, after: typeof work?.announced === 'number' ? work.announced : null };
   }
   return undefined; // an INSERT: a new invoice is a build, announced when sealed

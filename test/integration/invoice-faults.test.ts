@@ -202,6 +202,8 @@ async function killedAt(k: number, operation: Operation, request: APIGatewayProx
   docMock.send.callThrough();
 }
 
+const storedInvoice = async (ws: string, id: string) => (await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.item(ws, 'INVOICE', id) }))).Item!;
+
 const invoiceIdsOf = async (ws: string) => ((await ok('listInvoices', query(ws, '/api/v1/invoices', { limit: '100' }))).data as any[]).map((i) => i.id as string);
 
 /** A retry while the dead request's lease runs: 409 idempotency_key_in_use, Retry-After the lease's seconds left. */
@@ -243,7 +245,7 @@ describe('a create of several batches under failure', () => {
         else expect(made).toHaveLength(1);
         if (k > 0 && !sealed) {
           // The batches that landed stand (a response lost included); the lease was given up.
-          const stored = (await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.item(ws, 'INVOICE', made[0]!) }))).Item!;
+          const stored = await storedInvoice(ws, made[0]!);
           expect(stored.work).toMatchObject({ kind: 'build', lease_until: 0, next: (when === 'after' ? k : k - 1) * BATCH });
         }
         if (k === 0 && when === 'after') {
@@ -326,6 +328,9 @@ describe('a release killed part-way', () => {
     const deleteRequest = event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: invoice });
     // The delete's start, then one batch released, then killed.
     await killedAt(2, 'deleteInvoice', deleteRequest);
+    // The release records the version of the draft's last event: invoice.deleted follows it (events/build.ts).
+    const stored = await storedInvoice(ws, invoice);
+    expect(stored.work).toMatchObject({ kind: 'release', then: 'delete', announced: stored.version });
     await stillReleasing(ws, invoice, billable, 'deleteInvoice', deleteRequest);
     const deleted = await invoke('deleteInvoice', again(deleteRequest));
     expect([deleted.status, deleted.body]).toEqual([200, { object: 'invoice', id: invoice, deleted: true }]);
@@ -333,5 +338,45 @@ describe('a release killed part-way', () => {
     expect(await invoiceIdsOf(ws)).toEqual([]);
     expect((await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id: invoice }))).status).toBe(404);
     expect((await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.invoiceEntries(ws, invoice) }))).Item).toBeUndefined();
+  });
+});
+
+describe('a DELETE of a draft whose create died part-way', () => {
+  it('keyless: 409 invalid_state with Retry-After while the lease runs; past it, the DELETE releases what was locked and the draft goes', async () => {
+    const { ws, client, billable } = await workspaceWithTime();
+    const request = event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, ...PERIOD } });
+    await killedAt(3, 'createInvoice', request); // two batches locked
+    const [id] = await invoiceIdsOf(ws);
+    const { entries } = await expectConsistent(ws);
+    expect(entries.filter((e) => e.invoice_id === id)).toHaveLength(2 * BATCH);
+    const deleteRequest = event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: id! });
+    const waiting = await invoke('deleteInvoice', deleteRequest);
+    expect([waiting.status, waiting.body.error?.type]).toEqual([409, 'invalid_state']);
+    expect(waiting.headers['Retry-After']).toBe(String(Math.ceil(LEASE_MS / 1000)));
+    afterTheLease();
+    const deleted = await invoke('deleteInvoice', again(deleteRequest));
+    expect([deleted.status, deleted.body]).toEqual([200, { object: 'invoice', id, deleted: true }]);
+    const after = await expectConsistent(ws);
+    expect(after.entries.filter((e) => e.invoice_id !== null)).toEqual([]);
+    expect(after.invoices).toEqual([]);
+    // The time is invoiceable again, whole.
+    const created = await invoke('createInvoice', event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, ...PERIOD, discount_rate: 5, tax_rate: 20 } }));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await expectComplete(ws, created.body, billable);
+  });
+
+  it('keyed: once a DELETE cleared the abandoned draft, a retry with the key creates the invoice afresh', async () => {
+    const { ws, client, billable } = await workspaceWithTime();
+    const request = createRequest(ws, client, randomUUID());
+    await killedAt(2, 'createInvoice', request);
+    const [id] = await invoiceIdsOf(ws);
+    afterTheLease();
+    expect((await invoke('deleteInvoice', event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: id! }))).status).toBe(200);
+    const retried = await invoke('createInvoice', again(request));
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect(retried.body.id).not.toBe(id);
+    await expectComplete(ws, retried.body, billable);
+    const replay = await invoke('createInvoice', again(request));
+    expect([replay.status, replay.headers['Idempotent-Replayed'], replay.body.id]).toEqual([201, 'true', retried.body.id]);
   });
 });

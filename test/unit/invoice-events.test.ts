@@ -138,6 +138,13 @@ describe('a sealed invoice', () => {
     expect(draftOf(record('REMOVE', { ...emptied, work: work('release') }, undefined))!.changeKey).toBe(`${KEYS.SK}#deleted#v6#after#none`);
   });
 
+  it('makes none when a DELETE removes a draft whose build was abandoned (never announced)', () => {
+    const abandoned: Item = { ...batched, work: work('build', { next: 2 }) };
+    const taken: Item = { ...abandoned, work: work('release', { owner: 'req-9', then: 'delete', unannounced: true }) };
+    expect(typeOf('MODIFY', abandoned, taken)).toBeUndefined();
+    expect(typeOf('REMOVE', taken, undefined)).toBeUndefined();
+  });
+
   it('is read with invoices:read', () => {
     for (const type of ['invoice.created', 'invoice.updated', 'invoice.deleted', 'invoice.finalized', 'invoice.paid', 'invoice.voided'] as const) {
       expect(readScopeOf(objectOfType(type)), type).toBe('invoices:read');
