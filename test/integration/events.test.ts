@@ -40,12 +40,12 @@ describe('events of every change', () => {
     for (const r of [c, cu, p, pu, t, tu, td, pd, cd]) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
 
     const events = await eventsWhen(api, 9);
-    // Every type there is today, in the order of the changes.
+    // Every type of these three collections, in the order of the changes (invoices': openapi.test.ts, invoice-events.test.ts).
     expect(events.map((e) => e.type)).toEqual([
       'client.created', 'client.updated', 'project.created', 'project.updated',
       'time_entry.created', 'time_entry.updated', 'time_entry.deleted', 'project.deleted', 'client.deleted',
     ]);
-    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES.filter((type) => !type.startsWith('invoice.'))));
     expect(events.map((e) => e.request_id)).toEqual([c, cu, p, pu, t, tu, td, pd, cd].map(requestIdOf));
     for (const e of events) {
       expect(Object.keys(e).sort()).toEqual(['created_at', 'data', 'id', 'object', 'request_id', 'type', 'workspace_id']);

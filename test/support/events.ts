@@ -52,6 +52,13 @@ export const eventsWhen = (api: Api, count: number, query = '') =>
     return events.length >= count ? events : undefined;
   }, `${count} events`);
 
+/** Every event of the workspace, once it holds one of each of `types`. */
+export const eventsOfEach = (api: Api, types: readonly string[]) =>
+  waitFor(async () => {
+    const events = await allEvents(api);
+    return types.every((type) => events.some((e) => e.type === type)) ? events : undefined;
+  }, `an event of each of ${types.length} types`);
+
 /** One sync-mode pass: follows `after=` and next_cursor to the end; returns the events read. */
 export async function syncFrom(api: Api, after: string, query = ''): Promise<any[]> {
   const events: any[] = [];
