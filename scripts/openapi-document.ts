@@ -266,7 +266,7 @@ function operationObject(route: Route): Json {
     security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(contract?.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)), ...recorded(example?.request.body) } } } }
+      ? { requestBody: { required: !contract.optionalBody, content: { 'application/json': { schema: ref('schemas', bodyName(route)), ...recorded(example?.request.body) } } } }
       : {}),
     responses,
   };
