@@ -13,36 +13,39 @@
  * Transactions are counted at the floor's rules (2 units per item, 1 per index item) beside what
  * DynamoDB Local reports, as in section 4.
  */
-import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SDK_BUDGET } from '../../shared/data/budget.ts';
 import { keys } from '../../shared/data/keys.ts';
-import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
+import { DATA_ATTRIBUTE, TABLE } from '../../shared/data/table.ts';
 import { newId } from '../../shared/ids.ts';
 import { client, counterOf, invoice, timeEntry } from '../../shared/resources/registry.ts';
 import { COUNTED_ATTRIBUTE } from '../../shared/totals/totals.ts';
 import { invoke, invokeOk, type Caller, type Request } from './lib/invoke.ts';
-import { observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';
+import { isWriteCommand, observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';
 import { idOf, itemsOf, walk, writeItems, type ListVariant, type ScalingResult, type ScaleWorkspace } from './scaling.ts';
 import { clientBody, invoiceBody, itemSize, projectBody } from './scenarios.ts';
-import { atFloorRules, transactionCharges } from './units.ts';
+import { transactionCharges } from './units.ts';
 
 export const INVOICE_SIZES = [100, 2000] as const;
 export const INVOICE_LIST_SIZES = [10, 1000] as const;
+/** Limits of the pages compared: at both, page 1 of the 10-invoice workspace is full and has more after it (it reads limit + 1 items). */
+export const INVOICE_LIST_LIMITS = [1, 5] as const;
 /** Per entry, per batch and constant, as decision 0023 bounds a create (its "Units"). */
 export const CREATE_BOUND = { perEntry: 6, invoicePerKb: 5, perTotalsItem: 2, draftBase: 9, planPerKb: 2 } as const;
 
 export interface InvoiceTransaction {
-  /** What it is: `draft`, `batch`, `step` (a finalize, pay or the void's own), `release`. */
+  /** What it is: `draft`, `batch` (a create's lock), `release` (a void's), `step` (a finalize, pay, or the void's own). */
   kind: string;
+  items: number;
   entries: number;
   totalsItems: number;
-  items: number;
-  /** As DynamoDB Local reported it: base table and index units. */
-  tableUnits: number;
-  indexUnits: number;
-  /** At the floor's rules: 2 per item, 1 per index item (DynamoDB Local's index units halved). */
-  atFloorRules: number;
+  /** As DynamoDB Local reported it, base table and index units: it does not charge a transaction by its items. */
+  localUnits: number;
+  /** At AWS's documented rules, from the items written: its entries' share, the invoice's, the invoiced totals', the rest. */
+  units: { entries: number; invoice: number; totals: number; other: number; total: number; entryIndexes: number };
+  /** Index items it writes (each at 1 unit per KB, 2 when its key moves). */
+  indexItems: number;
 }
 
 export interface InvoiceOperation {
@@ -54,29 +57,34 @@ export interface InvoiceOperation {
   overDeadline: boolean;
   readUnits: number;
   /** Write units as DynamoDB Local reported them. */
+  localWriteUnits: number;
+  /** Write units at AWS's documented rules: transactions from their items, other writes as reported. */
   writeUnits: number;
-  /** Write units with transactions at the floor's rules. */
-  writeAtFloorRules: number;
   commands: Record<string, number>;
   transactions: InvoiceTransaction[];
   /** The invoice's size after the operation (bytes, as DynamoDB counts it). */
   invoiceBytes: number;
   /** The plan's size (bytes), for a create. */
   planBytes?: number;
+  /** The largest time entry it wrote (bytes, as DynamoDB counts it): over 1 KB, each costs 2 units per KB. */
+  entryBytes?: number;
 }
 
-/** A create split as decision 0023 counts it, at the floor's rules. */
+/** A create split as decision 0023 counts it, at AWS's documented rules. */
 export interface CreateSplit {
   entries: number;
   batches: number;
-  /** Write units of one locked entry: the entry (2) and its index items. */
+  /** Write units of one locked entry: the entry's update and its index items. */
   perEntry: number;
+  /** Units of the index items one locked entry writes (1 per KB each). */
+  indexUnitsPerEntry: number;
   /** Write units of a batch beside its entries, on average: the invoice and its index items, the invoiced totals items. */
   perBatch: number;
   /** Invoiced totals items per batch, on average. */
   totalsPerBatch: number;
   /** The draft's transaction. */
   constant: number;
+  writeUnits: number;
   /** Read units per entry (the selection's query, the batches' re-read of their entries). */
   readPerEntry: number;
   writePerEntry: number;
@@ -95,48 +103,89 @@ export interface InvoiceBenchResult {
 export const REQUEST_DEADLINE_MS = SDK_BUDGET.requestDeadlineMs;
 
 const kbOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
-const sk = (key: unknown) => String((key as { SK?: unknown } | undefined)?.SK ?? '');
-const pk = (key: unknown) => String((key as { PK?: unknown } | undefined)?.PK ?? '');
+const keyString = (key: unknown) => {
+  const k = key as { PK?: unknown; SK?: unknown };
+  return `${String(k.PK)}|${String(k.SK)}`;
+};
+const PROJECTED_CHANGE = new RegExp(`#data\\b|\\b${DATA_ATTRIBUTE}\\b`);
 
-/** The key of a transaction's item, whatever its action. */
-function keyOfPart(part: Record<string, { Key?: unknown; Item?: unknown }>): unknown {
-  const action = Object.values(part)[0]!;
-  return action.Key ?? action.Item;
+type Part = { Put?: { Item: Record<string, unknown> }; Update?: { Key: Record<string, unknown>; UpdateExpression: string }; Delete?: { Key: Record<string, unknown> }; ConditionCheck?: { Key: Record<string, unknown> } };
+type Snapshot = Map<string, Record<string, unknown>>;
+
+/**
+ * One transaction's write units at AWS's documented rules (docs/data-model.md; decision 0023):
+ * 2 per KB of each item (the larger of before and after), and per index, 1 per KB of an index
+ * item written or deleted, 2 when its key moves, 1 when its projected `data` changes. An item's
+ * before is what the workspace held before the operation, or what an earlier transaction of it
+ * wrote; its after, what the workspace holds after (an item written twice, the invoice, is taken
+ * at its final size: an upper bound).
+ */
+function transactionUnits(parts: readonly Part[], current: Snapshot, after: Snapshot) {
+  const units = { entries: 0, invoice: 0, totals: 0, other: 0, total: 0, entryIndexes: 0 };
+  let indexItems = 0;
+  for (const part of parts) {
+    const key = part.Put ? part.Put.Item : (part.Update ?? part.Delete ?? part.ConditionCheck)!.Key;
+    const k = keyString(key);
+    const before = current.get(k);
+    const now = part.Put ? part.Put.Item : part.Delete ? undefined : part.Update ? (after.get(k) ?? before) : before;
+    const kb = kbOf(Math.max(before ? itemSize(before) : 0, now ? itemSize(now) : 0));
+    let u = part.ConditionCheck ? 0 : 2 * kb;
+    let indexUnits = 0;
+    /** An index item's size: the table's keys, the index's, and the projected attributes. */
+    const indexKb = (index: (typeof TABLE.indexes)[number]) =>
+      kbOf(Math.max(...[before, now].map((item) => (item ? itemSize(Object.fromEntries(['PK', 'SK', index.partitionKey, index.sortKey, ...index.projected].filter((a) => a in item).map((a) => [a, item[a]]))) : 0))));
+    const projectedChanged = part.Put !== undefined || (part.Update !== undefined && PROJECTED_CHANGE.test(part.Update.UpdateExpression));
+    for (const index of TABLE.indexes) {
+      const was = before?.[index.partitionKey] === undefined ? undefined : `${String(before[index.partitionKey])}|${String(before[index.sortKey])}`;
+      const is = now?.[index.partitionKey] === undefined ? undefined : `${String(now[index.partitionKey])}|${String(now[index.sortKey])}`;
+      const writes = was === undefined && is === undefined ? 0 : was === undefined || is === undefined ? 1 : was !== is ? 2 : projectedChanged ? 1 : 0;
+      indexItems += writes;
+      indexUnits += writes * indexKb(index);
+    }
+    if (part.Delete) current.delete(k);
+    else if (now) current.set(k, now);
+    const sk = String((key as { SK?: unknown }).SK);
+    const pk = String((key as { PK?: unknown }).PK);
+    const share = sk.startsWith(`${timeEntry.type}#`) ? 'entries' : sk.startsWith(`${invoice.type}#`) ? 'invoice' : pk.includes('#TOTALS#') ? 'totals' : 'other';
+    u += indexUnits;
+    units[share] += u;
+    units.total += u;
+    if (share === 'entries') units.entryIndexes += indexUnits;
+  }
+  return { units, indexItems };
 }
 
-function transactionsOf(calls: readonly ObservedCall[], kinds: (entries: number, totals: number, index: number) => string): InvoiceTransaction[] {
+function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after: Snapshot, kind: (entries: number, index: number) => string): InvoiceTransaction[] {
+  const current: Snapshot = new Map(before);
   const txCalls = calls.filter((c) => c.command === 'TransactWriteItemsCommand');
-  const charges = transactionCharges(calls);
+  const local = transactionCharges(calls);
   return txCalls.map((call, i) => {
-    const parts = call.input.TransactItems as Record<string, { Key?: unknown; Item?: unknown }>[];
-    const itemKeys = parts.map(keyOfPart);
-    const entries = itemKeys.filter((k) => sk(k).startsWith(`${timeEntry.type}#`)).length;
-    const totalsItems = itemKeys.filter((k) => pk(k).includes('#TOTALS#')).length;
-    const charge = charges[i]!;
-    return {
-      kind: kinds(entries, totalsItems, i),
-      entries,
-      totalsItems,
-      items: charge.items,
-      tableUnits: charge.tableUnits,
-      indexUnits: charge.indexUnits,
-      atFloorRules: 2 * charge.items + charge.indexUnits / 2,
-    };
+    const parts = call.input.TransactItems as Part[];
+    const keysOf = parts.map((p) => keyString(p.Put ? p.Put.Item : (p.Update ?? p.Delete ?? p.ConditionCheck)!.Key));
+    const entries = keysOf.filter((k) => k.includes(`|${timeEntry.type}#`)).length;
+    const totalsItems = keysOf.filter((k) => k.split('|')[0]!.includes('#TOTALS#')).length;
+    const { units, indexItems } = transactionUnits(parts, current, after);
+    return { kind: kind(entries, i), items: parts.length, entries, totalsItems, localUnits: local[i]!.tableUnits + local[i]!.indexUnits, units, indexItems };
   });
 }
 
-async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, readItem: (id: string) => Promise<Record<string, unknown>>): Promise<{ op: InvoiceOperation; id: string }> {
+async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader): Promise<{ op: InvoiceOperation; id: string }> {
+  const before = await db.snapshot();
   const t0 = performance.now();
   const { result, calls } = await observe(() => invoke(repoRoot, caller, request));
   const ms = performance.now() - t0;
   if (result.status >= 300) throw new Error(`invoices: ${label}: ${result.status} ${JSON.stringify(result.body)}`);
+  const after = await db.snapshot();
   const units = unitsOf(calls);
-  const transactions = transactionsOf(calls, (n, _t, i) => (request.operation === 'createInvoice' ? (i === 0 ? 'draft' : 'batch') : n > 0 ? 'release' : 'step'));
+  const create = request.operation === 'createInvoice';
+  const transactions = transactionsOf(calls, before, after, (n, i) => (create ? (i === 0 ? 'draft' : 'batch') : n > 0 ? 'release' : 'step'));
+  const otherWrites = unitsOf(calls.filter((c) => isWriteCommand(c.command) && c.command !== 'TransactWriteItemsCommand')).write;
   const commands: Record<string, number> = {};
   for (const c of calls) commands[c.command.replace(/Command$/, '')] = (commands[c.command.replace(/Command$/, '')] ?? 0) + 1;
   const id = String((result.body as { id: string }).id);
-  const draft = calls.find((c) => c.command === 'TransactWriteItemsCommand' && request.operation === 'createInvoice');
-  const plan = draft && (draft.input.TransactItems as { Put?: { Item: Record<string, unknown> } }[]).map((p) => p.Put?.Item).find((item) => item && pk(item).endsWith('#INVOICE_ENTRIES'));
+  const draft = create ? calls.find((c) => c.command === 'TransactWriteItemsCommand') : undefined;
+  const entryBytes = Math.max(0, ...[...after.values()].filter((item) => String(item.SK).startsWith(`${timeEntry.type}#`)).map(itemSize));
+  const plan = draft && (draft.input.TransactItems as Part[]).map((p) => p.Put?.Item).find((item) => item && String(item.PK).endsWith('#INVOICE_ENTRIES'));
   return {
     id,
     op: {
@@ -146,31 +195,24 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
       ms,
       overDeadline: ms > REQUEST_DEADLINE_MS,
       readUnits: units.read,
-      writeUnits: units.write,
-      writeAtFloorRules: atFloorRules({ measured: units, transactions: transactionCharges(calls) }) - units.read,
+      localWriteUnits: units.write,
+      writeUnits: transactions.reduce((n, t) => n + t.units.total, 0) + otherWrites,
       commands,
       transactions,
-      invoiceBytes: itemSize(await readItem(id)),
+      invoiceBytes: itemSize(after.get(keyString(keys.item(caller.workspaceId, invoice.type, id))) ?? {}),
       ...(plan ? { planBytes: itemSize(plan) } : {}),
+      ...(entryBytes > 0 ? { entryBytes } : {}),
     },
   };
 }
 
-/**
- * A create split per entry, per batch and constant: each batch's entries cost their item (2) and
- * their index items, found from the index units of the batches (the invoice's three index items
- * taken out: it changes its lines, which every index projects); the rest of a batch is the
- * invoice and its invoiced totals items; the constant is the draft's transaction.
- */
+/** A create split per entry, per batch and constant, from its transactions' shares (decision 0023's terms). */
 export function splitCreate(op: InvoiceOperation): CreateSplit {
   const batches = op.transactions.filter((t) => t.kind === 'batch');
   const draft = op.transactions.find((t) => t.kind === 'draft')!;
   const entries = batches.reduce((n, t) => n + t.entries, 0);
-  const INVOICE_INDEX_ITEMS = 3;
-  const entryIndexItems = batches.reduce((n, t) => n + t.indexUnits / 2 - INVOICE_INDEX_ITEMS, 0);
-  const perEntry = 2 + entryIndexItems / entries;
-  const batchTotal = batches.reduce((n, t) => n + t.atFloorRules, 0);
-  const perBatch = (batchTotal - perEntry * entries) / batches.length;
+  const entryUnits = batches.reduce((n, t) => n + t.units.entries, 0);
+  const batchUnits = batches.reduce((n, t) => n + t.units.total, 0);
   const totals = batches.reduce((n, t) => n + t.totalsItems, 0);
   const s = kbOf(op.invoiceBytes);
   const bound =
@@ -181,12 +223,14 @@ export function splitCreate(op: InvoiceOperation): CreateSplit {
   return {
     entries,
     batches: batches.length,
-    perEntry,
-    perBatch,
+    perEntry: entryUnits / entries,
+    indexUnitsPerEntry: batches.reduce((n, t) => n + t.units.entryIndexes, 0) / entries,
+    perBatch: (batchUnits - entryUnits) / batches.length,
     totalsPerBatch: totals / batches.length,
-    constant: draft.atFloorRules,
+    constant: draft.units.total,
+    writeUnits: op.writeUnits,
     readPerEntry: op.readUnits / entries,
-    writePerEntry: op.writeAtFloorRules / entries,
+    writePerEntry: op.writeUnits / entries,
     bound,
   };
 }
@@ -210,11 +254,25 @@ async function timeWorkspace(repoRoot: string, caller: Caller, count: number, en
   return { clientId, projectId: idOf(project) };
 }
 
+type Reader = ReturnType<typeof reader>;
+
+/** Reads of the workspace outside the functions' client (not observed): items, and the whole `WS#<ws>` partition. */
 function reader(endpoint: string, tableName: string, workspaceId: string) {
   const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' }));
+  const partition = keys.item(workspaceId, invoice.type, 'x').PK;
   return {
-    read: async (id: string) => (await db.send(new GetCommand({ TableName: tableName, Key: keys.item(workspaceId, invoice.type, id) }))).Item ?? {},
     readKey: async (key: { PK: string; SK: string }) => (await db.send(new GetCommand({ TableName: tableName, Key: key }))).Item,
+    /** Every item of the workspace's partition (its clients, projects, entries, invoices, number counter), by key. */
+    snapshot: async (): Promise<Snapshot> => {
+      const items: Snapshot = new Map();
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true, ExclusiveStartKey: start }));
+        for (const item of out.Items ?? []) items.set(keyString(item), item);
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return items;
+    },
     destroy: () => db.destroy(),
   };
 }
@@ -243,7 +301,7 @@ async function lifecycle(repoRoot: string, count: number, endpoint: string, tabl
   try {
     const ops: InvoiceOperation[] = [];
     const run = async (label: string, request: Request) => {
-      const { op, id } = await measure(repoRoot, caller, label, count, request, db.read);
+      const { op, id } = await measure(repoRoot, caller, label, count, request, db);
       ops.push(op);
       return id;
     };
@@ -276,7 +334,7 @@ async function listWorkspace(repoRoot: string, size: number, endpoint: string, t
   const made = await invokeOk(repoRoot, caller, { operation: 'createInvoice', body: invoiceBody(clientId) });
   const db = reader(endpoint, tableName, caller.workspaceId);
   try {
-    const original = await db.read(String(made.body.id));
+    const original = (await db.readKey(keys.item(caller.workspaceId, invoice.type, String(made.body.id))))!;
     const started = performance.now();
     const copies: Record<string, unknown>[] = [];
     for (let n = 1; n < size; n++) {
@@ -307,7 +365,7 @@ export async function runInvoiceBench(repoRoot: string, endpoint: string, tableN
   const lists: ScalingResult[] = [];
   for (const variant of INVOICE_LIST_VARIANTS) {
     for (const ws of workspaces) {
-      for (const limit of [1, 25]) lists.push(await walk(repoRoot, ws, variant, limit, [1, 10, 100], repeats));
+      for (const limit of INVOICE_LIST_LIMITS) lists.push(await walk(repoRoot, ws, variant, limit, [1, 10, 100], repeats));
     }
   }
   return { operations, creates, lists, listWorkspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })) };
