@@ -3,8 +3,8 @@
  *
  * - a create of the invoice of a client's month at 100 and at 2,000 time entries of one project
  *   (entries spread evenly over November 2026, made by the log handler with its writes held back,
- *   then written with BatchWriteItem), then its finalize and void; a second create of the same
- *   time (released by the void), its finalize and pay. Units of each, split into the reads, the
+ *   then written with BatchWriteItem), a PATCH and the delete of that draft; a create again, its
+ *   finalize and void; a third create, its finalize and pay. Units of each, split into the reads, the
  *   draft's transaction and each batch's (its entries, its invoiced totals items, the invoice),
  *   and wall time (one run each: a create of 2,000 entries is 23 transactions);
  * - list pages of two workspaces of 10 and of 1,000 invoices (copies of one sealed invoice under
@@ -182,7 +182,7 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
   const otherWrites = unitsOf(calls.filter((c) => isWriteCommand(c.command) && c.command !== 'TransactWriteItemsCommand')).write;
   const commands: Record<string, number> = {};
   for (const c of calls) commands[c.command.replace(/Command$/, '')] = (commands[c.command.replace(/Command$/, '')] ?? 0) + 1;
-  const id = String((result.body as { id: string }).id);
+  const id = String((result.body as { id: string }).id ?? request.id);
   const draft = create ? calls.find((c) => c.command === 'TransactWriteItemsCommand') : undefined;
   const entryBytes = Math.max(0, ...[...after.values()].filter((item) => String(item.SK).startsWith(`${timeEntry.type}#`)).map(itemSize));
   const plan = draft && (draft.input.TransactItems as Part[]).map((p) => p.Put?.Item).find((item) => item && String(item.PK).endsWith('#INVOICE_ENTRIES'));
@@ -305,7 +305,10 @@ async function lifecycle(repoRoot: string, count: number, endpoint: string, tabl
       ops.push(op);
       return id;
     };
-    const first = await run('create', { operation: 'createInvoice', body: invoiceBody(clientId) });
+    const draft = await run('create', { operation: 'createInvoice', body: invoiceBody(clientId) });
+    await run('update (PATCH of the draft\'s memo)', { operation: 'updateInvoice', id: draft, body: { memo: 'Net 30' } });
+    await run('delete (the draft, its time released)', { operation: 'deleteInvoice', id: draft });
+    const first = await run('create again (the time the delete released)', { operation: 'createInvoice', body: invoiceBody(clientId) });
     await run('finalize', { operation: 'finalizeInvoice', id: first });
     await run('void', { operation: 'voidInvoice', id: first });
     const second = await run('create again (the time the void released)', { operation: 'createInvoice', body: invoiceBody(clientId) });
@@ -313,7 +316,7 @@ async function lifecycle(repoRoot: string, count: number, endpoint: string, tabl
     await run('pay', { operation: 'payInvoice', id: second });
     const reply = await invokeOk(repoRoot, caller, { operation: 'retrieveInvoice', id: second });
     if (reply.body.time_entry_count !== count) throw new Error(`invoices: the second invoice holds ${String(reply.body.time_entry_count)} entries, not ${count}`);
-    log(`invoices: ${count.toLocaleString('en-US')} entries: create ${(ops[0]!.ms / 1000).toFixed(1)} s, void ${(ops[2]!.ms / 1000).toFixed(1)} s`);
+    log(`invoices: ${count.toLocaleString('en-US')} entries: ${ops.map((o) => `${o.label.split(' ')[0]} ${(o.ms / 1000).toFixed(1)} s`).join(', ')}`);
     return ops;
   } finally {
     db.destroy();
@@ -353,7 +356,7 @@ async function listWorkspace(repoRoot: string, size: number, endpoint: string, t
 export async function runInvoiceBench(repoRoot: string, endpoint: string, tableName: string, repeats: number, log: (line: string) => void): Promise<InvoiceBenchResult> {
   const operations: InvoiceOperation[] = [];
   for (const count of INVOICE_SIZES) {
-    log(`invoices: a month of ${count.toLocaleString('en-US')} time entries, created, finalized, voided, created again, finalized, paid`);
+    log(`invoices: a month of ${count.toLocaleString('en-US')} time entries: created, changed, deleted; created, finalized, voided; created, finalized, paid`);
     operations.push(...(await withoutDeadline(() => lifecycle(repoRoot, count, endpoint, tableName, log))));
   }
   const creates = operations.filter((o) => o.label === 'create').map(splitCreate);
