@@ -34,9 +34,12 @@ export const INVOICE_LIST_LIMITS = [1, 5] as const;
 /** Per entry, per batch and constant, as decision 0023 bounds a create (its "Units"). */
 export const CREATE_BOUND = { perEntry: 6, invoicePerKb: 5, perTotalsItem: 2, draftBase: 9, planPerKb: 2 } as const;
 
+/** An operation's transactions of one kind, summed. */
 export interface InvoiceTransaction {
-  /** What it is: `draft`, `batch` (a create's lock), `release` (a void's), `step` (a finalize, pay, or the void's own). */
+  /** What they are: `draft`, `batch` (a create's lock), `release` (a void's or delete's), `step` (a finalize, pay, PATCH, the void's own). */
   kind: string;
+  /** How many transactions of this kind. */
+  count: number;
   items: number;
   entries: number;
   totalsItems: number;
@@ -155,18 +158,30 @@ function transactionUnits(parts: readonly Part[], current: Snapshot, after: Snap
   return { units, indexItems };
 }
 
+/** The operation's transactions, counted at AWS's rules one by one, then summed by kind. */
 function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after: Snapshot, kind: (entries: number, index: number) => string): InvoiceTransaction[] {
   const current: Snapshot = new Map(before);
   const txCalls = calls.filter((c) => c.command === 'TransactWriteItemsCommand');
   const local = transactionCharges(calls);
-  return txCalls.map((call, i) => {
+  const byKind = new Map<string, InvoiceTransaction>();
+  for (const [i, call] of txCalls.entries()) {
     const parts = call.input.TransactItems as Part[];
     const keysOf = parts.map((p) => keyString(p.Put ? p.Put.Item : (p.Update ?? p.Delete ?? p.ConditionCheck)!.Key));
     const entries = keysOf.filter((k) => k.includes(`|${timeEntry.type}#`)).length;
     const totalsItems = keysOf.filter((k) => k.split('|')[0]!.includes('#TOTALS#')).length;
     const { units, indexItems } = transactionUnits(parts, current, after);
-    return { kind: kind(entries, i), items: parts.length, entries, totalsItems, localUnits: local[i]!.tableUnits + local[i]!.indexUnits, units, indexItems };
-  });
+    const k = kind(entries, i);
+    const sum = byKind.get(k) ?? { kind: k, count: 0, items: 0, entries: 0, totalsItems: 0, localUnits: 0, units: { entries: 0, invoice: 0, totals: 0, other: 0, total: 0, entryIndexes: 0 }, indexItems: 0 };
+    byKind.set(k, sum);
+    sum.count += 1;
+    sum.items += parts.length;
+    sum.entries += entries;
+    sum.totalsItems += totalsItems;
+    sum.localUnits += local[i]!.tableUnits + local[i]!.indexUnits;
+    sum.indexItems += indexItems;
+    for (const share of Object.keys(units) as (keyof typeof units)[]) sum.units[share] += units[share];
+  }
+  return [...byKind.values()];
 }
 
 async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader): Promise<{ op: InvoiceOperation; id: string }> {
@@ -208,25 +223,23 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
 
 /** A create split per entry, per batch and constant, from its transactions' shares (decision 0023's terms). */
 export function splitCreate(op: InvoiceOperation): CreateSplit {
-  const batches = op.transactions.filter((t) => t.kind === 'batch');
+  const batches = op.transactions.find((t) => t.kind === 'batch')!;
   const draft = op.transactions.find((t) => t.kind === 'draft')!;
-  const entries = batches.reduce((n, t) => n + t.entries, 0);
-  const entryUnits = batches.reduce((n, t) => n + t.units.entries, 0);
-  const batchUnits = batches.reduce((n, t) => n + t.units.total, 0);
-  const totals = batches.reduce((n, t) => n + t.totalsItems, 0);
+  const entries = batches.entries;
   const s = kbOf(op.invoiceBytes);
   const bound =
     CREATE_BOUND.perEntry * entries +
-    batches.reduce((n, t) => n + CREATE_BOUND.invoicePerKb * s + CREATE_BOUND.perTotalsItem * t.totalsItems, 0) +
+    batches.count * CREATE_BOUND.invoicePerKb * s +
+    CREATE_BOUND.perTotalsItem * batches.totalsItems +
     CREATE_BOUND.draftBase +
     CREATE_BOUND.planPerKb * kbOf(op.planBytes ?? 0);
   return {
     entries,
-    batches: batches.length,
-    perEntry: entryUnits / entries,
-    indexUnitsPerEntry: batches.reduce((n, t) => n + t.units.entryIndexes, 0) / entries,
-    perBatch: (batchUnits - entryUnits) / batches.length,
-    totalsPerBatch: totals / batches.length,
+    batches: batches.count,
+    perEntry: batches.units.entries / entries,
+    indexUnitsPerEntry: batches.units.entryIndexes / entries,
+    perBatch: (batches.units.total - batches.units.entries) / batches.count,
+    totalsPerBatch: batches.totalsItems / batches.count,
     constant: draft.units.total,
     writeUnits: op.writeUnits,
     readPerEntry: op.readUnits / entries,

@@ -252,7 +252,7 @@ function invoiceTargets(inv: InvoiceBenchResult): Target[] {
   const slow =
     late.length === 0
       ? ''
-      : `. Over DynamoDB Local, ${late.map((o) => `the ${o.label} of ${o.entries.toLocaleString('en-US')} entries took ${fmt(o.ms / 1000, 1)} s`).join(', ')}: past the requests' ${REQUEST_DEADLINE_MS / 1000} s DynamoDB deadline (lifted here), where the API answers 503 part-way and the work is resumed`;
+      : `. Over DynamoDB Local, at ${[...new Set(late.map((o) => o.entries.toLocaleString('en-US')))].join(' and ')} entries: ${late.map((o) => `${o.label.split(' ')[0]} ${fmt(o.ms / 1000, 1)} s`).join(', ')}: past the requests' ${REQUEST_DEADLINE_MS / 1000} s DynamoDB deadline (lifted here), where the API answers 503 part-way and the work is resumed`;
   const problems: string[] = [];
   for (const limit of new Set(inv.lists.map((l) => l.limit))) {
     for (const variant of new Set(inv.lists.map((l) => l.variant))) {
@@ -539,7 +539,7 @@ function invoiceTables(inv: InvoiceBenchResult | undefined): Table[] {
         units(o.writeUnits),
         `${fmt(o.readUnits / o.entries, 2)} / ${fmt(o.writeUnits / o.entries, 2)}`,
         units(o.localWriteUnits),
-        `${o.transactions.length} (${sum(o, (t) => t.items)})`,
+        `${sum(o, (t) => t.count)} (${sum(o, (t) => t.items)})`,
         String(sum(o, (t) => t.indexItems)),
         String(o.invoiceBytes),
         o.entryBytes === undefined ? '–' : String(o.entryBytes),
