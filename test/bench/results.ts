@@ -8,6 +8,7 @@ import type { FairnessResult } from './fairness.ts';
 import type { UnitsResult } from './units.ts';
 import type { WarmResult } from './warm.ts';
 import type { EventsBenchResult } from './events.ts';
+import type { InvoiceBenchResult } from './invoices.ts';
 
 export interface Machine {
   cpu: string;
@@ -72,5 +73,7 @@ export interface BenchResults {
   cost: CostResult | undefined;
   /** Absent in results written before events. */
   events?: EventsBenchResult | undefined;
+  /** Section 10; absent in results written before invoices. */
+  invoices?: InvoiceBenchResult | undefined;
   warnings: string[];
 }

@@ -37,6 +37,7 @@ import { NOISE_CHECK, evaluateTargets, renderMarkdown, renderText, standings, wi
 import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './results.ts';
 import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
 import { runSummaryBench } from './summaries.ts';
+import { runInvoiceBench } from './invoices.ts';
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { runFairness } from './fairness.ts';
@@ -47,7 +48,9 @@ import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 import { parseCommandLine } from '../../scripts/cli.ts';
 
-const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost'] as const;
+const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost', 'invoices'] as const;
+/** The sections `--merge` puts into the committed results, keeping the others. */
+const MERGEABLE = ['bundles', 'cold', 'events', 'cost', 'invoices'] as const satisfies readonly Section[];
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = [
@@ -55,7 +58,7 @@ const USAGE = [
   '  --quick     fewer repetitions, a smaller workspace; compared with docs/benchmarks.json, writes nothing',
   `  --sections  only these, comma-separated: ${SECTIONS.join(', ')}`,
   '  --write     write docs/benchmarks.{md,json} after a partial run too (a full run always writes)',
-  '  --merge     with --sections events and/or cost: put those sections into docs/benchmarks.{md,json}, keeping the others',
+  `  --merge     with --sections among ${MERGEABLE.join(', ')}: put those sections into docs/benchmarks.{md,json}, keeping the others`,
   '  --render    rewrite docs/benchmarks.md (and docs/deploy.md\'s costs) from docs/benchmarks.json without measuring',
   'Verdicts are compared with the committed docs/benchmarks.json: known misses are listed, regressions exit 1.',
 ].join('\n');
@@ -237,7 +240,7 @@ async function main() {
   // ---- 4. units (first: it also proves every scenario works)
   if (sections.has('units') || sections.has('cost')) {
     log('units: every operation with ReturnConsumedCapacity INDEXES');
-    for (const scenario of SCENARIOS) {
+    for (const scenario of SCENARIOS.filter((s) => !s.unitsInSection10)) {
       const u = await measureScenarioUnits(fx, scenario, SETTINGS.unitRuns);
       const row: UnitsRow = { ...u, ratio: u.floor ? ratio(u.measured.total, u.floor.total) : undefined, explanation: explainExcess(u) };
       results.units.push(row);
@@ -473,6 +476,11 @@ async function main() {
     log(`summaries: ${results.summaries.length} pages measured`);
   }
 
+  // ---- 10. invoices: their own workspaces (a month of 100 and of 2,000 entries; 10 and 1,000 invoices)
+  if (sections.has('invoices')) {
+    results.invoices = await runInvoiceBench(repoRoot, stack.dynamo.endpoint, tableName, SETTINGS.scale.repeats, log);
+  }
+
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
   if (!sections.has('events')) results.events = undefined;
   if (!sections.has('units')) results.units = [];
@@ -481,12 +489,18 @@ async function main() {
 
   results.meta.durationSeconds = (performance.now() - started) / 1000;
   if (args.merge) {
-    // Only the events and cost sections are merged: the others' figures stay the committed full run's.
+    // Only the mergeable sections are merged: the others' figures stay the committed full run's.
+    const merging = MERGEABLE.filter((s) => sections.has(s));
     const merged: BenchResults = {
       ...committed,
+      ...(sections.has('bundles') ? { bundles: results.bundles } : {}),
+      ...(sections.has('cold') ? { coldStarts: results.coldStarts } : {}),
       ...(sections.has('events') ? { events: results.events } : {}),
       ...(sections.has('cost') ? { cost: results.cost } : {}),
-      meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, sections: [...sections].filter((s) => s === 'events' || s === 'cost') }] },
+      ...(sections.has('invoices') ? { invoices: results.invoices } : {}),
+      // The warnings are about the code as it is now (routes without a scenario, floors against the doc).
+      warnings: results.warnings,
+      meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, sections: merging }] },
     };
     results = merged;
   }

@@ -36,14 +36,14 @@ const middleRange = (ws: ScaleWorkspace) => ({ started_from: minute(Math.floor(w
 const word = (n: number) => (n % 100 === 42 ? 'omega' : 'alpha');
 
 /** The items a handler would write for `request`, without writing them (reads answered by `reads`). */
-async function itemsOf(repoRoot: string, caller: Caller, request: Request, reads?: (call: { command: string }) => Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function itemsOf(repoRoot: string, caller: Caller, request: Request, reads?: (call: { command: string }) => Record<string, unknown>): Promise<Record<string, unknown>> {
   const { result, calls } = await intercept(() => invoke(repoRoot, caller, request), reads ?? 'pass');
   if (result.status >= 300) throw new Error(`${request.operation}: ${result.status} ${JSON.stringify(result.body)}`);
   return putItemOf(calls);
 }
 
 /** An item's API id: the API fields live in its data map. */
-const idOf = (item: Record<string, unknown>) => (item[DATA_ATTRIBUTE] as { id: string }).id;
+export const idOf = (item: Record<string, unknown>) => (item[DATA_ATTRIBUTE] as { id: string }).id;
 
 function putItemOf(calls: readonly ObservedCall[]): Record<string, unknown> {
   for (const call of calls) {
@@ -79,12 +79,17 @@ export async function buildScaleWorkspace(repoRoot: string, workspaceId: string,
   Object.assign(project, { time_entry_count: size });
 
   const started = performance.now();
+  await writeItems(endpoint, tableName, [...clients, ...projects, ...entries]);
+  return { size, caller, clientId, projectId, writeSeconds: (performance.now() - started) / 1000 };
+}
+
+/** Writes `items` with BatchWriteItem, 25 a request, four requests at a time, retrying what is left unprocessed. */
+export async function writeItems(endpoint: string, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 10 });
   const db = DynamoDBDocumentClient.from(client);
   try {
-    const all = [...clients, ...projects, ...entries];
     const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < all.length; i += 25) batches.push(all.slice(i, i + 25));
+    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
     let nextBatch = 0;
     const worker = async () => {
       while (nextBatch < batches.length) {
@@ -100,7 +105,6 @@ export async function buildScaleWorkspace(repoRoot: string, workspaceId: string,
   } finally {
     client.destroy();
   }
-  return { size, caller, clientId, projectId, writeSeconds: (performance.now() - started) / 1000 };
 }
 
 export interface ListVariant {

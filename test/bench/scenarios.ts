@@ -40,15 +40,21 @@ export interface Scenario {
   primary?: boolean;
   prepare(fx: Fixture): Promise<Request>;
   floor: UnitFloor;
+  /**
+   * Not in section 4: an invoice's writes hold items over 1 KB and batches, which DynamoDB Local
+   * does not charge item by item; section 10 counts them from the items written.
+   */
+  unitsInSection10?: true;
 }
 
 const DOC = 'docs/data-model.md';
+/** A floor of docs/data-model.md's row `row` (checked against it), or of another source (no row). */
 const fixed = (rcu: number, wcu: number, row: string, total: string, source = DOC): UnitFloor => ({
   kind: 'fixed',
   rcu,
   wcu,
   source,
-  docRow: { row, total },
+  ...(row ? { docRow: { row, total } } : {}),
 });
 const items = (source: string, reads?: number): UnitFloor => ({ kind: 'items', source, ...(reads ? { reads } : {}) });
 /** A write with `Idempotency-Key`: its own floor plus the record in its transaction (docs/decisions/0015). */
@@ -59,6 +65,8 @@ const keyed = (rcu: number, wcu: number, write: string): UnitFloor => ({
   source: `${DOC} (${write} + Idempotency-Key)`,
   docRow: { row: 'any POST/PATCH/DELETE with `Idempotency-Key`', total: '+ 2–3 WCU (+ 1 RCU on PATCH)' },
 });
+
+const DECISION_0023 = 'docs/decisions/0023-invoices.md';
 
 let serial = 0;
 const next = () => ++serial;
@@ -95,6 +103,51 @@ const freshClient = (fx: Fixture, overrides: Record<string, unknown> = {}) => cr
 const freshProject = (fx: Fixture, overrides: Record<string, unknown> = {}) =>
   create(fx, 'createProject', projectBody(next(), fx.clientId, overrides));
 const freshEntry = (fx: Fixture, target: { project_id?: string; client_id?: string }) => create(fx, 'logTimeEntry', entryBody(next(), target));
+
+/** A create of the invoice of a client's November 2026 (entryBody's entries start on 2026-11-20). */
+export const invoiceBody = (clientId: string, overrides: Record<string, unknown> = {}) => ({
+  client_id: clientId,
+  from: '2026-11-01',
+  to: '2026-12-01',
+  timezone: 'UTC',
+  memo: 'Thank you for your business',
+  ...overrides,
+});
+
+/** A fresh client with a project and one entry on it: what an invoice scenario invoices (apart from the fixture's time). */
+async function freshTime(fx: Fixture): Promise<string> {
+  const clientId = await freshClient(fx);
+  const projectId = await create(fx, 'createProject', projectBody(next(), clientId));
+  await freshEntry(fx, { project_id: projectId });
+  return clientId;
+}
+
+/**
+ * The fixture in a workspace of its own (same caller otherwise): a finalize takes the workspace's
+ * next number on condition of the last, so a floor captured in the fixture's workspace would be
+ * stale once anything else there is finalized before it runs.
+ */
+const ownWorkspace = (fx: Fixture): Fixture => ({ ...fx, caller: { ...fx.caller, workspaceId: `${fx.caller.workspaceId}-own${next()}` } });
+
+/** A fresh invoice of one entry, a draft or finalized (open). */
+async function freshInvoice(fx: Fixture, status: 'draft' | 'open'): Promise<string> {
+  const id = await create(fx, 'createInvoice', invoiceBody(await freshTime(fx)));
+  if (status === 'open') await invokeOk(fx.repoRoot, fx.caller, { operation: 'finalizeInvoice', id });
+  return id;
+}
+
+/** One draft of the fixture's workspace, made on first use (its client's other time stays uninvoiced). */
+const fixtureInvoices = new WeakMap<Fixture, Promise<{ id: string; clientId: string }>>();
+function fixtureDraft(fx: Fixture) {
+  let made = fixtureInvoices.get(fx);
+  if (!made) {
+    made = freshTime(fx).then(async (clientId) => ({ id: await create(fx, 'createInvoice', invoiceBody(clientId)), clientId }));
+    fixtureInvoices.set(fx, made);
+  }
+  return made;
+}
+const fixtureInvoice = async (fx: Fixture) => (await fixtureDraft(fx)).id;
+const fixtureInvoiceClient = async (fx: Fixture) => (await fixtureDraft(fx)).clientId;
 
 /** The workspace every scenario runs in: 30 clients, 30 projects of one, 30 time entries on one project. */
 export async function createFixture(repoRoot: string, caller: Caller): Promise<Fixture> {
@@ -427,6 +480,94 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'list time entries of a project and client (GSI2 + the project read), limit 25',
     prepare: async (fx) => ({ operation: 'listTimeEntries', query: { limit: '25', project_id: fx.projectId, client_id: fx.clientId } }),
     floor: items(`${DOC}: list via a GSI, after a GetItem of the project (access pattern 10a)`, 1),
+  },
+  // ---- invoices (docs/decisions/0023-invoices.md: its "Units" are their floors; section 10 measures a create of 100 and 2,000 entries)
+  {
+    key: 'createInvoice',
+    operation: 'createInvoice',
+    unitsInSection10: true,
+    label: 'create invoice of one entry on a project',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'createInvoice', body: invoiceBody(await freshTime(fx)) }),
+    // Reads: the client 1, the project's name 1, the client's entries in the range 0.5 (GSI3). The draft's
+    // transaction 9 (invoice 2 + GSI1-3 3, client counter 2, plan 2); the batch: entry 2 + GSI1-4 4,
+    // invoice 2 + GSI1-3 3, two invoiced totals items 4.
+    floor: fixed(2.5, 24, '', '', `${DECISION_0023} (create, one entry)`),
+  },
+  {
+    key: 'retrieveInvoice',
+    operation: 'retrieveInvoice',
+    label: 'retrieve invoice',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'retrieveInvoice', id: await fixtureInvoice(fx) }),
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'updateInvoice',
+    operation: 'updateInvoice',
+    unitsInSection10: true,
+    label: 'update invoice (a draft\'s memo)',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'updateInvoice', id: await freshInvoice(fx, 'draft'), body: { memo: `Memo ${next()}` } }),
+    // The read, then the invoice and its three index items: 4S WCU at S = 1.
+    floor: fixed(1, 4, '', '', `${DECISION_0023} (PATCH)`),
+  },
+  {
+    key: 'finalizeInvoice',
+    operation: 'finalizeInvoice',
+    unitsInSection10: true,
+    label: 'finalize invoice',
+    primary: true,
+    prepare: async (fx) => {
+      const own = ownWorkspace(fx);
+      return { operation: 'finalizeInvoice', id: await freshInvoice(own, 'draft'), caller: own.caller };
+    },
+    // The invoice and the counter read; invoice 2 + GSI1, GSI3 2 each (keys move) + GSI2 1, counter 2.
+    floor: fixed(2, 9, '', '', `${DECISION_0023} (finalize)`),
+  },
+  {
+    key: 'payInvoice',
+    operation: 'payInvoice',
+    unitsInSection10: true,
+    label: 'pay invoice',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'payInvoice', id: await freshInvoice(fx, 'open') }),
+    floor: fixed(1, 6, '', '', `${DECISION_0023} (pay: 6S)`),
+  },
+  {
+    key: 'voidInvoice',
+    operation: 'voidInvoice',
+    unitsInSection10: true,
+    label: 'void invoice of one entry',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'voidInvoice', id: await freshInvoice(fx, 'open') }),
+    // The read; the void as a finalize without the counter 7; the release batch: entry 6, invoice 2S, two totals items 4.
+    floor: fixed(1, 19, '', '', `${DECISION_0023} (void, one entry)`),
+  },
+  {
+    key: 'deleteInvoice',
+    operation: 'deleteInvoice',
+    unitsInSection10: true,
+    label: 'delete invoice (a draft of one entry)',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'deleteInvoice', id: await freshInvoice(fx, 'draft') }),
+    // The read; the work set 2; the release batch as a void's 12; the delete: invoice 2 + GSI1-3 3, client counter 2, plan 2, deletion record 2.
+    floor: fixed(1, 25, '', '', `${DECISION_0023} (delete, one entry)`),
+  },
+  {
+    key: 'listInvoices',
+    operation: 'listInvoices',
+    label: 'list invoices, limit 25',
+    primary: true,
+    prepare: async (fx) => (await fixtureInvoice(fx), { operation: 'listInvoices', query: { limit: '25' } }),
+    floor: items(`${DOC}: list, unfiltered`),
+  },
+  {
+    key: 'listInvoices+client+status',
+    operation: 'listInvoices',
+    label: 'list invoices of a client by status (GSI3), limit 25',
+    prepare: async (fx) => ({ operation: 'listInvoices', query: { limit: '25', client_id: await fixtureInvoiceClient(fx), status: 'draft' } }),
+    floor: items(`${DOC}: list via a GSI`),
   },
 ];
 

@@ -81,7 +81,7 @@ export function withSoakSection(markdown: string, section: string | undefined): 
   if (section === undefined) return markdown;
   const existing = soakSectionOf(markdown);
   if (existing) return markdown.replace(existing, section);
-  // After section 8, before the notes on mutation testing (which are not the bench's).
-  const after = markdown.indexOf('\n## Mutation testing');
+  // After section 8, before section 10 and the notes on mutation testing (which are not the bench's).
+  const after = ['\n## 10. ', '\n## Mutation testing'].map((heading) => markdown.indexOf(heading)).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? -1;
   return after >= 0 ? `${markdown.slice(0, after)}\n${section}\n${markdown.slice(after)}` : `${markdown.trimEnd()}\n\n${section}\n`;
 }

@@ -4,12 +4,12 @@
  * are captured from the real handler (writes answered in process, see sdk-hooks.ts) and given
  * to it in the event, so it does exactly the DynamoDB work the function does, and nothing else.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../../shared/data/dynamo.ts';
 import type { ObservedCall } from './sdk-hooks.ts';
 
 /** Document-client command names, as lib-dynamodb exports them (`<name>Command`). */
-export type FloorCommand = 'Get' | 'Query' | 'Put' | 'Update' | 'Delete' | 'TransactWrite';
+export type FloorCommand = 'Get' | 'BatchGet' | 'Query' | 'Put' | 'Update' | 'Delete' | 'TransactWrite';
 
 export interface FloorCall {
   command: FloorCommand;
@@ -18,6 +18,7 @@ export interface FloorCall {
 
 const BY_SDK_COMMAND: Record<string, FloorCommand> = {
   GetItemCommand: 'Get',
+  BatchGetItemCommand: 'BatchGet',
   QueryCommand: 'Query',
   PutItemCommand: 'Put',
   UpdateItemCommand: 'Update',
@@ -60,6 +61,7 @@ export const handler = async (event) => {
 
 const CONSTRUCTORS = {
   Get: GetCommand,
+  BatchGet: BatchGetCommand,
   Query: QueryCommand,
   Put: PutCommand,
   Update: UpdateCommand,

@@ -23,6 +23,8 @@ export interface Request {
   query?: Record<string, string>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Another caller than the one invoking (a scenario that needs a workspace of its own each run). */
+  caller?: Caller;
 }
 
 export interface Reply {
@@ -45,7 +47,8 @@ export function handlerOf(repoRoot: string, route: Route): Promise<ProxyHandler>
 /** The concrete path of a route with its `{id}` filled in. */
 export const pathOf = (route: Route, id?: string) => route.path.replace('{id}', encodeURIComponent(id ?? ''));
 
-export function proxyEvent(caller: Caller, request: Request): APIGatewayProxyEvent {
+export function proxyEvent(invoker: Caller, request: Request): APIGatewayProxyEvent {
+  const caller = request.caller ?? invoker;
   const route = routeByOperation(request.operation);
   const path = pathOf(route, request.id);
   const headers: Record<string, string> = { Host: '127.0.0.1', 'User-Agent': 'timebill-bench', ...request.headers };

@@ -7,7 +7,8 @@
  * - `benchObserve` (initialize step, outermost): asks for `ReturnConsumedCapacity: INDEXES` and
  *   records each command, its input and the `ConsumedCapacity` it returned, `TransactWriteItems`
  *   included. In `intercept` mode it answers writes itself (nothing is written) and lets reads
- *   through, or answers them too, so that a handler's DynamoDB calls can be captured.
+ *   through, or answers them too, so that a handler's DynamoDB calls can be captured; a GetItem
+ *   of an item a held-back write put is answered with that item.
  * - `benchTransport` (deserialize step, innermost: just in front of the HTTP handler): in
  *   `record` mode it keeps the raw HTTP responses of an invocation; in `replay` mode it answers
  *   from them without any network, so the SDK still signs, serializes and parses everything.
@@ -50,12 +51,32 @@ type ReadResponder = (call: { command: string; input: Record<string, unknown> })
 interface State {
   capacity: boolean;
   log: ObservedCall[] | undefined;
-  intercept: { reads: 'pass' | ReadResponder } | undefined;
+  intercept: { reads: 'pass' | ReadResponder; held: Map<string, Record<string, unknown>> } | undefined;
   transport: { kind: 'pass' } | { kind: 'record'; into: RecordedResponse[] } | { kind: 'replay'; from: RecordedResponse[]; next: number };
 }
 
 const state: State = { capacity: false, log: undefined, intercept: undefined, transport: { kind: 'pass' } };
 let installed = false;
+
+const keyOf = (key: Record<string, unknown>) => `${String(key.PK)}|${String(key.SK)}`;
+
+/** Keeps the items a held-back write put, so that a later GetItem of one in the same invocation finds it. */
+function holdPuts(held: Map<string, Record<string, unknown>>, command: string, input: Record<string, unknown>): void {
+  const puts =
+    command === 'PutItemCommand'
+      ? [input.Item]
+      : command === 'TransactWriteItemsCommand'
+        ? ((input.TransactItems ?? []) as { Put?: { Item: unknown } }[]).map((t) => t.Put?.Item)
+        : [];
+  for (const item of puts) if (item) held.set(keyOf(item as Record<string, unknown>), item as Record<string, unknown>);
+}
+
+/** A GetItem of an item a held-back write put: answered with it (a create that reads back what it wrote, as an invoice's build reads its plan). */
+function heldItemFor(held: Map<string, Record<string, unknown>>, command: string, input: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (command !== 'GetItemCommand' || !input.Key) return undefined;
+  const item = held.get(keyOf(input.Key as Record<string, unknown>));
+  return item ? { Item: item } : undefined;
+}
 
 export function installHooks(): void {
   if (installed) return;
@@ -67,10 +88,12 @@ export function installHooks(): void {
         const command = context.commandName ?? 'unknown';
         if (state.capacity) args.input.ReturnConsumedCapacity = 'INDEXES';
         const entry: ObservedCall = { command, input: { ...args.input }, consumed: [], intercepted: false };
-        if (state.intercept && (WRITES.has(command) || state.intercept.reads !== 'pass')) {
+        const held = state.intercept && !WRITES.has(command) && state.intercept.reads === 'pass' ? heldItemFor(state.intercept.held, command, entry.input) : undefined;
+        if (state.intercept && (WRITES.has(command) || state.intercept.reads !== 'pass' || held)) {
           entry.intercepted = true;
           state.log?.push(entry);
-          const output = WRITES.has(command) ? {} : (state.intercept.reads as ReadResponder)({ command, input: entry.input });
+          if (WRITES.has(command)) holdPuts(state.intercept.held, command, entry.input);
+          const output = WRITES.has(command) ? {} : held ?? (state.intercept.reads as ReadResponder)({ command, input: entry.input });
           return { output: { $metadata: {}, ...output }, response: {} };
         }
         const result = await next(args);
@@ -130,7 +153,7 @@ export async function intercept<T>(fn: () => Promise<T>, reads: 'pass' | ReadRes
   const before = { log: state.log, intercept: state.intercept };
   const calls: ObservedCall[] = [];
   state.log = calls;
-  state.intercept = { reads };
+  state.intercept = { reads, held: new Map() };
   try {
     return { result: await fn(), calls };
   } finally {

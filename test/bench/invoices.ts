@@ -1,0 +1,388 @@
+/**
+ * Section 10: invoices (docs/decisions/0023-invoices.md). In process, over DynamoDB Local:
+ *
+ * - a create of the invoice of a client's month at 100 and at 2,000 time entries of one project
+ *   (entries spread evenly over November 2026, made by the log handler with its writes held back,
+ *   then written with BatchWriteItem), a PATCH and the delete of that draft; a create again, its
+ *   finalize and void; a third create, its finalize and pay. Units of each, split into the reads, the
+ *   draft's transaction and each batch's (its entries, its invoiced totals items, the invoice),
+ *   and wall time (one run each: a create of 2,000 entries is 23 transactions);
+ * - list pages of two workspaces of 10 and of 1,000 invoices (copies of one sealed invoice under
+ *   fresh ids), walked as section 5 walks the other lists: the same units at any size and depth.
+ *
+ * Transactions are counted at the floor's rules (2 units per item, 1 per index item) beside what
+ * DynamoDB Local reports, as in section 4.
+ */
+import { GetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SDK_BUDGET } from '../../shared/data/budget.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { DATA_ATTRIBUTE, TABLE } from '../../shared/data/table.ts';
+import { newId } from '../../shared/ids.ts';
+import { client, counterOf, invoice, timeEntry } from '../../shared/resources/registry.ts';
+import { COUNTED_ATTRIBUTE } from '../../shared/totals/totals.ts';
+import { invoke, invokeOk, type Caller, type Request } from './lib/invoke.ts';
+import { isWriteCommand, observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';
+import { idOf, itemsOf, walk, writeItems, type ListVariant, type ScalingResult, type ScaleWorkspace } from './scaling.ts';
+import { clientBody, invoiceBody, itemSize, projectBody } from './scenarios.ts';
+import { transactionCharges } from './units.ts';
+
+export const INVOICE_SIZES = [100, 2000] as const;
+export const INVOICE_LIST_SIZES = [10, 1000] as const;
+/** Limits of the pages compared: at both, page 1 of the 10-invoice workspace is full and has more after it (it reads limit + 1 items). */
+export const INVOICE_LIST_LIMITS = [1, 5] as const;
+/** Per entry, per batch and constant, as decision 0023 bounds a create (its "Units"). */
+export const CREATE_BOUND = { perEntry: 6, invoicePerKb: 5, perTotalsItem: 2, draftBase: 9, planPerKb: 2 } as const;
+
+/** An operation's transactions of one kind, summed. */
+export interface InvoiceTransaction {
+  /** What they are: `draft`, `batch` (a create's lock), `release` (a void's or delete's), `step` (a finalize, pay, PATCH, the void's own). */
+  kind: string;
+  /** How many transactions of this kind. */
+  count: number;
+  items: number;
+  entries: number;
+  totalsItems: number;
+  /** As DynamoDB Local reported it, base table and index units: it does not charge a transaction by its items. */
+  localUnits: number;
+  /** At AWS's documented rules, from the items written: its entries' share, the invoice's, the invoiced totals', the rest. */
+  units: { entries: number; invoice: number; totals: number; other: number; total: number; entryIndexes: number };
+  /** Index items it writes (each at 1 unit per KB, 2 when its key moves). */
+  indexItems: number;
+}
+
+export interface InvoiceOperation {
+  label: string;
+  entries: number;
+  status: number;
+  ms: number;
+  /** Longer than a request's DynamoDB deadline (lifted for the measurement): through the API it would answer 503 part-way. */
+  overDeadline: boolean;
+  readUnits: number;
+  /** Write units as DynamoDB Local reported them. */
+  localWriteUnits: number;
+  /** Write units at AWS's documented rules: transactions from their items, other writes as reported. */
+  writeUnits: number;
+  commands: Record<string, number>;
+  transactions: InvoiceTransaction[];
+  /** The invoice's size after the operation (bytes, as DynamoDB counts it). */
+  invoiceBytes: number;
+  /** The plan's size (bytes), for a create. */
+  planBytes?: number;
+  /** The largest time entry it wrote (bytes, as DynamoDB counts it): over 1 KB, each costs 2 units per KB. */
+  entryBytes?: number;
+}
+
+/** A create split as decision 0023 counts it, at AWS's documented rules. */
+export interface CreateSplit {
+  entries: number;
+  batches: number;
+  /** Write units of one locked entry: the entry's update and its index items. */
+  perEntry: number;
+  /** Units of the index items one locked entry writes (1 per KB each). */
+  indexUnitsPerEntry: number;
+  /** Write units of a batch beside its entries, on average: the invoice and its index items, the invoiced totals items. */
+  perBatch: number;
+  /** Invoiced totals items per batch, on average. */
+  totalsPerBatch: number;
+  /** The draft's transaction. */
+  constant: number;
+  writeUnits: number;
+  /** Read units per entry (the selection's query, the batches' re-read of their entries). */
+  readPerEntry: number;
+  writePerEntry: number;
+  /** Decision 0023's bound: 6 per entry + (5S + 2t) per batch + 9 + 2 per plan KB. */
+  bound: number;
+}
+
+export interface InvoiceBenchResult {
+  operations: InvoiceOperation[];
+  creates: CreateSplit[];
+  lists: ScalingResult[];
+  listWorkspaces: { size: number; writeSeconds: number }[];
+}
+
+/** The requests' DynamoDB deadline as deployed (read before any run lifts it). */
+export const REQUEST_DEADLINE_MS = SDK_BUDGET.requestDeadlineMs;
+
+const kbOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+const keyString = (key: unknown) => {
+  const k = key as { PK?: unknown; SK?: unknown };
+  return `${String(k.PK)}|${String(k.SK)}`;
+};
+const PROJECTED_CHANGE = new RegExp(`#data\\b|\\b${DATA_ATTRIBUTE}\\b`);
+
+type Part = { Put?: { Item: Record<string, unknown> }; Update?: { Key: Record<string, unknown>; UpdateExpression: string }; Delete?: { Key: Record<string, unknown> }; ConditionCheck?: { Key: Record<string, unknown> } };
+type Snapshot = Map<string, Record<string, unknown>>;
+
+/**
+ * One transaction's write units at AWS's documented rules (docs/data-model.md; decision 0023):
+ * 2 per KB of each item (the larger of before and after), and per index, 1 per KB of an index
+ * item written or deleted, 2 when its key moves, 1 when its projected `data` changes. An item's
+ * before is what the workspace held before the operation, or what an earlier transaction of it
+ * wrote; its after, what the workspace holds after (an item written twice, the invoice, is taken
+ * at its final size: an upper bound).
+ */
+function transactionUnits(parts: readonly Part[], current: Snapshot, after: Snapshot) {
+  const units = { entries: 0, invoice: 0, totals: 0, other: 0, total: 0, entryIndexes: 0 };
+  let indexItems = 0;
+  for (const part of parts) {
+    const key = part.Put ? part.Put.Item : (part.Update ?? part.Delete ?? part.ConditionCheck)!.Key;
+    const k = keyString(key);
+    const before = current.get(k);
+    const now = part.Put ? part.Put.Item : part.Delete ? undefined : part.Update ? (after.get(k) ?? before) : before;
+    const kb = kbOf(Math.max(before ? itemSize(before) : 0, now ? itemSize(now) : 0));
+    let u = part.ConditionCheck ? 0 : 2 * kb;
+    let indexUnits = 0;
+    /** An index item's size: the table's keys, the index's, and the projected attributes. */
+    const indexKb = (index: (typeof TABLE.indexes)[number]) =>
+      kbOf(Math.max(...[before, now].map((item) => (item ? itemSize(Object.fromEntries(['PK', 'SK', index.partitionKey, index.sortKey, ...index.projected].filter((a) => a in item).map((a) => [a, item[a]]))) : 0))));
+    const projectedChanged = part.Put !== undefined || (part.Update !== undefined && PROJECTED_CHANGE.test(part.Update.UpdateExpression));
+    for (const index of TABLE.indexes) {
+      const was = before?.[index.partitionKey] === undefined ? undefined : `${String(before[index.partitionKey])}|${String(before[index.sortKey])}`;
+      const is = now?.[index.partitionKey] === undefined ? undefined : `${String(now[index.partitionKey])}|${String(now[index.sortKey])}`;
+      const writes = was === undefined && is === undefined ? 0 : was === undefined || is === undefined ? 1 : was !== is ? 2 : projectedChanged ? 1 : 0;
+      indexItems += writes;
+      indexUnits += writes * indexKb(index);
+    }
+    if (part.Delete) current.delete(k);
+    else if (now) current.set(k, now);
+    const sk = String((key as { SK?: unknown }).SK);
+    const pk = String((key as { PK?: unknown }).PK);
+    const share = sk.startsWith(`${timeEntry.type}#`) ? 'entries' : sk.startsWith(`${invoice.type}#`) ? 'invoice' : pk.includes('#TOTALS#') ? 'totals' : 'other';
+    u += indexUnits;
+    units[share] += u;
+    units.total += u;
+    if (share === 'entries') units.entryIndexes += indexUnits;
+  }
+  return { units, indexItems };
+}
+
+/** The operation's transactions, counted at AWS's rules one by one, then summed by kind. */
+function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after: Snapshot, kind: (entries: number, index: number) => string): InvoiceTransaction[] {
+  const current: Snapshot = new Map(before);
+  const txCalls = calls.filter((c) => c.command === 'TransactWriteItemsCommand');
+  const local = transactionCharges(calls);
+  const byKind = new Map<string, InvoiceTransaction>();
+  for (const [i, call] of txCalls.entries()) {
+    const parts = call.input.TransactItems as Part[];
+    const keysOf = parts.map((p) => keyString(p.Put ? p.Put.Item : (p.Update ?? p.Delete ?? p.ConditionCheck)!.Key));
+    const entries = keysOf.filter((k) => k.includes(`|${timeEntry.type}#`)).length;
+    const totalsItems = keysOf.filter((k) => k.split('|')[0]!.includes('#TOTALS#')).length;
+    const { units, indexItems } = transactionUnits(parts, current, after);
+    const k = kind(entries, i);
+    const sum = byKind.get(k) ?? { kind: k, count: 0, items: 0, entries: 0, totalsItems: 0, localUnits: 0, units: { entries: 0, invoice: 0, totals: 0, other: 0, total: 0, entryIndexes: 0 }, indexItems: 0 };
+    byKind.set(k, sum);
+    sum.count += 1;
+    sum.items += parts.length;
+    sum.entries += entries;
+    sum.totalsItems += totalsItems;
+    sum.localUnits += local[i]!.tableUnits + local[i]!.indexUnits;
+    sum.indexItems += indexItems;
+    for (const share of Object.keys(units) as (keyof typeof units)[]) sum.units[share] += units[share];
+  }
+  return [...byKind.values()];
+}
+
+async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader): Promise<{ op: InvoiceOperation; id: string }> {
+  const before = await db.snapshot();
+  const t0 = performance.now();
+  const { result, calls } = await observe(() => invoke(repoRoot, caller, request));
+  const ms = performance.now() - t0;
+  if (result.status >= 300) throw new Error(`invoices: ${label}: ${result.status} ${JSON.stringify(result.body)}`);
+  const after = await db.snapshot();
+  const units = unitsOf(calls);
+  const create = request.operation === 'createInvoice';
+  const transactions = transactionsOf(calls, before, after, (n, i) => (create ? (i === 0 ? 'draft' : 'batch') : n > 0 ? 'release' : 'step'));
+  const otherWrites = unitsOf(calls.filter((c) => isWriteCommand(c.command) && c.command !== 'TransactWriteItemsCommand')).write;
+  const commands: Record<string, number> = {};
+  for (const c of calls) commands[c.command.replace(/Command$/, '')] = (commands[c.command.replace(/Command$/, '')] ?? 0) + 1;
+  const id = String((result.body as { id: string }).id ?? request.id);
+  const draft = create ? calls.find((c) => c.command === 'TransactWriteItemsCommand') : undefined;
+  const entryBytes = Math.max(0, ...[...after.values()].filter((item) => String(item.SK).startsWith(`${timeEntry.type}#`)).map(itemSize));
+  const plan = draft && (draft.input.TransactItems as Part[]).map((p) => p.Put?.Item).find((item) => item && String(item.PK).endsWith('#INVOICE_ENTRIES'));
+  return {
+    id,
+    op: {
+      label,
+      entries,
+      status: result.status,
+      ms,
+      overDeadline: ms > REQUEST_DEADLINE_MS,
+      readUnits: units.read,
+      localWriteUnits: units.write,
+      writeUnits: transactions.reduce((n, t) => n + t.units.total, 0) + otherWrites,
+      commands,
+      transactions,
+      invoiceBytes: itemSize(after.get(keyString(keys.item(caller.workspaceId, invoice.type, id))) ?? {}),
+      ...(plan ? { planBytes: itemSize(plan) } : {}),
+      ...(entryBytes > 0 ? { entryBytes } : {}),
+    },
+  };
+}
+
+/** A create split per entry, per batch and constant, from its transactions' shares (decision 0023's terms). */
+export function splitCreate(op: InvoiceOperation): CreateSplit {
+  const batches = op.transactions.find((t) => t.kind === 'batch')!;
+  const draft = op.transactions.find((t) => t.kind === 'draft')!;
+  const entries = batches.entries;
+  const s = kbOf(op.invoiceBytes);
+  const bound =
+    CREATE_BOUND.perEntry * entries +
+    batches.count * CREATE_BOUND.invoicePerKb * s +
+    CREATE_BOUND.perTotalsItem * batches.totalsItems +
+    CREATE_BOUND.draftBase +
+    CREATE_BOUND.planPerKb * kbOf(op.planBytes ?? 0);
+  return {
+    entries,
+    batches: batches.count,
+    perEntry: batches.units.entries / entries,
+    indexUnitsPerEntry: batches.units.entryIndexes / entries,
+    perBatch: (batches.units.total - batches.units.entries) / batches.count,
+    totalsPerBatch: batches.totalsItems / batches.count,
+    constant: draft.units.total,
+    writeUnits: op.writeUnits,
+    readPerEntry: op.readUnits / entries,
+    writePerEntry: op.writeUnits / entries,
+    bound,
+  };
+}
+
+/** The n-th of `count` entries: evenly over November 2026 (UTC), 30 minutes each. */
+const startOf = (n: number, count: number) => new Date(Date.UTC(2026, 10, 1) + Math.floor((n * 30 * 24 * 60) / count) * 60_000).toISOString();
+
+/** A client with one project (a rate) and `count` entries on it in November 2026, written with BatchWriteItem. */
+async function timeWorkspace(repoRoot: string, caller: Caller, count: number, endpoint: string, tableName: string) {
+  const clientItem = await itemsOf(repoRoot, caller, { operation: 'createClient', body: clientBody(1) });
+  const clientId = idOf(clientItem);
+  const project = await itemsOf(repoRoot, caller, { operation: 'createProject', body: projectBody(1, clientId, { hourly_rate: 142.5 }) });
+  const entries: Record<string, unknown>[] = [];
+  for (let n = 0; n < count; n++) {
+    const body = { project_id: idOf(project), started_at: startOf(n, count), duration_minutes: 30, description: 'Implementation work' };
+    entries.push({ ...(await itemsOf(repoRoot, caller, { operation: 'logTimeEntry', body }, () => ({ Item: project }))), [COUNTED_ATTRIBUTE]: 1 });
+  }
+  Object.assign(clientItem, { project_count: 1, time_entry_count: count });
+  Object.assign(project, { time_entry_count: count });
+  await writeItems(endpoint, tableName, [clientItem, project, ...entries]);
+  return { clientId, projectId: idOf(project) };
+}
+
+type Reader = ReturnType<typeof reader>;
+
+/** Reads of the workspace outside the functions' client (not observed): items, and the whole `WS#<ws>` partition. */
+function reader(endpoint: string, tableName: string, workspaceId: string) {
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' }));
+  const partition = keys.item(workspaceId, invoice.type, 'x').PK;
+  return {
+    readKey: async (key: { PK: string; SK: string }) => (await db.send(new GetCommand({ TableName: tableName, Key: key }))).Item,
+    /** Every item of the workspace's partition (its clients, projects, entries, invoices, number counter), by key. */
+    snapshot: async (): Promise<Snapshot> => {
+      const items: Snapshot = new Map();
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true, ExclusiveStartKey: start }));
+        for (const item of out.Items ?? []) items.set(keyString(item), item);
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return items;
+    },
+    destroy: () => db.destroy(),
+  };
+}
+
+/**
+ * Runs `work` with the requests' DynamoDB deadline (SDK_BUDGET.requestDeadlineMs, 6 s) lifted: over
+ * DynamoDB Local a create or void of 2,000 entries takes longer than that, and would answer 503
+ * part-way (to be resumed by a keyed retry or the finisher), which would measure only a part.
+ * The handlers run in this process, so they read the same SDK_BUDGET object.
+ */
+async function withoutDeadline<T>(work: () => Promise<T>): Promise<T> {
+  const budget = SDK_BUDGET as { requestDeadlineMs: number };
+  const before = budget.requestDeadlineMs;
+  budget.requestDeadlineMs = 10 * 60_000;
+  try {
+    return await work();
+  } finally {
+    budget.requestDeadlineMs = before;
+  }
+}
+
+async function lifecycle(repoRoot: string, count: number, endpoint: string, tableName: string, log: (line: string) => void): Promise<InvoiceOperation[]> {
+  const caller: Caller = { workspaceId: `bench-invoices-${count}-${Date.now()}`, apiClientId: 'bench-invoices' };
+  const { clientId } = await timeWorkspace(repoRoot, caller, count, endpoint, tableName);
+  const db = reader(endpoint, tableName, caller.workspaceId);
+  try {
+    const ops: InvoiceOperation[] = [];
+    const run = async (label: string, request: Request) => {
+      const { op, id } = await measure(repoRoot, caller, label, count, request, db);
+      ops.push(op);
+      return id;
+    };
+    const draft = await run('create', { operation: 'createInvoice', body: invoiceBody(clientId) });
+    await run('update (PATCH of the draft\'s memo)', { operation: 'updateInvoice', id: draft, body: { memo: 'Net 30' } });
+    await run('delete (the draft, its time released)', { operation: 'deleteInvoice', id: draft });
+    const first = await run('create again (the time the delete released)', { operation: 'createInvoice', body: invoiceBody(clientId) });
+    await run('finalize', { operation: 'finalizeInvoice', id: first });
+    await run('void', { operation: 'voidInvoice', id: first });
+    const second = await run('create again (the time the void released)', { operation: 'createInvoice', body: invoiceBody(clientId) });
+    await run('finalize', { operation: 'finalizeInvoice', id: second });
+    await run('pay', { operation: 'payInvoice', id: second });
+    const reply = await invokeOk(repoRoot, caller, { operation: 'retrieveInvoice', id: second });
+    if (reply.body.time_entry_count !== count) throw new Error(`invoices: the second invoice holds ${String(reply.body.time_entry_count)} entries, not ${count}`);
+    log(`invoices: ${count.toLocaleString('en-US')} entries: ${ops.map((o) => `${o.label.split(' ')[0]} ${(o.ms / 1000).toFixed(1)} s`).join(', ')}`);
+    return ops;
+  } finally {
+    db.destroy();
+  }
+}
+
+export const INVOICE_LIST_VARIANTS: readonly ListVariant[] = [
+  { key: 'invoices', operation: 'listInvoices', query: () => ({}) },
+  { key: 'invoices by status (GSI1)', operation: 'listInvoices', query: () => ({ status: 'draft' }) },
+  { key: 'invoices of a client (GSI2)', operation: 'listInvoices', query: (ws) => ({ client_id: ws.clientId }) },
+  { key: 'invoices of a client by status (GSI3)', operation: 'listInvoices', query: (ws) => ({ client_id: ws.clientId, status: 'draft' }) },
+];
+
+/** A workspace of `size` invoices of one client, all drafts: one made by the handler, the others copies of it under fresh ids. */
+async function listWorkspace(repoRoot: string, size: number, endpoint: string, tableName: string): Promise<ScaleWorkspace> {
+  const caller: Caller = { workspaceId: `bench-invoice-list-${String(size).padStart(5, '0')}-${Date.now()}`, apiClientId: 'bench-invoices' };
+  const { clientId, projectId } = await timeWorkspace(repoRoot, caller, 3, endpoint, tableName);
+  const made = await invokeOk(repoRoot, caller, { operation: 'createInvoice', body: invoiceBody(clientId) });
+  const db = reader(endpoint, tableName, caller.workspaceId);
+  try {
+    const original = (await db.readKey(keys.item(caller.workspaceId, invoice.type, String(made.body.id))))!;
+    const started = performance.now();
+    const copies: Record<string, unknown>[] = [];
+    for (let n = 1; n < size; n++) {
+      const id = newId(invoice.idPrefix, new Date(Date.UTC(2026, 11, 1) + n * 1000));
+      const data = { ...(original[DATA_ATTRIBUTE] as Record<string, unknown>), id };
+      copies.push({ ...original, ...keys.item(caller.workspaceId, invoice.type, id), ...keys.indexes(invoice, caller.workspaceId, id, data), [DATA_ATTRIBUTE]: data });
+    }
+    const clientItem = (await db.readKey(keys.item(caller.workspaceId, client.type, clientId)))!;
+    await writeItems(endpoint, tableName, [...copies, { ...clientItem, [counterOf(invoice)]: size }]);
+    return { size, caller, clientId, projectId, writeSeconds: (performance.now() - started) / 1000 };
+  } finally {
+    db.destroy();
+  }
+}
+
+export async function runInvoiceBench(repoRoot: string, endpoint: string, tableName: string, repeats: number, log: (line: string) => void): Promise<InvoiceBenchResult> {
+  const operations: InvoiceOperation[] = [];
+  for (const count of INVOICE_SIZES) {
+    log(`invoices: a month of ${count.toLocaleString('en-US')} time entries: created, changed, deleted; created, finalized, voided; created, finalized, paid`);
+    operations.push(...(await withoutDeadline(() => lifecycle(repoRoot, count, endpoint, tableName, log))));
+  }
+  const creates = operations.filter((o) => o.label === 'create').map(splitCreate);
+  const workspaces: ScaleWorkspace[] = [];
+  for (const size of INVOICE_LIST_SIZES) workspaces.push(await listWorkspace(repoRoot, size, endpoint, tableName));
+  log(`invoices: list workspaces of ${INVOICE_LIST_SIZES.join(' and ')} invoices written`);
+  // Warm the list handler so the first measured page does not pay for module loading and JIT.
+  await walk(repoRoot, workspaces[0]!, INVOICE_LIST_VARIANTS[0]!, 25, [1], 1);
+  const lists: ScalingResult[] = [];
+  for (const variant of INVOICE_LIST_VARIANTS) {
+    for (const ws of workspaces) {
+      for (const limit of INVOICE_LIST_LIMITS) lists.push(await walk(repoRoot, ws, variant, limit, [1, 10, 100], repeats));
+    }
+  }
+  return { operations, creates, lists, listWorkspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })) };
+}
