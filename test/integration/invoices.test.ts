@@ -354,9 +354,18 @@ describe('invoices', () => {
       for (let i = 0; i < 40; i++) ids.push((await log(a, { project_id: p1.id, started_at: `2026-11-${String(2 + (i % 25)).padStart(2, '0')}T10:${String(i).padStart(2, '0')}:00Z`, duration_minutes: 15 })).id);
       const edits = ids.slice(0, 20).map((id, i) => a.patch(`/time_entries/${id}`, { duration_minutes: 16 + i }));
       const moves = ids.slice(20).map((id) => a.patch(`/time_entries/${id}`, { project_id: p2.id }));
-      const [created, ...changes] = await Promise.all([a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' }), ...edits, ...moves]);
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      for (const c of changes) expect([200, 409], JSON.stringify(c.body)).toContain(c.status);
+      // Contention may answer 503 with Retry-After (never a wrong answer): the create is retried with its key until it lands.
+      const key = randomUUID();
+      const create = () => call('POST', '/api/v1/invoices', { token: tokenOf(a), body: { client_id: client.id, from: '2026-11-01', to: '2026-12-01' }, headers: { 'Idempotency-Key': key } });
+      let [created, ...changes] = await Promise.all([create(), ...edits, ...moves]);
+      for (let retry = 0; created!.status !== 201 && retry < 10; retry++) {
+        expect([503, 409], JSON.stringify(created!.body)).toContain(created!.status);
+        expect(created!.headers.get('retry-after')).toMatch(/^\d+$/);
+        await new Promise((r) => setTimeout(r, 1000 * Number(created!.headers.get('retry-after'))));
+        created = await create();
+      }
+      expect(created!.status, JSON.stringify(created!.body)).toBe(201);
+      for (const c of changes) expect([200, 409, 503], JSON.stringify(c.body)).toContain(c.status);
       const { entries } = await checkInvariant(a, ids);
       // A change refused by the lock left its entry on the invoice as it was; one that landed shows its values.
       for (const [i, c] of changes.entries()) {
