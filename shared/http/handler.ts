@@ -76,7 +76,7 @@ export function defineHandler<O extends Operation>(
   retries?: RetryPolicy,
 ) {
   const { kind, collection } = resource as { kind: string; collection: string };
-  const contract = contractOf({ operation, action, resource: kind } as OperationOf, resource);
+  const contract = contractOf({ operation, action, resource: kind } as OperationOf, resource as AnyResource);
   const scope = scopeFor(collection, action as Action);
   if (!contract) throw new Error(`${operation} is public and has no caller`);
   if (contract.idempotent && !retries) throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);

@@ -7,6 +7,7 @@ import { idempotentWrites } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
 import { contractOf, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
+import type { AnyResource } from '../resources/declare.ts';
 
 export const defineWriteHandler = <O extends Operation>(
   operation: O,
@@ -14,7 +15,7 @@ export const defineWriteHandler = <O extends Operation>(
   resource: ResourceFor<O>,
   change: (req: Request<O>) => Promise<Outcome>,
 ) => {
-  const status = contractOf({ operation, action, resource: (resource as { kind: string }).kind } as OperationOf, resource)?.success.status;
+  const status = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource)?.success.status;
   const replyOf = (outcome: Outcome, path: string): Reply =>
     'deleted' in outcome ? ok(outcome) : status === 201 ? created(outcome as Versioned<{ id: string }>, path) : current(outcome);
   return defineHandler(operation, action, resource, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf));

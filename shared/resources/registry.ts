@@ -4,16 +4,18 @@
  *   name and order, and its relations (references, filters, search, indexes, read-only and
  *   immutable fields, guards). Keys, indexes, scopes, guards, the item mapping and tags derive
  *   from it; every function that touches the resource holds it.
- * - Its field schemas (valibot), `<name>Schemas`, built by a pure call: a function that parses
+ * - Its field schemas (valibot), `<name>Fields`, built by a pure call: a function that parses
  *   no input of the resource (retrieve, delete, another resource's operations) never imports
- *   them, and the bundler drops them with everything they alone use.
+ *   them, and the bundler drops them with everything they alone use. A function that parses
+ *   builds only its own action's schema from them (`withCreate(clientFields)`, define.ts);
+ *   `<name>Schemas` holds every action's, for what documents or checks the whole API.
  * docs/extending.md walks through adding a resource.
  */
 import * as v from 'valibot';
 import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
-import { defineFields } from './define.ts';
+import { declareFields, withActions } from './define.ts';
 
 export const client = declareResource({
   kind: 'client',
@@ -31,7 +33,7 @@ export const client = declareResource({
   deleteHint: 'archive the client instead by setting its status to SLEEPING or LOST',
 });
 
-export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
+export const clientFields = /* @__PURE__ */ declareFields(client, () => ({
   company_name: text('company_name', LIMITS.nameLength),
   company_email: email('company_email'),
   company_address: v.nullable(text('company_address', LIMITS.addressLength, 'multi')),
@@ -44,6 +46,8 @@ export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
   tvq_number: v.nullable(taxId('tvq_number')),
   relationship_start_date: timestamp('relationship_start_date'),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from clientFields. */
+export const clientSchemas = /* @__PURE__ */ withActions(clientFields);
 
 export const project = declareResource({
   kind: 'project',
@@ -65,7 +69,7 @@ export const project = declareResource({
   deleteHint: 'close the project instead by setting its status to COMPLETED or CANCELLED',
 });
 
-export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
+export const projectFields = /* @__PURE__ */ declareFields(project, () => ({
   name: text('name', LIMITS.nameLength),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
   status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
@@ -80,6 +84,8 @@ export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
   start_date: v.optional(timestamp('start_date')),
   end_date: v.nullable(timestamp('end_date')),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from projectFields. */
+export const projectSchemas = /* @__PURE__ */ withActions(projectFields);
 
 export const timeEntry = declareResource({
   kind: 'time_entry',
@@ -96,7 +102,7 @@ export const timeEntry = declareResource({
   indexes: { GSI1: { partition: [] }, GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
 });
 
-export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
+export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
   project_id: v.nullable(reference('project_id')),
   /** Implied by the project when one is given (domain/time-entries.ts). */
   client_id: v.optional(reference('client_id')),
@@ -107,6 +113,8 @@ export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
   billable_rate: v.nullable(money('billable_rate')),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from timeEntryFields. */
+export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
@@ -121,7 +129,7 @@ export const webhookEndpoint = declareResource({
   fields: ['url', 'enabled_events', 'description', 'status'],
 });
 
-export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoint, () => ({
+export const webhookEndpointFields = /* @__PURE__ */ declareFields(webhookEndpoint, () => ({
   url: webhookUrl('url'),
   enabled_events: v.pipe(
     v.array(
@@ -136,6 +144,8 @@ export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoi
   description: v.nullable(text('description', LIMITS.nameLength, 'multi')),
   status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from webhookEndpointFields. */
+export const webhookEndpointSchemas = /* @__PURE__ */ withActions(webhookEndpointFields);
 
 /** Every resource, by kind. */
 export const RESOURCES = { client, project, time_entry: timeEntry, webhook_endpoint: webhookEndpoint } as const;
