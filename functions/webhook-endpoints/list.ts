@@ -1,4 +1,5 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { list } from '../../shared/domain/entity.ts';
 import { withListQuery } from '../../shared/resources/define.ts';
 import { webhookEndpointFields } from '../../shared/resources/registry.ts';
@@ -9,4 +10,4 @@ readCursorKeyAtLoad();
 /** The fields and the list query schema alone: this bundle holds no other action's rules. */
 const schemas = withListQuery(webhookEndpointFields);
 
-export const handler = defineHandler('listWebhookEndpoints', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));
+export const handler = defineListHandler('listWebhookEndpoints', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

@@ -100,6 +100,18 @@ describe('what a function carries of the resources', () => {
     }
   });
 
+  it('a function reads only its own input: a list its query, a write a body, a retrieve neither', () => {
+    // Markers of the readers the list and write frames inject (shared/http/handler.ts).
+    const QUERY_READER = 'may be given only once';
+    const BODY_READER = 'The request body is not valid JSON';
+    for (const route of ROUTES) {
+      if (route.resource === null) continue;
+      const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
+      expect(text.includes(QUERY_READER), `${route.operation} reads a query`).toBe(route.action === 'list');
+      expect(text.includes(BODY_READER), `${route.operation} reads a body`).toBe(['create', 'update', 'delete'].includes(route.action));
+    }
+  });
+
   it('a route\'s function holds neither the route table (its scope comes from its resource and action) nor the response schemas', () => {
     for (const route of ROUTES) {
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
