@@ -21,7 +21,7 @@ import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION, TAG_DOCS } from './openapi-operations.ts';
 import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
-import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES } from '../shared/events/types.ts';
+import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES, hasPreviousAttributes } from '../shared/events/types.ts';
 import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../shared/events/signature.ts';
 import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
 import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
@@ -277,13 +277,13 @@ const eventSchemaName = (type: string) => `${schemaName(type.replace('.', '_'))}
 /**
  * The event is a union discriminated by `type`: each type's schema holds that type's resource in
  * `data.object` (a reference to the resource's schema, so generators give it the resource's own
- * type) and `previous_attributes` on *.updated alone. The event list refers to the event.
+ * type) and `previous_attributes` on every type but *.created and *.deleted. The event list refers to the event.
  */
 function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
   const event = objectSchemaName(EVENT_FEED.kind);
   const base = schemas[event] as Json & { properties: Record<string, Json> & { data: { properties: Record<string, Json> } } };
   const variant = (type: string): Json => {
-    const updated = type.endsWith('.updated');
+    const changed = hasPreviousAttributes(type);
     const { previous_attributes: previous } = base.properties.data.properties;
     return {
       ...base,
@@ -295,9 +295,9 @@ function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
           type: 'object',
           properties: {
             object: ref('schemas', objectSchemaName(type.slice(0, type.lastIndexOf('.')))),
-            ...(updated ? { previous_attributes: previous } : {}),
+            ...(changed ? { previous_attributes: previous } : {}),
           },
-          required: updated ? ['object', 'previous_attributes'] : ['object'],
+          required: changed ? ['object', 'previous_attributes'] : ['object'],
           additionalProperties: false,
         },
       },
@@ -473,7 +473,7 @@ function tagDescription(tag: string): string {
 
 /**
  * The `webhooks` section: what a delivery of each event type posts (the event object with that
- * type, that resource in data.object, previous_attributes on *.updated), and the Standard
+ * type, that resource in data.object, previous_attributes but on *.created and *.deleted), and the Standard
  * Webhooks headers that sign it (shared/events/signature.ts, docs/events.md).
  */
 function webhooks(): Record<string, Json> {

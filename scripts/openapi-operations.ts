@@ -48,6 +48,36 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       '(exclusive); `started_from` after `started_to` is a 400 naming `started_to`. A cursor is bound to all of them. Every page costs the same, ' +
       'whatever the filters, the page and the number of entries.',
   },
+  listInvoices: {
+    summary: 'List invoices',
+    description: 'Newest first by creation. `client_id` and `status` (draft, open, paid, void) filter, alone or together; pages are always full.',
+  },
+  retrieveInvoice: { summary: 'Retrieve an invoice', description: 'The invoice with its lines and totals, and its current `ETag`.' },
+  createInvoice: {
+    summary: 'Create a draft invoice from uninvoiced time',
+    description:
+      "Takes every billable time entry of the client (of `project_ids`, when given) that is on no invoice and starts on a date from `from` to `to` " +
+      '(exclusive) in `timezone`, as a time summary counts it, and locks it: its `invoice_id` is the draft\'s, and it cannot be changed or deleted ' +
+      '(409 `time_entry_invoiced`) until the draft is deleted or the invoice voided. Lines per project and rate; amounts are decimal strings in ' +
+      "the client's currency, rounded once, half to even. 409 `nothing_to_invoice` when there is no such time; 409 `unpriced_time` when some has " +
+      'no rate; 400 naming `to` past 2,000 entries or 100 lines. A retry with the same `Idempotency-Key` finishes the same invoice.',
+  },
+  updateInvoice: {
+    summary: 'Change a draft',
+    description: '`memo`, `purchase_order`, `due_date`, `discount_rate` and `tax_rate`, while the invoice is a draft (409 `invalid_state` otherwise); the totals follow.',
+  },
+  deleteInvoice: { summary: 'Delete a draft', description: 'Only a draft (409 `invalid_state` otherwise): its time entries are released, invoiceable again.' },
+  finalizeInvoice: {
+    summary: 'Finalize a draft',
+    description:
+      'draft → open. Gives the invoice its `number` (`INV-000042`: unique in the workspace, gapless, in order of finalization), its `issue_date` ' +
+      '(default today in its `timezone`) and a `due_date` (default 30 days later; never before the issue date). The body is optional.',
+  },
+  payInvoice: { summary: 'Mark an invoice paid', description: 'open → paid, at `paid_at` (default now; never after the request). The body is optional.' },
+  voidInvoice: {
+    summary: 'Void an invoice',
+    description: 'open → void. Its time entries are released (invoiceable again); the invoice keeps its lines and totals for the record. The body is optional.',
+  },
   listTimeSummaries: {
     summary: 'Summarize time: what to bill, to whom, for which period',
     description:
@@ -129,8 +159,9 @@ export const TAG_DOCS: Record<string, string> = {
   Clients: 'The companies a workspace bills: their contact details, tax numbers and status (LEAD to LOST).',
   Projects: 'Work for one client, with its billing type and rates; a project stays with the client it was created for.',
   'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
+  Invoices: "A client's uninvoiced billable time, locked into a draft, then finalized (numbered), paid or voided.",
   'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
   'Time summaries': 'What to bill, to whom, for which period: totals of time entries by client or project and period, in any time zone.',
-  Events: 'Every change of a client, project or time entry, kept 30 days: the feed, and what webhook deliveries post.',
+  Events: 'Every change of a client, project, time entry or invoice, kept 30 days: the feed, and what webhook deliveries post.',
   [DESCRIPTION_TAG]: 'This OpenAPI document, served by the API itself.',
 };

@@ -11,6 +11,14 @@ export const ERROR_TYPES = {
   not_found: 404,
   conflict: 409,
   idempotency_key_in_use: 409,
+  /** Invoices (contract, "Invoices"): a create with no billable, uninvoiced time in its range. */
+  nothing_to_invoice: 409,
+  /** A create whose time includes billable entries without a rate. */
+  unpriced_time: 409,
+  /** A transition, change or delete that the invoice's status does not allow. */
+  invalid_state: 409,
+  /** A change or delete of a time entry that is on an invoice. */
+  time_entry_invoiced: 409,
   /** A request whose body did not arrive in time (the local gateway; in AWS, API Gateway's front door). */
   request_timeout: 408,
   precondition_failed: 412,

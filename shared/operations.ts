@@ -9,12 +9,11 @@
 import type * as v from 'valibot';
 import { resourceOf, type RESOURCES } from './resources/registry.ts';
 import type { AnyResource } from './resources/declare.ts';
-import type { AnyResourceSchemas } from './resources/define.ts';
 import type { SchemasByKind } from './resources/schemas.ts';
 import { EVENT_FEED } from './events/types.ts';
 import type { EventFeedSchemas } from './schemas/events.ts';
 import type { TimeSummarySchemas } from './schemas/time-summaries.ts';
-import type { Action, Operation, Route, RouteOf } from './routes.ts';
+import type { Action, Operation, Route, RouteOf, Transition } from './routes.ts';
 
 export interface Contract {
   body?: v.GenericSchema;
@@ -29,6 +28,8 @@ export interface Contract {
   idempotent: boolean;
   /** If-Match is honoured (PATCH and DELETE). */
   conditional: boolean;
+  /** The body may be left out (an invoice's transitions): none is parsed as `{}`. */
+  optionalBody?: true;
   /** Error statuses besides 401, 403, 429 and 500. */
   errors: number[];
 }
@@ -36,11 +37,25 @@ export interface Contract {
 const WRITE_BODY = [400, 409, 413, 415, 422];
 
 /** The actions whose contract parses the resource's fields, and the schema each parses with. */
-const PARSED_BY = { list: 'listQuery', create: 'create', update: 'update' } as const;
+const PARSED_BY = { list: 'listQuery', create: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
+type ParsesFields = 'list' | 'create' | 'update' | Transition;
 type ParsedBy = typeof PARSED_BY;
-type ParsesFields = keyof ParsedBy;
 /** A resource with the schema of `A` (its function passes `withCreate(clientFields)`, …: define.ts). */
-type WithSchemaOf<A extends ParsesFields> = AnyResource & Pick<AnyResourceSchemas, ParsedBy[A]>;
+type WithSchemaOf<A extends ParsesFields> = AnyResource & { readonly [K in ParsedBy[A]]: v.GenericSchema };
+
+/** A lifecycle step (`POST /invoices/{id}/finalize`): an optional body, the object after it; If-Match and keys as any write. */
+const transition =
+  (step: Transition) =>
+  (r: AnyResource & Partial<Record<Transition, v.GenericSchema>>): Contract => ({
+    body: r[step]!,
+    optionalBody: true,
+    takesId: true,
+    success: { status: 200, returns: 'object' },
+    versioned: true,
+    idempotent: true,
+    conditional: true,
+    errors: [...WRITE_BODY, 404, 412],
+  });
 
 const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchemaOf<A> : AnyResource) => Contract } = {
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
@@ -56,6 +71,9 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchema
     // 409: a guard refused it, or its Idempotency-Key is in use; 422: the key was used for another request.
     errors: [400, 404, 409, 412, 422],
   }),
+  finalize: transition('finalize'),
+  pay: transition('pay'),
+  void: transition('void'),
 };
 
 /**
@@ -93,7 +111,9 @@ export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
   ? v.InferOutput<ResourceOf<O>['create']>
   : RouteOf<O>['action'] extends 'update'
     ? v.InferOutput<ResourceOf<O>['update']>
-    : never;
+    : RouteOf<O>['action'] extends Transition
+      ? v.InferOutput<ResourceOf<O>[RouteOf<O>['action'] & keyof ResourceOf<O>] & v.GenericSchema>
+      : never;
 
 /** What the operation's query string parses to (lists). */
 export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
@@ -121,7 +141,7 @@ export function contractOf(route: OperationOf, resource: AnyResource | WithSchem
   if (route.action !== 'retrieve' && route.action !== 'delete' && !(PARSED_BY[route.action] in resource)) {
     throw new Error(`${route.operation} parses fields: give it the resource's ${PARSED_BY[route.action]} schema (shared/resources/define.ts)`);
   }
-  return CONTRACTS[route.action](resource as AnyResourceSchemas);
+  return CONTRACTS[route.action](resource as never);
 }
 
 /** What an operation answers about, for its OpenAPI schemas and tag: a resource or the feed. */

@@ -13,7 +13,10 @@ export const API_PREFIX = '/api/v1';
 type Prefix = typeof API_PREFIX;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type Action = 'list' | 'retrieve' | 'create' | 'update' | 'delete';
+export type Action = 'list' | 'retrieve' | 'create' | 'update' | 'delete' | Transition;
+/** An invoice's lifecycle steps (contract, "Invoices"): `POST /<collection>/{id}/<step>`, the write scope. */
+export type Transition = 'finalize' | 'pay' | 'void';
+export const TRANSITIONS: readonly Transition[] = ['finalize', 'pay', 'void'];
 /** The events feed's collection (events.md): read-only, its items made by the stream consumer, not a registry resource. */
 export type FeedCollection = 'events';
 export type Scope = `${Collection}:${'read' | 'write'}` | `${FeedCollection}:read`;
@@ -33,7 +36,8 @@ type ActionRoute<C extends string> =
   | { action: 'retrieve'; method: 'GET'; path: `${Prefix}/${C}/{id}`; scope: `${C}:read` }
   | { action: 'create'; method: 'POST'; path: `${Prefix}/${C}`; scope: `${C}:write` }
   | { action: 'update'; method: 'PATCH'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
-  | { action: 'delete'; method: 'DELETE'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` };
+  | { action: 'delete'; method: 'DELETE'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
+  | { [T in Transition]: { action: T; method: 'POST'; path: `${Prefix}/${C}/{id}/${T}`; scope: `${C}:write` } }[Transition];
 
 export interface FunctionBase {
   /** Stable operation name; also the Lambda function's logical name. */
@@ -90,6 +94,15 @@ export const ROUTES = [
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
   // what to bill: totals of time entries by client or project and period (domain/time-summaries.ts)
   { operation: 'listTimeSummaries', resource: 'time_summary', action: 'list', method: 'GET', path: '/api/v1/time_summaries', scope: 'time_entries:read', entry: 'functions/time-summaries/list.ts' },
+  // invoices (contract, "Invoices"): uninvoiced time locked into a draft, then its lifecycle (domain/invoices.ts)
+  { operation: 'listInvoices', resource: 'invoice', action: 'list', method: 'GET', path: '/api/v1/invoices', scope: 'invoices:read', entry: 'functions/invoices/list.ts' },
+  { operation: 'retrieveInvoice', resource: 'invoice', action: 'retrieve', method: 'GET', path: '/api/v1/invoices/{id}', scope: 'invoices:read', entry: 'functions/invoices/retrieve.ts' },
+  { operation: 'createInvoice', resource: 'invoice', action: 'create', method: 'POST', path: '/api/v1/invoices', scope: 'invoices:write', entry: 'functions/invoices/create.ts' },
+  { operation: 'updateInvoice', resource: 'invoice', action: 'update', method: 'PATCH', path: '/api/v1/invoices/{id}', scope: 'invoices:write', entry: 'functions/invoices/update.ts' },
+  { operation: 'deleteInvoice', resource: 'invoice', action: 'delete', method: 'DELETE', path: '/api/v1/invoices/{id}', scope: 'invoices:write', entry: 'functions/invoices/delete.ts' },
+  { operation: 'finalizeInvoice', resource: 'invoice', action: 'finalize', method: 'POST', path: '/api/v1/invoices/{id}/finalize', scope: 'invoices:write', entry: 'functions/invoices/finalize.ts' },
+  { operation: 'payInvoice', resource: 'invoice', action: 'pay', method: 'POST', path: '/api/v1/invoices/{id}/pay', scope: 'invoices:write', entry: 'functions/invoices/pay.ts' },
+  { operation: 'voidInvoice', resource: 'invoice', action: 'void', method: 'POST', path: '/api/v1/invoices/{id}/void', scope: 'invoices:write', entry: 'functions/invoices/void.ts' },
   // the events feed (docs/events.md): made by the stream consumer, read here
   { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },
   { operation: 'retrieveEvent', resource: 'event', action: 'retrieve', method: 'GET', path: '/api/v1/events/{id}', scope: 'events:read', entry: 'functions/events/retrieve.ts' },

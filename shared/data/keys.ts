@@ -29,7 +29,7 @@ export interface PrimaryKey {
 /** What the key schema needs of a resource (see shared/resources/define.ts). */
 export interface Keyed {
   type: string;
-  indexes?: { readonly [I in IndexName]?: { partition: readonly string[]; sortPrefix?: string } };
+  indexes?: { readonly [I in IndexName]?: { partition: readonly string[]; sortPrefix?: string; bounded?: true } };
   order?: { field: string };
 }
 
@@ -40,8 +40,14 @@ const EVENT_TYPE = 'EVENT';
 export const CHANGE_TYPE = 'CHANGE';
 const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
 
-/** The two levels of time totals: by client, and by client and project. */
-export type TotalsLevel = 'CLIENT' | 'PROJECT';
+/**
+ * The levels of time totals: by client, and by client and project; and the same two of the
+ * entries on an invoice alone (`_INVOICED`, written only by an invoice's lock and release,
+ * shared/invoices/lock.ts): what `invoiced=true` reads, and `invoiced=false` subtracts.
+ */
+export type TotalsLevel = 'CLIENT' | 'PROJECT' | 'CLIENT_INVOICED' | 'PROJECT_INVOICED';
+/** The invoiced level beside a base one: `CLIENT_INVOICED`, `PROJECT_INVOICED`. */
+export const invoicedLevel = <L extends 'CLIENT' | 'PROJECT'>(level: L) => `${level}_INVOICED` as const;
 /** The project part of a totals group for time without a project: sorts before every `prj_` id. */
 export const NO_PROJECT = '-';
 
@@ -97,11 +103,18 @@ export const keys = {
    * together, groups in the order summaries answer them (no project first).
    */
   totalsPartition: (workspaceId: string, level: TotalsLevel, month: string) => `${ws(workspaceId)}#TOTALS#${level}#${month}`,
-  totalsGroup: (level: TotalsLevel, clientId: string, projectId: string | null): string => (level === 'CLIENT' ? clientId : `${clientId}#${projectId ?? NO_PROJECT}`),
+  totalsGroup: (level: TotalsLevel, clientId: string, projectId: string | null): string => (level.startsWith('CLIENT') ? clientId : `${clientId}#${projectId ?? NO_PROJECT}`),
   totals: (workspaceId: string, level: TotalsLevel, month: string, group: string, day: string): PrimaryKey => ({
     PK: keys.totalsPartition(workspaceId, level, month),
     SK: `${group}#${day}`,
   }),
+  /**
+   * An invoice's entries (docs/decisions/0023-invoices.md): the ids its create selected, in the
+   * order it locks them; the create resumes from it, and a void or delete releases from it.
+   */
+  invoiceEntries: (workspaceId: string, invoiceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#INVOICE_ENTRIES`, SK: invoiceId }),
+  /** The number the workspace's latest finalize took: each finalize takes the next in its own transaction. */
+  invoiceNumber: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'INVOICE_NUMBER' }),
   /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
   webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
 
@@ -192,8 +205,9 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
     const sort = index.sortPrefix;
     if (sort !== undefined && given[sort] === undefined) continue;
     const used = [...index.partition, ...(sort === undefined ? [] : [sort])];
-    if (used.length <= served) continue;
-    served = used.length;
+    // A bounded index (an invoice's entries) wins over any other: the filters it leaves read at most its bound.
+    if (used.length <= served && !index.bounded) continue;
+    served = index.bounded ? Number.POSITIVE_INFINITY : used.length;
     best = {
       index: name,
       partitionKey: indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, given[f]))),

@@ -29,6 +29,7 @@ export const TABLE = {
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projected: PROJECTED },
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projected: PROJECTED },
     { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projected: PROJECTED },
+    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projected: PROJECTED },
   ],
 } as const;
 

@@ -51,4 +51,16 @@ export interface ChangeRecord {
   taken(stored: Record<string, unknown> | undefined): Error;
   /** The live record at the key, if one is there: a change that writes nothing asks before answering. */
   lookup(): Promise<Record<string, unknown> | undefined>;
+  /**
+   * A change made in several transactions (an invoice's create, decision 0023): the marker its
+   * first transaction puts at the key (on the record's condition), naming what it builds; never
+   * replayed, a retry with the same request finishes the work it names.
+   */
+  pending(workId: string): TransactItem;
+  /** The record that replaces the marker in the change's last transaction (on the marker still being there). */
+  seal(outcome: Outcome, workId: string): TransactItem;
+  /** The marker's Delete, when the change ends in a refusal after all (on the marker still being there). */
+  discard(workId: string): TransactItem;
+  /** What a stored marker names, when it is one and was put for this same request (else undefined). */
+  pendingWork(stored: Record<string, unknown>): string | undefined;
 }

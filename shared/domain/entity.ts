@@ -313,6 +313,8 @@ export interface RemoveAsRead {
    * makes it answer undefined, for the caller to read again and retry.
    */
   atVersionRead: boolean;
+  /** What else the item must satisfy to be deleted (a time entry: on no invoice); a change since the read explains its failure. */
+  condition?: Condition;
 }
 
 /** The delete's transaction, given the item read; undefined when `atVersionRead` and the item changed since. */
@@ -322,6 +324,7 @@ export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id
   const condition = allOf(
     options.atVersionRead && read ? existsAtVersion([versionOf(read)]) : existsAtVersion(expectedVersion),
     ...counters.map((counter, i) => ({ expression: `#g${i} = :zero`, names: { [`#g${i}`]: counter }, values: { ':zero': 0 } })),
+    ...(options.condition ? [options.condition] : []),
   );
   const key = keys.item(ctx.workspaceId, resource.type, id);
   const del = { TableName: tableName(), Key: key, ...conditionParts(condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };

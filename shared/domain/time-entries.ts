@@ -11,7 +11,7 @@
  * field, nothing changed; one being deleted waits on its counter, which the move holds.
  */
 import * as v from 'valibot';
-import { invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
+import { ApiError, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
 import { isWellFormedId } from '../ids.ts';
 import { keys } from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
@@ -19,7 +19,7 @@ import { DATA_ATTRIBUTE, TABLE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { setExpression } from '../data/update.ts';
 import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
-import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
+import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unchanged, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
@@ -100,7 +100,11 @@ async function ownersAfter(ctx: CallerContext, current: Owners, patch: Patch): P
  */
 export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Patch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<TimeEntry>> {
   if (!isWellFormedId(timeEntry.idPrefix, id)) throw notFound(timeEntry.noun, id);
-  if (Object.keys(patch).length === 0) return unchanged(ctx, timeEntry, id, expectedVersion);
+  if (Object.keys(patch).length === 0) {
+    const current = await unchanged(ctx, timeEntry, id, expectedVersion);
+    refuseIfInvoiced(id, current.resource.invoice_id);
+    return current;
+  }
   const { project_id: _project, client_id: _client, ...fields } = patch;
   // A rewrite races other changes of the entry: it retries on the entry's new version, which
   // another writer's landed change made (so contention always progresses); the cap guards a runaway.
@@ -110,6 +114,7 @@ export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Pat
     const version = versionOf(item);
     if (!matchesVersion(expectedVersion, version)) throw preconditionFailed(timeEntry.noun, id);
     const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+    refuseIfInvoiced(id, data.invoice_id);
     const current = { project_id: (data.project_id ?? null) as string | null, client_id: String(data.client_id) };
     const { rate, ...after } = await ownersAfter(ctx, current, patch);
     const change = { ...(rate === undefined ? {} : { billable_rate: rate }), ...fields, ...after };
@@ -129,11 +134,23 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
     const item = await readItem(ctx, timeEntry, id);
     if (!item) throw notFound(timeEntry.noun, id);
     if (!matchesVersion(expectedVersion, versionOf(item))) throw preconditionFailed(timeEntry.noun, id);
+    refuseIfInvoiced(id, (item[DATA_ATTRIBUTE] as Record<string, unknown>).invoice_id);
     const parts = totalsParts(ctx.workspaceId, countedBefore(item), undefined);
-    const deleted = await removeAsRead(ctx, timeEntry, id, expectedVersion, { read: item, parts, atVersionRead: true });
+    const deleted = await removeAsRead(ctx, timeEntry, id, expectedVersion, { read: item, parts, atVersionRead: true, condition: NOT_INVOICED });
     if (deleted) return deleted;
   }
   throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entry is being changed by other requests: retry after the time in Retry-After');
+}
+
+/**
+ * An entry on an invoice is locked (contract, "Invoices"): its PATCH and DELETE are a 409 that
+ * changes nothing. Their writes also hold NOT_INVOICED, so a lock landing after the read cancels
+ * them, and the entry read again answers this.
+ */
+function refuseIfInvoiced(id: string, invoiceId: unknown): void {
+  if (invoiceId != null) {
+    throw new ApiError('time_entry_invoiced', `Time entry ${id} is on invoice ${String(invoiceId)}: it cannot be changed or deleted until that invoice is voided (or, a draft, deleted)`);
+  }
 }
 
 /** What an item counts in the totals now: nothing when it was stored before them and not yet backfilled. */
@@ -164,7 +181,7 @@ async function rewrite(
   const version = versionOf(item);
   const counter = counterOf(timeEntry);
   const ownerKey = (type: string, ownerId: string) => keys.item(ctx.workspaceId, type, ownerId);
-  const parts: Partial<Record<Part, TransactItem>> = { [ENTRY]: entryUpdate(ctx, id, data, version) };
+  const parts: Partial<Record<Part, TransactItem>> = { [ENTRY]: entryUpdate(ctx, id, item, data, version) };
   const totals = totalsParts(ctx.workspaceId, countedBefore(item), countedOf(data));
   if (from.project_id !== to.project_id) {
     if (from.project_id !== null) parts.leave_project = counterUpdate(ownerKey(project.type, from.project_id), counter, -1);
@@ -202,9 +219,9 @@ async function rewrite(
  * removed: an entry without a project leaves the project index), on condition that it is still
  * at the version read.
  */
-function entryUpdate(ctx: CallerContext, id: string, data: Record<string, unknown>, version: number): TransactItem {
+function entryUpdate(ctx: CallerContext, id: string, item: Record<string, unknown>, data: Record<string, unknown>, version: number): TransactItem {
   const indexes = keys.indexes(timeEntry, ctx.workspaceId, id, data);
-  const gone = TABLE.indexes.flatMap((index) => [`${index.name}PK`, `${index.name}SK`]).filter((name) => !(name in indexes));
+  const gone = TABLE.indexes.flatMap((index) => [`${index.name}PK`, `${index.name}SK`]).filter((name) => !(name in indexes) && name in item);
   const set = setExpression(data, { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, [COUNTED_ATTRIBUTE]: 1 });
   const removeNames = Object.fromEntries(gone.map((name, i) => [`#gone${i}`, name]));
   return {
@@ -212,9 +229,9 @@ function entryUpdate(ctx: CallerContext, id: string, data: Record<string, unknow
       TableName: tableName(),
       Key: keys.item(ctx.workspaceId, timeEntry.type, id),
       UpdateExpression: `${set.UpdateExpression}, #version = :next${gone.length > 0 ? ` REMOVE ${Object.keys(removeNames).join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_exists(PK) AND #version = :read',
-      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...removeNames, '#version': VERSION_ATTRIBUTE },
-      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':read': version, ':next': version + 1 },
+      ConditionExpression: `attribute_exists(PK) AND #version = :read AND ${NOT_INVOICED.expression}`,
+      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...removeNames, ...NOT_INVOICED.names, '#version': VERSION_ATTRIBUTE },
+      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...NOT_INVOICED.values, ':read': version, ':next': version + 1 },
     },
   };
 }

@@ -15,7 +15,7 @@ import { cursorSigningKey } from '../config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { pageQueryParams } from '../data/list.ts';
-import { keys, listSource, NO_PROJECT, type TotalsLevel } from '../data/keys.ts';
+import { invoicedLevel, keys, listSource, NO_PROJECT, type TotalsLevel } from '../data/keys.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
 import { invalidParam } from '../errors.ts';
 import { isWellFormedId } from '../ids.ts';
@@ -48,32 +48,44 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
   const binding: CursorBinding = {
     list: TIME_SUMMARIES.path,
     workspaceId: ctx.workspaceId,
-    filters: { from: query.from, to: query.to, timezone: query.timezone, group_by: query.group_by, period: query.period, client_id: query.client_id, project_id: query.project_id },
+    filters: {
+      from: query.from,
+      to: query.to,
+      timezone: query.timezone,
+      group_by: query.group_by,
+      period: query.period,
+      client_id: query.client_id,
+      project_id: query.project_id,
+      invoiced: query.invoiced,
+    },
   };
   const position = query.cursor === undefined ? undefined : parsePosition(decodeCursor(await key, binding, query.cursor), from, to);
   const scope = await scopeOf(ctx, query);
   if (scope === undefined) return { object: 'list', data: [], has_more: false, next_cursor: null };
 
-  const level: TotalsLevel = query.group_by === 'project' || query.project_id !== undefined ? 'PROJECT' : 'CLIENT';
+  const base = query.group_by === 'project' || query.project_id !== undefined ? 'PROJECT' : 'CLIENT';
+  const level: TotalsLevel = query.invoiced === 'true' ? invoicedLevel(base) : base;
+  // invoiced=false: the base level less the invoiced one (whose groups are among the base's), merged in group order.
+  const levels: [TotalsLevel, bigint][] = query.invoiced === 'false' ? [[base, 1n], [invoicedLevel(base), -1n]] : [[level, 1n]];
   const partitions = new Map<string, Partition>();
-  const partition = (month: string, after: string | undefined) => {
-    const id = `${month}|${after ?? ''}`;
+  const partition = (at: TotalsLevel, month: string, after: string | undefined) => {
+    const id = `${at}|${month}|${after ?? ''}`;
     let found = partitions.get(id);
-    if (!found) partitions.set(id, (found = new Partition(keys.totalsPartition(ctx.workspaceId, level, month), scope.prefix, after)));
+    if (!found) partitions.set(id, (found = new Partition(keys.totalsPartition(ctx.workspaceId, at, month), scope.prefix, after)));
     return found;
   };
 
   const rows: { day: number; group: string; sums: Sums }[] = [];
   for (const span of periodsOf(query.timezone, query.period, from, to, position?.day ?? from)) {
     const after = position !== undefined && span.firstDay === position.day ? position.group : undefined;
-    const cursors = monthsOf(span).map((month) => partition(month, after).cursor());
-    const edges = await edgeEntries(ctx, span, level, scope);
+    const cursors = levels.flatMap(([at, sign]) => monthsOf(span).map((month) => ({ sign, ...partition(at, month, after).cursor() })));
+    const edges = await edgeEntries(ctx, span, level, scope, query.invoiced);
     for (;;) {
       const heads = await Promise.all(cursors.map((c) => c.peek()));
       const group = heads.filter((h): h is string => h !== undefined).sort()[0];
       if (group === undefined) break;
       const sums = edges.get(group) ?? zero();
-      for (const [i, c] of cursors.entries()) if (heads[i] === group) addDays(sums, await c.take(), span);
+      for (const [i, c] of cursors.entries()) if (heads[i] === group) addDays(sums, await c.take(), span, c.sign);
       if (sums.m > 0n) rows.push({ day: span.firstDay, group, sums });
       if (rows.length > query.limit) break;
     }
@@ -149,8 +161,8 @@ function monthsOf(span: PeriodSpan): string[] {
   return months;
 }
 
-/** Adds a group's day items to `sums`: the quarter-hours that start inside the span and are whole in it. */
-function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan): void {
+/** Adds a group's day items to `sums`, times `sign`: the quarter-hours that start inside the span and are whole in it. */
+function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan, sign: bigint): void {
   for (const item of items) {
     const sk = String(item.SK);
     const month = String(item.PK).slice(-7);
@@ -163,7 +175,7 @@ function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan)
     for (let q = first; q < end; q++) {
       for (const counter of COUNTERS) {
         const value = item[`${counter}${q}`];
-        if (value !== undefined) sums[counter] += BigInt(value as number | bigint);
+        if (value !== undefined) sums[counter] += sign * BigInt(value as number | bigint);
       }
     }
   }
@@ -171,9 +183,10 @@ function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan)
 
 /**
  * The entries of the partial quarter-hours at a span's edges (a historic offset that is not a
- * whole number of quarter-hours), by group: read from the workspace's time entry index.
+ * whole number of quarter-hours), by group: read from the workspace's time entry index; with
+ * `invoiced`, only those on an invoice (`true`) or on none (`false`).
  */
-async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLevel, scope: Scope): Promise<Map<string, Sums>> {
+async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLevel, scope: Scope, invoiced: 'true' | 'false' | undefined): Promise<Map<string, Sums>> {
   const byGroup = new Map<string, Sums>();
   const windows: [number, number][] = [];
   const startQuarter = Math.ceil(span.start / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
@@ -187,7 +200,9 @@ async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLe
     do {
       const out = await dynamo().send(new QueryCommand(pageQueryParams(page, EDGE_BATCH, startKey)));
       for (const item of out.Items ?? []) {
-        const entry = countedOf(item[DATA_ATTRIBUTE] as Record<string, unknown>);
+        const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+        if (invoiced !== undefined && (data.invoice_id != null) !== (invoiced === 'true')) continue;
+        const entry = countedOf(data);
         if (scope.clientId !== undefined && entry.client_id !== scope.clientId) continue;
         if (scope.projectId !== undefined && entry.project_id !== scope.projectId) continue;
         const group = keys.totalsGroup(level, entry.client_id, entry.project_id);

@@ -1,6 +1,6 @@
 /**
  * From a change of the table (a DynamoDB Streams record) to the event it means, if any.
- * Pure: no I/O. Only API resources (clients, projects, time entries) make events; counters,
+ * Pure: no I/O. Only API resources (clients, projects, time entries, invoices) make events; counters,
  * idempotency records, registry items, webhook endpoints and the events' own items do not. A
  * change that touches no API field (a deletion-guard counter) makes none either.
  */
@@ -9,7 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { objectOf } from '../resources/objects.ts';
 import { resourceOf } from '../resources/registry.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
-import { EVENT_OBJECTS, type ApiObject, type EventType } from './types.ts';
+import { EVENT_OBJECTS, hasPreviousAttributes, type ApiObject, type EventAction, type EventType } from './types.ts';
 
 /** A resource's type in the key schema (`CLIENT`). */
 export type Kind = string;
@@ -51,8 +51,71 @@ export interface EventDraft {
   requestId: string | null | undefined;
   object: ApiObject;
   previousAttributes?: Record<string, unknown>;
-  /** Names this change for good: a redelivered record has the same, so it makes no second event. */
+  /**
+   * Names this change for good: a redelivered record has the same, so it makes no second event.
+   * `<SK>#<action>#v<version>`, then `#after#v<n>` (or `#after#none`) when its predecessor is not
+   * the version before it (store.ts, changePlace).
+   */
   changeKey: string;
+}
+
+/**
+ * What a stream record did to a resource, if it makes an event: the action, the image the event
+ * shows, and (for changes whose version is not one more than their predecessor's) the version of
+ * the object's previous change, or null for none (store.ts orders an object's changes by them).
+ */
+export interface Change {
+  action: EventAction;
+  item: Record<string, unknown>;
+  after?: number | null;
+}
+
+type Images = { eventName: string | undefined; oldItem: Record<string, unknown> | undefined; newItem: Record<string, unknown> | undefined };
+
+/** Every resource: an INSERT is created, a MODIFY updated, a REMOVE deleted. */
+function plainChange({ eventName, oldItem, newItem }: Images): Change | undefined {
+  if (eventName === 'INSERT' && newItem) return { action: 'created', item: newItem };
+  if (eventName === 'MODIFY' && newItem && oldItem) return { action: 'updated', item: newItem };
+  if (eventName === 'REMOVE' && oldItem) return { action: 'deleted', item: oldItem };
+  return undefined;
+}
+
+/** The invoice's type in the key schema. */
+export const INVOICE_TYPE = 'INVOICE';
+/** Each status an invoice reaches by a transition, and its event's action. */
+const TRANSITIONS: Record<string, EventAction> = { open: 'finalized', paid: 'paid', void: 'voided' };
+
+/**
+ * An invoice (decision 0023, "Events"): built in batches, then sealed; released in batches when
+ * voided or deleted. Its unfinished work (`work`, beside `data`) makes no event: the MODIFY that
+ * removes a build's `work` is `invoice.created`; a status change `invoice.finalized`, `.paid` or
+ * `.voided` (a void starts a release in the same write); any other change while `work` is there,
+ * before or after, none; another change of `data`, `invoice.updated`; a REMOVE `invoice.deleted`,
+ * unless the invoice was never sealed (its `work` still a build).
+ *
+ * The order of its changes (store.ts): a sealed invoice without `work` changes only by API
+ * changes that each make an event, so the predecessor of a MODIFY's event is the old image's
+ * version; `created` has none. A delete follows its release batches: its predecessor is
+ * `work.announced`, the version of the draft's last event, which the write that starts the delete
+ * records (absent: none named).
+ */
+export function invoiceChange({ eventName, oldItem, newItem }: Images): Change | undefined {
+  const workOf = (item: Record<string, unknown>) => item.work as { kind?: unknown; announced?: unknown } | undefined;
+  if (eventName === 'MODIFY' && oldItem && newItem) {
+    const [before, after] = [workOf(oldItem), workOf(newItem)];
+    if (before?.kind === 'build') return after === undefined ? { action: 'created', item: newItem, after: null } : undefined;
+    const status = dataOf(newItem).status;
+    const predecessor = { item: newItem, after: Number(oldItem[VERSION_ATTRIBUTE]) };
+    if (status !== dataOf(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, ...predecessor };
+    if (before !== undefined || after !== undefined) return undefined;
+    return { action: 'updated', ...predecessor };
+  }
+  if (eventName === 'REMOVE' && oldItem) {
+    const work = workOf(oldItem);
+    if (work?.kind === 'build') return undefined;
+    return { action: 'deleted', item: oldItem, after: typeof work?.announced === 'number' ? work.announced : null };
+  }
+  return undefined; // an INSERT: a new invoice is a build, announced when sealed
 }
 
 export function draftOf(record: StreamChange): EventDraft | undefined {
@@ -65,43 +128,34 @@ export function draftOf(record: StreamChange): EventDraft | undefined {
   const kind = sort[1]!;
   if (!Object.hasOwn(SOURCES, kind)) return undefined;
   const toObject = SOURCES[kind]!;
-  const workspaceId = workspace[1]!;
-  const oldItem = image.OldImage ? unmarshall(image.OldImage) : undefined;
-  const newItem = image.NewImage ? unmarshall(image.NewImage) : undefined;
-  const base = { workspaceId, kind, objectId: sort[2]! };
-  const changeKey = (item: Record<string, unknown>, name: string) =>
-    item[VERSION_ATTRIBUTE] === undefined ? `${keys.SK}#${name}#${record.eventID}` : `${keys.SK}#${name}#v${String(item[VERSION_ATTRIBUTE])}`;
-  const typeOf = (action: string) => `${toObject(oldItem ?? newItem ?? {}).object}.${action}` as EventType;
-
-  if (record.eventName === 'INSERT' && newItem) {
-    return {
-      ...base,
-      type: typeOf('created'),
-      createdAt: str(dataOf(newItem).created_at),
-      requestId: strOrNull(newItem.request_id),
-      object: toObject(newItem),
-      changeKey: changeKey(newItem, 'created'),
-    };
-  }
-  if (record.eventName === 'MODIFY' && newItem && oldItem) {
-    const before = toObject(oldItem);
-    const after = toObject(newItem);
-    const previous = previousAttributes(before, after);
+  const images = {
+    eventName: record.eventName,
+    oldItem: image.OldImage ? unmarshall(image.OldImage) : undefined,
+    newItem: image.NewImage ? unmarshall(image.NewImage) : undefined,
+  };
+  const change = (kind === INVOICE_TYPE ? invoiceChange : plainChange)(images);
+  if (!change) return undefined;
+  const { action, item } = change;
+  const object = toObject(item);
+  let previous: Record<string, unknown> | undefined;
+  if (hasPreviousAttributes(action)) {
+    previous = previousAttributes(toObject(images.oldItem!), object);
     if (previous === undefined) return undefined; // a counter or another internal attribute
-    return {
-      ...base,
-      type: typeOf('updated'),
-      createdAt: str(dataOf(newItem).updated_at),
-      requestId: strOrNull(newItem.request_id),
-      object: after,
-      previousAttributes: previous,
-      changeKey: changeKey(newItem, 'updated'),
-    };
   }
-  if (record.eventName === 'REMOVE' && oldItem) {
-    return { ...base, type: typeOf('deleted'), createdAt: undefined, requestId: undefined, object: toObject(oldItem), changeKey: changeKey(oldItem, 'deleted') };
-  }
-  return undefined;
+  const version = item[VERSION_ATTRIBUTE];
+  const order = change.after === undefined ? '' : `#after#${change.after === null ? 'none' : `v${change.after}`}`;
+  return {
+    workspaceId: workspace[1]!,
+    kind,
+    objectId: sort[2]!,
+    type: `${object.object}.${action}` as EventType,
+    // A delete's time and request come from its deletion record (consumer.ts).
+    createdAt: action === 'deleted' ? undefined : str(dataOf(item)[record.eventName === 'INSERT' ? 'created_at' : 'updated_at']),
+    requestId: action === 'deleted' ? undefined : strOrNull(item.request_id),
+    object,
+    ...(previous === undefined ? {} : { previousAttributes: previous }),
+    changeKey: version === undefined ? `${keys.SK}#${action}#${record.eventID}` : `${keys.SK}#${action}#v${String(version)}${order}`,
+  };
 }
 
 /** The old value of every API field whose value changed; undefined when none did. */

@@ -23,7 +23,7 @@ import { TABLE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
 import { sortableId } from '../ids.ts';
 import type { EventDraft } from './build.ts';
-import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event } from './types.ts';
+import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event, type EventAction } from './types.ts';
 
 /** The type view and the object view of an event (keys.eventView); the feed holds every event. */
 export const typeView = (type: string): EventView => ({ by: 'type', value: type });
@@ -55,10 +55,10 @@ export const decodeVec = (value: unknown): number[] => {
   return EVENT_TYPES.map((_, i) => (parts[i] ? parseInt(parts[i]!, 36) : 0));
 };
 
-const ACTION_RANK = { created: 0, updated: 1, deleted: 2 } as const;
-type Action = keyof typeof ACTION_RANK;
-/** A change's place among its object's changes: version, then created < updated < deleted. */
-const changePosition = (version: number, action: Action) => `${String(version).padStart(10, '0')}#${ACTION_RANK[action]}`;
+/** A change's rank among its object's changes at one version: created < the others < deleted (one event a version else). */
+const ACTION_RANK: Record<EventAction, number> = { created: 0, updated: 1, finalized: 1, paid: 1, voided: 1, deleted: 2 };
+/** A change's place among its object's changes: version, then its action's rank. */
+const changePosition = (version: number, action: EventAction) => `${String(version).padStart(10, '0')}#${ACTION_RANK[action]}`;
 /**
  * A change record outlives its event by a day (its TTL; the feed hides it with the event): so the
  * previous change of any event after a kept one is still stored, and sync mode on the object's
@@ -71,16 +71,20 @@ export const changeSortKey = (position: string) => `${CHANGE_TYPE}#${position}`;
 /**
  * A change's position, and its object's previous change's: a change key ends `#<action>#v<version>`
  * (build.ts); an update made version v from v - 1, a delete removed version v, and version 1 is
- * the create. Every version is made by exactly one change that makes an event.
+ * the create. Every version is made by exactly one change that makes an event, but where the key
+ * names the predecessor itself (`#after#v<n>`: the change at version n, whichever its action, so
+ * the lowest rank; `#after#none`: none), as an invoice's do (its batches make no event).
  */
 export function changePlace(changeKey: string): { position: string; prev: string | undefined } {
-  const match = /#(created|updated|deleted)#v(\d+)$/.exec(changeKey);
+  const match = /#([a-z]+)#v(\d+)(?:#after#(none|v\d+))?$/.exec(changeKey);
   // An item without a version (none is written so): its own place, named by its stream record.
-  if (!match) return { position: `${changePosition(0, 'updated')}#${changeKey.slice(changeKey.lastIndexOf('#') + 1)}`, prev: undefined };
-  const action = match[1] as Action;
+  if (!match || !Object.hasOwn(ACTION_RANK, match[1]!)) return { position: `${changePosition(0, 'updated')}#${changeKey.slice(changeKey.lastIndexOf('#') + 1)}`, prev: undefined };
+  const action = match[1] as EventAction;
   const version = Number(match[2]);
+  const position = changePosition(version, action);
+  if (match[3] !== undefined) return { position, prev: match[3] === 'none' ? undefined : changePosition(Number(match[3].slice(1)), 'created') };
   const made = (v: number) => (v < 1 ? undefined : changePosition(v, v === 1 ? 'created' : 'updated'));
-  return { position: changePosition(version, action), prev: action === 'created' ? undefined : made(action === 'updated' ? version - 1 : version) };
+  return { position, prev: action === 'created' ? undefined : made(action === 'deleted' ? version : version - 1) };
 }
 
 function eventOf(draft: EventDraft, id: string): Event {

@@ -9,17 +9,25 @@
  */
 export const EVENT_FEED = { kind: 'event', idPrefix: 'evt_', collection: 'events', tag: 'Events' } as const;
 
-/** The resources whose changes make events, by their API object name. */
+/**
+ * The resources whose changes make events, by their API object name (each declared in the
+ * registry). `invoice` joins when the registry declares it (issue 32); its types are below already.
+ */
 export const EVENT_OBJECTS = ['client', 'project', 'time_entry'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];
 
 /** Their kinds in the key schema (sort key `<KIND>#<id>`): the stream records worth reading. */
 export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY'] as const;
 
-export const EVENT_ACTIONS = ['created', 'updated', 'deleted'] as const;
+/** What a change did: every resource's created, updated and deleted; an invoice's transitions (decision 0023). */
+export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'finalized', 'paid', 'voided'] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
 
-/** Every type an event can have: each object's created, updated and deleted. */
+/**
+ * Every type an event can have: each object's created, updated and deleted, and an invoice's
+ * transitions. New types go at the end: a type's index is its slot in the sequence counter and in
+ * each type-view copy's `vec` (store.ts), so a stored slot keeps naming the same type.
+ */
 export const EVENT_TYPES = [
   'client.created',
   'client.updated',
@@ -30,10 +38,21 @@ export const EVENT_TYPES = [
   'time_entry.created',
   'time_entry.updated',
   'time_entry.deleted',
+  'invoice.created',
+  'invoice.updated',
+  'invoice.deleted',
+  'invoice.finalized',
+  'invoice.paid',
+  'invoice.voided',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
+
+/** The action of a type: `invoice.paid` -> `paid`. */
+export const actionOf = (type: string): EventAction => type.slice(type.lastIndexOf('.') + 1) as EventAction;
+/** Every event but a created and a deleted carries `previous_attributes`: the old value of each field that changed. */
+export const hasPreviousAttributes = (type: string): boolean => !['created', 'deleted'].includes(actionOf(type));
 
 export interface ApiObject {
   object: string;

@@ -152,7 +152,7 @@ function requestOf<O extends Operation>(
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
     query: () => parseOrThrow(contract.query!, readers.query!(event), 'query parameter', acrossFields) as QueryOf<O>,
-    body: once(() => parseOrThrow(contract.body!, readers.body!.json(event), 'field', acrossFields) as BodyOf<O>),
+    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', acrossFields) as BodyOf<O>),
   };
 }
 
@@ -172,8 +172,10 @@ function once<T>(compute: () => T): () => T {
   };
 }
 
+const isEmptyBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
+
 function refuseBody(event: APIGatewayProxyEvent) {
-  if (event.body !== null && event.body !== undefined && event.body !== '') {
+  if (!isEmptyBody(event)) {
     throw invalidParam('body', 'This operation takes no request body: send the request without one');
   }
 }

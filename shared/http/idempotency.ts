@@ -62,6 +62,26 @@ function recordPut(key: PrimaryKey, record: StoredRecord, now: number): Transact
   };
 }
 
+/** A multi-transaction change's marker at its key (ChangeRecord.pending), on the record's condition: replaced by the record when the change ends. */
+const markerPut = (key: PrimaryKey, marker: { fingerprint: string; request_id: string; pending: string }, now: number): TransactItem =>
+  recordPut(key, marker as unknown as StoredRecord, now);
+
+const PENDING_ATTRIBUTE = 'pending';
+
+/** The record replacing the change's own marker. */
+function sealPut(key: PrimaryKey, record: StoredRecord, workId: string, now: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, ...record, [TABLE.ttlAttribute]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
+      ConditionExpression: '#pending = :pending',
+      ExpressionAttributeNames: { '#pending': PENDING_ATTRIBUTE },
+      ExpressionAttributeValues: { ':pending': workId },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
 /** What the record of a reply stores: the body without the revealed attributes, which come last in it. */
 function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredRecord, 'status' | 'headers' | 'body' | 'revealed'> {
   let body = reply.body as Record<string, unknown>;
@@ -159,6 +179,20 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       write: (outcome, revealed) =>
         recordPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), revealed) }, Date.now()),
       taken: (stored) => new KeyTaken(stored),
+      pending: (workId) => markerPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, pending: workId }, Date.now()),
+      seal: (outcome, workId) =>
+        sealPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), undefined) }, workId, Date.now()),
+      discard: (workId) => ({
+        Delete: {
+          TableName: tableName(),
+          Key: recordKey,
+          ConditionExpression: '#pending = :pending',
+          ExpressionAttributeNames: { '#pending': PENDING_ATTRIBUTE },
+          ExpressionAttributeValues: { ':pending': workId },
+        },
+      }),
+      pendingWork: (stored) =>
+        typeof stored[PENDING_ATTRIBUTE] === 'string' && stored.fingerprint === fingerprint() ? (stored[PENDING_ATTRIBUTE] as string) : undefined,
       lookup: async () => {
         const stored = await getItem(recordKey);
         return isLive(stored) ? stored : undefined;
@@ -189,6 +223,8 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       }
       if (stored === undefined) throw keyInUse();
       if (stored.fingerprint !== expected) throw keyReused();
+      // A change still being made under this key (its marker): finished by a retry, never replayed.
+      if (stored[PENDING_ATTRIBUTE] !== undefined) throw keyInUse();
       return replayOf(stored as unknown as StoredRecord, caller.requestId);
     }
   };

@@ -13,11 +13,20 @@
  */
 import type { IndexName } from '../data/table.ts';
 
+/** How a read-only field gets its value (ResourceDeclaration's `readOnly`). */
+export type ReadOnlyField = 'created_at' | 'server';
+
 export interface IndexDeclaration<F extends string> {
   /** The fields whose values name the index partition (after the workspace and the type). */
   partition: readonly F[];
   /** A field whose value leads the sort key: a second filter within the partition. */
   sortPrefix?: F;
+  /**
+   * Its partitions are small and bounded (an invoice's entries, at most 2,000): it serves every
+   * list whose filters name its partition, before any index serving more of them, the others read
+   * as a filter over at most that bound (shared/data/keys.ts, listSource).
+   */
+  bounded?: true;
 }
 
 /**
@@ -46,8 +55,12 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   tag: string;
   /** The fields, in the order the API returns them; their schemas are given by the resource's `defineFields`. */
   fields: readonly F[];
-  /** Set by the server from the creation time; never sent by the caller. */
-  readOnly?: { readonly [N in RO]: 'created_at' };
+  /**
+   * Never sent by the caller (a 400 naming it on create and update): `created_at`, set from the
+   * creation time; `server`, null on create and set only by the resource's own rules (a time
+   * entry's `invoice_id`, written by an invoice's lock and release).
+   */
+  readOnly?: { readonly [N in RO]: ReadOnlyField };
   /** Set on create, refused on update: the reason the refusal gives. */
   immutable?: { readonly [N in IM]: string };
   /** What an item stored before a field existed reads as (instead of null). */
@@ -107,7 +120,7 @@ export interface AnyResource {
   readonly noun: string;
   readonly plural: string;
   readonly fieldNames: readonly string[];
-  readonly readOnly?: Readonly<Record<string, 'created_at'>>;
+  readonly readOnly?: Readonly<Record<string, ReadOnlyField>>;
   readonly immutable?: Readonly<Record<string, string>>;
   readonly storedDefaults?: { readonly [field: string]: string | number | boolean | undefined };
   readonly references?: { readonly [field: string]: string | undefined };

@@ -14,7 +14,8 @@
  * - `v.optional(schema)` is optional on create and filled by the resource's domain code;
  * - `v.nullable(schema)` is optional on create (absent means null) and cleared by null on update;
  * - `immutable` fields are set on create and refused on update, with the reason given;
- * - `readOnly` fields are set by the server (never sent) from the creation time.
+ * - `readOnly` fields are set by the server (never sent): from the creation time, or by the
+ *   resource's own rules (null on create).
  */
 import * as v from 'valibot';
 import { ULID_PATTERN } from '../ids.ts';
@@ -181,7 +182,7 @@ export function responseSchema(resource: AnyResourceSchemas, prefixOf: (kind: st
       resource.fieldNames.map((name) => {
         const field = unwrap(entries[name]!);
         const target = references[name];
-        if (name in readOnly) return [name, timestamp()];
+        if (readOnly[name] === 'created_at') return [name, timestamp()];
         if (target === undefined) return [name, field];
         // A reference answers with the referenced resource's id pattern.
         return [name, isNullable(field) ? v.nullable(idOf(prefixOf(target))) : idOf(prefixOf(target))];

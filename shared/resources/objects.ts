@@ -16,6 +16,7 @@ export type ObjectOf<R extends { kind: string }> = R['kind'] extends keyof Objec
 export type Client = ObjectsByKind['client'];
 export type Project = ObjectsByKind['project'];
 export type TimeEntry = ObjectsByKind['time_entry'];
+export type Invoice = ObjectsByKind['invoice'];
 export type WebhookEndpoint = ObjectsByKind['webhook_endpoint'];
 
 /** The stored item's API part (`data`): exactly the declared fields, absent ones null. */
@@ -26,7 +27,10 @@ export function dataOf(
   at: string,
 ): Record<string, unknown> {
   const data: Record<string, unknown> = { id: ids.id };
-  for (const name of resource.fieldNames) data[name] = name in (resource.readOnly ?? {}) ? at : (input[name] ?? null);
+  for (const name of resource.fieldNames) {
+    const readOnly = resource.readOnly?.[name];
+    data[name] = readOnly === 'created_at' ? at : readOnly === 'server' ? null : (input[name] ?? null);
+  }
   return { ...data, workspace_id: ids.workspaceId, created_at: at, updated_at: at };
 }
 

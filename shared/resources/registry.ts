@@ -15,7 +15,12 @@ import * as v from 'valibot';
 import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
-import { declareFields, withActions } from './define.ts';
+import { declareFields, defineFields, withActions } from './define.ts';
+import { invoiceAcrossFields, invoiceBodies, invoiceFields } from '../schemas/invoices.ts';
+import { ULID_PATTERN } from '../ids.ts';
+
+/** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
+export const INVOICE_ID_PREFIX = 'inv_';
 
 export const client = declareResource({
   kind: 'client',
@@ -92,15 +97,30 @@ export const timeEntry = declareResource({
   idPrefix: 'te_',
   collection: 'time_entries',
   tag: 'Time entries',
-  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate', 'description'],
+  fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate', 'description', 'invoice_id'],
   references: { client_id: 'client', project_id: 'project' },
+  // The invoice the entry is on (docs/decisions/0023-invoices.md): null on log, set and cleared
+  // only by an invoice's lock and release (shared/invoices/lock.ts); entries stored before read null.
+  readOnly: { invoice_id: 'server' },
   createRequiresOneOf: ['project_id', 'client_id'],
-  filters: ['project_id', 'client_id'],
+  filters: ['project_id', 'client_id', 'invoice_id'],
   // Every list newest first by started_at, in a range of it: each index's sort key holds it
-  // (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's.
+  // (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's. GSI4,
+  // sparse, an invoice's (at most 2,000): it serves every list filtered by invoice_id.
   order: { field: 'started_at', from: 'started_from', to: 'started_to' },
-  indexes: { GSI1: { partition: [] }, GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] } },
+  indexes: { GSI1: { partition: [] }, GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] }, GSI4: { partition: ['invoice_id'], bounded: true } },
 });
+
+/**
+ * The condition that a time entry names no invoice (its `invoice_id` absent or null), with its
+ * names and values: in every write of an entry (PATCH, DELETE, an invoice's lock), so that a lock
+ * landing after a read cancels the write (docs/decisions/0023-invoices.md).
+ */
+export const NOT_INVOICED = {
+  expression: '(attribute_not_exists(#data.#invoice_id) OR attribute_type(#data.#invoice_id, :NULL))',
+  names: { '#data': 'data', '#invoice_id': 'invoice_id' },
+  values: { ':NULL': 'NULL' },
+} as const;
 
 export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
   project_id: v.nullable(reference('project_id')),
@@ -112,9 +132,44 @@ export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
   /** The project's hourly_rate when not sent on a log or a move (domain/time-entries.ts). */
   billable_rate: v.nullable(money('billable_rate')),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
+  invoice_id: v.nullable(
+    v.pipe(
+      v.string('invoice_id must be a string'),
+      v.regex(new RegExp(`^${INVOICE_ID_PREFIX}${ULID_PATTERN}$`), `invoice_id must be an invoice id (${INVOICE_ID_PREFIX} and 26 characters)`),
+      v.metadata({ description: 'The draft, open or paid invoice the entry is on, or null: while it is on one, PATCH and DELETE are a 409 time_entry_invoiced' }),
+    ),
+  ),
 }));
 /** With every action's schemas (documents, tests, types); a function builds only its own action's from timeEntryFields. */
 export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
+
+/**
+ * Invoices (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's uninvoiced time
+ * locked into a draft, then finalized, paid or voided (domain/invoices.ts). Every field is the
+ * service's: a create names the client and the range, a PATCH changes a draft's terms.
+ */
+export const invoice = declareResource({
+  kind: 'invoice',
+  idPrefix: INVOICE_ID_PREFIX,
+  collection: 'invoices',
+  tag: 'Invoices',
+  fields: [
+    'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
+    'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
+    'finalized_at', 'paid_at', 'voided_at',
+  ],
+  references: { client_id: 'client' },
+  filters: ['client_id', 'status'],
+  indexes: {
+    GSI1: { partition: ['status'] },
+    GSI2: { partition: ['client_id'] },
+    GSI3: { partition: ['client_id'], sortPrefix: 'status' },
+  },
+  deleteHint: 'void it instead once it is finalized',
+});
+
+/** Its object's fields, and instead of the derived bodies, what each of its operations takes. */
+export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...defineFields(invoice, invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
@@ -148,7 +203,7 @@ export const webhookEndpointFields = /* @__PURE__ */ declareFields(webhookEndpoi
 export const webhookEndpointSchemas = /* @__PURE__ */ withActions(webhookEndpointFields);
 
 /** Every resource, by kind. */
-export const RESOURCES = { client, project, time_entry: timeEntry, webhook_endpoint: webhookEndpoint } as const;
+export const RESOURCES = { client, project, time_entry: timeEntry, invoice, webhook_endpoint: webhookEndpoint } as const;
 
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];

@@ -3,13 +3,14 @@
  * (the OpenAPI document, the response schemas, the tests). A function imports only the schema
  * module of its own resource, and only when it parses input.
  */
-import { clientSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './registry.ts';
+import { clientSchemas, invoiceSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './registry.ts';
 import { responseSchema, type AnyResourceSchemas, type ObjectOfSchemas } from './define.ts';
 
 export const SCHEMAS = {
   client: clientSchemas,
   project: projectSchemas,
   time_entry: timeEntrySchemas,
+  invoice: invoiceSchemas,
   webhook_endpoint: webhookEndpointSchemas,
 } as const satisfies Record<ResourceKind, AnyResourceSchemas>;
 

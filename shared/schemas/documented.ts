@@ -6,7 +6,7 @@
  */
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -74,6 +74,7 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       return { ...converted, pattern: lines ? textPattern(lines) : '\\S' };
     }
     case hasMoneyDecimals:
+    case hasPercentDecimals:
       // In words only (the field's description): `multipleOf: 0.0001` makes validators that divide
       // doubles (Prism, a default ajv) refuse 12.34 and 19.99, and JSON Schema has no exact form.
       return converted;

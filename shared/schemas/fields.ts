@@ -16,6 +16,8 @@ export const LIMITS = {
   cursorLength: 1024,
   money: 1_000_000_000,
   moneyDecimals: 4,
+  percent: 100,
+  percentDecimals: 3,
   yearMin: 1900,
   yearMax: 9999,
   intervalCount: 1000,
@@ -200,6 +202,19 @@ export const money = (field: string) =>
     v.maxValue(LIMITS.money, `${field} must be at most ${LIMITS.money}`),
     v.check(hasMoneyDecimals, `${field} must have at most ${LIMITS.moneyDecimals} decimal places`),
     v.metadata({ description: `From 0 to ${LIMITS.money} with at most ${LIMITS.moneyDecimals} decimal places` }),
+  );
+
+export const hasPercentDecimals = (n: number): boolean => hasAtMostDecimals(n, LIMITS.percentDecimals);
+
+/** A percentage (an invoice's discount or tax rate): 0 to 100 with at most 3 decimal places. */
+export const percent = (field: string) =>
+  v.pipe(
+    v.number(`${field} must be a number`),
+    v.finite(`${field} must be a finite number`),
+    v.minValue(0, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
+    v.maxValue(LIMITS.percent, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
+    v.check(hasPercentDecimals, `${field} must have at most ${LIMITS.percentDecimals} decimal places`),
+    v.metadata({ description: `A percentage from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places` }),
   );
 
 let currencies: ReadonlySet<string> | undefined;

@@ -36,7 +36,7 @@ export const EventObject = v.strictObject({
   request_id: v.nullable(v.string()),
   data: v.strictObject({
     object: v.union(EVENT_OBJECTS.map((kind) => objectSchema(SCHEMAS[kind]))),
-    previous_attributes: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.metadata({ description: 'On *.updated only: the old value of every field that changed' }))),
+    previous_attributes: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.metadata({ description: 'On every type but *.created and *.deleted: the old value of every field that changed' }))),
   }),
 });
 export const EventList = listOf(EventObject);

@@ -53,45 +53,43 @@ export function countersOf(entry: CountedEntry): Record<Counter, bigint> {
   };
 }
 
+/** The levels every counted entry is in. */
 const LEVELS: readonly TotalsLevel[] = ['CLIENT', 'PROJECT'];
 
-/** Where an entry counts: the items of its two levels, and its quarter-hour in their day. */
-export function placesOf(workspaceId: string, entry: CountedEntry): { key: PrimaryKey; quarter: number }[] {
+/** Where an entry counts: the items of its levels (its two base ones unless told), and its quarter-hour in their day. */
+export function placesOf(workspaceId: string, entry: CountedEntry, levels: readonly TotalsLevel[] = LEVELS): { key: PrimaryKey; quarter: number }[] {
   const at = entry.started_at; // UTC, milliseconds: YYYY-MM-DDTHH:MM:SS.sssZ
   const quarter = Number(at.slice(11, 13)) * 4 + Math.floor(Number(at.slice(14, 16)) / 15);
-  return LEVELS.map((level) => ({
+  return levels.map((level) => ({
     key: keys.totals(workspaceId, level, at.slice(0, 7), keys.totalsGroup(level, entry.client_id, entry.project_id), at.slice(8, 10)),
     quarter,
   }));
 }
 
-/**
- * The updates that take the totals from `before` (undefined: not counted) to `after` (undefined:
- * counts no more), one per item that changes, named `totals0`, `totals1`...: none when nothing a
- * summary shows changes.
- */
-export function totalsParts(workspaceId: string, before: CountedEntry | undefined, after: CountedEntry | undefined): Record<string, TransactItem> {
-  const deltas = new Map<string, { key: PrimaryKey; add: Map<string, bigint> }>();
-  const count = (entry: CountedEntry | undefined, sign: bigint) => {
-    if (!entry) return;
-    const counters = countersOf(entry);
-    for (const { key, quarter } of placesOf(workspaceId, entry)) {
-      const id = `${key.PK}|${key.SK}`;
-      const item = deltas.get(id) ?? { key, add: new Map<string, bigint>() };
-      deltas.set(id, item);
-      for (const counter of COUNTERS) {
-        const name = `${counter}${quarter}`;
-        item.add.set(name, (item.add.get(name) ?? 0n) + sign * counters[counter]);
-      }
+/** What a transaction adds to totals items, by item: merged, so that each item is one part. */
+export type TotalsDeltas = Map<string, { key: PrimaryKey; add: Map<string, bigint> }>;
+
+/** Adds an entry's counters, times `sign`, to `deltas` at its items of `levels`. */
+export function addEntry(deltas: TotalsDeltas, workspaceId: string, entry: CountedEntry, sign: bigint, levels?: readonly TotalsLevel[]): void {
+  const counters = countersOf(entry);
+  for (const { key, quarter } of placesOf(workspaceId, entry, levels)) {
+    const id = `${key.PK}|${key.SK}`;
+    const item = deltas.get(id) ?? { key, add: new Map<string, bigint>() };
+    deltas.set(id, item);
+    for (const counter of COUNTERS) {
+      const name = `${counter}${quarter}`;
+      item.add.set(name, (item.add.get(name) ?? 0n) + sign * counters[counter]);
     }
-  };
-  count(before, -1n);
-  count(after, 1n);
+  }
+}
+
+/** One `ADD` update per item whose counters change, named `<prefix>0`, `<prefix>1`... */
+export function deltaParts(deltas: TotalsDeltas, prefix: string): Record<string, TransactItem> {
   const parts: Record<string, TransactItem> = {};
   for (const { key, add } of deltas.values()) {
     const changed = [...add].filter(([, delta]) => delta !== 0n);
     if (changed.length === 0) continue;
-    parts[`totals${Object.keys(parts).length}`] = {
+    parts[`${prefix}${Object.keys(parts).length}`] = {
       Update: {
         TableName: tableName(),
         Key: key,
@@ -102,4 +100,16 @@ export function totalsParts(workspaceId: string, before: CountedEntry | undefine
     };
   }
   return parts;
+}
+
+/**
+ * The updates that take the totals from `before` (undefined: not counted) to `after` (undefined:
+ * counts no more), one per item that changes, named `totals0`, `totals1`...: none when nothing a
+ * summary shows changes.
+ */
+export function totalsParts(workspaceId: string, before: CountedEntry | undefined, after: CountedEntry | undefined): Record<string, TransactItem> {
+  const deltas: TotalsDeltas = new Map();
+  if (before) addEntry(deltas, workspaceId, before, -1n);
+  if (after) addEntry(deltas, workspaceId, after, 1n);
+  return deltaParts(deltas, 'totals');
 }

@@ -6,7 +6,6 @@
  * (The table-stream function and the local stream poller that feed it are not ported yet.)
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import type { StreamChange } from '../../shared/events/build.ts';
@@ -14,6 +13,7 @@ import type { DeliveryMessage } from '../../shared/events/queue.ts';
 import { requestIdOf } from '../support/assertions.ts';
 import { workspace } from '../support/api.ts';
 import { startReceiver, waitFor } from '../support/events.ts';
+import { streamRecord } from '../support/stream.ts';
 
 let consumer: typeof import('../../shared/events/consumer.ts');
 let queue: typeof import('../../shared/events/queue.ts');
@@ -33,17 +33,8 @@ afterAll(() => queue.useDeliveryQueue(undefined));
 
 const read = async (key: { PK: string; SK: string }) =>
   (await dynamo.dynamo().send(new GetCommand({ TableName: dynamo.tableName(), Key: key, ConsistentRead: true }))).Item!;
-let seq = 0;
-const change = (eventName: string, key: { PK: string; SK: string }, oldItem?: Record<string, unknown>, newItem?: Record<string, unknown>): StreamChange => ({
-  eventID: `rec-${++seq}`,
-  eventName,
-  dynamodb: {
-    Keys: marshall(key),
-    ...(oldItem ? { OldImage: marshall(oldItem, { removeUndefinedValues: true }) } : {}),
-    ...(newItem ? { NewImage: marshall(newItem, { removeUndefinedValues: true }) } : {}),
-    ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
-  },
-});
+const change = (eventName: string, key: { PK: string; SK: string }, oldItem?: Record<string, unknown>, newItem?: Record<string, unknown>): StreamChange =>
+  streamRecord(eventName, key, oldItem, newItem, Math.floor(Date.now() / 1000));
 const eventsOf = async (ws: string) =>
   (
     await dynamo.dynamo().send(

@@ -31,6 +31,17 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
     },
     change: { duration_minutes: 50 },
   },
+  invoice: {
+    // A client with one billable entry in November 2026: the draft takes it.
+    body: async (api) => {
+      const client = await createClient(api);
+      const project = await createProject(api, client.id, { hourly_rate: 100 });
+      const entry = await api.post('/time_entries', { project_id: project.id, started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 });
+      if (entry.status !== 201) throw new Error(`fixture time entry: ${entry.status} ${JSON.stringify(entry.body)}`);
+      return { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+    },
+    change: { memo: 'Changed memo' },
+  },
   webhook_endpoint: {
     // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never
     // answers, so the endpoint is made disabled: the clients the suites create are not posted there.

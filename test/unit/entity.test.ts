@@ -101,8 +101,8 @@ describe('delete', () => {
     expect(items).toHaveLength(2);
     const input = items[0]!.Delete!;
     expect(input.Key).toEqual({ PK: 'WS#ws', SK: `CLIENT#${CLIENT_ID}` });
-    expect(input.ConditionExpression).toBe('attribute_exists(PK) AND #version IN (:if_match_0, :if_match_1) AND #g0 = :zero AND #g1 = :zero');
-    expect(input.ExpressionAttributeNames).toEqual({ '#version': 'version', '#g0': 'project_count', '#g1': 'time_entry_count' });
+    expect(input.ConditionExpression).toBe('attribute_exists(PK) AND #version IN (:if_match_0, :if_match_1) AND #g0 = :zero AND #g1 = :zero AND #g2 = :zero');
+    expect(input.ExpressionAttributeNames).toEqual({ '#version': 'version', '#g0': 'project_count', '#g1': 'time_entry_count', '#g2': 'invoice_count' });
     expect(input.ExpressionAttributeValues).toEqual({ ':if_match_0': 1, ':if_match_1': 2, ':zero': 0 });
     expect(input.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
     expectDeletionRecord(items[1]!.Put, 'CLIENT', CLIENT_ID);

@@ -1,6 +1,6 @@
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { draftOf, type StreamChange } from '../../shared/events/build.ts';
+import { streamRecord } from '../support/stream.ts';
 
 const clientData = {
   id: 'cli_01JD000000000000000000000A', company_name: 'Acme', company_email: 'a@acme.test',
@@ -12,15 +12,7 @@ const client = {
   PK: 'WS#acme', SK: 'CLIENT#cli_01JD000000000000000000000A', data: clientData,
   search_text: 'acme', project_count: 0, time_entry_count: 0, version: 1, request_id: 'req-1',
 };
-const record = (eventName: string, oldItem?: object, newItem?: object, keys: object = { PK: client.PK, SK: client.SK }): StreamChange => ({
-  eventID: 'stream-1',
-  eventName,
-  dynamodb: {
-    Keys: marshall(keys),
-    ...(oldItem ? { OldImage: marshall(oldItem, { removeUndefinedValues: true }) } : {}),
-    ...(newItem ? { NewImage: marshall(newItem, { removeUndefinedValues: true }) } : {}),
-  },
-});
+const record = (eventName: string, oldItem?: object, newItem?: object, keys = { PK: client.PK, SK: client.SK }): StreamChange => streamRecord(eventName, keys, oldItem, newItem);
 
 describe('turning a change into an event draft', () => {
   it('makes client.created from an INSERT, with the request id written on the item and the API object only', () => {

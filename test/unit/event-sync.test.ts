@@ -23,6 +23,25 @@ describe("an object's changes", () => {
     const sorted = ['CLIENT#c#updated#v10', 'CLIENT#c#created#v1', 'CLIENT#c#deleted#v10', 'CLIENT#c#updated#v2'].map((k) => changePlace(k).position).sort();
     expect(sorted).toEqual(['0000000001#0', '0000000002#1', '0000000010#1', '0000000010#2']);
   });
+
+  it('follow the predecessor a change key names, for versions that make no event (an invoice, decision 0025)', () => {
+    // Built in versions 1-4 (no event), sealed at 5, updated at 6, finalized at 7; another deleted at 9 after release batches from 7.
+    expect(changePlace('INVOICE#inv_1#created#v5#after#none')).toEqual({ position: '0000000005#0', prev: undefined });
+    expect(changePlace('INVOICE#inv_1#updated#v6#after#v5')).toEqual({ position: '0000000006#1', prev: '0000000005#0' });
+    expect(changePlace('INVOICE#inv_1#finalized#v7#after#v6')).toEqual({ position: '0000000007#1', prev: '0000000006#0' });
+    expect(changePlace('INVOICE#inv_2#deleted#v9#after#v6')).toEqual({ position: '0000000009#2', prev: '0000000006#0' });
+    expect(changePlace('INVOICE#inv_2#deleted#v9#after#none')).toEqual({ position: '0000000009#2', prev: undefined });
+    // In the object's view: each change follows once the change before it was read, whatever its action, and not before.
+    const item = (key: string) => ({ SK: `CHANGE#${changePlace(key).position}`, prev: changePlace(key).prev });
+    const at = (key: string | undefined) => ({ sequence: 0, change: key === undefined ? undefined : item(key).SK });
+    const chain: Chain = { kind: 'object' };
+    expect(follows(chain, item('INVOICE#inv_1#created#v5#after#none'), at(undefined))).toBe(true);
+    expect(follows(chain, item('INVOICE#inv_1#updated#v6#after#v5'), at('INVOICE#inv_1#created#v5#after#none'))).toBe(true);
+    expect(follows(chain, item('INVOICE#inv_1#finalized#v7#after#v6'), at('INVOICE#inv_1#updated#v6#after#v5'))).toBe(true);
+    expect(follows(chain, item('INVOICE#inv_1#finalized#v7#after#v6'), at('INVOICE#inv_1#created#v5#after#none'))).toBe(false);
+    expect(follows(chain, item('INVOICE#inv_1#updated#v6#after#v5'), at(undefined))).toBe(false);
+    expect(follows(chain, item('INVOICE#inv_2#deleted#v9#after#v6'), at('INVOICE#inv_1#updated#v6#after#v5'))).toBe(true);
+  });
 });
 
 describe('vec and event ids', () => {

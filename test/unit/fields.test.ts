@@ -2,7 +2,7 @@
 import { documentedJsonSchema } from '../../shared/schemas/documented.ts';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { canonicalUrl, emailPattern, email, enumOf, instantOf, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../../shared/schemas/fields.ts';
+import { canonicalUrl, emailPattern, email, enumOf, instantOf, money, percent, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../../shared/schemas/fields.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { toFieldErrors, parseOrThrow } from '../../shared/schemas/parse.ts';
@@ -150,6 +150,9 @@ describe('rules', () => {
     expect(String(json(timestamp('t')).description)).toMatch(/^RFC 3339 date-time/);
     expect(json(text('t', 5))).toMatchObject({ minLength: 1, maxLength: 5 });
     expect(String(json(money('m')).description)).toMatch(/^From 0 to /);
+    // A percentage's 3 decimals in words too, and its range as bounds.
+    expect(json(percent('p'))).toMatchObject({ type: 'number', minimum: 0, maximum: 100, description: 'A percentage from 0 to 100 with at most 3 decimal places' });
+    expect(json(percent('p'))).not.toHaveProperty('multipleOf');
   });
 });
 

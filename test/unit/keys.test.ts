@@ -101,6 +101,7 @@ describe('key schema', () => {
       GSI1SK: `TIME_ENTRY#${later}#te_1`,
       GSI2SK: `TIME_ENTRY#${later}#te_1`,
       GSI3SK: `TIME_ENTRY#${later}#te_1`,
+      GSI4SK: `TIME_ENTRY#${later}#te_1`,
     });
     expect(keys.changedIndexes(timeEntry, 'a', 'te_1', { duration_minutes: 5, billable: false })).toEqual({});
     const prefixed = { type: 'X', order: { field: 'at' }, indexes: { GSI1: { partition: [], sortPrefix: 's' } } };
@@ -170,6 +171,34 @@ describe('key schema', () => {
     expect(listSource(timeEntry, 'a', { project_id: 'prj_1', client_id: 'cli_1' })).toMatchObject({ index: 'GSI2', remaining: { client_id: 'cli_1' } });
     // No index serves it: the workspace partition, filtered.
     expect(listSource(client, 'a', { language: 'FRENCH' })).toMatchObject({ index: undefined, remaining: { language: 'FRENCH' } });
+  });
+
+  it("lists an invoice's entries from GSI4 whatever else is asked: the others filter at most its 2,000 entries", () => {
+    const range = { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' };
+    expect(listSource(timeEntry, 'a', { invoice_id: 'inv_1' }, range)).toEqual({
+      index: 'GSI4',
+      partitionKey: 'WS#a#TIME_ENTRY#invoice_id#inv_1',
+      type: 'TIME_ENTRY',
+      sortKeyPrefix: '',
+      remaining: {},
+      range: { low: `TIME_ENTRY#${range.from}`, high: `TIME_ENTRY#${range.to}` },
+    });
+    for (const other of [{ project_id: 'prj_1' }, { client_id: 'cli_1' }, { project_id: 'prj_1', client_id: 'cli_1' }]) {
+      expect(listSource(timeEntry, 'a', { ...other, invoice_id: 'inv_1' })).toMatchObject({ index: 'GSI4', remaining: other });
+    }
+    expect(listSource(timeEntry, 'a', { project_id: 'prj_1', invoice_id: undefined })).toMatchObject({ index: 'GSI2', remaining: {} });
+  });
+
+  it('keeps an entry in GSI4 only while it names an invoice, ordered by started_at as every list', () => {
+    const at = '2026-11-20T09:00:00.000Z';
+    const fields = { project_id: null, client_id: 'cli_1', started_at: at };
+    expect(keys.indexes(timeEntry, 'a', 'te_1', { ...fields, invoice_id: null })).not.toHaveProperty('GSI4PK');
+    expect(keys.indexes(timeEntry, 'a', 'te_1', { ...fields, invoice_id: 'inv_1' })).toMatchObject({ GSI4PK: 'WS#a#TIME_ENTRY#invoice_id#inv_1', GSI4SK: `TIME_ENTRY#${at}#te_1` });
+  });
+
+  it('names the invoiced totals levels beside the base ones, with the same groups', () => {
+    expect(keys.totals('a', 'CLIENT_INVOICED', '2026-11', keys.totalsGroup('CLIENT_INVOICED', 'cli_1', 'prj_1'), '20')).toEqual({ PK: 'WS#a#TOTALS#CLIENT_INVOICED#2026-11', SK: 'cli_1#20' });
+    expect(keys.totals('a', 'PROJECT_INVOICED', '2026-11', keys.totalsGroup('PROJECT_INVOICED', 'cli_1', null), '20')).toEqual({ PK: 'WS#a#TOTALS#PROJECT_INVOICED#2026-11', SK: 'cli_1#-#20' });
   });
 
   it('rebuilds a start key whose index keys match what the item stores', () => {

@@ -10,9 +10,9 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { contractOf } = await import('../../shared/operations.ts');
   const { SCHEMAS } = await import('../../shared/resources/schemas.ts');
   const { ROUTES } = await import('../../shared/routes.ts');
-  expect(RESOURCE_LIST.length).toBe(4);
+  expect(RESOURCE_LIST.length).toBe(5);
   // Each resource's object and list, the event's, DeleteResult and Error.
-  expect(Object.keys(responseSchemas()).length).toBe(4 * 2 + 2 + 2 + 2);
+  expect(Object.keys(responseSchemas()).length).toBe(5 * 2 + 2 + 2 + 2);
   const { eventFeedSchemas } = await import('../../shared/schemas/events.ts');
   const { timeSummarySchemas } = await import('../../shared/schemas/time-summaries.ts');
   for (const route of ROUTES) {

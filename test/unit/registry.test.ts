@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { declareResource } from '../../shared/resources/declare.ts';
 import { dataOf, objectOf } from '../../shared/resources/objects.ts';
 import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
-import { RESOURCES, RESOURCE_LIST, clientFields, counterOf, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
+import { RESOURCES, RESOURCE_LIST, clientFields, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
 import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/routes.ts';
 import { contractOf } from '../../shared/operations.ts';
@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
     ]);
   });
 
@@ -52,7 +52,7 @@ describe('names', () => {
 
   it('looks resources up by kind, and refuses an unknown one', () => {
     expect(resourceOf('project')).toBe(RESOURCES.project);
-    expect(() => resourceOf('invoice')).toThrow('Unknown resource invoice');
+    expect(() => resourceOf('payment')).toThrow('Unknown resource payment');
   });
 });
 
@@ -62,12 +62,13 @@ describe('declarations', () => {
       ['client', 'cli_', 'clients', 'Clients'],
       ['project', 'prj_', 'projects', 'Projects'],
       ['time_entry', 'te_', 'time_entries', 'Time entries'],
+      ['invoice', 'inv_', 'invoices', 'Invoices'],
       ['webhook_endpoint', 'we_', 'webhook_endpoints', 'Webhook endpoints'],
     ]);
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');
     expect(project.deleteHint).toBe('close the project instead by setting its status to COMPLETED or CANCELLED');
     expect([client.search, project.search, timeEntry.search]).toEqual(['company_name', 'name', undefined]);
-    expect([client.filters, project.filters, timeEntry.filters]).toEqual([['status'], ['status', 'client_id'], ['project_id', 'client_id']]);
+    expect([client.filters, project.filters, timeEntry.filters]).toEqual([['status'], ['status', 'client_id'], ['project_id', 'client_id', 'invoice_id']]);
     expect(timeEntry.createRequiresOneOf).toEqual(['project_id', 'client_id']);
     // Documented in the OpenAPI document as anyOf; the domain enforces it.
     expect((toJsonSchema(timeEntry.create, { errorMode: 'ignore' }) as any).anyOf).toEqual([
@@ -87,15 +88,26 @@ describe('declarations', () => {
   });
 
   it('name each field in its own messages', () => {
+    // An invoice's bodies are its own (schemas/invoices.ts): a create names the range, a PATCH the draft's terms.
+    const takes = (schema: v.GenericSchema, field: string) => field in (schema as v.ObjectSchema<v.ObjectEntries, undefined>).entries;
+    expect(Object.keys((invoiceSchemas.update as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual(['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate']);
+    expect(Object.keys((invoiceSchemas.create as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual([
+      'client_id', 'from', 'to', 'timezone', 'project_ids', 'discount_rate', 'tax_rate', 'memo', 'purchase_order', 'due_date',
+    ]);
+    for (const field of ['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate', 'from', 'to', 'timezone', 'project_ids']) {
+      const schema = takes(invoiceSchemas.update, field) ? invoiceSchemas.update : invoiceSchemas.create;
+      const issue = v.safeParse(schema, { [field]: { not: 'a value' } }, { abortEarly: false }).issues!.find((i) => v.getDotPath(i) === field)!;
+      expect(issue.message.startsWith(`${field} `), `invoice.${field}: ${issue.message}`).toBe(true);
+    }
     for (const resource of SCHEMA_LIST) {
       for (const field of resource.fieldNames) {
-        if (resource.immutable?.[field] || resource.readOnly?.[field]) continue;
+        if (resource.immutable?.[field] || resource.readOnly?.[field] || !takes(resource.update, field)) continue;
         const out = v.safeParse(resource.update, { [field]: { not: 'a value' } });
         expect(out.success, `${resource.kind}.${field}`).toBe(false);
         expect(out.issues![0].message.startsWith(`${field} `), `${resource.kind}.${field}: ${out.issues![0].message}`).toBe(true);
       }
       for (const field of resource.fieldNames) {
-        if (resource.readOnly?.[field]) continue;
+        if (resource.readOnly?.[field] || !takes(resource.create, field)) continue;
         const out = v.safeParse(resource.create, { [field]: { not: 'a value' } }, { abortEarly: false });
         const issue = out.issues!.find((i) => v.getDotPath(i) === field)!;
         expect(issue.message.startsWith(`${field} `), `${resource.kind}.${field}: ${issue.message}`).toBe(true);
@@ -119,6 +131,7 @@ describe('guards', () => {
     expect(referrersOf(client).map((r) => [r.resource.kind, r.field, r.counter])).toEqual([
       ['project', 'client_id', 'project_count'],
       ['time_entry', 'client_id', 'time_entry_count'],
+      ['invoice', 'client_id', 'invoice_count'],
     ]);
     expect(referrersOf(project).map((r) => r.counter)).toEqual(['time_entry_count']);
     expect(referrersOf(timeEntry)).toEqual([]);
@@ -164,7 +177,14 @@ describe('request schemas', () => {
 
   it('take list filters as optional, non-null query parameters, with limit, cursor and search only where declared', () => {
     expect(Object.keys(project.listQuery.entries)).toEqual(['limit', 'cursor', 'status', 'client_id', 'search']);
-    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id', 'started_from', 'started_to']);
+    expect(Object.keys(timeEntry.listQuery.entries)).toEqual(['limit', 'cursor', 'project_id', 'client_id', 'invoice_id', 'started_from', 'started_to']);
+    // An invoice id that is not well-formed names no invoice: a 400 naming it (an unknown one lists nothing).
+    expect(ok(timeEntry.listQuery, { invoice_id: 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS7' }).success).toBe(true);
+    for (const invoice_id of ['', 'inv_', 'inv_01M80V5Z1BGJ4D4KG6XRMJFSSI', PROJECT_ID, 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS77']) {
+      const parsed = ok(timeEntry.listQuery, { invoice_id });
+      expect(parsed.success, invoice_id).toBe(false);
+      expect(parsed.issues![0].message).toMatch(/^invoice_id /);
+    }
     const range = ok(timeEntry.listQuery, { started_from: '2026-11-01T01:00:00+01:00', started_to: '2026-12-01T00:00:00Z' });
     expect(range.success && range.output).toEqual({ limit: 25, started_from: '2026-11-01T00:00:00.000Z', started_to: '2026-12-01T00:00:00.000Z' });
     for (const started_from of ['2026-11-01', '1899-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '']) {
@@ -215,8 +235,11 @@ describe('response schemas', () => {
   });
 
   it('keep a nullable reference nullable', () => {
-    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, billable_rate: null, description: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
+    const entry = { object: 'time_entry', id: 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7', project_id: null, client_id: CLIENT_ID, started_at: AT, duration_minutes: 5, billable: true, billable_rate: null, description: null, invoice_id: null, workspace_id: 'ws', created_at: AT, updated_at: AT };
     expect(ok(objectSchema(timeEntry), entry).success).toBe(true);
+    // A read-only field set by the service's own rules answers its own schema: an invoice id, or null.
+    expect(ok(objectSchema(timeEntry), { ...entry, invoice_id: 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS7' }).success).toBe(true);
+    expect(ok(objectSchema(timeEntry), { ...entry, invoice_id: AT }).success).toBe(false);
     expect(ok(objectSchema(timeEntry), { ...entry, project_id: CLIENT_ID }).success).toBe(false);
     expect(ok(objectSchema(timeEntry), { ...entry, client_id: null }).success).toBe(false);
   });
@@ -247,8 +270,8 @@ describe('response schemas', () => {
   });
 
   it('delete results name one of the kinds', () => {
-    for (const kind of ['client', 'project', 'time_entry']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
-    expect(ok(DeleteResult, { object: 'invoice', id: 'x', deleted: true }).success).toBe(false);
+    for (const kind of ['client', 'project', 'time_entry', 'invoice']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
+    expect(ok(DeleteResult, { object: 'payment', id: 'x', deleted: true }).success).toBe(false);
   });
 });
 
@@ -274,6 +297,17 @@ describe('item mapping', () => {
     });
     expect(dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { relationship_start_date: '1999-01-01T00:00:00.000Z' }, AT).relationship_start_date).toBe(AT);
     expect(dataOf(client, { id: CLIENT_ID, workspaceId: 'ws' }, { website: 'https://a.test' }, AT).website).toBe('https://a.test');
+    // A read-only field of the service's own rules is null on create, whatever the input says.
+    expect(dataOf(timeEntry, { id: 'te_1', workspaceId: 'ws' }, { invoice_id: 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS7', duration_minutes: 5 }, AT)).toMatchObject({ invoice_id: null, duration_minutes: 5 });
+  });
+
+  it('reads an entry stored before invoice_id existed as on no invoice', () => {
+    expect(objectOf(timeEntry, { data: { id: 'te_1', duration_minutes: 5 } }).invoice_id).toBeNull();
+  });
+
+  it('keeps invoice_id out of the time entry create and update bodies (a 400 naming it)', () => {
+    expect(Object.keys(timeEntry.create.entries)).not.toContain('invoice_id');
+    expect(Object.keys(timeEntry.update.entries)).not.toContain('invoice_id');
   });
 
   it('answers the object in the declared order, whatever the stored order, absent fields null', () => {

@@ -134,6 +134,9 @@ describe('webhook endpoint schemas', () => {
     expect(create({ enabled_events: ['client.created', 'project.deleted'] })).toMatchObject({ enabled_events: ['client.created', 'project.deleted'], status: 'enabled' });
     expect(create({ enabled_events: ['*'], status: 'disabled' })).toMatchObject({ enabled_events: ['*'], status: 'disabled' });
     expect(create({ enabled_events: [...EVENT_TYPES] }).enabled_events).toEqual([...EVENT_TYPES]);
+    const invoiceTypes = ['invoice.created', 'invoice.updated', 'invoice.deleted', 'invoice.finalized', 'invoice.paid', 'invoice.voided'];
+    expect(create({ enabled_events: invoiceTypes }).enabled_events).toEqual(invoiceTypes);
+    expect(parseOrThrow(ListEventsQuery, { type: 'invoice.voided' }).type).toBe('invoice.voided');
   });
 
   it('refuse an empty list, an unknown type, "*" beside a type, a repeated type and a status outside the two', () => {

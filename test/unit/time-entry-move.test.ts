@@ -25,6 +25,12 @@ const now = new Date('2026-11-21T09:00:00.000Z');
 const entryItem = (version = 4) => ({
   PK: 'WS#ws',
   SK: `TIME_ENTRY#${ENTRY_ID}`,
+  GSI1PK: 'WS#ws#TIME_ENTRY',
+  GSI1SK: `TIME_ENTRY#${STARTED}#${ENTRY_ID}`,
+  GSI2PK: `WS#ws#TIME_ENTRY#project_id#${PROJECT_A}`,
+  GSI2SK: `TIME_ENTRY#${STARTED}#${ENTRY_ID}`,
+  GSI3PK: `WS#ws#TIME_ENTRY#client_id#${CLIENT_A}`,
+  GSI3SK: `TIME_ENTRY#${STARTED}#${ENTRY_ID}`,
   version,
   data: {
     id: ENTRY_ID,
@@ -67,7 +73,12 @@ describe('moving a time entry', () => {
       [`WS#ws#TOTALS#PROJECT#${STARTED.slice(0, 7)}`, 'ADD #c0 :c0, #c1 :c1, #c2 :c2'],
     ]);
     const entry = items[0]!.Update!;
-    expect(entry.ConditionExpression).toBe('attribute_exists(PK) AND #version = :read');
+    // The lock's rule stands in the write: an invoice's lock landing after the read cancels it.
+    expect(entry.ConditionExpression).toBe('attribute_exists(PK) AND #version = :read AND (attribute_not_exists(#data.#invoice_id) OR attribute_type(#data.#invoice_id, :NULL))');
+    expect(entry.ExpressionAttributeNames).toMatchObject({ '#invoice_id': 'invoice_id' });
+    expect(entry.ExpressionAttributeValues).toMatchObject({ ':NULL': 'NULL' });
+    // It had no invoice index keys: none to remove.
+    expect(entry.UpdateExpression).not.toContain('REMOVE');
     expect(entry.ExpressionAttributeValues).toMatchObject({
       ':read': 4,
       ':next': 5,

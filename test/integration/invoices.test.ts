@@ -1,0 +1,372 @@
+/**
+ * Invoices over HTTP (contract, "Invoices"): lines and totals against a reference computed here in
+ * integers, zones where 00:30 local is the previous UTC day, refusals that change nothing, locks,
+ * every transition and every refused one, gapless numbers under parallel finalizes, release by
+ * delete and by void then invoiced again with current values, and races with edits and creates.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createClient, createProject, logTime, workspace, type Api } from '../support/api.ts';
+
+/** Decimal spelling → integer of 1/10^places, never through a binary float's arithmetic. */
+const units = (value: number, places: number) => {
+  const [whole, fraction = ''] = String(value).split('.');
+  return BigInt(whole!) * 10n ** BigInt(places) + BigInt(fraction.padEnd(places, '0'));
+};
+const halfEven = (n: bigint, d: bigint) => {
+  let q = n / d;
+  const r2 = (n % d) * 2n;
+  if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
+  return q;
+};
+const DIGITS: Record<string, number> = { USD: 2, EUR: 2, JPY: 0, KWD: 3 };
+const text = (minor: bigint, currency: string) => {
+  const digits = DIGITS[currency]!;
+  const s = minor.toString().padStart(digits + 1, '0');
+  return digits === 0 ? s : `${s.slice(0, -digits)}.${s.slice(-digits)}`;
+};
+/** A line's amount in minor units: minutes × rate / 60, rounded once, half to even. */
+const lineMinor = (minutes: number, rate: number, currency: string) => halfEven(BigInt(minutes) * units(rate, 4) * 10n ** BigInt(DIGITS[currency]!), 60n * 10_000n);
+
+interface Logged {
+  id: string;
+  project_id: string | null;
+  billable_rate: number | null;
+  duration_minutes: number;
+  billable: boolean;
+}
+
+/** The invoice the reference expects for these entries. */
+function expected(entries: Logged[], currency: string, discountRate: number, taxRate: number) {
+  const groups = new Map<string, { project_id: string | null; billable_rate: number; minutes: number; time_entry_count: number }>();
+  for (const e of entries.filter((x) => x.billable)) {
+    const key = `${e.project_id}|${e.billable_rate}`;
+    const g = groups.get(key) ?? { project_id: e.project_id, billable_rate: e.billable_rate!, minutes: 0, time_entry_count: 0 };
+    g.minutes += e.duration_minutes;
+    g.time_entry_count += 1;
+    groups.set(key, g);
+  }
+  const lines = [...groups.values()].sort((a, b) =>
+    a.project_id === b.project_id ? a.billable_rate - b.billable_rate : a.project_id === null ? -1 : b.project_id === null ? 1 : a.project_id < b.project_id ? -1 : 1,
+  );
+  const subtotal = lines.reduce((sum, l) => sum + lineMinor(l.minutes, l.billable_rate, currency), 0n);
+  const discount = halfEven(subtotal * units(discountRate, 3), 100_000n);
+  const tax = halfEven((subtotal - discount) * units(taxRate, 3), 100_000n);
+  return {
+    lines: lines.map((l) => ({ ...l, amount: text(lineMinor(l.minutes, l.billable_rate, currency), currency) })),
+    subtotal: text(subtotal, currency),
+    discount_amount: text(discount, currency),
+    tax_amount: text(tax, currency),
+    total: text(subtotal - discount + tax, currency),
+  };
+}
+
+async function log(api: Api, body: Record<string, unknown>): Promise<Logged> {
+  const e = await logTime(api, body);
+  return { id: e.id, project_id: e.project_id, billable_rate: e.billable_rate, duration_minutes: e.duration_minutes, billable: e.billable };
+}
+
+const post = (api: Api, path: string, body?: unknown) => (body === undefined ? callRaw(api, 'POST', path) : api.post(path, body));
+let tokenOf: (api: Api) => string;
+const callRaw = (api: Api, method: string, path: string, headers: Record<string, string> = {}) => call(method, `/api/v1${path}`, { token: tokenOf(api), headers });
+
+describe('invoices', () => {
+  let api: Api;
+  const tokens = new Map<Api, string>();
+
+  beforeAll(async () => {
+    const ws = await workspace('inv');
+    api = ws.api;
+    tokens.set(api, ws.token);
+    tokenOf = (a) => tokens.get(a)!;
+  });
+
+  async function fresh() {
+    const ws = await workspace('inv');
+    tokens.set(ws.api, ws.token);
+    return ws.api;
+  }
+
+  it('makes lines and totals exactly: projects and rates, time without a project, discount then tax, each rounded once half to even', async () => {
+    const client = await createClient(api, { company_name: 'Lines Co' });
+    const web = await createProject(api, client.id, { name: 'Web', hourly_rate: 99.9999 });
+    const app = await createProject(api, client.id, { name: 'App', hourly_rate: 0.1 });
+    const entries = [
+      await log(api, { project_id: web.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 7 }),
+      await log(api, { project_id: web.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 53, billable_rate: 120 }),
+      await log(api, { project_id: web.id, started_at: '2026-11-04T09:00:00Z', duration_minutes: 61 }),
+      await log(api, { project_id: app.id, started_at: '2026-11-05T09:00:00Z', duration_minutes: 3 }), // 0.005: half of a cent
+      await log(api, { client_id: client.id, started_at: '2026-11-06T09:00:00Z', duration_minutes: 45, billable_rate: 80.0001 }),
+      await log(api, { project_id: web.id, started_at: '2026-11-07T09:00:00Z', duration_minutes: 30, billable: false }),
+    ];
+    const outside = await log(api, { project_id: web.id, started_at: '2026-12-01T00:00:00Z', duration_minutes: 30 });
+    const created = await api.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01', discount_rate: 12.5, tax_rate: 19.625, memo: 'November' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const inv = created.body;
+    const want = expected(entries, 'USD', 12.5, 19.625);
+    expect(inv).toMatchObject({ object: 'invoice', status: 'draft', number: null, currency: 'USD', timezone: 'UTC', period_start: '2026-11-01', period_end: '2026-12-01', project_ids: null, time_entry_count: 5, memo: 'November', ...want });
+    expect(inv.lines.map((l: { description: string }) => l.description)).toEqual(
+      want.lines.map((l) => (l.project_id === null ? 'Lines Co' : l.project_id === web.id ? 'Web' : 'App')),
+    );
+    expect(created.headers.get('location')).toBe(`/api/v1/invoices/${inv.id}`);
+    expect((await api.get(`/invoices/${inv.id}`)).body).toEqual(inv);
+    // Locked: the entries name it; the non-billable one and the one outside do not.
+    for (const e of entries) expect((await api.get(`/time_entries/${e.id}`)).body.invoice_id).toBe(e.billable ? inv.id : null);
+    expect((await api.get(`/time_entries/${outside.id}`)).body.invoice_id).toBeNull();
+    // Nothing left to invoice in that range.
+    const again = await api.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.type).toBe('nothing_to_invoice');
+  });
+
+  it('rounds in the minor unit of the client: JPY and KWD', async () => {
+    for (const [currency, rate, minutes] of [['JPY', 1.5, 21], ['KWD', 0.0123, 7]] as const) {
+      const client = await createClient(api, { company_name: `${currency} Co`, currency });
+      const p = await createProject(api, client.id, { hourly_rate: rate });
+      const entries = [await log(api, { project_id: p.id, started_at: '2026-10-10T10:00:00Z', duration_minutes: minutes }), await log(api, { project_id: p.id, started_at: '2026-10-11T10:00:00Z', duration_minutes: 1 })];
+      const created = await api.post('/invoices', { client_id: client.id, from: '2026-10-01', to: '2026-11-01', tax_rate: 7.5 });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({ currency, ...expected(entries, currency, 0, 7.5) });
+    }
+  });
+
+  it('counts an entry in the day of the zone it starts in: 00:30 in Paris is the previous UTC day', async () => {
+    const client = await createClient(api, { company_name: 'Zone Co' });
+    const p = await createProject(api, client.id, { hourly_rate: 60 });
+    // 2026-11-01T00:30 in Paris (UTC+1) is 2026-10-31T23:30Z.
+    const early = await log(api, { project_id: p.id, started_at: '2026-10-31T23:30:00Z', duration_minutes: 10 });
+    const utcOnly = await log(api, { project_id: p.id, started_at: '2026-11-30T23:30:00Z', duration_minutes: 20 }); // Dec 1st in Paris
+    const paris = await api.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01', timezone: 'Europe/Paris' });
+    expect(paris.status, JSON.stringify(paris.body)).toBe(201);
+    expect(paris.body).toMatchObject({ time_entry_count: 1, timezone: 'Europe/Paris', lines: [{ minutes: 10 }] });
+    expect((await api.get(`/time_entries/${early.id}`)).body.invoice_id).toBe(paris.body.id);
+    const utc = await api.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect(utc.status).toBe(201);
+    expect(utc.body).toMatchObject({ time_entry_count: 1, lines: [{ minutes: 20 }] });
+    expect((await api.get(`/time_entries/${utcOnly.id}`)).body.invoice_id).toBe(utc.body.id);
+  });
+
+  it('refuses, changing nothing: no time, unpriced time, ranges, foreign and unknown ids, fields out of range', async () => {
+    const a = await fresh();
+    const client = await createClient(a, { company_name: 'Refused Co' });
+    const other = await createClient(a, { company_name: 'Other Co' });
+    const otherProject = await createProject(a, other.id, { hourly_rate: 10 });
+    const unpricedProject = await createProject(a, client.id, { hourly_rate: null });
+    const nothing = await a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect([nothing.status, nothing.body.error.type]).toEqual([409, 'nothing_to_invoice']);
+    const u1 = await log(a, { project_id: unpricedProject.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 });
+    await log(a, { project_id: unpricedProject.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30 });
+    const unpriced = await a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect([unpriced.status, unpriced.body.error.type]).toEqual([409, 'unpriced_time']);
+    expect(unpriced.body.error.message).toContain('2 billable time entries');
+    expect(unpriced.body.error.message).toMatch(/te_/);
+    expect((await a.get(`/time_entries/${u1.id}`)).body.invoice_id).toBeNull();
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ client_id: client.id, from: '2026-12-01', to: '2026-11-01' }, 'to'],
+      [{ client_id: client.id, from: '2026-01-01', to: '2036-12-01' }, 'to'],
+      [{ client_id: client.id, from: '2026-02-30', to: '2026-03-01' }, 'from'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', timezone: 'Mars/Olympus' }, 'timezone'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', project_ids: [otherProject.id] }, 'project_ids'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', project_ids: [] }, 'project_ids'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', discount_rate: 100.5 }, 'discount_rate'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', tax_rate: 1.2345 }, 'tax_rate'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', memo: 'x'.repeat(2001) }, 'memo'],
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', number: 'INV-000001' }, 'number'],
+      [{ client_id: 'cli_01ARZ3NDEKTSV4RRFFQ69G5FAV', from: '2026-11-01', to: '2026-12-01' }, 'client_id'],
+    ];
+    for (const [body, param] of refusals) {
+      const r = await a.post('/invoices', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.errors.map((e: { param: string }) => e.param)).toContain(param);
+    }
+    // Another workspace's client is unknown here.
+    const b = await fresh();
+    const foreign = await b.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect([foreign.status, foreign.body.error.param]).toEqual([400, 'client_id']);
+    expect((await a.get('/invoices')).body.data).toEqual([]);
+    expect((await a.get(`/clients/${client.id}`)).status).toBe(200);
+    // No invoice was counted on the client the refused creates named.
+    expect((await a.delete(`/projects/${otherProject.id}`)).status).toBe(200);
+    expect((await a.delete(`/clients/${other.id}`)).status).toBe(200);
+  });
+
+  it('takes only the projects named, and locks what it takes: an invoiced entry cannot change or go', async () => {
+    const a = await fresh();
+    const client = await createClient(a, { company_name: 'Lock Co' });
+    const p1 = await createProject(a, client.id, { hourly_rate: 50 });
+    const p2 = await createProject(a, client.id, { hourly_rate: 70 });
+    const e1 = await log(a, { project_id: p1.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 });
+    const e2 = await log(a, { project_id: p2.id, started_at: '2026-11-02T10:00:00Z', duration_minutes: 30 });
+    const inv = (await a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01', project_ids: [p1.id] })).body;
+    expect(inv).toMatchObject({ project_ids: [p1.id], time_entry_count: 1, lines: [{ project_id: p1.id, minutes: 30 }] });
+    expect((await a.get(`/time_entries/${e2.id}`)).body.invoice_id).toBeNull();
+    const patch = await a.patch(`/time_entries/${e1.id}`, { duration_minutes: 45 });
+    expect([patch.status, patch.body.error.type]).toEqual([409, 'time_entry_invoiced']);
+    const move = await a.patch(`/time_entries/${e1.id}`, { project_id: p2.id });
+    expect(move.status).toBe(409);
+    const del = await a.delete(`/time_entries/${e1.id}`);
+    expect([del.status, del.body.error.type]).toEqual([409, 'time_entry_invoiced']);
+    expect((await a.get(`/time_entries/${e1.id}`)).body).toMatchObject({ duration_minutes: 30, project_id: p1.id, invoice_id: inv.id });
+    // The client has an invoice: it cannot be deleted.
+    expect((await a.delete(`/clients/${client.id}`)).status).toBe(409);
+  });
+
+  it('walks the lifecycle: every transition, every refused one, with bodies optional', async () => {
+    const a = await fresh();
+    const client = await createClient(a, { company_name: 'Life Co' });
+    const p = await createProject(a, client.id, { hourly_rate: 100 });
+    const entry = await log(a, { project_id: p.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 90 });
+    const draft = (await a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01', timezone: 'Asia/Kathmandu' })).body;
+    expect(draft.total).toBe('150.00');
+    // Draft: pay and void refused; PATCH changes terms and totals follow.
+    for (const step of ['pay', 'void']) {
+      const r = await post(a, `/invoices/${draft.id}/${step}`);
+      expect([r.status, r.body.error.type], step).toEqual([409, 'invalid_state']);
+      expect(r.body.error.message).toContain('draft');
+    }
+    const patched = await a.patch(`/invoices/${draft.id}`, { discount_rate: 10, tax_rate: 20, purchase_order: 'PO-7' });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({ subtotal: '150.00', discount_amount: '15.00', tax_amount: '27.00', total: '162.00', purchase_order: 'PO-7' });
+    expect((await a.patch(`/invoices/${draft.id}`, { lines: [] })).status).toBe(400);
+    expect((await a.patch(`/invoices/${draft.id}`, { status: 'paid' })).body.error.param).toBe('status');
+    // Finalize with no body, no Content-Type: today in the zone, due 30 days later, the first number.
+    const finalized = await post(a, `/invoices/${draft.id}/finalize`);
+    expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Kathmandu' }).format(new Date());
+    expect(finalized.body).toMatchObject({ status: 'open', number: 'INV-000001', issue_date: today });
+    expect(Date.parse(finalized.body.due_date) - Date.parse(today)).toBe(30 * 86_400_000);
+    expect(finalized.headers.get('etag')).toBeTruthy();
+    for (const [method, path, body] of [['PATCH', '', { memo: 'x' }], ['DELETE', '', undefined], ['POST', '/finalize', {}]] as const) {
+      const r = method === 'PATCH' ? await a.patch(`/invoices/${draft.id}${path}`, body) : method === 'DELETE' ? await a.delete(`/invoices/${draft.id}`) : await a.post(`/invoices/${draft.id}${path}`, body);
+      expect([r.status, r.body.error.type], `${method} ${path}`).toEqual([409, 'invalid_state']);
+      expect(r.body.error.message).toContain('open');
+    }
+    expect((await a.post(`/invoices/${draft.id}/pay`, { paid_at: '2999-01-01T00:00:00Z' })).body.error.param).toBe('paid_at');
+    expect((await a.post(`/invoices/${draft.id}/pay`, { amount: 1 })).status).toBe(400);
+    const paid = await a.post(`/invoices/${draft.id}/pay`, { paid_at: '2026-11-20T10:00:00+01:00' });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'paid', paid_at: '2026-11-20T09:00:00.000Z' });
+    for (const step of ['finalize', 'pay', 'void']) expect((await post(a, `/invoices/${draft.id}/${step}`)).body.error.type).toBe('invalid_state');
+    // The entry stays locked on a paid invoice.
+    expect((await a.get(`/time_entries/${entry.id}`)).body.invoice_id).toBe(draft.id);
+    // Lists by status and client; unknown action paths are 404.
+    expect((await a.get(`/invoices?status=paid&client_id=${client.id}`)).body.data.map((i: { id: string }) => i.id)).toEqual([draft.id]);
+    expect((await a.get('/invoices?status=draft')).body.data).toEqual([]);
+    expect((await post(a, `/invoices/${draft.id}/refund`)).status).toBe(404);
+    expect((await a.get('/invoices?status=unknown')).status).toBe(400);
+  });
+
+  it('releases by delete and by void; released time is invoiced again with its current values', async () => {
+    const a = await fresh();
+    const client = await createClient(a, { company_name: 'Release Co' });
+    const p = await createProject(a, client.id, { hourly_rate: 40 });
+    const e = await log(a, { project_id: p.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
+    const range = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+    const first = (await a.post('/invoices', range)).body;
+    const deleted = await a.delete(`/invoices/${first.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ object: 'invoice', id: first.id, deleted: true });
+    expect((await a.get(`/invoices/${first.id}`)).status).toBe(404);
+    expect((await a.get(`/time_entries/${e.id}`)).body.invoice_id).toBeNull();
+    // Changed while free, then invoiced with the new values.
+    expect((await a.patch(`/time_entries/${e.id}`, { duration_minutes: 90, billable_rate: 50 })).status).toBe(200);
+    const second = (await a.post('/invoices', range)).body;
+    expect(second).toMatchObject({ time_entry_count: 1, total: '75.00', lines: [{ minutes: 90, billable_rate: 50 }] });
+    expect((await post(a, `/invoices/${second.id}/finalize`)).body.number).toBe('INV-000001');
+    const voided = await post(a, `/invoices/${second.id}/void`);
+    expect(voided.status, JSON.stringify(voided.body)).toBe(200);
+    expect(voided.body).toMatchObject({ status: 'void', total: '75.00', lines: [{ minutes: 90 }] });
+    expect(voided.body.voided_at).toBeTruthy();
+    expect((await a.get(`/time_entries/${e.id}`)).body.invoice_id).toBeNull();
+    expect((await a.patch(`/time_entries/${e.id}`, { duration_minutes: 30 })).status).toBe(200);
+    const third = (await a.post('/invoices', range)).body;
+    expect(third).toMatchObject({ time_entry_count: 1, total: '25.00' });
+    // The deleted draft took no number: the next finalize is the second.
+    expect((await post(a, `/invoices/${third.id}/finalize`)).body.number).toBe('INV-000002');
+    // A void invoice still blocks its client's delete.
+    expect((await a.delete(`/clients/${client.id}`)).status).toBe(409);
+  });
+
+  it('numbers 10 parallel finalizes uniquely, gaplessly', async () => {
+    const a = await fresh();
+    const drafts: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const client = await createClient(a, { company_name: `Parallel ${i}` });
+      await log(a, { client_id: client.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30, billable_rate: 10 });
+      drafts.push((await a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' })).body.id);
+    }
+    const results = await Promise.all(drafts.map((id) => post(a, `/invoices/${id}/finalize`)));
+    for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const numbers = results.map((r) => Number(String(r.body.number).slice(4))).sort((x, y) => x - y);
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('replays a keyed create, and refuses its key for another request', async () => {
+    const a = await fresh();
+    const client = await createClient(a, { company_name: 'Key Co' });
+    await log(a, { client_id: client.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30, billable_rate: 10 });
+    const key = randomUUID();
+    const body = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+    const send = (b: unknown) => call('POST', '/api/v1/invoices', { token: tokenOf(a), body: b, headers: { 'Idempotency-Key': key } });
+    const first = await send(body);
+    expect(first.status).toBe(201);
+    const replay = await send(body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect((await send({ ...body, memo: 'other' })).status).toBe(422);
+    expect((await a.get('/invoices')).body.data).toHaveLength(1);
+  });
+
+  describe('races', () => {
+    /** Every invoice's lines total exactly the entries that name it, as they are now. */
+    async function checkInvariant(a: Api, entryIds: string[]) {
+      const entries = await Promise.all(entryIds.map(async (id) => (await a.get(`/time_entries/${id}`)).body));
+      const invoices = (await a.get('/invoices?limit=100')).body.data as { id: string; lines: { minutes: number; time_entry_count: number }[]; time_entry_count: number }[];
+      for (const inv of invoices) {
+        const named = entries.filter((e) => e.invoice_id === inv.id);
+        expect(inv.time_entry_count).toBe(named.length);
+        expect(inv.lines.reduce((m, l) => m + l.minutes, 0)).toBe(named.reduce((m, e) => m + e.duration_minutes, 0));
+      }
+      for (const e of entries) if (e.invoice_id !== null) expect(invoices.map((i) => i.id)).toContain(e.invoice_id);
+      return { entries, invoices };
+    }
+
+    it('splits the same time between two concurrent creates, without overlap', async () => {
+      const a = await fresh();
+      const client = await createClient(a, { company_name: 'Split Co' });
+      const ids: string[] = [];
+      for (let i = 0; i < 24; i++) ids.push((await log(a, { client_id: client.id, started_at: `2026-11-${String(2 + (i % 20)).padStart(2, '0')}T09:${String(i).padStart(2, '0')}:00Z`, duration_minutes: 10 + i, billable_rate: 60 })).id);
+      const body = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+      const [x, y] = await Promise.all([a.post('/invoices', body), a.post('/invoices', body)]);
+      for (const r of [x, y]) expect([201, 409], JSON.stringify(r.body)).toContain(r.status);
+      const { entries, invoices } = await checkInvariant(a, ids);
+      expect(entries.every((e) => e.invoice_id !== null)).toBe(true);
+      expect(invoices.reduce((n, i) => n + i.time_entry_count, 0)).toBe(24);
+    });
+
+    it('keeps 20 edits and 20 moves racing a create exact: each entry on it with the values it shows, or not on it', async () => {
+      const a = await fresh();
+      const client = await createClient(a, { company_name: 'Race Co' });
+      const p1 = await createProject(a, client.id, { hourly_rate: 30 });
+      const p2 = await createProject(a, client.id, { hourly_rate: 45 });
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i++) ids.push((await log(a, { project_id: p1.id, started_at: `2026-11-${String(2 + (i % 25)).padStart(2, '0')}T10:${String(i).padStart(2, '0')}:00Z`, duration_minutes: 15 })).id);
+      const edits = ids.slice(0, 20).map((id, i) => a.patch(`/time_entries/${id}`, { duration_minutes: 16 + i }));
+      const moves = ids.slice(20).map((id) => a.patch(`/time_entries/${id}`, { project_id: p2.id }));
+      const [created, ...changes] = await Promise.all([a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' }), ...edits, ...moves]);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      for (const c of changes) expect([200, 409], JSON.stringify(c.body)).toContain(c.status);
+      const { entries } = await checkInvariant(a, ids);
+      // A change refused by the lock left its entry on the invoice as it was; one that landed shows its values.
+      for (const [i, c] of changes.entries()) {
+        const e = entries[i]!;
+        if (c.status === 409) expect(c.body.error.type).toBe('time_entry_invoiced');
+        if (c.status === 200) expect(e.version ?? e.updated_at).toBeDefined();
+      }
+      const inv = (await a.get(`/invoices/${created.body.id}`)).body;
+      const byProject = (pid: string) => entries.filter((e) => e.invoice_id === inv.id && e.project_id === pid).reduce((m, e) => m + e.duration_minutes, 0);
+      for (const line of inv.lines) expect(line.minutes).toBe(byProject(line.project_id));
+    });
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * An invoice's lines and amounts (shared/invoices/amounts.ts) against a reference computed here
+ * with integer arithmetic of its own: decimals read digit by digit, values as BigInt, one rounding.
+ */
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFromLines, type InvoiceLine, type InvoiceableEntry } from '../../shared/invoices/amounts.ts';
+import { percent } from '../../shared/schemas/fields.ts';
+
+// ---- The reference: nothing from the module under test, nor from shared/money.ts. ----
+const DIGITS: Record<string, number> = { USD: 2, EUR: 2, JPY: 0, KWD: 3 };
+/** A decimal's digits as an integer of 10^-places units: "12.5" at 4 places is 125000. */
+function units(value: number, places: number): bigint {
+  const [whole, fraction = ''] = String(value).split('.');
+  expect(fraction.length).toBeLessThanOrEqual(places);
+  return BigInt(whole! + fraction + '0'.repeat(places - fraction.length));
+}
+/** n / d rounded to the nearest integer, a tie to the even one (n, d > 0). */
+function roundHalfEven(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  const r = n - q * d;
+  if (2n * r < d) return q;
+  if (2n * r > d) return q + 1n;
+  return q % 2n === 0n ? q : q + 1n;
+}
+/** minutes × rate / 60 in minor units: minutes × rate·10^4 × 10^digits / (60 × 10^4). */
+const refLine = (minutes: number, rate: number, currency: string) => roundHalfEven(BigInt(minutes) * units(rate, 4) * 10n ** BigInt(DIGITS[currency]!), 600_000n);
+function refText(minor: bigint, currency: string): string {
+  const digits = DIGITS[currency]!;
+  if (digits === 0) return minor.toString();
+  const s = minor.toString().padStart(digits + 1, '0');
+  return `${s.slice(0, s.length - digits)}.${s.slice(s.length - digits)}`;
+}
+/** The whole invoice by the contract: lines per (project, rate), subtotal, discount, then tax on what is left. */
+function reference(entries: InvoiceableEntry[], discountRate: number, taxRate: number, currency: string) {
+  const groups = new Map<string, { project_id: string | null; rate: number; minutes: number; count: number }>();
+  for (const e of entries) {
+    const key = `${e.project_id ?? ''}|${e.billable_rate}`;
+    const g = groups.get(key) ?? { project_id: e.project_id, rate: e.billable_rate, minutes: 0, count: 0 };
+    g.minutes += e.duration_minutes;
+    g.count += 1;
+    groups.set(key, g);
+  }
+  const lines = [...groups.values()]
+    .sort((a, b) => (a.project_id === b.project_id ? a.rate - b.rate : a.project_id === null ? -1 : b.project_id === null ? 1 : a.project_id < b.project_id ? -1 : 1))
+    .map((g) => ({ project_id: g.project_id, billable_rate: g.rate, minutes: g.minutes, time_entry_count: g.count, minor: refLine(g.minutes, g.rate, currency) }));
+  const subtotal = lines.reduce((s, l) => s + l.minor, 0n);
+  const discount = roundHalfEven(subtotal * units(discountRate, 3), 100_000n);
+  const tax = roundHalfEven((subtotal - discount) * units(taxRate, 3), 100_000n);
+  return {
+    lines: lines.map(({ minor, ...l }) => ({ ...l, amount: refText(minor, currency) })),
+    amounts: { subtotal: refText(subtotal, currency), discount_amount: refText(discount, currency), tax_amount: refText(tax, currency), total: refText(subtotal - discount + tax, currency) },
+  };
+}
+// ---- End of the reference. ----
+
+const describeProject = (projectId: string | null) => (projectId === null ? 'Acme (no project)' : `Project ${projectId}`);
+let n = 0;
+const entry = (project_id: string | null, billable_rate: number, duration_minutes: number): InvoiceableEntry => ({ id: `te_${++n}`, project_id, billable_rate, duration_minutes });
+const invoiceOf = (entries: InvoiceableEntry[], discountRate: number, taxRate: number, currency: string) => {
+  const lines = addToLines([], entries, describeProject, currency);
+  return { lines, amounts: invoiceAmounts(lines, discountRate, taxRate, currency) };
+};
+const withoutDescriptions = (lines: InvoiceLine[]) => lines.map(({ description: _d, ...l }) => l);
+
+describe('percentages', () => {
+  it('are read in thousandths from their decimal spelling', () => {
+    expect([0, 0.001, 7.5, 19.6, 33.333, 100].map(percentUnits)).toEqual([0n, 1n, 7_500n, 19_600n, 33_333n, 100_000n]);
+    // 0.1 + 0.2 is no decimal of 3 places; 100.001 is past 100 %.
+    for (const bad of [0.0001, 0.1 + 0.2, 100.001, -1]) expect(() => percentUnits(bad), String(bad)).toThrow();
+  });
+
+  it('are validated as JSON numbers 0 to 100 with at most 3 decimals, each message naming the field', () => {
+    const schema = percent('tax_rate');
+    const message = (input: unknown) => {
+      const out = v.safeParse(schema, input);
+      return out.success ? undefined : out.issues[0].message;
+    };
+    for (const ok of [0, 0.001, 20, 33.333, 100]) expect(message(ok), String(ok)).toBeUndefined();
+    expect(message('20')).toBe('tax_rate must be a number');
+    expect(message(Number.NaN)).toBe('tax_rate must be a number');
+    expect(message(Infinity)).toBe('tax_rate must be a finite number');
+    expect(message(-0.001)).toBe('tax_rate must be a percentage from 0 to 100');
+    expect(message(100.001)).toBe('tax_rate must be a percentage from 0 to 100');
+    expect(message(1.0005)).toBe('tax_rate must have at most 3 decimal places');
+    expect(message(0.1 + 0.2)).toBe('tax_rate must have at most 3 decimal places');
+  });
+});
+
+describe('line amounts', () => {
+  it('are minutes × rate / 60 in the minor unit, a half going to the even unit both ways', () => {
+    // 1 minute at 0.30 is 0.005: half a cent, down to the even 0.00; 3 minutes at 0.30 is 0.015: up to 0.02.
+    expect(lineAmountMinor(1, 0.3, 'USD')).toBe(0n);
+    expect(lineAmountMinor(3, 0.3, 'USD')).toBe(2n);
+    expect(lineAmountMinor(1, 0.9, 'USD')).toBe(2n); // 0.015 -> 0.02
+    expect(lineAmountMinor(5, 0.3, 'USD')).toBe(2n); // 0.025 -> 0.02
+    // JPY has no minor unit: 1 minute at 30 is 0.5 yen -> 0, at 90 is 1.5 -> 2, at 150 is 2.5 -> 2.
+    expect([30, 90, 150].map((rate) => lineAmountMinor(1, rate, 'JPY'))).toEqual([0n, 2n, 2n]);
+    // KWD has 3: 1 minute at 0.03 is 0.0005 -> 0.000; 3 minutes, 0.0015 -> 0.002.
+    expect([lineAmountMinor(1, 0.03, 'KWD'), lineAmountMinor(3, 0.03, 'KWD')]).toEqual([0n, 2n]);
+    for (const [minutes, rate, currency] of [[1, 0.3, 'USD'], [7, 123.4567, 'EUR'], [45, 9999, 'JPY'], [59, 1.2345, 'KWD']] as const) {
+      expect(lineAmountMinor(minutes, rate, currency)).toBe(refLine(minutes, rate, currency));
+    }
+  });
+});
+
+describe('lines and totals against the reference', () => {
+  it('several projects and rates, time without a project, in USD, with a discount then tax', () => {
+    const entries = [
+      entry('prj_B', 150, 90), entry('prj_A', 95.5, 45), entry(null, 80, 30), entry('prj_B', 120, 61),
+      entry('prj_A', 95.5, 17), entry('prj_B', 150, 7), entry(null, 80, 1), entry(null, 60.25, 13), entry('prj_A', 0.0001, 600),
+    ];
+    const made = invoiceOf(entries, 12.5, 19.6, 'USD');
+    const ref = reference(entries, 12.5, 19.6, 'USD');
+    expect(withoutDescriptions(made.lines)).toEqual(ref.lines);
+    expect(made.amounts).toEqual(ref.amounts);
+    expect(made.lines.map((l) => [l.project_id, l.billable_rate])).toEqual([[null, 60.25], [null, 80], ['prj_A', 0.0001], ['prj_A', 95.5], ['prj_B', 120], ['prj_B', 150]]);
+    expect(made.lines.map((l) => l.description)).toEqual(['Acme (no project)', 'Acme (no project)', 'Project prj_A', 'Project prj_A', 'Project prj_B', 'Project prj_B']);
+    // By hand: 13 min at 60.25 = 13.054…, 31 at 80 = 41.333…, 600 at 0.0001 = 0.001, 62 at 95.5 = 98.683…, 122.00, 97 at 150 = 242.50;
+    // 12.5 % of 517.56 is 64.695: the half goes to the even 64.70; 19.6 % of 452.86 is 88.760…
+    expect(made.lines.map((l) => l.amount)).toEqual(['13.05', '41.33', '0.00', '98.68', '122.00', '242.50']);
+    expect(made.amounts).toEqual({ subtotal: '517.56', discount_amount: '64.70', tax_amount: '88.76', total: '541.62' });
+  });
+
+  it('JPY (no minor unit) and KWD (three digits)', () => {
+    const entries = [entry('prj_A', 12_345, 7), entry(null, 9_999.5, 1), entry('prj_A', 12_345, 11), entry('prj_C', 333.333, 59)];
+    for (const currency of ['JPY', 'KWD']) {
+      const made = invoiceOf(entries, 3.333, 8.125, currency);
+      const ref = reference(entries, 3.333, 8.125, currency);
+      expect(withoutDescriptions(made.lines), currency).toEqual(ref.lines);
+      expect(made.amounts, currency).toEqual(ref.amounts);
+    }
+    expect(invoiceOf([entry(null, 9_999.5, 1)], 0, 0, 'JPY').amounts.total).toBe('167'); // 166.658…
+    expect(invoiceOf([entry(null, 9_999.5, 1)], 0, 0, 'KWD').amounts.total).toBe('166.658');
+  });
+
+  it('rounds the discount and the tax once each, a half to the even unit both ways', () => {
+    // Subtotal 0.50 (30 min at 1.00): a 5 % discount is 0.025 -> 0.02 (even); 15 % is 0.075 -> 0.08 (even).
+    expect(invoiceOf([entry(null, 1, 30)], 5, 0, 'USD').amounts).toEqual({ subtotal: '0.50', discount_amount: '0.02', tax_amount: '0.00', total: '0.48' });
+    expect(invoiceOf([entry(null, 1, 30)], 15, 0, 'USD').amounts.discount_amount).toBe('0.08');
+    // The tax is on what the discount leaves: 0.48 × 12.5 % = 0.06 exactly; 0.42 (after 15 %) × 12.5 % = 0.0525 -> 0.05.
+    expect(invoiceOf([entry(null, 1, 30)], 5, 12.5, 'USD').amounts.tax_amount).toBe('0.06');
+    expect(invoiceOf([entry(null, 1, 30)], 15, 12.5, 'USD').amounts).toEqual({ subtotal: '0.50', discount_amount: '0.08', tax_amount: '0.05', total: '0.47' });
+    // JPY: 10 yen at 25 % tax is 2.5 -> 2; 30 yen at 25 % is 7.5 -> 8.
+    expect(invoiceOf([entry(null, 600, 1)], 0, 25, 'JPY').amounts.tax_amount).toBe('2');
+    expect(invoiceOf([entry(null, 1_800, 1)], 0, 25, 'JPY').amounts.tax_amount).toBe('8');
+    // 100 % discount leaves nothing to tax.
+    expect(invoiceOf([entry('prj_A', 50, 60)], 100, 20, 'EUR').amounts).toEqual({ subtotal: '50.00', discount_amount: '50.00', tax_amount: '0.00', total: '0.00' });
+  });
+
+  it('stays exact past 2^53 minor units', () => {
+    // 2,000 entries of a week at the highest rate, in fils (KWD): 3.36 × 10^17 minor units.
+    const entries = Array.from({ length: 2_000 }, (_, i) => entry(i % 3 === 0 ? null : `prj_${i % 4}`, i % 2 === 0 ? 1_000_000_000 : 999_999_999.9999, 10_080));
+    const made = invoiceOf(entries, 0.001, 99.999, 'KWD');
+    const ref = reference(entries, 0.001, 99.999, 'KWD');
+    expect(withoutDescriptions(made.lines)).toEqual(ref.lines);
+    expect(made.amounts).toEqual(ref.amounts);
+    expect(BigInt(made.amounts.subtotal.replace('.', ''))).toBeGreaterThan(2n ** 53n);
+  });
+
+  it('agrees with the reference on many random invoices', () => {
+    let seed = 42;
+    const random = (k: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % k);
+    for (let round = 0; round < 200; round++) {
+      const currency = ['USD', 'JPY', 'KWD', 'EUR'][round % 4]!;
+      const entries = Array.from({ length: 1 + random(30) }, () =>
+        entry(random(4) === 0 ? null : `prj_${random(3)}`, [0.3, 1, 12.5, 99.9999, 150, 0.0001, 7_777.7777][random(7)]!, 1 + random(10_080)),
+      );
+      const discountRate = random(100_001) / 1000;
+      const taxRate = random(3) === 0 ? 0 : random(30_000) / 1000;
+      const made = invoiceOf(entries, discountRate, taxRate, currency);
+      const ref = reference(entries, discountRate, taxRate, currency);
+      expect(withoutDescriptions(made.lines), `round ${round}`).toEqual(ref.lines);
+      expect(made.amounts, `round ${round}`).toEqual(ref.amounts);
+    }
+  });
+});
+
+describe('adding and removing entries', () => {
+  it('returns new arrays, leaving the lines given unchanged', () => {
+    const start = addToLines([], [entry('prj_A', 10, 60)], describeProject, 'USD');
+    const copy = structuredClone(start);
+    const more = addToLines(start, [entry('prj_A', 10, 30), entry(null, 10, 5)], describeProject, 'USD');
+    expect(start).toEqual(copy);
+    expect(more).not.toBe(start);
+    expect(removeFromLines(more, [], 'USD')).not.toBe(more);
+    // The description of a line is the one it was made with.
+    expect(addToLines(start, [entry('prj_A', 10, 1)], () => 'renamed', 'USD')[0]!.description).toBe('Project prj_A');
+  });
+
+  it('in batches gives what one pass gives; removing what was added returns the original lines', () => {
+    const base = [entry('prj_A', 95.5, 45), entry(null, 80, 30), entry('prj_B', 150, 90)];
+    const batch = [entry('prj_A', 95.5, 17), entry('prj_A', 120, 61), entry(null, 80, 1), entry('prj_C', 0.3, 1)];
+    const original = addToLines([], base, describeProject, 'USD');
+    const added = addToLines(original, batch.slice(0, 2), describeProject, 'USD');
+    const both = addToLines(added, batch.slice(2), describeProject, 'USD');
+    expect(both).toEqual(addToLines([], [...batch, ...base], describeProject, 'USD'));
+    expect(removeFromLines(both, [...batch].reverse(), 'USD')).toEqual(original);
+    // Every entry removed: no line left.
+    expect(removeFromLines(both, [...base, ...batch], 'USD')).toEqual([]);
+  });
+
+  it('refuses to remove an entry no line holds', () => {
+    const lines = addToLines([], [entry('prj_A', 10, 60)], describeProject, 'USD');
+    expect(() => removeFromLines(lines, [entry('prj_A', 20, 60)], 'USD')).toThrow(/No line/);
+    expect(() => removeFromLines(lines, [entry('prj_A', 10, 61)], 'USD')).toThrow(/No line/);
+  });
+});
