@@ -177,6 +177,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices
+         * @description Newest first by creation. `client_id` and `status` (draft, open, paid, void) filter, alone or together; pages are always full.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        /**
+         * Create a draft invoice from uninvoiced time
+         * @description Takes every billable time entry of the client (of `project_ids`, when given) that is on no invoice and starts on a date from `from` to `to` (exclusive) in `timezone`, as a time summary counts it, and locks it: its `invoice_id` is the draft's, and it cannot be changed or deleted (409 `time_entry_invoiced`) until the draft is deleted or the invoice voided. Lines per project and rate; amounts are decimal strings in the client's currency, rounded once, half to even. 409 `nothing_to_invoice` when there is no such time; 409 `unpriced_time` when some has no rate; 400 naming `to` past 2,000 entries or 100 lines. A retry with the same `Idempotency-Key` finishes the same invoice.
+         */
+        post: operations["createInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an invoice
+         * @description The invoice with its lines and totals, and its current `ETag`.
+         */
+        get: operations["retrieveInvoice"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft
+         * @description Only a draft (409 `invalid_state` otherwise): its time entries are released, invoiceable again.
+         */
+        delete: operations["deleteInvoice"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft
+         * @description `memo`, `purchase_order`, `due_date`, `discount_rate` and `tax_rate`, while the invoice is a draft (409 `invalid_state` otherwise); the totals follow.
+         */
+        patch: operations["updateInvoice"];
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finalize a draft
+         * @description draft → open. Gives the invoice its `number` (`INV-000042`: unique in the workspace, gapless, in order of finalization), its `issue_date` (default today in its `timezone`) and a `due_date` (default 30 days later; never before the issue date). The body is optional.
+         */
+        post: operations["finalizeInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an invoice paid
+         * @description open → paid, at `paid_at` (default now; never after the request). The body is optional.
+         */
+        post: operations["payInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void an invoice
+         * @description open → void. Its time entries are released (invoiceable again); the invoice keeps its lines and totals for the record. The body is optional.
+         */
+        post: operations["voidInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -471,6 +583,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created: data.object is the resource after the change
+         * @description Posted to each enabled webhook endpoint whose enabled_events holds "invoice.created" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}. Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff and jitter for at least 3 days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events 30 days).
+         */
+        post: operations["onInvoiceCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.updated: data.object is the resource after the change
+         * @description Posted to each enabled webhook endpoint whose enabled_events holds "invoice.updated" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}. Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff and jitter for at least 3 days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events 30 days).
+         */
+        post: operations["onInvoiceUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.deleted: data.object is its last state
+         * @description Posted to each enabled webhook endpoint whose enabled_events holds "invoice.deleted" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}. Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff and jitter for at least 3 days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events 30 days).
+         */
+        post: operations["onInvoiceDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.finalized: data.object is the resource after the change
+         * @description Posted to each enabled webhook endpoint whose enabled_events holds "invoice.finalized" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}. Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff and jitter for at least 3 days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events 30 days).
+         */
+        post: operations["onInvoiceFinalized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid: data.object is the resource after the change
+         * @description Posted to each enabled webhook endpoint whose enabled_events holds "invoice.paid" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}. Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff and jitter for at least 3 days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events 30 days).
+         */
+        post: operations["onInvoicePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.voided: data.object is the resource after the change
+         * @description Posted to each enabled webhook endpoint whose enabled_events holds "invoice.voided" or "*", for changes made after the endpoint was created. The body is the event, the same JSON as GET /api/v1/events/{id}. Acknowledge with any 2xx within 10 s; anything else is retried with exponential backoff and jitter for at least 3 days. Deliveries are at least once and not necessarily in order: deduplicate by the event id, and use the feed when order matters (it keeps events 30 days).
+         */
+        post: operations["onInvoiceVoided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -557,6 +789,7 @@ export interface components {
             billable: boolean;
             billable_rate: number | null;
             description: string | null;
+            invoice_id: string | null;
             workspace_id: string;
             /** Format: date-time */
             created_at: string;
@@ -570,13 +803,78 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
+        Invoice: {
+            /** @constant */
+            object: "invoice";
+            id: string;
+            client_id: string;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void";
+            number: string | null;
+            /** @description The client's currency */
+            currency: string;
+            /** @description An IANA time zone name (Europe/Paris, Asia/Kathmandu); the days, weeks and months are those of this zone */
+            timezone: string;
+            /**
+             * Format: date
+             * @description The `from` the invoice was created with
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @description The `to` the invoice was created with (exclusive)
+             */
+            period_end: string;
+            project_ids: string[] | null;
+            lines: {
+                project_id: string | null;
+                description: string;
+                billable_rate: number;
+                minutes: number;
+                time_entry_count: number;
+                /** @description minutes × billable_rate / 60, rounded once, half to even: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345") */
+                amount: string;
+            }[];
+            time_entry_count: number;
+            /** @description The sum of the lines: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345") */
+            subtotal: string;
+            /** @description A percentage from 0 to 100 with at most 3 decimal places */
+            discount_rate: number;
+            /** @description subtotal × discount_rate / 100, rounded once, half to even: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345") */
+            discount_amount: string;
+            /** @description A percentage from 0 to 100 with at most 3 decimal places */
+            tax_rate: number;
+            /** @description (subtotal − discount_amount) × tax_rate / 100, rounded once, half to even: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345") */
+            tax_amount: string;
+            /** @description subtotal − discount_amount + tax_amount: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345") */
+            total: string;
+            memo: string | null;
+            purchase_order: string | null;
+            issue_date: string | null;
+            due_date: string | null;
+            finalized_at: string | null;
+            paid_at: string | null;
+            voided_at: string | null;
+            workspace_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        InvoiceList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Invoice"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
         WebhookEndpoint: {
             /** @constant */
             object: "webhook_endpoint";
             id: string;
             /** Format: uri */
             url: string;
-            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted")[];
+            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -593,7 +891,7 @@ export interface components {
             id: string;
             /** Format: uri */
             url: string;
-            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted")[];
+            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -640,7 +938,7 @@ export interface components {
             next_cursor: string | null;
         };
         /** @description An event: its `type` says which resource `data.object` is */
-        EventObject: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["TimeEntryCreatedEvent"] | components["schemas"]["TimeEntryUpdatedEvent"] | components["schemas"]["TimeEntryDeletedEvent"];
+        EventObject: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["TimeEntryCreatedEvent"] | components["schemas"]["TimeEntryUpdatedEvent"] | components["schemas"]["TimeEntryDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"];
         /** @description A client.created event */
         ClientCreatedEvent: {
             /** @constant */
@@ -675,7 +973,7 @@ export interface components {
             request_id: string | null;
             data: {
                 object: components["schemas"]["Client"];
-                /** @description On *.updated only: the old value of every field that changed */
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
                 previous_attributes: {
                     [key: string]: unknown;
                 };
@@ -733,7 +1031,7 @@ export interface components {
             request_id: string | null;
             data: {
                 object: components["schemas"]["Project"];
-                /** @description On *.updated only: the old value of every field that changed */
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
                 previous_attributes: {
                     [key: string]: unknown;
                 };
@@ -791,7 +1089,7 @@ export interface components {
             request_id: string | null;
             data: {
                 object: components["schemas"]["TimeEntry"];
-                /** @description On *.updated only: the old value of every field that changed */
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
                 previous_attributes: {
                     [key: string]: unknown;
                 };
@@ -815,6 +1113,130 @@ export interface components {
                 object: components["schemas"]["TimeEntry"];
             };
         };
+        /** @description A invoice.created event */
+        InvoiceCreatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.created";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description A invoice.updated event */
+        InvoiceUpdatedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.updated";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
+                previous_attributes: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description A invoice.deleted event */
+        InvoiceDeletedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.deleted";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description A invoice.finalized event */
+        InvoiceFinalizedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.finalized";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
+                previous_attributes: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description A invoice.paid event */
+        InvoicePaidEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.paid";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
+                previous_attributes: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description A invoice.voided event */
+        InvoiceVoidedEvent: {
+            /** @constant */
+            object: "event";
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.voided";
+            /** Format: date-time */
+            created_at: string;
+            workspace_id: string;
+            request_id: string | null;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description On every type but *.created and *.deleted: the old value of every field that changed */
+                previous_attributes: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         EventList: {
             /** @constant */
             object: "list";
@@ -824,7 +1246,7 @@ export interface components {
         };
         DeleteResult: {
             /** @enum {string} */
-            object: "client" | "project" | "time_entry" | "webhook_endpoint";
+            object: "client" | "project" | "time_entry" | "invoice" | "webhook_endpoint";
             id: string;
             /** @constant */
             deleted: true;
@@ -832,7 +1254,7 @@ export interface components {
         ErrorBody: {
             error: {
                 /** @enum {string} */
-                type: "invalid_request" | "authentication_required" | "insufficient_scope" | "forbidden" | "not_found" | "conflict" | "idempotency_key_in_use" | "request_timeout" | "precondition_failed" | "payload_too_large" | "request_headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable";
+                type: "invalid_request" | "authentication_required" | "insufficient_scope" | "forbidden" | "not_found" | "conflict" | "idempotency_key_in_use" | "nothing_to_invoice" | "unpriced_time" | "invalid_state" | "time_entry_invoiced" | "request_timeout" | "precondition_failed" | "payload_too_large" | "request_headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 param?: string;
                 errors?: {
@@ -962,10 +1384,57 @@ export interface components {
             billable_rate?: number | null;
             description?: string | null;
         };
+        CreateInvoice: {
+            client_id: string;
+            /**
+             * Format: date
+             * @description The first date whose time to invoice (inclusive), in `timezone`
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The date after the last one (exclusive), in `timezone`: after `from`, at most 3660 days from it
+             */
+            to: string;
+            /** @description An IANA time zone name (Europe/Paris, Asia/Kathmandu); the days, weeks and months are those of this zone Default: "UTC". */
+            timezone?: string;
+            project_ids?: string[];
+            /** @description A percentage from 0 to 100 with at most 3 decimal places Default: 0. */
+            discount_rate?: number;
+            /** @description A percentage from 0 to 100 with at most 3 decimal places Default: 0. */
+            tax_rate?: number;
+            memo?: string | null;
+            purchase_order?: string | null;
+            due_date?: string | null;
+        };
+        UpdateInvoice: {
+            memo?: string | null;
+            purchase_order?: string | null;
+            due_date?: string | null;
+            /** @description A percentage from 0 to 100 with at most 3 decimal places */
+            discount_rate?: number;
+            /** @description A percentage from 0 to 100 with at most 3 decimal places */
+            tax_rate?: number;
+        };
+        FinalizeInvoice: {
+            /**
+             * Format: date
+             * @description The invoice's date (default: today in its `timezone`)
+             */
+            issue_date?: string;
+        };
+        PayInvoice: {
+            /**
+             * Format: date-time
+             * @description When it was paid; not after the request (default: now)
+             */
+            paid_at?: string;
+        };
+        VoidInvoice: Record<string, never>;
         CreateWebhookEndpoint: {
             /** Format: uri */
             url: string;
-            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted")[];
+            enabled_events: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided")[];
             description?: string | null;
             /**
              * @description Default: "enabled".
@@ -976,7 +1445,7 @@ export interface components {
         UpdateWebhookEndpoint: {
             /** Format: uri */
             url?: string;
-            enabled_events?: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted")[];
+            enabled_events?: ("*" | "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided")[];
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
@@ -1135,6 +1604,7 @@ export interface components {
         };
     };
     parameters: {
+        Id: string;
         /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
         IdempotencyKey: string;
         /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
@@ -1586,6 +2056,7 @@ export interface operations {
                 /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
                 project_id?: string;
                 client_id?: string;
+                invoice_id?: string;
                 /** @example 2026-11-01T00:00:00Z */
                 started_from?: string;
                 started_to?: string;
@@ -1807,6 +2278,7 @@ export interface operations {
                 /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 client_id?: string;
                 project_id?: string;
+                invoiced?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -1835,6 +2307,353 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listInvoices: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The next_cursor of the previous page of the same list and filters; opaque */
+                cursor?: string;
+                client_id?: string;
+                status?: "draft" | "open" | "paid" | "void";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvoice"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResult"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateInvoice"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    finalizeInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FinalizeInvoice"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    payInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayInvoice"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    voidInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoidInvoice"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -1842,7 +2661,7 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
-                type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted";
+                type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided";
                 /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
                 object_id?: string;
                 after?: string;
@@ -2390,6 +3209,180 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TimeEntryDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceFinalized: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceFinalizedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceVoided: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: deduplicate by it */
+                "webhook-id": string;
+                /** @description The attempt's time, in unix seconds: refuse one more than 5 minutes from your clock (a replayed capture) */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks (standardwebhooks.com): `v1,<base64>`, the standard base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw request body>`, keyed with the bytes the base64 after the endpoint secret's `whsec_` decodes to. While a secret rotates, several space-separated signatures: one that matches is enough. Verify with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`), or compare in constant time */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceVoidedEvent"];
             };
         };
         responses: {

@@ -9,15 +9,12 @@
  */
 export const EVENT_FEED = { kind: 'event', idPrefix: 'evt_', collection: 'events', tag: 'Events' } as const;
 
-/**
- * The resources whose changes make events, by their API object name (each declared in the
- * registry). `invoice` joins when the registry declares it (issue 32); its types are below already.
- */
-export const EVENT_OBJECTS = ['client', 'project', 'time_entry'] as const;
+/** The resources whose changes make events, by their API object name. */
+export const EVENT_OBJECTS = ['client', 'project', 'time_entry', 'invoice'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];
 
 /** Their kinds in the key schema (sort key `<KIND>#<id>`): the stream records worth reading. */
-export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY'] as const;
+export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY', 'INVOICE'] as const;
 
 /** What a change did: every resource's created, updated and deleted; an invoice's transitions (decision 0023). */
 export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'finalized', 'paid', 'voided'] as const;

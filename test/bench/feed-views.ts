@@ -59,7 +59,7 @@ export async function runFeedViewsBench(repoRoot: string, log: (s: string) => vo
   const projectEvent = first[0]!.event;
   const caller = (scopes: readonly string[]): Caller => ({ workspaceId, apiClientId: `local-${workspaceId}`, scopes });
   const cases: [string, Caller, Record<string, string>][] = [
-    ['every collection readable, newest 25 (the whole feed)', caller([...FEED, 'clients:read', 'projects:read', 'time_entries:read']), { limit: '25' }],
+    ['every collection readable, newest 25 (the whole feed)', caller([...FEED, 'clients:read', 'projects:read', 'time_entries:read', 'invoices:read']), { limit: '25' }],
     ['projects:read only, newest 25', caller([...FEED, 'projects:read']), { limit: '25' }],
     ['projects:read + time_entries:read, newest 25 (two views merged)', caller([...FEED, 'projects:read', 'time_entries:read']), { limit: '25' }],
     ['projects:read + time_entries:read, sync mode after the first event', caller([...FEED, 'projects:read', 'time_entries:read']), { limit: '25', after: projectEvent.id }],

@@ -61,7 +61,7 @@ function hideFromQueries(hidden: string) {
   return queries;
 }
 
-const caller = (ws: string, scopes = ['events:read', 'clients:read', 'projects:read', 'time_entries:read']): CallerContext => ({
+const caller = (ws: string, scopes = ['events:read', 'clients:read', 'projects:read', 'time_entries:read', 'invoices:read']): CallerContext => ({
   workspaceId: ws,
   apiClientId: 'isolation',
   scopes,

@@ -11,10 +11,10 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import type { EventDraft } from '../../shared/events/build.ts';
-import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { EVENT_TYPES, hasPreviousAttributes } from '../../shared/events/types.ts';
 import { LIMITS } from '../../shared/schemas/fields.ts';
 import { apiFor, createClient, createProject, expectError, token, workspace, type Api } from '../support/api.ts';
-import { allEvents, eventsWhen, syncFrom, waitFor } from '../support/events.ts';
+import { allEvents, eventsWhen, invoiceLifecycle, syncFrom, waitFor } from '../support/events.ts';
 
 const requestIdOf = (response: { headers: Headers }) => response.headers.get('x-request-id');
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,7 +45,7 @@ describe('events of every change', () => {
       'client.created', 'client.updated', 'project.created', 'project.updated',
       'time_entry.created', 'time_entry.updated', 'time_entry.deleted', 'project.deleted', 'client.deleted',
     ]);
-    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES.filter((type) => !type.startsWith('invoice.'))));
     expect(events.map((e) => e.request_id)).toEqual([c, cu, p, pu, t, tu, td, pd, cd].map(requestIdOf));
     for (const e of events) {
       expect(Object.keys(e).sort()).toEqual(['created_at', 'data', 'id', 'object', 'request_id', 'type', 'workspace_id']);
@@ -94,6 +94,34 @@ describe('the feed', () => {
   let feed: Awaited<ReturnType<typeof seeded>>;
   beforeAll(async () => {
     feed = await seeded('feed');
+  });
+
+  it('makes one event per invoice change (the rest of the types), none of its building or releasing', async () => {
+    const { api } = await workspace('ev-inv');
+    const { changes, events: count } = await invoiceLifecycle(api);
+    const events = await eventsWhen(api, count);
+    expect(events).toHaveLength(count);
+    const invoices = events.filter((e) => e.type.startsWith('invoice.'));
+    expect(invoices.map((e) => e.type)).toEqual(changes.map(([type]) => type));
+    expect(new Set(invoices.map((e) => e.type))).toEqual(new Set(EVENT_TYPES.filter((type) => type.startsWith('invoice.'))));
+    expect(invoices.map((e) => e.request_id)).toEqual(changes.map(([, response]) => requestIdOf(response)));
+    invoices.forEach((e, i) => {
+      const [type, response] = changes[i]!;
+      expect(Object.keys(e.data).sort(), type).toEqual(hasPreviousAttributes(type) ? ['object', 'previous_attributes'] : ['object']);
+      // The invoice as the change answered it; a deleted one as it last was.
+      if (type === 'invoice.deleted') expect(e.data.object).toMatchObject({ object: 'invoice', id: response.body.id, status: 'draft', lines: [], time_entry_count: 0 });
+      else expect(e.data.object, type).toEqual(response.body);
+      expect(JSON.stringify(e.data), type).not.toMatch(/locked_count|lease_until|"work"/);
+    });
+    expect(invoices.find((e) => e.type === 'invoice.finalized')!.data.previous_attributes).toMatchObject({ status: 'draft', number: null });
+    expect(invoices.find((e) => e.type === 'invoice.paid')!.data.previous_attributes).toMatchObject({ status: 'open', paid_at: null });
+    expect(invoices.find((e) => e.type === 'invoice.voided')!.data.previous_attributes).toMatchObject({ status: 'open', voided_at: null });
+    // Each invoice's events follow each other in its own view too: created first, nothing held back.
+    const paid = changes[0]![1].body.id;
+    const mine = await allEvents(api, `&object_id=${paid}`);
+    expect(mine.map((e) => e.type)).toEqual(['invoice.created', 'invoice.updated', 'invoice.finalized', 'invoice.paid']);
+    const synced = await syncFrom(api, mine[0].id, `&object_id=${paid}`);
+    expect(synced.map((e) => e.type)).toEqual(['invoice.updated', 'invoice.finalized', 'invoice.paid']);
   });
 
   it('pages newest first with limit and cursor, pages kept full, each cursor bound to its list', async () => {

@@ -17,7 +17,7 @@ import { ROUTES } from '../../shared/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
 import { servedFrom } from '../../functions/openapi.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
-import { eventsWhen } from '../support/events.ts';
+import { eventsWhen, invoiceLifecycle } from '../support/events.ts';
 import { EVENT_TYPES } from '../../shared/events/types.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -120,7 +120,7 @@ describe('the OpenAPI document', () => {
     expect(globals).toContain('Event');
     expect(names.filter((name) => globals.has(name))).toEqual([]);
     const lists = names.filter((name) => name.endsWith('List'));
-    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'WebhookEndpointList', 'TimeSummaryList', 'EventList']);
+    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'InvoiceList', 'WebhookEndpointList', 'TimeSummaryList', 'EventList']);
     for (const list of lists) expect(doc.components.schemas[list].properties.data.items.$ref, list).toMatch(/^#\/components\/schemas\/\w+$/);
   });
 
@@ -275,7 +275,8 @@ describe('the webhooks section', () => {
     await api.delete(`/time_entries/${entry.id}`);
     await api.delete(`/projects/${project.id}`);
     await api.delete(`/clients/${client.id}`);
-    const events = await eventsWhen(api, 9);
+    const invoices = await invoiceLifecycle(api);
+    const events = await eventsWhen(api, 9 + invoices.events);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
     for (const event of events) {
       const schema = webhooks[event.type]!.post.requestBody.content['application/json'].schema;

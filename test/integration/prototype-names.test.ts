@@ -45,7 +45,9 @@ describe('names of Object.prototype properties', () => {
     for (const route of ROUTES) {
       const { path, body } = await requestOf(route, api);
       const plain = await call(route.method, path, { token, body });
-      const hostile = await call(route.method, path, { token, body, headers });
+      // A create whose body makes one item only (an invoice) is sent again with a fresh one.
+      const again = route.action === 'create' && FIXTURES[route.resource].singleUse ? (await requestOf(route, api)).body : body;
+      const hostile = await call(route.method, path, { token, body: again, headers });
       expect(plain.status, route.operation).toBeLessThan(500);
       expect(hostile.status, route.operation).toBe(plain.status);
       expect(hostile.body?.error?.type, route.operation).toBe(plain.body?.error?.type);

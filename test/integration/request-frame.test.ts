@@ -10,7 +10,7 @@ import { ROUTES, isRegistryRoute } from '../../shared/routes.ts';
 import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/resources/registry.ts';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import { expectError, workspace, type ApiResponse } from '../support/api.ts';
-import { FIXTURES, createOne, readBack, unknownId } from '../support/fixtures.ts';
+import { FIXTURES, createOne, readBack, readyFor, unknownId } from '../support/fixtures.ts';
 
 type Workspace = Awaited<ReturnType<typeof workspace>>;
 
@@ -79,7 +79,8 @@ describe.each(ROUTES_OF_RESOURCES.filter((r) => r.action === 'create' || r.actio
     });
 
     it('accepts Content-Type application/json; charset=utf-8', async () => {
-      const response = await send(route.method, path, ws.token, JSON.stringify(body), 'application/json; charset=utf-8');
+      const fresh = route.action === 'create' && FIXTURES[route.resource].singleUse ? await FIXTURES[route.resource].body(ws.api) : body;
+      const response = await send(route.method, path, ws.token, JSON.stringify(fresh), 'application/json; charset=utf-8');
       expect(response.status, JSON.stringify(response.body)).toBe(route.action === 'create' ? 201 : 200);
     });
   },
@@ -127,8 +128,10 @@ describe('request ids', () => {
   it('are distinct on every response of every operation, success or error, and repeated in error bodies', async () => {
     const responses: ApiResponse[] = [];
     for (const kind of Object.keys(FIXTURES) as ResourceKind[]) {
-      const item = await createOne(ws.api, kind);
+      const shared = await createOne(ws.api, kind);
       for (const route of ROUTES_OF_RESOURCES.filter((r) => r.resource === kind && r.action !== 'create')) {
+        // A resource with a lifecycle (invoices) gets an item made ready for each action.
+        const item = FIXTURES[kind].ready ? await readyFor(ws.api, kind, route.action) : shared;
         const body = route.action === 'update' ? JSON.stringify(FIXTURES[kind].change) : undefined;
         const path = concrete(route.path, String(item.id));
         responses.push(await send(route.method, path, ws.token, body, body ? 'application/json' : undefined));

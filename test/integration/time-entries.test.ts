@@ -8,7 +8,7 @@ import { expectInvalid } from '../support/assertions.ts';
 
 type Obj = Record<string, any>;
 
-const ENTRY_KEYS = ['billable', 'billable_rate', 'client_id', 'created_at', 'description', 'duration_minutes', 'id', 'object', 'project_id', 'started_at', 'updated_at', 'workspace_id'];
+const ENTRY_KEYS = ['billable', 'billable_rate', 'client_id', 'created_at', 'description', 'duration_minutes', 'id', 'invoice_id', 'object', 'project_id', 'started_at', 'updated_at', 'workspace_id'];
 const MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('time entries', () => {

@@ -13,7 +13,16 @@ export interface Fixture {
   change?: Record<string, unknown>;
   /** Fields the create response alone holds (a webhook endpoint's secret): never read back. */
   createOnly?: readonly string[];
+  /** A body makes one item only (an invoice takes the time it names): each create needs a fresh one. */
+  singleUse?: true;
+  /** What brings a new item to where an action succeeds on it (an invoice is paid or voided once finalized). */
+  ready?: Partial<Record<string, (api: Api, id: string) => Promise<void>>>;
 }
+
+const finalize = async (api: Api, id: string) => {
+  const response = await api.post(`/invoices/${id}/finalize`, {});
+  if (response.status !== 200) throw new Error(`fixture finalize: ${response.status} ${JSON.stringify(response.body)}`);
+};
 
 export const FIXTURES: Record<ResourceKind, Fixture> = {
   client: {
@@ -41,6 +50,8 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
       return { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
     },
     change: { memo: 'Changed memo' },
+    singleUse: true,
+    ready: { pay: finalize, void: finalize },
   },
   webhook_endpoint: {
     // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never
@@ -64,3 +75,10 @@ export const readBack = (kind: ResourceKind, created: Record<string, unknown>) =
 
 /** A well-formed id of `kind` that names nothing. */
 export const unknownId = (kind: ResourceKind) => `${RESOURCES[kind].idPrefix}01ARZ3NDEKTSV4RRFFQ69G5FAV`;
+
+/** A new item of `kind` on which `action` succeeds. */
+export async function readyFor(api: Api, kind: ResourceKind, action: string): Promise<Record<string, any>> {
+  const item = await createOne(api, kind);
+  await FIXTURES[kind].ready?.[action]?.(api, String(item.id));
+  return item;
+}
