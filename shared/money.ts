@@ -24,10 +24,14 @@ export const MINOR_UNIT_EXCEPTIONS = {
   3: 'BHD JOD KWD LYD OMR TND',
 } as const;
 
-const minorUnits = new Map(Object.entries(MINOR_UNIT_EXCEPTIONS).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)));
+// Built on first use: built at load, it would stay in every bundle that imports this module.
+let minorUnits: Map<string, number> | undefined;
 
 /** Digits after the decimal point of a currency's minor unit: USD 2, JPY 0, KWD 3. */
-export const minorUnitDigits = (currency: string): number => minorUnits.get(currency) ?? 2;
+export function minorUnitDigits(currency: string): number {
+  minorUnits ??= new Map(Object.entries(MINOR_UNIT_EXCEPTIONS).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)));
+  return minorUnits.get(currency) ?? 2;
+}
 
 /**
  * A money value as JSON carries it (a number with at most 4 decimals, as validated) in 1/10,000

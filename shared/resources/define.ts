@@ -46,7 +46,7 @@ type UpdateEntries<E extends v.ObjectEntries, RO extends PropertyKey, IM extends
 type QueryEntries<E extends v.ObjectEntries, FL extends PropertyKey, RG extends string> = {
   limit: ListBase['limit'];
   cursor: ListBase['cursor'];
-  search: ListBase['search'];
+  search: ReturnType<typeof searchParam>;
 } & { [F in FL & keyof E]: v.OptionalSchema<NonNull<Unwrapped<E[F]>>, undefined> } & {
   [P in RG]: v.OptionalSchema<v.GenericSchema<string, string>, undefined>;
 };
@@ -58,7 +58,7 @@ type RangeOf<R extends AnyResource> = R['order'] extends { from: infer A extends
 export const timestamp = () => v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
 export const idOf = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}${ULID_PATTERN}$`)));
 
-/** Every list's page size, cursor and search (resource lists; the events feed takes the first two). */
+/** Every list's page size and cursor. */
 export function listBase() {
   const pageSizeMessage = `limit must be an integer from 1 to ${LIMITS.pageSizeMax}`;
   return {
@@ -67,10 +67,11 @@ export function listBase() {
       String(LIMITS.pageSizeDefault),
     ),
     cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(LIMITS.cursorLength, 'cursor is not valid'))),
-    search: v.optional(text('search', LIMITS.searchLength)),
   };
 }
 type ListBase = ReturnType<typeof listBase>;
+/** The search of a resource list that declares one (apart: the lists that have none carry no text rules). */
+const searchParam = () => v.optional(text('search', LIMITS.searchLength));
 
 const unwrap = (schema: v.GenericSchema): v.GenericSchema =>
   schema.type === 'optional' ? (schema as v.OptionalSchema<v.GenericSchema, unknown>).wrapped : schema;
@@ -113,7 +114,7 @@ export function updateSchema<const R extends AnyResource, E extends v.ObjectEntr
 /** The list query: page size and cursor, the declared filters, the order's range, search. */
 export function listQuerySchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
   const entries = r.entries as v.ObjectEntries;
-  const { limit, cursor, search } = listBase();
+  const { limit, cursor } = listBase();
   // A range takes the ordered field's own schema (a timestamp: its format, years and normalising).
   const order = r.order;
   const queryEntries = {
@@ -126,7 +127,7 @@ export function listQuerySchema<const R extends AnyResource, E extends v.ObjectE
           [order.to]: v.optional(rangeBound(order.to, `Only items whose ${order.field} is before this instant (exclusive); not before ${order.from}`)),
         }
       : {}),
-    ...(r.search ? { search } : {}),
+    ...(r.search ? { search: searchParam() } : {}),
   };
   return v.strictObject(queryEntries as QueryEntries<E, NonNullable<R['filters']>[number], RangeOf<R>>);
 }

@@ -22,7 +22,7 @@ import { ULID_PATTERN } from '../ids.ts';
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
 export const INVOICE_ID_PREFIX = 'inv_';
 
-export const client = declareResource({
+export const client = /* @__PURE__ */ declareResource({
   kind: 'client',
   idPrefix: 'cli_',
   collection: 'clients',
@@ -54,7 +54,7 @@ export const clientFields = /* @__PURE__ */ declareFields(client, () => ({
 /** With every action's schemas (documents, tests, types); a function builds only its own action's from clientFields. */
 export const clientSchemas = /* @__PURE__ */ withActions(clientFields);
 
-export const project = declareResource({
+export const project = /* @__PURE__ */ declareResource({
   kind: 'project',
   idPrefix: 'prj_',
   collection: 'projects',
@@ -92,7 +92,7 @@ export const projectFields = /* @__PURE__ */ declareFields(project, () => ({
 /** With every action's schemas (documents, tests, types); a function builds only its own action's from projectFields. */
 export const projectSchemas = /* @__PURE__ */ withActions(projectFields);
 
-export const timeEntry = declareResource({
+export const timeEntry = /* @__PURE__ */ declareResource({
   kind: 'time_entry',
   idPrefix: 'te_',
   collection: 'time_entries',
@@ -148,7 +148,7 @@ export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
  * locked into a draft, then finalized, paid or voided (domain/invoices.ts). Every field is the
  * service's: a create names the client and the range, a PATCH changes a draft's terms.
  */
-export const invoice = declareResource({
+export const invoice = /* @__PURE__ */ declareResource({
   kind: 'invoice',
   idPrefix: INVOICE_ID_PREFIX,
   collection: 'invoices',
@@ -176,7 +176,7 @@ export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...defineFields(invoice,
  * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
  * in domain/webhook-endpoints.ts.
  */
-export const webhookEndpoint = declareResource({
+export const webhookEndpoint = /* @__PURE__ */ declareResource({
   kind: 'webhook_endpoint',
   idPrefix: 'we_',
   collection: 'webhook_endpoints',
@@ -209,7 +209,7 @@ export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];
 export type Collection = Resource['collection'];
 
-export const RESOURCE_LIST: readonly AnyResource[] = Object.values(RESOURCES) as AnyResource[];
+export const RESOURCE_LIST: readonly AnyResource[] = /* @__PURE__ */ Object.values(RESOURCES) as AnyResource[];
 
 export const resourceOf = (kind: string): AnyResource => {
   const found = (RESOURCES as Record<string, AnyResource>)[kind];
