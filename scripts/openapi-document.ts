@@ -114,8 +114,9 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   408: { name: 'RequestTimeout', description: 'request_timeout: the request did not arrive whole in time (a body sent too slowly); the connection is closed' },
   409: {
     name: 'Conflict',
-    description: 'conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs',
-    headers: [{ name: 'Retry-After', absent: 'on conflict (sent with idempotency_key_in_use)' }],
+    description:
+      'conflict: a delete refused by a guard; or time_entry_invoiced: a PATCH or DELETE of a time entry on an invoice; or idempotency_key_in_use: the first request with this Idempotency-Key still runs',
+    headers: [{ name: 'Retry-After', absent: 'on conflict and time_entry_invoiced (sent with idempotency_key_in_use)' }],
   },
   412: { name: 'PreconditionFailed', description: 'precondition_failed: the resource changed since the ETag sent in If-Match' },
   413: { name: 'PayloadTooLarge', description: `payload_too_large: the body is over ${LIMITS.bodyBytes} bytes` },
@@ -265,7 +266,7 @@ function operationObject(route: Route): Json {
     security: route.scope === null ? [] : [{ oauth2: [oauthScope(route.scope)] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(contract?.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', bodyName(route)), ...recorded(example?.request.body) } } } }
+      ? { requestBody: { required: !contract.optionalBody, content: { 'application/json': { schema: ref('schemas', bodyName(route)), ...recorded(example?.request.body) } } } }
       : {}),
     responses,
   };

@@ -16,6 +16,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/data/table.ts';
@@ -153,13 +154,24 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   return { endpoint, port, pid: child.pid!, exited, stderrTail: () => [...tail], stop };
 }
 
-/** Creates the table as the CDK stack defines it; an existing table (DATA_DIR) is kept. */
+/**
+ * Creates the table as the CDK stack defines it; an existing table (DATA_DIR) is kept, and gets
+ * the indexes declared since it was made (GSI4, issue 32), one at a time as DynamoDB allows.
+ */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
   const attributes = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
   for (const index of TABLE.indexes) {
     attributes.add(index.partitionKey);
     attributes.add(index.sortKey);
   }
+  const indexOf = (index: (typeof TABLE.indexes)[number]) => ({
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projected] },
+  });
   try {
     await client.send(
       new CreateTableCommand({
@@ -170,14 +182,7 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
-        })),
+        GlobalSecondaryIndexes: TABLE.indexes.map(indexOf),
         // The events' source, as in the CDK stack (infra/local/stream-poller.ts reads it).
         StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamViewType },
       }),
@@ -187,6 +192,17 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    const existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const has = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    for (const index of TABLE.indexes.filter((i) => !has.has(i.name))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [index.partitionKey, index.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
+          GlobalSecondaryIndexUpdates: [{ Create: indexOf(index) }],
+        }),
+      );
+    }
   }
   await client.send(new DescribeTableCommand({ TableName: tableName }));
 }

@@ -288,6 +288,30 @@ export class Collection<List extends Id, Create extends Id, Retrieve extends Id,
   }
 }
 
+/**
+ * Invoices: a draft made from a client's uninvoiced time (create), changed or deleted while a
+ * draft, then `finalize` (draft → open, numbered), `pay` (open → paid) or `void` (open → void,
+ * its time released). A step's body is optional; like an update it takes `ifMatch`.
+ */
+export class InvoiceCollection extends Collection<'listInvoices', 'createInvoice', 'retrieveInvoice', 'updateInvoice', 'deleteInvoice'> {
+  finalize(id: string, body?: BodyOf<'finalizeInvoice'>, options: WriteOptions = {}): Promise<ResultOf<'finalizeInvoice'>> {
+    return this.#step(id, 'finalize', body, options);
+  }
+
+  pay(id: string, body?: BodyOf<'payInvoice'>, options: WriteOptions = {}): Promise<ResultOf<'payInvoice'>> {
+    return this.#step(id, 'pay', body, options);
+  }
+
+  void(id: string, body?: BodyOf<'voidInvoice'>, options: WriteOptions = {}): Promise<ResultOf<'voidInvoice'>> {
+    return this.#step(id, 'void', body, options);
+  }
+
+  /** `POST /invoices/{id}/<step>`, with no body (and no Content-Type) when none is given. */
+  #step<T>(id: string, step: 'finalize' | 'pay' | 'void', body: object | undefined, options: WriteOptions): Promise<T> {
+    return this.http.request({ method: 'POST', path: `${this.path}/${encodeURIComponent(id)}/${step}`, body, ...options });
+  }
+}
+
 /** The Timebill API: `new Timebill(accessToken, { baseUrl })`. */
 export class Timebill {
   readonly clients: Collection<'listClients', 'createClient', 'retrieveClient', 'updateClient', 'deleteClient'>;
@@ -300,6 +324,8 @@ export class Timebill {
     'updateWebhookEndpoint',
     'deleteWebhookEndpoint'
   >;
+  /** Invoices from time: `create({ client_id, from, to, timezone })`, then `finalize`, `pay` or `void`. */
+  readonly invoices: InvoiceCollection;
   readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
   /** What to bill: `timeSummaries.list({ from, to, timezone, group_by, period })`, rows in the list's order. */
   readonly timeSummaries: Listing<'listTimeSummaries'>;
@@ -312,6 +338,7 @@ export class Timebill {
     this.projects = new Collection(http, '/projects');
     this.timeEntries = new Collection(http, '/time_entries');
     this.webhookEndpoints = new Collection(http, '/webhook_endpoints');
+    this.invoices = new InvoiceCollection(http, '/invoices');
     this.events = new ReadOnlyCollection(http, '/events');
     this.timeSummaries = new Listing(http, '/time_summaries');
     this.openapi = { retrieve: () => http.request({ method: 'GET', path: '/openapi.json' }) };

@@ -1507,11 +1507,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description conflict: a delete refused by a guard; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
+        /** @description conflict: a delete refused by a guard; or time_entry_invoiced: a PATCH or DELETE of a time entry on an invoice; or idempotency_key_in_use: the first request with this Idempotency-Key still runs */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Seconds to wait before retrying; absent on conflict (sent with idempotency_key_in_use) */
+                /** @description Seconds to wait before retrying; absent on conflict and time_entry_invoiced (sent with idempotency_key_in_use) */
                 "Retry-After"?: string;
                 [name: string]: unknown;
             };
@@ -1604,7 +1604,6 @@ export interface components {
         };
     };
     parameters: {
-        Id: string;
         /** @description Makes a retry safe: the change happens once, and its response is kept for 24 hours (written with the change) and replayed, byte for byte, to a retry with the same key, method, path and body (`Idempotent-Replayed: true`). The key with another request is 422; while the first request runs, 409 with Retry-After. A refused request (4xx) keeps nothing. Scoped to your API client */
         IdempotencyKey: string;
         /** @description `*` (any existing version), or a comma-separated list of up to 100 ETags (`"7", "8"`), compared strongly (RFC 9110): the change happens only if one of them is exactly the current ETag; weak tags (`W/"7"`) never match. Otherwise 412; a header of neither form is 400 */
@@ -1715,7 +1714,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C2GJXR07JFX1HXNQ4W1JMD */
                 id: string;
             };
             cookie?: never;
@@ -1755,7 +1754,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C2GJXR07JFX1HXNQ4W1JMD */
                 id: string;
             };
             cookie?: never;
@@ -1798,7 +1797,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C2GJXR07JFX1HXNQ4W1JMD */
                 id: string;
             };
             cookie?: never;
@@ -1845,7 +1844,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 status?: "ACTIVE" | "COMPLETED" | "ON_HOLD" | "CANCELLED";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C2GJXR07JFX1HXNQ4W1JMD */
                 client_id?: string;
                 search?: string;
             };
@@ -1924,7 +1923,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C2GKPDQ2Y3Q70N94FZQ9AN */
                 id: string;
             };
             cookie?: never;
@@ -1964,7 +1963,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C2GKPDQ2Y3Q70N94FZQ9AN */
                 id: string;
             };
             cookie?: never;
@@ -2007,7 +2006,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C2GKPDQ2Y3Q70N94FZQ9AN */
                 id: string;
             };
             cookie?: never;
@@ -2053,7 +2052,7 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
-                /** @example prj_01M8BQAGD2Y7EFC0GQ7HD5YJYP */
+                /** @example prj_01M8C2GKPDQ2Y3Q70N94FZQ9AN */
                 project_id?: string;
                 client_id?: string;
                 invoice_id?: string;
@@ -2136,7 +2135,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C2GMDH3EJ4QTV62VWH4CHG */
                 id: string;
             };
             cookie?: never;
@@ -2176,7 +2175,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C2GMDH3EJ4QTV62VWH4CHG */
                 id: string;
             };
             cookie?: never;
@@ -2219,7 +2218,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example te_01M8BQAGHBPXM5MYFCYJP7XH07 */
+                /** @example te_01M8C2GMDH3EJ4QTV62VWH4CHG */
                 id: string;
             };
             cookie?: never;
@@ -2275,7 +2274,7 @@ export interface operations {
                 group_by?: "client" | "project";
                 /** @example week */
                 period?: "none" | "day" | "week" | "month";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C2GJXR07JFX1HXNQ4W1JMD */
                 client_id?: string;
                 project_id?: string;
                 invoiced?: "true" | "false";
@@ -2310,10 +2309,13 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
+                /** @example 10 */
                 limit?: number;
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
+                /** @example cli_01M8C2GN9GFTKGBTE1KHX0DAWJ */
                 client_id?: string;
+                /** @example draft */
                 status?: "draft" | "open" | "paid" | "void";
             };
             header?: never;
@@ -2391,7 +2393,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: components["parameters"]["Id"];
+                /** @example inv_01M8C2GP8X0EH7PTRKS1EPC52W */
+                id: string;
             };
             cookie?: never;
         };
@@ -2430,7 +2433,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example inv_01M8C2GQNJYGDVARCQTVD5P9W3 */
+                id: string;
             };
             cookie?: never;
         };
@@ -2472,7 +2476,8 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example inv_01M8C2GP8X0EH7PTRKS1EPC52W */
+                id: string;
             };
             cookie?: never;
         };
@@ -2520,11 +2525,12 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example finalize */
+                id: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["FinalizeInvoice"];
             };
@@ -2568,11 +2574,12 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example pay */
+                id: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PayInvoice"];
             };
@@ -2616,11 +2623,12 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                id: components["parameters"]["Id"];
+                /** @example void */
+                id: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["VoidInvoice"];
             };
@@ -2662,7 +2670,7 @@ export interface operations {
                 /** @description The next_cursor of the previous page of the same list and filters; opaque */
                 cursor?: string;
                 type?: "client.created" | "client.updated" | "client.deleted" | "project.created" | "project.updated" | "project.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided";
-                /** @example cli_01M8BQAFZNP762BPX3ZKN6Y9AJ */
+                /** @example cli_01M8C2GJXR07JFX1HXNQ4W1JMD */
                 object_id?: string;
                 after?: string;
             };
@@ -2698,7 +2706,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example evt_0000000002VWNNVFNT1HY0DF49 */
+                /** @example evt_0000000002QAJ223VMV36Z7DBD */
                 id: string;
             };
             cookie?: never;
@@ -2810,7 +2818,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C2GR5K8JPXWABWZRPTW185 */
                 id: string;
             };
             cookie?: never;
@@ -2850,7 +2858,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C2GR5K8JPXWABWZRPTW185 */
                 id: string;
             };
             cookie?: never;
@@ -2893,7 +2901,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @example we_01M8BQAGW3FXE7120VYPF9EPAC */
+                /** @example we_01M8C2GR5K8JPXWABWZRPTW185 */
                 id: string;
             };
             cookie?: never;

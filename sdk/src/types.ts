@@ -10,8 +10,8 @@ export type { components, operations, paths } from './openapi-types.ts';
 type OperationId = keyof operations;
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
 
-/** The JSON request body of an operation. */
-export type BodyOf<O extends OperationId> = operations[O] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+/** The JSON request body of an operation (of an optional body too: an invoice's steps). */
+export type BodyOf<O extends OperationId> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
 
 /** The JSON body of an operation's success (200, or 201 for a create). */
 export type ResultOf<O extends OperationId> = operations[O]['responses'] extends { 200: infer R }
@@ -37,6 +37,10 @@ export type TimeEntry = ResultOf<'retrieveTimeEntry'>;
 export type WebhookEndpoint = ResultOf<'retrieveWebhookEndpoint'>;
 /** A webhook endpoint as created: the only time its `secret` is shown. */
 export type CreatedWebhookEndpoint = ResultOf<'createWebhookEndpoint'>;
+/** An invoice (`lines`, amounts as decimal strings in its currency's minor unit). */
+export type Invoice = ResultOf<'retrieveInvoice'>;
+/** A line of an invoice: one project (or none) and rate. */
+export type InvoiceLine = Invoice['lines'][number];
 export type Event = ResultOf<'retrieveEvent'>;
 /** A row of a time summary. */
 export type TimeSummary = ItemOf<'listTimeSummaries'>;

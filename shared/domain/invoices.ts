@@ -47,6 +47,10 @@ interface Work {
   next: number;
   /** What a release ends in. */
   then?: 'void' | 'delete';
+  /** A delete's: the version of the draft's last event (the order of `invoice.deleted`, events/build.ts). */
+  announced?: number;
+  /** A delete of a draft whose build was abandoned: never announced, so it goes without an event. */
+  unannounced?: true;
 }
 
 const WORK = 'work';
@@ -101,7 +105,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     if (stored) {
       const workId = ctx.record.pendingWork(stored);
       if (workId === undefined) throw ctx.record.taken(stored);
-      return resume(ctx, workId, now);
+      const resumed = await resume(ctx, workId, now);
+      if (resumed) return resumed;
     }
   }
   const [rangeError] = dateRangeErrors(input);
@@ -213,14 +218,23 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
 const compareEntries = (a: Record<string, unknown>, b: Record<string, unknown>) =>
   String(a.started_at).localeCompare(String(b.started_at)) || String(a.id).localeCompare(String(b.id));
 
-/** A keyed retry meets its own unfinished create: answers it when done, waits while its holder lives, else takes it over. */
-async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versioned<Invoice>> {
+/**
+ * A keyed retry meets its own unfinished create: answers it when done, waits while its holder
+ * lives, else takes it over. Undefined when its draft is gone (a DELETE cleared the abandoned
+ * build): the marker is dropped and the create starts afresh.
+ */
+async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versioned<Invoice> | undefined> {
   const item = await getItem(keys.item(ctx.workspaceId, invoice.type, id));
   const work = item && workOf(item);
   if (!item || !work || work.kind !== 'build') {
-    // Sealed meanwhile (its record replaced the marker after our read), or never made: the record says.
+    // Sealed meanwhile (its record replaced the marker after our read): the record says.
     const stored = await ctx.record!.lookup();
     if (stored && ctx.record!.pendingWork(stored) === undefined) throw ctx.record!.taken(stored);
+    // The marker is written with the draft, so a marker without its draft is one a DELETE left.
+    if (!item && stored) {
+      const cancelled = await transact<string>({ record: ctx.record!.discard(id) });
+      if (!cancelled) return undefined;
+    }
     throw keyInUse(1);
   }
   return build(ctx, await takeOver(ctx, item, now), now);
@@ -232,11 +246,14 @@ const keyInUse = (seconds: number) =>
     headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
   });
 
-/** This request becomes the holder of the item's work, once its lease is past (409 with the seconds left otherwise). */
-async function takeOver(ctx: CallerContext, item: Record<string, unknown>, now: Date): Promise<Record<string, unknown>> {
+/**
+ * This request becomes the holder of the item's work, once its lease is past (409 with the
+ * seconds left otherwise); `turn` makes it other work (an abandoned build a delete's release).
+ */
+async function takeOver(ctx: CallerContext, item: Record<string, unknown>, now: Date, turn?: Omit<Work, 'owner' | 'lease_until'>): Promise<Record<string, unknown>> {
   const work = workOf(item)!;
   if (work.lease_until > now.getTime()) throw keyInUse((work.lease_until - now.getTime()) / 1000);
-  const next: Work = { ...work, owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
+  const next: Work = { ...(turn ?? work), owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
   const cancelled = await transact<string>({
     [ITEM]: {
       Update: {
@@ -457,12 +474,25 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
 
 const input = (data: Record<string, unknown>) => ({ client_id: String(data.client_id), from: String(data.period_start), to: String(data.period_end), timezone: String(data.timezone) });
 
-/** A failed request gives its work up at once (best effort), so that a retry takes it over without waiting for the lease. */
+/**
+ * A failed request gives its work up at once (best effort), so that a retry takes it over without
+ * waiting for the lease. Only the lease: the failed write may have landed (its response lost), and
+ * its `next` must stand.
+ */
 async function endLease(item: Record<string, unknown>) {
   const work = workOf(item);
   if (!work) return;
   await transact<string>({
-    [ITEM]: invoiceUpdate(item, { attributes: { [WORK]: { ...work, lease_until: 0 } }, bumpVersion: false, condition: heldBy(work.owner) }),
+    [ITEM]: {
+      Update: {
+        TableName: tableName(),
+        Key: { PK: item.PK, SK: item.SK },
+        UpdateExpression: 'SET #work.#lease = :zero',
+        ConditionExpression: heldBy(work.owner).expression,
+        ExpressionAttributeNames: { ...heldBy(work.owner).names, '#lease': 'lease_until' },
+        ExpressionAttributeValues: { ...heldBy(work.owner).values, ':zero': 0 },
+      },
+    },
   });
 }
 
@@ -623,9 +653,17 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
     const work = workOf(read);
     let item: Record<string, unknown>;
     if (work?.then === 'delete') item = await takeOverRelease(ctx, read, now);
-    else {
+    else if (work?.kind === 'build' && work.lease_until <= now.getTime() && matchesVersion(expectedVersion, versionOf(read))) {
+      // A create that died part-way and was not retried with its key: its entries are released and the draft goes, unannounced.
+      try {
+        item = await takeOver(ctx, read, now, { kind: 'release', next: 0, then: 'delete', unannounced: true });
+      } catch (error) {
+        if (error instanceof ApiError && error.type === 'idempotency_key_in_use') continue; // taken by another request first: read again
+        throw error;
+      }
+    } else {
       const draft = mustBe(read, 'draft', 'only a draft can be deleted (void an open invoice instead)', expectedVersion);
-      const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'delete' };
+      const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'delete', announced: versionOf(draft) };
       const started = { ...draft, [WORK]: releaseWork };
       const cancelled = await transact<string>({
         [ITEM]: invoiceUpdate(draft, {

@@ -149,7 +149,7 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
  */
 function refuseIfInvoiced(id: string, invoiceId: unknown): void {
   if (invoiceId != null) {
-    throw new ApiError('time_entry_invoiced', `Time entry ${id} is on invoice ${String(invoiceId)}: it cannot be changed or deleted until that invoice is voided (or, a draft, deleted)`);
+    throw new ApiError('time_entry_invoiced', `Time entry ${id} is on invoice ${String(invoiceId)}: void it (or delete the draft) first`);
   }
 }
 

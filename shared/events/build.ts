@@ -81,7 +81,7 @@ function plainChange({ eventName, oldItem, newItem }: Images): Change | undefine
 }
 
 /** The invoice's type in the key schema. */
-const INVOICE_TYPE = resourceOf('invoice').type;
+export const INVOICE_TYPE = 'INVOICE';
 /** Each status an invoice reaches by a transition, and its event's action. */
 const TRANSITIONS: Record<string, EventAction> = { open: 'finalized', paid: 'paid', void: 'voided' };
 
@@ -91,24 +91,32 @@ const TRANSITIONS: Record<string, EventAction> = { open: 'finalized', paid: 'pai
  * removes a build's `work` is `invoice.created`; a status change `invoice.finalized`, `.paid` or
  * `.voided` (a void starts a release in the same write); any other change while `work` is there,
  * before or after, none; another change of `data`, `invoice.updated`; a REMOVE `invoice.deleted`,
- * unless the invoice was never sealed (its `work` still a build).
+ * unless the invoice was never sealed (its `work` still a build, or `unannounced`: an abandoned
+ * build a DELETE released).
  *
- * The order of its changes (store.ts): once sealed, its version moves only with a change that makes
- * an event (its internal writes, a delete's or a void's release batches, leave it as it is), so
- * each event's predecessor is the change that made the old image's version; `created`, at the
- * version its last batch made, has none.
+ * The order of its changes (store.ts): a sealed invoice without `work` changes only by API
+ * changes that each make an event, so the predecessor of a MODIFY's event is the old image's
+ * version; `created` has none. A delete follows its release batches: its predecessor is
+ * `work.announced`, the version of the draft's last event, which the write that starts the delete
+ * records (absent: none named).
  */
 export function invoiceChange({ eventName, oldItem, newItem }: Images): Change | undefined {
-  const buildOf = (item: Record<string, unknown>) => (item.work as { kind?: unknown } | undefined)?.kind === 'build';
-  const predecessor = (item: Record<string, unknown>) => (typeof item[VERSION_ATTRIBUTE] === 'number' ? item[VERSION_ATTRIBUTE] : null);
+  const workOf = (item: Record<string, unknown>) => item.work as { kind?: unknown; announced?: unknown } | undefined;
   if (eventName === 'MODIFY' && oldItem && newItem) {
-    if (buildOf(oldItem)) return newItem.work === undefined ? { action: 'created', item: newItem, after: null } : undefined;
+    const [before, after] = [workOf(oldItem), workOf(newItem)];
+    if (before?.kind === 'build') return after === undefined ? { action: 'created', item: newItem, after: null } : undefined;
     const status = dataOf(newItem).status;
-    if (status !== dataOf(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, item: newItem, after: predecessor(oldItem) };
-    if (oldItem.work !== undefined || newItem.work !== undefined) return undefined;
-    return { action: 'updated', item: newItem, after: predecessor(oldItem) };
+    const predecessor = { item: newItem, after: Number(oldItem[VERSION_ATTRIBUTE]) };
+    if (status !== dataOf(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, ...predecessor };
+    if (before !== undefined || after !== undefined) return undefined;
+    return { action: 'updated', ...predecessor };
   }
-  if (eventName === 'REMOVE' && oldItem) return buildOf(oldItem) ? undefined : { action: 'deleted', item: oldItem, after: predecessor(oldItem) };
+  if (eventName === 'REMOVE' && oldItem) {
+    const work = workOf(oldItem) as { kind?: unknown; announced?: unknown; unannounced?: unknown } | undefined;
+    // Never sealed: a build, or an abandoned build a DELETE released (`unannounced`).
+    if (work?.kind === 'build' || work?.unannounced === true) return undefined;
+    return { action: 'deleted', item: oldItem, after: typeof work?.announced === 'number' ? work.announced : null };
+  }
   return undefined; // an INSERT: a new invoice is a build, announced when sealed
 }
 

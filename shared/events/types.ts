@@ -9,7 +9,10 @@
  */
 export const EVENT_FEED = { kind: 'event', idPrefix: 'evt_', collection: 'events', tag: 'Events' } as const;
 
-/** The resources whose changes make events, by their API object name. */
+/**
+ * The resources whose changes make events, by their API object name (each declared in the
+ * registry).
+ */
 export const EVENT_OBJECTS = ['client', 'project', 'time_entry', 'invoice'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];
 

@@ -201,6 +201,8 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
     try {
       return await run({ ...caller, record });
     } catch (error) {
+      // The domain's own answer for a change still being made under this key (an invoice's create: its Retry-After is the lease left).
+      if (error instanceof ApiError && error.type === 'idempotency_key_in_use') throw error;
       let stored: Record<string, unknown> | undefined;
       let expected: string;
       if (error instanceof KeyTaken) {

@@ -136,7 +136,7 @@ export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
     v.pipe(
       v.string('invoice_id must be a string'),
       v.regex(new RegExp(`^${INVOICE_ID_PREFIX}${ULID_PATTERN}$`), `invoice_id must be an invoice id (${INVOICE_ID_PREFIX} and 26 characters)`),
-      v.metadata({ description: 'The draft, open or paid invoice the entry is on, or null: while it is on one, PATCH and DELETE are a 409 time_entry_invoiced' }),
+      v.metadata({ description: 'The invoice the entry is on, or null (read-only; PATCH and DELETE are a 409 while set). As a filter: its entries' }),
     ),
   ),
 }));

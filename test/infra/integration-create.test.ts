@@ -156,7 +156,7 @@ describe('createIntegration', () => {
   });
 
   it.each([
-    [{ workspaceId: 'acme', name: 'X', scopes: ['clients:read', 'invoices:read'] }, /Unknown scope invoices:read/],
+    [{ workspaceId: 'acme', name: 'X', scopes: ['clients:read', 'payments:read'] }, /Unknown scope payments:read/],
     [{ workspaceId: 'acme', name: 'X', scopes: ['other-api/clients:read'] }, /Unknown scope other-api\/clients:read/],
     [{ workspaceId: 'acme', name: 'X', scopes: [' '] }, /at least one scope/],
     [{ workspaceId: 'ac me', name: 'X', scopes: ['clients:read'] }, /--workspace/],

@@ -309,7 +309,7 @@ describe('functions', () => {
       expect(reads.flatMap((s) => asArray<string>(s.Action)).sort(), route.operation).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
       for (const s of reads) expect(s.Resource, route.operation).toEqual({ Ref: secretId });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listTimeSummaries', 'listEvents', 'listWebhookEndpoints']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listTimeSummaries', 'listInvoices', 'listEvents', 'listWebhookEndpoints']);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });
@@ -716,12 +716,12 @@ describe('Cognito', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 0); // app clients come from npm run integration:create
   });
 
-  it('resource server carries exactly the nine API scopes (each resource\'s read and write, and events:read)', () => {
+  it('resource server carries exactly the eleven API scopes (each resource\'s read and write, and events:read)', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
       Identifier: RESOURCE_SERVER_IDENTIFIER,
       Scopes: SCOPES.map((scope) => ({ ScopeName: scope, ScopeDescription: `Timebill API ${scope}` })),
     });
-    expect(SCOPES).toHaveLength(9);
+    expect(SCOPES).toHaveLength(11);
   });
 
   it('has a Cognito domain, its prefix from the environment configuration', () => {

@@ -1,101 +1,110 @@
 /**
- * An invoice's stream records through the stream consumer and the event store, in process over
- * DynamoDB Local (as event-consumer.test.ts): the events of decision 0023 in order, a delete's
- * request from its deletion record, none twice on redelivery, and in each invoice's view every
- * change naming the change before it (decision 0025), so sync mode on it never waits on a version
- * that made no event.
+ * Invoice events end to end (contract, "Invoices"; docs/events.md): the invoice handlers run in
+ * process over the shared table with small batches (INVOICE_BATCH_ENTRIES=4), so a create takes
+ * several transactions; the shared stack's stream consumer turns the items' real stream records
+ * into events, read here from the feed. A create makes one `invoice.created` (after its seal,
+ * with every line) and one `time_entry.updated` per entry it locks; each transition its one
+ * event with previous_attributes; a void's or a delete's release a `time_entry.updated` per
+ * entry and no invoice event of its own.
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { follows } from '../../shared/events/sync.ts';
-import { useSharedTable } from '../support/in-process.ts';
-import { invoiceHistory } from '../support/invoice-items.ts';
-import { streamRecord } from '../support/stream.ts';
+import { routeByOperation, type Operation } from '../../shared/routes.ts';
+import { createClient, createProject, logTime, workspace, type Api } from '../support/api.ts';
+import { allEvents, waitFor } from '../support/events.ts';
+import { handlerCalls, importHandler, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 
-
-let consumer: typeof import('../../shared/events/consumer.ts');
-let dynamo: typeof import('../../shared/data/dynamo.ts');
-let store: typeof import('../../shared/events/store.ts');
-let keys: typeof import('../../shared/data/keys.ts').keys;
-let deletionRecordPut: typeof import('../../shared/events/deletions.ts').deletionRecordPut;
+const OPERATIONS = ['createInvoice', 'updateInvoice', 'deleteInvoice', 'finalizeInvoice', 'payInvoice', 'voidInvoice', 'retrieveInvoice'] as const satisfies readonly Operation[];
+const handlers: Partial<Record<Operation, ProxyHandler>> = {};
+const { ok } = handlerCalls(handlers);
 
 beforeAll(async () => {
-  useSharedTable('invoice-events-cursor-key');
-  let keysModule, deletions;
-  [consumer, dynamo, store, keysModule, deletions] = await Promise.all([
-    import('../../shared/events/consumer.ts'),
-    import('../../shared/data/dynamo.ts'),
-    import('../../shared/events/store.ts'),
-    import('../../shared/data/keys.ts'),
-    import('../../shared/events/deletions.ts'),
-  ]);
-  ({ keys } = keysModule);
-  ({ deletionRecordPut } = deletions);
+  useSharedTable('invoice-events-test-cursor-signing-key-0123456789', { AWS_LAMBDA_LOG_LEVEL: 'WARN', INVOICE_BATCH_ENTRIES: '4' });
+  for (const name of OPERATIONS) handlers[name] = await importHandler(routeByOperation(name).entry);
 });
 
-/** An invoice's change records (its view in the event store), in order. */
-const changesOf = async (ws: string, id: string) =>
-  (
-    await dynamo.dynamo().send(
-      new QueryCommand({
-        TableName: dynamo.tableName(),
-        ConsistentRead: true,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.eventView(ws, store.objectView(id)) },
-      }),
-    )
-  ).Items!;
+/** A workspace whose client has `n` billable entries in April 2026, on two projects (two lines). */
+async function withTime(n: number) {
+  const ws = await workspace('invev');
+  const client = await createClient(ws.api, { company_name: 'Events Co' });
+  const projects = [await createProject(ws.api, client.id, { name: 'P', hourly_rate: 50 }), await createProject(ws.api, client.id, { name: 'Q', hourly_rate: 70 })];
+  const entries: string[] = [];
+  for (let i = 0; i < n; i++) {
+    entries.push((await logTime(ws.api, { project_id: projects[i % 2]!.id, started_at: `2026-04-${String(2 + i).padStart(2, '0')}T09:00:00Z`, duration_minutes: 10 + i })).id);
+  }
+  return { ...ws, client: client.id as string, entries };
+}
 
-describe("an invoice's events", () => {
-  it('come from its seal, its PATCH, its transitions and its delete, once each, each change after the one before', async () => {
-    const ws = `inv-events-${Date.now().toString(36)}`;
-    const [paidId, deletedId, abandonedId] = ['inv_01JD00000000000000000000PA', 'inv_01JD00000000000000000000DE', 'inv_01JD00000000000000000000AB'];
-    const a = invoiceHistory(ws, paidId);
-    const d = invoiceHistory(ws, deletedId);
-    const x = invoiceHistory(ws, abandonedId);
-    const records = [
-      streamRecord('INSERT', a.key, undefined, a.inserted), streamRecord('MODIFY', a.key, a.inserted, a.batched), streamRecord('MODIFY', a.key, a.batched, a.sealed),
-      streamRecord('INSERT', x.key, undefined, x.inserted), streamRecord('REMOVE', x.key, x.inserted),
-      streamRecord('MODIFY', a.key, a.sealed, a.patched), streamRecord('MODIFY', a.key, a.patched, a.finalized), streamRecord('MODIFY', a.key, a.finalized, a.paid),
-      streamRecord('INSERT', d.key, undefined, d.inserted), streamRecord('MODIFY', d.key, d.inserted, d.batched), streamRecord('MODIFY', d.key, d.batched, d.sealed),
-      streamRecord('MODIFY', d.key, d.sealed, d.patched), streamRecord('MODIFY', d.key, d.patched, d.deleteStarted), streamRecord('MODIFY', d.key, d.deleteStarted, d.emptied),
-      streamRecord('REMOVE', d.key, d.emptied),
-    ];
-    // The delete's transaction wrote its deletion record (shared/events/deletions.ts).
-    const deletion = deletionRecordPut(ws, 'INVOICE', deletedId, 'req-delete', new Date('2026-12-01T10:09:00Z'));
-    await dynamo.dynamo().send(new PutCommand({ TableName: deletion.Put.TableName, Item: deletion.Put.Item }));
+const invoicePath = '/api/v1/invoices/{id}';
+const create = (ws: string, client: string) => ok('createInvoice', event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, from: '2026-04-01', to: '2026-05-01' } }));
+const step = (ws: string, id: string, name: 'finalize' | 'pay' | 'void') =>
+  ok(`${name}Invoice` as Operation, event(ws, 'POST', `${invoicePath}/${name}`, { id }));
 
-    const result = await consumer.consumeChanges(records);
-    const seen = result.events.map(({ event }) => [event.data.object.id, event.type, event.request_id]);
-    expect(seen).toEqual([
-      [paidId, 'invoice.created', 'req-1'],
-      [paidId, 'invoice.updated', 'req-2'],
-      [paidId, 'invoice.finalized', 'req-3'],
-      [paidId, 'invoice.paid', 'req-4'],
-      [deletedId, 'invoice.created', 'req-1'],
-      [deletedId, 'invoice.updated', 'req-2'],
-      [deletedId, 'invoice.deleted', 'req-delete'],
-    ]);
-    const [created, , finalized, , , , deleted] = result.events.map(({ event }) => event);
-    expect(created!.data).toEqual({ object: expect.objectContaining({ object: 'invoice', status: 'draft', lines: a.lines, total: '288.00' }) });
-    expect(finalized!.data.previous_attributes).toMatchObject({ status: 'draft', number: null });
-    expect(deleted!.created_at).toBe('2026-12-01T10:09:00.000Z');
-    for (const { event } of result.events) expect(JSON.stringify(event)).not.toMatch(/"work"|locked_count|lease_until/);
+/** The workspace's feed once `done` holds for it (oldest first). */
+const feedWhen = (api: Api, done: (events: any[]) => boolean) =>
+  waitFor(async () => {
+    const events = await allEvents(api);
+    return done(events) ? events : undefined;
+  }, 'the events');
 
-    // Delivered again (a retried batch): the same events, none new.
-    const again = await consumer.consumeChanges(records);
-    expect(again.events.map(({ event }) => event.id)).toEqual(result.events.map(({ event }) => event.id));
+const ofType = (events: any[], type: string) => events.filter((e) => e.type === type);
+const count = (type: string, n: number) => (events: any[]) => ofType(events, type).length >= n;
+const types = (events: any[], prefix: string) => events.map((e) => e.type as string).filter((t) => t.startsWith(prefix));
 
-    // Each invoice's view: its changes in order, each naming the one before (none for the first).
-    for (const [id, count] of [[paidId, 4], [deletedId, 3], [abandonedId, 0]] as const) {
-      const changes = await changesOf(ws, id);
-      expect(changes, id).toHaveLength(count);
-      changes.forEach((change, i) => {
-        const before = i === 0 ? undefined : String(changes[i - 1]!.SK);
-        expect(follows({ kind: 'object' }, change, { sequence: 0, change: before }), `${id} change ${i}`).toBe(true);
-        // ...and not before its predecessor is read.
-        if (i > 0) expect(follows({ kind: 'object' }, change, { sequence: 0, change: i === 1 ? undefined : String(changes[i - 2]!.SK) }), `${id} change ${i}`).toBe(false);
-      });
-    }
+/** One `time_entry.updated` per entry, whose invoice_id went from `from` to `to`. */
+function expectEntryEvents(events: any[], entries: string[], from: string | null, to: string | null) {
+  const moved = ofType(events, 'time_entry.updated').filter((e) => e.data.previous_attributes.invoice_id === from && e.data.object.invoice_id === to);
+  expect(moved.map((e) => e.data.object.id).sort()).toEqual([...entries].sort());
+}
+
+describe('invoice events', () => {
+  it('a create of several batches: one invoice.created with every line after the seal, one time_entry.updated per locked entry; finalize and pay one each', async () => {
+    const { id: ws, api, client, entries } = await withTime(10);
+    const invoice = await create(ws, client);
+    expect(invoice.time_entry_count).toBe(10);
+    const finalized = await step(ws, invoice.id, 'finalize');
+    const paid = await step(ws, invoice.id, 'pay');
+    const events = await feedWhen(api, (all) => count('invoice.paid', 1)(all) && count('time_entry.updated', 10)(all));
+    expect(types(events, 'invoice.')).toEqual(['invoice.created', 'invoice.finalized', 'invoice.paid']);
+    const [created, finalizedEvent, paidEvent] = ofType(events, 'invoice.created').concat(ofType(events, 'invoice.finalized'), ofType(events, 'invoice.paid'));
+    // The sealed draft, as the create answered it: all three batches' lines.
+    expect(created.data.object).toEqual(invoice);
+    expect(created.data.previous_attributes).toBeUndefined();
+    expectEntryEvents(events, entries, null, invoice.id);
+    expect(ofType(events, 'time_entry.updated')).toHaveLength(10);
+    expect(finalizedEvent.data.object).toEqual(finalized);
+    expect(finalizedEvent.data.previous_attributes).toMatchObject({ status: 'draft', number: null, finalized_at: null, issue_date: null });
+    expect(paidEvent.data.object).toEqual(paid);
+    expect(paidEvent.data.previous_attributes).toMatchObject({ status: 'open', paid_at: null });
+  });
+
+  it('a void: invoice.voided, then a time_entry.updated per released entry, and no invoice.updated', async () => {
+    const { id: ws, api, client, entries } = await withTime(6);
+    const invoice = await create(ws, client);
+    await step(ws, invoice.id, 'finalize');
+    const voided = await step(ws, invoice.id, 'void');
+    const events = await feedWhen(api, (all) => count('invoice.voided', 1)(all) && count('time_entry.updated', 12)(all));
+    expect(types(events, 'invoice.')).toEqual(['invoice.created', 'invoice.finalized', 'invoice.voided']);
+    const [voidedEvent] = ofType(events, 'invoice.voided');
+    expect(voidedEvent.data.object).toMatchObject({ ...voided, updated_at: voidedEvent.data.object.updated_at });
+    expect(voidedEvent.data.previous_attributes).toMatchObject({ status: 'open', voided_at: null });
+    expectEntryEvents(events, entries, null, invoice.id);
+    expectEntryEvents(events, entries, invoice.id, null);
+    expect(ofType(events, 'time_entry.updated')).toHaveLength(12);
+  });
+
+  it('a draft: PATCH makes invoice.updated; DELETE invoice.deleted and a time_entry.updated per released entry', async () => {
+    const { id: ws, api, client, entries } = await withTime(6);
+    const invoice = await create(ws, client);
+    const patched = await ok('updateInvoice', event(ws, 'PATCH', invoicePath, { id: invoice.id, body: { memo: 'April', tax_rate: 10 } }));
+    await ok('deleteInvoice', event(ws, 'DELETE', invoicePath, { id: invoice.id }));
+    const events = await feedWhen(api, (all) => count('invoice.deleted', 1)(all) && count('time_entry.updated', 12)(all));
+    expect(types(events, 'invoice.')).toEqual(['invoice.created', 'invoice.updated', 'invoice.deleted']);
+    const [updated] = ofType(events, 'invoice.updated');
+    expect(updated.data.object).toEqual(patched);
+    expect(updated.data.previous_attributes).toMatchObject({ memo: null, tax_rate: 0, tax_amount: invoice.tax_amount, total: invoice.total });
+    const [deleted] = ofType(events, 'invoice.deleted');
+    expect(deleted.data.object).toMatchObject({ id: invoice.id, status: 'draft' });
+    expect(deleted.data.previous_attributes).toBeUndefined();
+    expectEntryEvents(events, entries, invoice.id, null);
   });
 });

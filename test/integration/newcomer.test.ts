@@ -1,11 +1,75 @@
 /**
- * What a newcomer following the README meets on the local stack: a second token of the same
- * workspace with more scopes works at once (the authorizer's cached registration does not hold
- * the new scopes back), and a 403 for a missing scope says which route and what the token grants.
+ * What a newcomer following the README meets on the local stack: the README's session, pasted
+ * into bash as it is, answers what the README shows (down to the month's invoice, created,
+ * finalized and paid); a second token of the same workspace with more scopes works at once (the
+ * authorizer's cached registration does not hold the new scopes back), and a 403 for a missing
+ * scope says which route and what the token grants.
  */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { apiFor, expectError, token } from '../support/api.ts';
+import { apiFor, baseUrl, expectError, token } from '../support/api.ts';
 import { randomUUID } from 'node:crypto';
+
+const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const between = (start: string, end: string) => readme.slice(readme.indexOf(start), readme.indexOf(end));
+
+interface Step {
+  command: string;
+  shown: string;
+}
+
+/** The session's commands (`$ ` and their indented continuation lines), each with the output the README shows after it. */
+function sessionSteps(): Step[] {
+  const session = between('### A session', '### Beyond the spec');
+  const steps: Step[] = [];
+  for (const [, block] of session.matchAll(/```console\n([\s\S]*?)```/g)) {
+    for (const line of block!.split('\n')) {
+      const last = steps.at(-1);
+      if (line.startsWith('$ ')) steps.push({ command: line.slice(2), shown: '' });
+      else if (last && line.startsWith('    ') && last.shown === '') last.command += `\n${line}`;
+      else if (last) last.shown += `${line}\n`;
+    }
+  }
+  return steps;
+}
+
+/** Values that differ from run to run (ids, request ids, cursors, times, dates): the README shows one of them. */
+const VARYING = /^("\w+_[0-9A-Z]{26}"|"[0-9a-f]{8}-[0-9a-f-]{27}"|"[\w-]{40,}\.[\w-]+"|"\d{4}-\d\d-\d\d(T[\d:.]+Z)?"|"acme")$/;
+/** What the README's output says for sure: its status line, and its JSON members whose values do not vary (ids inside a message included). */
+function claims(shown: string): string[] {
+  const status = /^HTTP\/1\.1 \d{3} [\w ]+$/m.exec(shown)?.[0];
+  const members = [...shown.matchAll(/"(\w+)":("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)/g)]
+    .filter(([, , value]) => !VARYING.test(value!) && !/_[0-9A-Z]{26}/.test(value!))
+    .map(([member]) => member!);
+  return [...(status ? [status] : []), ...members];
+}
+
+describe('the README\'s session, pasted into bash', () => {
+  it('answers what the README shows, to the month\'s invoice created, finalized and paid', { timeout: 120_000 }, async () => {
+    const setup = between('## Run it locally', '### A session');
+    const scopes = /--scopes\s+\\?\s*([\w:,]+)/.exec(setup)?.[1]?.split(',');
+    expect(scopes).toContain('invoices:write');
+    const json = /^json\(\) .*$/m.exec(setup)?.[0];
+    expect(json).toBeDefined();
+    const steps = sessionSteps();
+    expect(steps.length).toBeGreaterThan(10);
+    expect(steps.at(-1)!.command).toMatch(/\/invoices\/\$INVOICE\/pay /);
+
+    const script = ['set -o pipefail', json!, ...steps.flatMap((step, i) => [`printf '\\n@@@${i}@@@\\n'`, step.command])].join('\n');
+    const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, TOKEN: await token(`readme-${randomUUID().slice(0, 8)}`, scopes), API: `${baseUrl()}/api/v1` };
+    // Through a pipe, as in a terminal: `tee /dev/stderr` cannot open the socket Node gives a child.
+    const { stdout } = await promisify(execFile)('bash', ['-c', `{\n${script}\n} 2>&1 | cat`], { env });
+    const outputs = stdout.split(/\n@@@\d+@@@\n/).slice(1);
+    expect(outputs).toHaveLength(steps.length);
+    steps.forEach((step, i) => {
+      const output = outputs[i]!.replace(/\r/g, '');
+      for (const claim of claims(step.shown)) expect(output, `${step.command}\n  shows ${claim}`).toContain(claim);
+    });
+  });
+});
 
 const endpoint = { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] };
 

@@ -14,7 +14,7 @@ import { EXAMPLES_FILE } from '../../scripts/openapi-document.ts';
 import { ROUTES, type Operation } from '../../shared/routes.ts';
 import { EVENT_TYPES } from '../../shared/events/types.ts';
 import { call, workspace } from '../support/api.ts';
-import { eventsWhen } from '../support/events.ts';
+import { eventsOfEach } from '../support/events.ts';
 
 interface Example {
   request: { method: string; path: string; body?: unknown };
@@ -81,6 +81,26 @@ async function record(): Promise<Recording> {
   await send('listTimeSummaries', 'GET', `/api/v1/time_summaries?from=2026-11-01&to=2026-12-01&timezone=Europe/Paris&group_by=project&period=week&client_id=${client.id}&limit=10`);
   await send('updateTimeEntry', 'PATCH', `${T}/${entry.id}`, { duration_minutes: 75, billable: false });
   await send('listTimeEntries', 'GET', `${T}?project_id=${project.id}&started_from=2026-11-01T00:00:00Z&limit=10`);
+  // Invoices, of a client of their own (a client with an invoice, even a void one, is never deleted).
+  const setup = async (path: string, body: unknown) => (await call('POST', path, { token, body })).body;
+  const billed = await setup(C, { company_name: 'Globex', company_email: 'ap@globex.test', currency: 'EUR' });
+  const retainer = await setup(P, { name: 'Support retainer', client_id: billed.id, billing_type: 'Monthly', hourly_rate: 95 });
+  for (const [started_at, duration_minutes] of [['2026-10-14T13:00:00Z', 60], ['2026-11-05T08:30:00Z', 120], ['2026-11-19T14:00:00Z', 45], ['2026-12-02T09:00:00Z', 30]] as const) {
+    await setup(T, { project_id: retainer.id, started_at, duration_minutes, description: 'Support' });
+  }
+  const I = '/api/v1/invoices';
+  const month = (from: string, to: string) => ({ client_id: billed.id, from, to, timezone: 'Europe/Paris' });
+  const invoice = await send('createInvoice', 'POST', I, { ...month('2026-11-01', '2026-12-01'), discount_rate: 5, tax_rate: 20, purchase_order: 'PO-1042' });
+  await send('retrieveInvoice', 'GET', `${I}/${invoice.id}`);
+  await send('updateInvoice', 'PATCH', `${I}/${invoice.id}`, { memo: 'Support, November 2026', due_date: '2026-12-31' });
+  await send('listInvoices', 'GET', `${I}?client_id=${billed.id}&status=draft&limit=10`);
+  await send('finalizeInvoice', 'POST', `${I}/${invoice.id}/finalize`, { issue_date: '2026-12-01' });
+  await send('payInvoice', 'POST', `${I}/${invoice.id}/pay`, { paid_at: new Date(Date.now() - 60_000).toISOString() });
+  const october = await setup(I, month('2026-10-01', '2026-11-01'));
+  await setup(`${I}/${october.id}/finalize`, {});
+  await send('voidInvoice', 'POST', `${I}/${october.id}/void`, {});
+  const december = await setup(I, month('2026-12-01', '2027-01-01'));
+  await send('deleteInvoice', 'DELETE', `${I}/${december.id}`);
   const W = '/api/v1/webhook_endpoints';
   const endpoint = await send('createWebhookEndpoint', 'POST', W, {
     url: 'http://127.0.0.1:9/hooks/timebill',
@@ -94,7 +114,7 @@ async function record(): Promise<Recording> {
   await send('deleteTimeEntry', 'DELETE', `${T}/${entry.id}`);
   await send('deleteProject', 'DELETE', `${P}/${project.id}`);
   await send('deleteClient', 'DELETE', `${C}/${client.id}`);
-  const events = await eventsWhen(api, 9);
+  const events = await eventsOfEach(api, EVENT_TYPES);
   const updated = events.find((e) => e.type === 'client.updated')!;
   await send('listEvents', 'GET', `/api/v1/events?object_id=${client.id}&limit=2`);
   await send('retrieveEvent', 'GET', `/api/v1/events/${updated.id}`);

@@ -17,7 +17,7 @@ import { ROUTES } from '../../shared/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
 import { servedFrom } from '../../functions/openapi.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
-import { eventsWhen, invoiceLifecycle } from '../support/events.ts';
+import { eventsOfEach, eventsWhen } from '../support/events.ts';
 import { EVENT_TYPES } from '../../shared/events/types.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -275,8 +275,27 @@ describe('the webhooks section', () => {
     await api.delete(`/time_entries/${entry.id}`);
     await api.delete(`/projects/${project.id}`);
     await api.delete(`/clients/${client.id}`);
-    const invoices = await invoiceLifecycle(api);
-    const events = await eventsWhen(api, 9 + invoices.events);
+    // Invoices, of a client of their own (one with an invoice, even a void one, is never deleted).
+    const billed = await createClient(api);
+    const billedProject = await createProject(api, billed.id, { hourly_rate: 100 });
+    for (const started_at of ['2026-10-20T09:00:00Z', '2026-11-20T09:00:00Z']) await logTime(api, { project_id: billedProject.id, started_at });
+    const invoiceOf = async (from: string, to: string) => (await api.post('/invoices', { client_id: billed.id, from, to })).body;
+    const october = await invoiceOf('2026-10-01', '2026-11-01');
+    await api.delete(`/invoices/${october.id}`);
+    const november = await invoiceOf('2026-10-01', '2026-12-01');
+    await api.patch(`/invoices/${november.id}`, { memo: 'Autumn' });
+    for (const step of ['finalize', 'pay']) await api.post(`/invoices/${november.id}/${step}`, {});
+    const again = await invoiceOf('2026-11-01', '2026-12-01');
+    expect(again).toMatchObject({ error: { type: 'nothing_to_invoice' } }); // all of it on the paid one
+    const voided = await api.post(`/invoices/${november.id}/void`, {});
+    expect(voided.body).toMatchObject({ error: { type: 'invalid_state' } }); // a paid invoice is never voided
+    const other = await createClient(api);
+    const otherProject = await createProject(api, other.id, { hourly_rate: 100 });
+    await logTime(api, { project_id: otherProject.id });
+    const open = (await api.post('/invoices', { client_id: other.id, from: '2026-11-01', to: '2026-12-01' })).body;
+    await api.post(`/invoices/${open.id}/finalize`, {});
+    expect((await api.post(`/invoices/${open.id}/void`, {})).status).toBe(200);
+    const events = await eventsOfEach(api, EVENT_TYPES);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
     for (const event of events) {
       const schema = webhooks[event.type]!.post.requestBody.content['application/json'].schema;

@@ -15,7 +15,8 @@ import { baseUrl, workspace } from '../support/api.ts';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
-const MAX_UNPACKED_BYTES = 150 * 1024;
+/** docs/decisions/0020-sdk-package.md: the declarations generated from the document are most of it, and grow with it. */
+const MAX_UNPACKED_BYTES = 200 * 1024;
 
 interface Packed {
   filename: string;
@@ -105,7 +106,7 @@ afterAll(() => {
 });
 
 describe('the SDK package (npm pack in sdk/)', () => {
-  it('holds the compiled JavaScript, its declarations, the README and the licence: no sources, no tests, under 150 KB unpacked', () => {
+  it('holds the compiled JavaScript, its declarations, the README and the licence: no sources, no tests, under 200 KB unpacked', () => {
     const paths = packed.files.map((f) => f.path).sort();
     expect(paths.filter((p) => !/^(package\.json|README\.md|LICENSE|dist\/(cjs|esm)\/[\w-]+\.(js|d\.ts|json))$/.test(p))).toEqual([]);
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/esm/index.js', 'dist/esm/index.d.ts']));

@@ -1,8 +1,8 @@
 /**
  * The SDK (sdk/) against the local stack, as an integrator uses it: create, every page of a list
  * fetched lazily, updates guarded by the ETag a result carries, a delete replayed by its
- * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, and the events
- * feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
+ * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, a month
+ * invoiced through its lifecycle, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timebill, TimebillError, etagOf, responseOf, verifyWebhook, type Client, type Event } from '../../sdk/src/index.ts';
@@ -92,6 +92,48 @@ describe('the SDK against the local stack', () => {
     const onTarget = await tb.timeEntries.list({ project_id: to!.id }).toArray();
     expect(onTarget.map((e) => e.id)).toEqual([entry.id]);
     expect(await tb.timeEntries.list({ project_id: from!.id }).toArray()).toEqual([]);
+  });
+
+  it('bills a month: an invoice created from the time, listed by its filters page by page, changed, finalized, paid; another voided, a draft deleted', async () => {
+    const client = await tb.clients.create({ company_name: 'Billed', company_email: 'b@acme.test', currency: 'EUR' });
+    const project = await tb.projects.create({ name: 'Retainer', billing_type: 'Monthly', client_id: client.id, hourly_rate: 100 });
+    const log = (started_at: string) => tb.timeEntries.create({ project_id: project.id, started_at, duration_minutes: 90 });
+    const [october, november] = [await log('2026-10-15T09:00:00Z'), await log('2026-11-20T09:00:00Z')];
+    const month = (from: string, to: string) => tb.invoices.create({ client_id: client.id, from, to, timezone: 'Europe/Paris', tax_rate: 20 });
+
+    const draft = await month('2026-11-01', '2026-12-01');
+    expect(draft).toMatchObject({ object: 'invoice', status: 'draft', number: null, currency: 'EUR', time_entry_count: 1, subtotal: '150.00', tax_amount: '30.00', total: '180.00' });
+    expect(draft.lines).toEqual([{ project_id: project.id, description: 'Retainer', billable_rate: 100, minutes: 90, time_entry_count: 1, amount: '150.00' }]);
+    expect((await tb.timeEntries.retrieve(november.id)).invoice_id).toBe(draft.id);
+    const locked = await tb.timeEntries.update(november.id, { duration_minutes: 10 }).catch((e: unknown) => e);
+    expect(locked).toMatchObject({ name: 'TimebillError', status: 409, type: 'time_entry_invoiced' });
+    const empty = await month('2026-11-01', '2026-12-01').catch((e: unknown) => e);
+    expect(empty).toMatchObject({ status: 409, type: 'nothing_to_invoice' });
+
+    const changed = await tb.invoices.update(draft.id, { memo: 'November', discount_rate: 10 }, { ifMatch: draft });
+    expect(changed).toMatchObject({ memo: 'November', discount_amount: '15.00', tax_amount: '27.00', total: '162.00' });
+    const stale = await tb.invoices.finalize(draft.id, undefined, { ifMatch: draft }).catch((e: unknown) => e);
+    expect(stale).toMatchObject({ status: 412, type: 'precondition_failed' });
+    const open = await tb.invoices.finalize(draft.id, undefined, { ifMatch: changed });
+    expect(open).toMatchObject({ status: 'open', number: expect.stringMatching(/^INV-\d{6}$/), issue_date: expect.any(String), due_date: expect.any(String) });
+    const paid = await tb.invoices.pay(open.id, { paid_at: '2026-11-25T10:00:00Z' });
+    expect(paid).toMatchObject({ status: 'paid', number: open.number, paid_at: '2026-11-25T10:00:00.000Z' });
+    expect(await tb.invoices.void(paid.id).catch((e: unknown) => e)).toMatchObject({ status: 409, type: 'invalid_state' });
+
+    const octoberDraft = await month('2026-10-01', '2026-11-01');
+    const removed = await tb.invoices.del(octoberDraft.id);
+    expect(removed).toEqual({ object: 'invoice', id: octoberDraft.id, deleted: true });
+    expect((await tb.timeEntries.retrieve(october.id)).invoice_id).toBeNull();
+    const voided = await tb.invoices.void((await tb.invoices.finalize((await month('2026-10-01', '2026-11-01')).id, {})).id, {});
+    expect(voided).toMatchObject({ status: 'void', total: '180.00', voided_at: expect.any(String) });
+    expect((await tb.timeEntries.retrieve(october.id)).invoice_id).toBeNull();
+
+    requests.length = 0;
+    const ofClient = await tb.invoices.list({ client_id: client.id, limit: 1 }).toArray();
+    expect(ofClient.map((i) => [i.id, i.status])).toEqual([[voided.id, 'void'], [paid.id, 'paid']]); // newest first; the deleted draft is gone
+    expect(requests.filter((r) => r.startsWith('GET ') && r.includes('/invoices?'))).toHaveLength(2);
+    expect((await tb.invoices.list({ client_id: client.id, status: 'paid' }).toArray()).map((i) => i.id)).toEqual([paid.id]);
+    expect(await tb.invoices.retrieve(paid.id)).toEqual(paid);
   });
 
   it('verifies a real delivery with verifyWebhook, and refuses it tampered or under another secret', async () => {

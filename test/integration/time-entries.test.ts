@@ -43,6 +43,7 @@ describe('time entries', () => {
       duration_minutes: 45,
       billable: true,
       description: 'Design review',
+      invoice_id: null,
       workspace_id: wsId,
     });
     expect(entry.id).toMatch(/^te_/);

@@ -12,7 +12,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routeByOperation, type Operation } from '../../shared/routes.ts';
-import { importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
+import { handlerCalls, importHandler, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
 import { valueWithLogs } from '../support/logs.ts';
 import { referenceSummary, type EntryLike } from '../support/summaries.ts';
@@ -42,16 +42,7 @@ afterAll(() => {
   raw?.destroy();
 });
 
-async function invoke(operation: Operation, e: APIGatewayProxyEvent) {
-  const result = await handlers[operation]!(e, lambdaContext());
-  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as any };
-}
-
-async function ok(operation: Operation, e: APIGatewayProxyEvent) {
-  const r = await invoke(operation, e);
-  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  return r.body;
-}
+const { invoke, ok } = handlerCalls(handlers);
 
 const query = (ws: string, path: string, params: Record<string, string>) => ({ ...event(ws, 'GET', path), queryStringParameters: params });
 const SUMMARY = { from: '2026-04-01', to: '2026-05-01', timezone: 'America/St_Johns', group_by: 'project', period: 'day', limit: '100' };

@@ -12,7 +12,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { keys } from '../../shared/data/keys.ts';
-import { createClient, createProject, logTime, type Api, type ApiResponse } from './api.ts';
+import type { Api } from './api.ts';
 
 /** The local stack's first webhook retry delay in the tests (global-setup.ts starts it so). */
 export const WEBHOOK_RETRY_BASE_MS = 200;
@@ -52,34 +52,12 @@ export const eventsWhen = (api: Api, count: number, query = '') =>
     return events.length >= count ? events : undefined;
   }, `${count} events`);
 
-/**
- * Every invoice event once, over HTTP: an invoice created, patched, finalized and paid; one
- * finalized and voided; one deleted (each of its own day's time). Returns the responses that made
- * them, in the order of their events, and how many events the feed gains in all (a client, a
- * project, and per invoice an entry logged and locked; a release unlocks one).
- */
-export async function invoiceLifecycle(api: Api): Promise<{ changes: [string, ApiResponse][]; events: number }> {
-  const client = await createClient(api);
-  const project = await createProject(api, client.id, { hourly_rate: 120 });
-  const invoiceOn = async (day: number) => {
-    await logTime(api, { project_id: project.id, started_at: `2026-11-0${day}T09:00:00Z` });
-    const made = await api.post('/invoices', { client_id: client.id, from: `2026-11-0${day}`, to: `2026-11-0${day + 1}` });
-    if (made.status !== 201) throw new Error(`create invoice: ${made.status} ${JSON.stringify(made.body)}`);
-    return made;
-  };
-  const changes: [string, ApiResponse][] = [];
-  const paid = await invoiceOn(2);
-  changes.push(['invoice.created', paid], ['invoice.updated', await api.patch(`/invoices/${paid.body.id}`, { memo: 'November' })]);
-  changes.push(['invoice.finalized', await api.post(`/invoices/${paid.body.id}/finalize`, {})], ['invoice.paid', await api.post(`/invoices/${paid.body.id}/pay`, {})]);
-  const voided = await invoiceOn(3);
-  changes.push(['invoice.created', voided], ['invoice.finalized', await api.post(`/invoices/${voided.body.id}/finalize`, {})]);
-  changes.push(['invoice.voided', await api.post(`/invoices/${voided.body.id}/void`, {})]);
-  const deleted = await invoiceOn(4);
-  changes.push(['invoice.created', deleted], ['invoice.deleted', await api.delete(`/invoices/${deleted.body.id}`)]);
-  for (const [type, response] of changes) if (response.status >= 300) throw new Error(`${type}: ${response.status} ${JSON.stringify(response.body)}`);
-  // The client and the project; per invoice its entry's log and lock; the invoice events; the void's and the delete's release.
-  return { changes, events: 2 + 3 * 2 + changes.length + 2 };
-}
+/** Every event of the workspace, once it holds one of each of `types`. */
+export const eventsOfEach = (api: Api, types: readonly string[]) =>
+  waitFor(async () => {
+    const events = await allEvents(api);
+    return types.every((type) => events.some((e) => e.type === type)) ? events : undefined;
+  }, `an event of each of ${types.length} types`);
 
 /** One sync-mode pass: follows `after=` and next_cursor to the end; returns the events read. */
 export async function syncFrom(api: Api, after: string, query = ''): Promise<any[]> {

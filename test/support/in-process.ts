@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
-import { SCOPES } from '../../shared/routes.ts';
+import { SCOPES, type Operation } from '../../shared/routes.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
 
@@ -69,3 +69,20 @@ export const lambdaContext = (): Context => {
   const deadline = Date.now() + 10_000;
   return { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
 };
+
+/**
+ * Calls the loaded handlers as API Gateway would: `invoke` answers the status, headers and parsed
+ * body; `ok` expects a 2xx and answers the body.
+ */
+export function handlerCalls(handlers: Partial<Record<Operation, ProxyHandler>>) {
+  const invoke = async (operation: Operation, e: APIGatewayProxyEvent) => {
+    const result = await handlers[operation]!(e, lambdaContext());
+    return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) as any };
+  };
+  const ok = async (operation: Operation, e: APIGatewayProxyEvent) => {
+    const r = await invoke(operation, e);
+    expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    return r.body;
+  };
+  return { invoke, ok };
+}

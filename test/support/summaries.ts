@@ -12,6 +12,8 @@ export interface EntryLike {
   duration_minutes: number;
   billable: boolean;
   billable_rate: number | null;
+  /** The invoice the entry is on (`invoiced=` counts by it). */
+  invoice_id?: string | null;
 }
 
 export interface SummaryQuery {
@@ -22,6 +24,7 @@ export interface SummaryQuery {
   period?: 'none' | 'day' | 'week' | 'month';
   client_id?: string;
   project_id?: string;
+  invoiced?: 'true' | 'false';
 }
 
 const localDate = (iso: string, timeZone: string) =>
@@ -61,6 +64,7 @@ export function referenceSummary(entries: EntryLike[], q: SummaryQuery, currency
   for (const e of entries) {
     if (q.client_id && e.client_id !== q.client_id) continue;
     if (q.project_id && e.project_id !== q.project_id) continue;
+    if (q.invoiced && (e.invoice_id != null) !== (q.invoiced === 'true')) continue;
     const date = localDate(e.started_at, zone);
     if (date < q.from || date >= q.to) continue;
     const start = periodStart(date, period, q.from);

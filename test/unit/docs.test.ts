@@ -14,6 +14,7 @@ import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/domain/webhook-endpoints.ts'
 import { TABLE } from '../../shared/data/table.ts';
 import { project } from '../../shared/resources/registry.ts';
 import { LIMITS } from '../../shared/schemas/fields.ts';
+import { INVOICE_LIMITS } from '../../shared/schemas/invoices.ts';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/limits.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { WAF_RATE_LIMIT_PER_IP } from '../../infra/limits.ts';
@@ -93,6 +94,22 @@ describe('limits in the docs', () => {
     expect(row('`limit`')[0]).toContain(`integer 1–${LIMITS.pageSizeMax}, default ${LIMITS.pageSizeDefault}`);
     expect(api).toContain(`At most **${LIMITS.bodyBytes / 1024} KiB**`);
     expect(api).toContain(`the year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}`);
+  });
+
+  it('api.md\'s invoice limits are those of shared/schemas/invoices.ts and shared/domain/invoices.ts', () => {
+    const invoices = api.slice(api.indexOf('## Invoices'), api.indexOf('## Limits'));
+    const grouped = (n: number) => n.toLocaleString('en-US');
+    expect(invoices).toContain(`more than ${grouped(INVOICE_LIMITS.entries)} entries or ${INVOICE_LIMITS.lines} lines, 400 \`param: "to"\``);
+    expect(row('`project_ids`')[0]).toContain(`1–${INVOICE_LIMITS.projects} distinct ids`);
+    expect(row('`discount_rate`, `tax_rate`')[0]).toContain(`from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places`);
+    expect(row('`memo`')[0]).toContain(`at most ${grouped(INVOICE_LIMITS.memoLength)} characters`);
+    expect(row('`purchase_order`')[0]).toContain(`at most ${INVOICE_LIMITS.purchaseOrderLength} characters`);
+    // The domain keeps these two to itself (not exported): read from its source.
+    const domain = doc('shared/domain/invoices.ts');
+    const lease = Number(/INVOICE_WORK_LEASE_MS \?\? ([\d_]+)\)/.exec(domain)?.[1]?.replaceAll('_', ''));
+    expect(stated(invoices, /lease of (\d+) s\b/)).toBe(lease / 1000);
+    const dueDays = Number(/const DUE_DAYS = (\d+);/.exec(domain)?.[1]);
+    expect(stated(invoices, /`due_date` defaults to (\d+) days after it/)).toBe(dueDays);
   });
 });
 

@@ -22,14 +22,16 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 /** The SDK calls that follow no collection's convention, by operation. */
 const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve' };
 const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve', 'PATCH /{id}': 'update', 'DELETE /{id}': 'del' } as Record<string, string>;
-const METHODS = ['list', 'retrieve', 'create', 'update', 'del'] as const;
+/** An object's lifecycle steps (`POST /invoices/{id}/finalize`): the method is the step's name. */
+const STEPS = ['finalize', 'pay', 'void'] as const;
+const METHODS = ['list', 'retrieve', 'create', 'update', 'del', ...STEPS] as const;
 
-/** `clients.list` for GET /api/v1/clients: the collection in camelCase, its action by method and path. */
+/** `clients.list` for GET /api/v1/clients, `invoices.pay` for POST /api/v1/invoices/{id}/pay: the collection in camelCase, its action by method and path. */
 function sdkCallOf(operation: { id: string; method: string; path: string }): string {
   const named = SDK_CALL_OF[operation.id];
   if (named) return named;
-  const [, collection, item] = new RegExp(`^${API_PREFIX}/([a-z_]+)(/\\{id\\})?$`).exec(operation.path) ?? [];
-  const action = ACTION_OF[`${operation.method} /${item ? '{id}' : ''}`];
+  const [, collection, item, step] = new RegExp(`^${API_PREFIX}/([a-z_]+)(/\\{id\\})?(?:/([a-z]+))?$`).exec(operation.path) ?? [];
+  const action = step ? (item && operation.method === 'POST' && (STEPS as readonly string[]).includes(step) ? step : undefined) : ACTION_OF[`${operation.method} /${item ? '{id}' : ''}`];
   if (!collection || !action) throw new Error(`${operation.id} (${operation.method} ${operation.path}) follows no convention: name its SDK call in SDK_CALL_OF`);
   return `${collection.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())}.${action}`;
 }
@@ -56,10 +58,25 @@ describe('the SDK\'s methods', () => {
     const target = (tb as unknown as Record<string, Record<string, ((...args: unknown[]) => unknown) | undefined> | undefined>)[resource];
     const fn = target?.[method];
     expect(fn, `tb.${call} is missing: the SDK has no method for ${operation.id}`).toBeTypeOf('function');
-    const args = [...(operation.path.endsWith('{id}') ? ['x_1'] : []), ...(method === 'retrieve' || method === 'del' ? [] : [{}])];
+    const args = [...(operation.path.includes('{id}') ? ['x_1'] : []), ...(method === 'retrieve' || method === 'del' ? [] : [{}])];
     const result = fn!.apply(target, args);
     await (method === 'list' ? (result as { toArray(): Promise<unknown> }).toArray() : result);
     expect(requests).toEqual([`${operation.method} ${operation.path.replace('{id}', 'x_1')}`]);
+  });
+
+  it.each(STEPS)('invoices.%s sends no body (nor Content-Type) when given none, and the body and If-Match when given', async (step) => {
+    const sent: { body: unknown; headers: Record<string, string> }[] = [];
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      sent.push({ body: init?.body, headers: init?.headers as Record<string, string> });
+      return new Response(JSON.stringify({ object: 'invoice', id: 'inv_1' }), { status: 200 });
+    };
+    const tb = new Timebill('token', { baseUrl: 'https://api.timebill.test', fetch, maxRetries: 0 });
+    await tb.invoices[step]('inv_1');
+    await tb.invoices[step]('inv_1', {}, { ifMatch: '"4"', idempotencyKey: 'k' });
+    expect(sent[0]!.body).toBeUndefined();
+    expect(sent[0]!.headers).not.toHaveProperty('Content-Type');
+    expect(sent[0]!.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]).toEqual({ body: '{}', headers: expect.objectContaining({ 'Content-Type': 'application/json', 'If-Match': '"4"', 'Idempotency-Key': 'k' }) });
   });
 
   it('answer no operation the document lacks', () => {
@@ -136,6 +153,24 @@ async function typeChecks(tb: Timebill) {
   const minutes: number = entry.duration_minutes;
   const deleted: true = (await tb.timeEntries.del('te_x', { ifMatch: entry })).deleted;
   for await (const event of tb.events.list({ after: 'evt_x', type: 'client.created' })) void event.data;
+
+  const draft = await tb.invoices.create({ client_id: 'cli_x', from: '2026-11-01', to: '2026-12-01', timezone: 'Europe/Paris', tax_rate: 20 });
+  const total: string = draft.total;
+  const lineAmount: string | undefined = draft.lines[0]?.amount;
+  // @ts-expect-error to is required
+  await tb.invoices.create({ client_id: 'cli_x', from: '2026-11-01' });
+  // @ts-expect-error only a draft's terms change: not its client
+  await tb.invoices.update(draft.id, { client_id: 'cli_y' });
+  await tb.invoices.update(draft.id, { memo: 'November', discount_rate: 5 }, { ifMatch: draft });
+  const open = await tb.invoices.finalize(draft.id);
+  const number: string | null = open.number;
+  await tb.invoices.pay(open.id, { paid_at: '2026-12-02T10:00:00Z' }, { ifMatch: open });
+  // @ts-expect-error a void takes no field
+  await tb.invoices.void(open.id, { reason: 'typo' });
+  for await (const invoice of tb.invoices.list({ client_id: 'cli_x', status: 'open' })) void invoice.number;
+  // @ts-expect-error status is one of draft, open, paid, void
+  tb.invoices.list({ status: 'closed' });
+  void [total, lineAmount, number];
   // @ts-expect-error events are read-only
   void tb.events.create;
   void minutes;

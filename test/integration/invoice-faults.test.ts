@@ -1,0 +1,382 @@
+/**
+ * Invoices under failure (contract, "Invoices"; decision 0023): the handlers run in process over
+ * the shared table with small batches (INVOICE_BATCH_ENTRIES=4), so that a create of 14 entries
+ * takes a draft transaction and four batches. aws-sdk-client-mock fails each of those writes in
+ * turn, before it lands (an error) or after (it lands, the response is lost: a timeout), or
+ * kills the request between batches (a batch's send never returns). After each: every entry
+ * naming an invoice names one that exists and lists it, the lines total exactly the entries
+ * naming it, the invoiced totals equal the reference; then the retry with the same
+ * Idempotency-Key: 409 idempotency_key_in_use with Retry-After while the dead request's lease
+ * runs, and past it 201 with the same invoice, complete. A void and a delete killed mid-release
+ * are finished by the next void or DELETE once the lease is past.
+ *
+ * The clock (Date only) stands still during each test and is moved past the lease by hand, so
+ * "while the lease runs" does not depend on the machine's speed.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { routeByOperation, type Operation } from '../../shared/routes.ts';
+import { handlerCalls, importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
+import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
+import { valueWithLogs } from '../support/logs.ts';
+import { expectedAmount, referenceSummary, type EntryLike } from '../support/summaries.ts';
+
+const BATCH = 4;
+const LEASE_MS = 2_000;
+const OPERATIONS = [
+  'createClient',
+  'createProject',
+  'logTimeEntry',
+  'listTimeEntries',
+  'listTimeSummaries',
+  'createInvoice',
+  'listInvoices',
+  'retrieveInvoice',
+  'finalizeInvoice',
+  'voidInvoice',
+  'deleteInvoice',
+] as const satisfies readonly Operation[];
+const handlers: Partial<Record<Operation, ProxyHandler>> = {};
+let docMock: AwsStub<any, any, any>;
+let raw: DynamoDBDocumentClient;
+let keys: typeof import('../../shared/data/keys.ts').keys;
+const timedOut = DEPENDENCY_ERRORS.find((c) => c.label === 'TimeoutError')!;
+const internal = DEPENDENCY_ERRORS.find((c) => c.label === 'InternalServerError')!;
+
+beforeAll(async () => {
+  useSharedTable('invoice-faults-test-cursor-signing-key-0123456789', {
+    AWS_LAMBDA_LOG_LEVEL: 'WARN',
+    INVOICE_BATCH_ENTRIES: String(BATCH),
+    INVOICE_WORK_LEASE_MS: String(LEASE_MS),
+  });
+  for (const name of OPERATIONS) handlers[name] = await importHandler(routeByOperation(name).entry);
+  const { dynamo } = await import('../../shared/data/dynamo.ts');
+  ({ keys } = await import('../../shared/data/keys.ts'));
+  docMock = mockClient(dynamo());
+  docMock.send.callThrough();
+  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+});
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date());
+});
+afterEach(() => {
+  vi.useRealTimers();
+  docMock.reset();
+  docMock.send.callThrough();
+});
+afterAll(() => {
+  docMock?.restore();
+  raw?.destroy();
+});
+
+/** The clock moves past any lease taken so far. */
+const afterTheLease = () => vi.setSystemTime(Date.now() + LEASE_MS + 1);
+
+const { invoke, ok } = handlerCalls(handlers);
+
+/** The same request again, as a new invocation (a new request id). */
+const again = (e: APIGatewayProxyEvent): APIGatewayProxyEvent => ({ ...e, requestContext: { ...e.requestContext, requestId: randomUUID() } });
+
+const query = (ws: string, path: string, params: Record<string, string>) => ({ ...event(ws, 'GET', path), queryStringParameters: params });
+const PERIOD = { from: '2026-04-01', to: '2026-05-01' };
+const SUMMARY = { ...PERIOD, timezone: 'UTC', group_by: 'project', period: 'day' } as const;
+
+/** A client with 14 billable entries on two projects and without one (three lines), and one non-billable. */
+async function workspaceWithTime() {
+  const ws = `invoice-faults-${randomUUID().slice(0, 8)}`;
+  const client = (await ok('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Acme', company_email: 'a@acme.test' } }))).id as string;
+  const a = (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'A', client_id: client, billing_type: 'Monthly', hourly_rate: 95 } }))).id;
+  const b = (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body: { name: 'B', client_id: client, billing_type: 'Monthly', hourly_rate: 12.5 } }))).id;
+  const bodies: Record<string, unknown>[] = [];
+  for (let day = 2; day <= 16; day++) {
+    const started_at = `2026-04-${String(day).padStart(2, '0')}T10:00:00Z`;
+    const duration_minutes = 7 * day + 1;
+    if (day <= 7) bodies.push({ project_id: a, started_at, duration_minutes });
+    else if (day <= 12) bodies.push({ project_id: b, started_at, duration_minutes });
+    else if (day <= 15) bodies.push({ client_id: client, started_at, duration_minutes, billable_rate: 80 });
+    else bodies.push({ project_id: a, started_at, duration_minutes, billable: false });
+  }
+  for (const body of bodies) await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body }));
+  return { ws, client, billable: bodies.length - 1 };
+}
+
+const createRequest = (ws: string, client: string, key: string) =>
+  event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, ...PERIOD, discount_rate: 5, tax_rate: 20 }, headers: { 'Idempotency-Key': key } });
+
+/** A transaction count of a clean create: the draft's, then one per batch (the last one seals). */
+const createWrites = (billable: number) => 1 + Math.ceil(billable / BATCH);
+
+interface Entry extends EntryLike {
+  id: string;
+  invoice_id: string | null;
+}
+
+/** Lines as the entries make them: per project and rate, minutes, count and amount (integers). */
+function linesOf(entries: Entry[]) {
+  const groups = new Map<string, { project_id: string | null; billable_rate: number; minutes: number; time_entry_count: number }>();
+  for (const e of entries) {
+    const key = `${e.project_id}|${e.billable_rate}`;
+    const g = groups.get(key) ?? { project_id: e.project_id, billable_rate: e.billable_rate!, minutes: 0, time_entry_count: 0 };
+    g.minutes += e.duration_minutes;
+    g.time_entry_count += 1;
+    groups.set(key, g);
+  }
+  return [...groups.values()]
+    .map((g) => ({ ...g, amount: expectedAmount(BigInt(g.minutes) * BigInt(Math.round(g.billable_rate * 10_000)), 'USD') }))
+    .sort((x, y) => `${x.project_id}|${x.billable_rate}`.localeCompare(`${y.project_id}|${y.billable_rate}`));
+}
+
+const shownLines = (invoice: any) =>
+  (invoice.lines as any[])
+    .map(({ project_id, billable_rate, minutes, time_entry_count, amount }) => ({ project_id, billable_rate, minutes, time_entry_count, amount }))
+    .sort((x, y) => `${x.project_id}|${x.billable_rate}`.localeCompare(`${y.project_id}|${y.billable_rate}`));
+
+/**
+ * The invariants whatever failed: every entry naming an invoice names one that exists; a draft's
+ * or open invoice's lines and count are exactly the entries naming it (a void one keeps its lines,
+ * and the entries still naming it while it releases are among them); the invoiced totals equal
+ * the reference over the entries naming an invoice.
+ */
+async function expectConsistent(ws: string) {
+  const entries = (await ok('listTimeEntries', query(ws, '/api/v1/time_entries', { limit: '100' }))).data as Entry[];
+  const invoices = (await ok('listInvoices', query(ws, '/api/v1/invoices', { limit: '100' }))).data as any[];
+  const byId = new Map(invoices.map((i) => [i.id as string, i]));
+  for (const e of entries.filter((x) => x.invoice_id !== null)) expect(byId.has(e.invoice_id!), `${e.id} names ${e.invoice_id}`).toBe(true);
+  for (const id of new Set(entries.map((e) => e.invoice_id).filter((x) => x !== null))) {
+    expect((await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id }))).status).toBe(200);
+  }
+  for (const invoice of invoices) {
+    const named = entries.filter((e) => e.invoice_id === invoice.id);
+    if (invoice.status === 'void') {
+      const kept = new Map(shownLines(invoice).map((l) => [`${l.project_id}|${l.billable_rate}`, l]));
+      for (const line of linesOf(named)) expect(line.time_entry_count).toBeLessThanOrEqual(kept.get(`${line.project_id}|${line.billable_rate}`)!.time_entry_count);
+      continue;
+    }
+    expect(shownLines(invoice), invoice.id).toEqual(linesOf(named));
+    expect(invoice.time_entry_count).toBe(named.length);
+  }
+  const invoiced = (await ok('listTimeSummaries', query(ws, '/api/v1/time_summaries', { ...SUMMARY, invoiced: 'true', limit: '100' }))).data;
+  expect(invoiced).toEqual(referenceSummary(entries.filter((e) => e.invoice_id !== null), SUMMARY, () => 'USD'));
+  return { entries, invoices };
+}
+
+/** The invoice holds every billable entry, and they all name it. */
+async function expectComplete(ws: string, invoice: any, billable: number) {
+  const { entries, invoices } = await expectConsistent(ws);
+  expect(invoice.time_entry_count).toBe(billable);
+  expect(entries.filter((e) => e.invoice_id === invoice.id)).toHaveLength(billable);
+  expect(invoices.map((i) => i.id)).toEqual([invoice.id]);
+  expect((await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id: invoice.id }))).body).toEqual(invoice);
+}
+
+/**
+ * The `k`-th TransactWrite from now (0-based) fails: `before` it lands (an error), `after` it
+ * lands (the response lost), or `kill`: it never returns (the function dies there). The others
+ * pass through to the table. A fresh stub: its counts start now.
+ */
+function failTransaction(k: number, when: 'before' | 'after' | 'kill') {
+  docMock.reset();
+  docMock.send.callThrough();
+  let n = 0;
+  docMock.on(TransactWriteCommand).callsFake(async (input: unknown) => {
+    if (n++ !== k) return raw.send(new TransactWriteCommand(input as never));
+    if (when === 'kill') return new Promise(() => undefined);
+    if (when === 'after') await raw.send(new TransactWriteCommand(input as never));
+    throw (when === 'after' ? timedOut : internal).make();
+  });
+}
+
+/** Sends the request and leaves it hanging (its function killed); resolves once its killed write was reached. */
+async function killedAt(k: number, operation: Operation, request: APIGatewayProxyEvent) {
+  failTransaction(k, 'kill');
+  void handlers[operation]!(request, lambdaContext());
+  await vi.waitFor(() => expect(docMock.commandCalls(TransactWriteCommand).length).toBe(k + 1), { timeout: 30_000, interval: 20 });
+  docMock.reset();
+  docMock.send.callThrough();
+}
+
+const storedInvoice = async (ws: string, id: string) => (await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.item(ws, 'INVOICE', id) }))).Item!;
+
+const invoiceIdsOf = async (ws: string) => ((await ok('listInvoices', query(ws, '/api/v1/invoices', { limit: '100' }))).data as any[]).map((i) => i.id as string);
+
+/** A retry while the dead request's lease runs: 409 idempotency_key_in_use, Retry-After the lease's seconds left. */
+async function expectKeyInUse(request: APIGatewayProxyEvent) {
+  const waiting = await invoke('createInvoice', again(request));
+  expect([waiting.status, waiting.body.error?.type], JSON.stringify(waiting.body)).toEqual([409, 'idempotency_key_in_use']);
+  // The clock stands still: the whole lease is left.
+  expect(waiting.headers['Retry-After']).toBe(String(Math.ceil(LEASE_MS / 1000)));
+}
+
+describe('a create of several batches under failure', () => {
+  it(`takes ${createWrites(14)} transactions when nothing fails (the draft, then a batch of ${BATCH} at most each)`, async () => {
+    const { ws, client, billable } = await workspaceWithTime();
+    docMock.resetHistory();
+    const created = await invoke('createInvoice', createRequest(ws, client, randomUUID()));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(docMock.commandCalls(TransactWriteCommand)).toHaveLength(createWrites(billable));
+    await expectComplete(ws, created.body, billable);
+  });
+
+  for (let k = 0; k < createWrites(14); k++) {
+    for (const when of ['before', 'after'] as const) {
+      it(`write ${k + 1} of ${createWrites(14)} failing ${when} it lands: consistent, 503, and the keyed retry finishes the same invoice`, async () => {
+        const { ws, client, billable } = await workspaceWithTime();
+        const request = createRequest(ws, client, randomUUID());
+        failTransaction(k, when);
+        const { value: failed, lines } = await valueWithLogs(() => invoke('createInvoice', request));
+        docMock.reset();
+        docMock.send.callThrough();
+        expect(failed.status, JSON.stringify(failed.body)).toBe(503);
+        expect(failed.headers['Retry-After']).toBe((when === 'after' ? timedOut : internal).retryAfter);
+        expect(lines.filter((l) => l.level === 'ERROR').map((l) => l.message)).toEqual(['Dependency failure']);
+        await expectConsistent(ws);
+        const made = await invoiceIdsOf(ws);
+        const sealed = when === 'after' && k === createWrites(billable) - 1;
+        // Nothing landed: no invoice. The draft's write landed: its request died without a word, so
+        // its lease runs. A batch failed: that request gave its work up as it answered.
+        if (k === 0 && when === 'before') expect(made).toEqual([]);
+        else expect(made).toHaveLength(1);
+        if (k > 0 && !sealed) {
+          // The batches that landed stand (a response lost included); the lease was given up.
+          const stored = await storedInvoice(ws, made[0]!);
+          expect(stored.work).toMatchObject({ kind: 'build', lease_until: 0, next: (when === 'after' ? k : k - 1) * BATCH });
+        }
+        if (k === 0 && when === 'after') {
+          await expectKeyInUse(request);
+          await expectConsistent(ws);
+          afterTheLease();
+        }
+        const retried = await invoke('createInvoice', again(request));
+        expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+        expect(retried.headers['Idempotent-Replayed']).toBe(sealed ? 'true' : undefined);
+        if (made.length) expect(retried.body.id).toBe(made[0]);
+        await expectComplete(ws, retried.body, billable);
+        // Done: the key now replays it.
+        const replay = await invoke('createInvoice', again(request));
+        expect([replay.status, replay.headers['Idempotent-Replayed'], replay.body]).toEqual([201, 'true', retried.body]);
+      });
+    }
+  }
+
+  for (let k = 1; k < createWrites(14); k++) {
+    it(`killed before write ${k + 1} (after batch ${k - 1}): consistent; the keyed retry waits out the lease, then finishes the same invoice`, async () => {
+      const { ws, client, billable } = await workspaceWithTime();
+      const request = createRequest(ws, client, randomUUID());
+      await killedAt(k, 'createInvoice', request);
+      const { invoices } = await expectConsistent(ws);
+      expect(invoices).toHaveLength(1);
+      expect(invoices[0].time_entry_count).toBe(Math.min(billable, (k - 1) * BATCH));
+      await expectKeyInUse(request);
+      afterTheLease();
+      const retried = await invoke('createInvoice', again(request));
+      expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+      expect(retried.body.id).toBe(invoices[0].id);
+      await expectComplete(ws, retried.body, billable);
+    });
+  }
+});
+
+describe('a release killed part-way', () => {
+  async function invoiced() {
+    const { ws, client, billable } = await workspaceWithTime();
+    const invoice = (await ok('createInvoice', createRequest(ws, client, randomUUID()))).id as string;
+    return { ws, invoice, billable };
+  }
+  const released = async (ws: string) => {
+    const { entries } = await expectConsistent(ws);
+    expect(entries.filter((e) => e.invoice_id !== null)).toEqual([]);
+    expect((await ok('listTimeSummaries', query(ws, '/api/v1/time_summaries', { ...SUMMARY, invoiced: 'true', limit: '100' }))).data).toEqual([]);
+  };
+  /** Part of the entries released; the same step again waits out the dead request's lease (409 invalid_state, Retry-After), then the clock passes it. */
+  const stillReleasing = async (ws: string, id: string, billable: number, operation: Operation, request: APIGatewayProxyEvent) => {
+    const { entries } = await expectConsistent(ws);
+    const named = entries.filter((e) => e.invoice_id === id).length;
+    expect(named).toBeGreaterThan(0);
+    expect(named).toBeLessThan(billable);
+    const waiting = await invoke(operation, again(request));
+    expect([waiting.status, waiting.body.error?.type]).toEqual([409, 'invalid_state']);
+    expect(waiting.headers['Retry-After']).toBe(String(Math.ceil(LEASE_MS / 1000)));
+    afterTheLease();
+  };
+
+  it('a void: the next void waits out the lease (409 invalid_state, Retry-After), then finishes the release', async () => {
+    const { ws, invoice, billable } = await invoiced();
+    await ok('finalizeInvoice', event(ws, 'POST', '/api/v1/invoices/{id}/finalize', { id: invoice }));
+    const key = randomUUID();
+    const voidRequest = event(ws, 'POST', '/api/v1/invoices/{id}/void', { id: invoice, headers: { 'Idempotency-Key': key } });
+    // The void's own write, then one batch released, then killed.
+    await killedAt(2, 'voidInvoice', voidRequest);
+    await stillReleasing(ws, invoice, billable, 'voidInvoice', voidRequest);
+    const voided = await invoke('voidInvoice', again(voidRequest));
+    expect(voided.status, JSON.stringify(voided.body)).toBe(200);
+    expect(voided.body).toMatchObject({ id: invoice, status: 'void', time_entry_count: billable });
+    await released(ws);
+    // The key's record was written by the void that finished: a replay.
+    const replay = await invoke('voidInvoice', again(voidRequest));
+    expect([replay.status, replay.headers['Idempotent-Replayed'], replay.body]).toEqual([200, 'true', voided.body]);
+  });
+
+  it('a delete: the next DELETE waits out the lease (409 invalid_state, Retry-After), then releases the rest and deletes the draft', async () => {
+    const { ws, invoice, billable } = await invoiced();
+    const deleteRequest = event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: invoice });
+    // The delete's start, then one batch released, then killed.
+    await killedAt(2, 'deleteInvoice', deleteRequest);
+    // The release records the version of the draft's last event: invoice.deleted follows it (events/build.ts).
+    const stored = await storedInvoice(ws, invoice);
+    expect(stored.work).toMatchObject({ kind: 'release', then: 'delete', announced: stored.version });
+    await stillReleasing(ws, invoice, billable, 'deleteInvoice', deleteRequest);
+    const deleted = await invoke('deleteInvoice', again(deleteRequest));
+    expect([deleted.status, deleted.body]).toEqual([200, { object: 'invoice', id: invoice, deleted: true }]);
+    await released(ws);
+    expect(await invoiceIdsOf(ws)).toEqual([]);
+    expect((await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id: invoice }))).status).toBe(404);
+    expect((await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.invoiceEntries(ws, invoice) }))).Item).toBeUndefined();
+  });
+});
+
+describe('a DELETE of a draft whose create died part-way', () => {
+  it('keyless: 409 invalid_state with Retry-After while the lease runs; past it, the DELETE releases what was locked and the draft goes', async () => {
+    const { ws, client, billable } = await workspaceWithTime();
+    const request = event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, ...PERIOD } });
+    await killedAt(3, 'createInvoice', request); // two batches locked
+    const [id] = await invoiceIdsOf(ws);
+    const { entries } = await expectConsistent(ws);
+    expect(entries.filter((e) => e.invoice_id === id)).toHaveLength(2 * BATCH);
+    const deleteRequest = event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: id! });
+    const waiting = await invoke('deleteInvoice', deleteRequest);
+    expect([waiting.status, waiting.body.error?.type]).toEqual([409, 'invalid_state']);
+    expect(waiting.headers['Retry-After']).toBe(String(Math.ceil(LEASE_MS / 1000)));
+    afterTheLease();
+    const deleted = await invoke('deleteInvoice', again(deleteRequest));
+    expect([deleted.status, deleted.body]).toEqual([200, { object: 'invoice', id, deleted: true }]);
+    const after = await expectConsistent(ws);
+    expect(after.entries.filter((e) => e.invoice_id !== null)).toEqual([]);
+    expect(after.invoices).toEqual([]);
+    // The time is invoiceable again, whole.
+    const created = await invoke('createInvoice', event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, ...PERIOD, discount_rate: 5, tax_rate: 20 } }));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await expectComplete(ws, created.body, billable);
+  });
+
+  it('keyed: once a DELETE cleared the abandoned draft, a retry with the key creates the invoice afresh', async () => {
+    const { ws, client, billable } = await workspaceWithTime();
+    const request = createRequest(ws, client, randomUUID());
+    await killedAt(2, 'createInvoice', request);
+    const [id] = await invoiceIdsOf(ws);
+    afterTheLease();
+    expect((await invoke('deleteInvoice', event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: id! }))).status).toBe(200);
+    const retried = await invoke('createInvoice', again(request));
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect(retried.body.id).not.toBe(id);
+    await expectComplete(ws, retried.body, billable);
+    const replay = await invoke('createInvoice', again(request));
+    expect([replay.status, replay.headers['Idempotent-Replayed'], replay.body.id]).toEqual([201, 'true', retried.body.id]);
+  });
+});
