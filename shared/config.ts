@@ -6,20 +6,23 @@ import { get } from 'node:http';
 import * as v from 'valibot';
 import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from './auth/scopes.ts';
 
-const EnvSchema = v.object({
-  TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
-  /** Set only locally (DynamoDB Local). */
-  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  AWS_REGION: v.optional(v.string(), 'us-east-1'),
-});
+// Each schema is built when read (once per process): one left at module scope would stay in every
+// bundle that imports this module, the authorizer's in every function's.
+const envSchema = () =>
+  v.object({
+    TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
+    /** Set only locally (DynamoDB Local). */
+    DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+    AWS_REGION: v.optional(v.string(), 'us-east-1'),
+  });
 
-export type FunctionConfig = v.InferOutput<typeof EnvSchema>;
+export type FunctionConfig = v.InferOutput<ReturnType<typeof envSchema>>;
 
 let loaded: FunctionConfig | undefined;
 
 export function config(): FunctionConfig {
   if (loaded) return loaded;
-  const result = v.safeParse(EnvSchema, process.env);
+  const result = v.safeParse(envSchema(), process.env);
   if (!result.success) {
     const names = result.issues.map((i) => v.getDotPath(i) ?? '?').join(', ');
     throw new Error(`Invalid function configuration: check ${names}`);
@@ -108,47 +111,50 @@ function extensionGet(path: string): Promise<{ status: number; body: string }> {
 const unavailable = (message: string, cause?: unknown) =>
   Object.assign(new Error(`Cursor signing key: ${message}`, { cause }), { name: 'ServiceUnavailable', dependency: 'secretsmanager' });
 
-const AuthorizerEnvSchema = v.union([
-  v.object({
-    /** In AWS: the Cognito user pool that issues the access tokens. */
-    COGNITO_USER_POOL_ID: v.pipe(v.string(), v.regex(/^[\w-]+_[0-9a-zA-Z]+$/)),
-  }),
-  v.object({
-    /** Locally: the local issuer and its JWKS (see infra/local/issuer.ts). */
-    LOCAL_JWT_ISSUER: v.pipe(v.string(), v.minLength(1)),
-    /** Loopback only: the local issuer's JWKS is served over plain http. */
-    LOCAL_JWKS_URI: v.pipe(v.string(), v.regex(/^http:\/\/(127\.0\.0\.1|localhost):\d+\//)),
-  }),
-]);
+const authorizerEnvSchema = () =>
+  v.union([
+    v.object({
+      /** In AWS: the Cognito user pool that issues the access tokens. */
+      COGNITO_USER_POOL_ID: v.pipe(v.string(), v.regex(/^[\w-]+_[0-9a-zA-Z]+$/)),
+    }),
+    v.object({
+      /** Locally: the local issuer and its JWKS (see infra/local/issuer.ts). */
+      LOCAL_JWT_ISSUER: v.pipe(v.string(), v.minLength(1)),
+      /** Loopback only: the local issuer's JWKS is served over plain http. */
+      LOCAL_JWKS_URI: v.pipe(v.string(), v.regex(/^http:\/\/(127\.0\.0\.1|localhost):\d+\//)),
+    }),
+  ]);
 
-const ResourceServerEnvSchema = v.object({
-  /** The resource server whose `<identifier>/<scope>` scopes grant access (Cognito's identifier charset). */
-  RESOURCE_SERVER_IDENTIFIER: v.optional(v.pipe(v.string(), v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/)), DEFAULT_RESOURCE_SERVER_IDENTIFIER),
-});
+const resourceServerEnvSchema = () =>
+  v.object({
+    /** The resource server whose `<identifier>/<scope>` scopes grant access (Cognito's identifier charset). */
+    RESOURCE_SERVER_IDENTIFIER: v.optional(v.pipe(v.string(), v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/)), DEFAULT_RESOURCE_SERVER_IDENTIFIER),
+  });
 
-export type AuthorizerConfig = v.InferOutput<typeof AuthorizerEnvSchema> & v.InferOutput<typeof ResourceServerEnvSchema>;
+export type AuthorizerConfig = v.InferOutput<ReturnType<typeof authorizerEnvSchema>> & v.InferOutput<ReturnType<typeof resourceServerEnvSchema>>;
 
 export function authorizerConfig(): AuthorizerConfig {
-  const result = v.safeParse(AuthorizerEnvSchema, process.env);
+  const result = v.safeParse(authorizerEnvSchema(), process.env);
   if (!result.success) {
     throw new Error('Invalid authorizer configuration: set COGNITO_USER_POOL_ID, or LOCAL_JWT_ISSUER and LOCAL_JWKS_URI');
   }
-  const resourceServer = v.safeParse(ResourceServerEnvSchema, process.env);
+  const resourceServer = v.safeParse(resourceServerEnvSchema(), process.env);
   if (!resourceServer.success) throw new Error('Invalid authorizer configuration: RESOURCE_SERVER_IDENTIFIER is not a Cognito resource-server identifier');
   return { ...result.output, ...resourceServer.output };
 }
 
-const UsageKeyEnvSchema = v.object({
-  /**
-   * Value of the API key that all invalid-token traffic is metered on (infra/limits.ts creates
-   * it in its own small usage plan). API Gateway's rule for key values: 20 to 128 characters.
-   */
-  INVALID_TOKEN_API_KEY: v.pipe(v.string(), v.minLength(20), v.maxLength(128)),
-});
+const usageKeyEnvSchema = () =>
+  v.object({
+    /**
+     * Value of the API key that all invalid-token traffic is metered on (infra/limits.ts creates
+     * it in its own small usage plan). API Gateway's rule for key values: 20 to 128 characters.
+     */
+    INVALID_TOKEN_API_KEY: v.pipe(v.string(), v.minLength(20), v.maxLength(128)),
+  });
 
 /** The authorizer's usage key for invalid tokens; checked at the authorizer's load. */
 export function invalidTokenUsageKey(): string {
-  const result = v.safeParse(UsageKeyEnvSchema, process.env);
+  const result = v.safeParse(usageKeyEnvSchema(), process.env);
   if (!result.success) throw new Error('Invalid authorizer configuration: INVALID_TOKEN_API_KEY must hold 20 to 128 characters');
   return result.output.INVALID_TOKEN_API_KEY;
 }

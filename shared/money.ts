@@ -2,8 +2,8 @@
  * Money without binary floats (contract, "Money: currencies and rates"): rates are decimals of at
  * most 4 places, held here as integers of 1/10,000; an entry's value is `minutes × rate / 60`,
  * kept as the integer `minutes × rate × 10,000` (a "rate-minute") and divided once, when a total is
- * answered, rounding half to even to the currency's minor unit. Currencies and their minor units
- * come from the runtime's `Intl` (ISO 4217 as ICU knows it).
+ * answered, rounding half to even to the currency's minor unit. Currencies come from the runtime's
+ * `Intl` (ISO 4217 as ICU knows it), their minor units from Intl's table, kept here (below).
  */
 import { LIMITS } from './schemas/fields.ts';
 
@@ -12,15 +12,25 @@ const RATE_SCALE = 10n ** BigInt(LIMITS.moneyDecimals);
 /** Rate-minutes per currency unit: 60 minutes × 10^4. */
 const RATE_MINUTES_PER_UNIT = 60n * RATE_SCALE;
 
-const minorUnits = new Map<string, number>();
+/**
+ * The currencies whose minor unit is not a hundredth, by its digits, as `Intl` gives them (ICU's
+ * CLDR data: `maximumFractionDigits` of a currency format). Kept as a table because Intl's number
+ * formatting loads its data on first use, 20 to 40 ms of a summary's cold start (decision 0026);
+ * test/unit/money.test.ts checks it against Intl for every currency Intl knows, so a runtime
+ * whose data differs fails that test instead of changing amounts unnoticed.
+ */
+export const MINOR_UNIT_EXCEPTIONS = {
+  0: 'AFN ALL BIF CLP COP DJF GNF HUF IDR IQD IRR ISK JPY KMF KPW KRW LAK LBP MGA MMK PKR PYG RWF SLL SOS SYP UGX VND VUV XAF XOF XPF YER',
+  3: 'BHD JOD KWD LYD OMR TND',
+} as const;
+
+// Built on first use: built at load, it would stay in every bundle that imports this module.
+let minorUnits: Map<string, number> | undefined;
+
 /** Digits after the decimal point of a currency's minor unit: USD 2, JPY 0, KWD 3. */
 export function minorUnitDigits(currency: string): number {
-  let digits = minorUnits.get(currency);
-  if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    minorUnits.set(currency, digits);
-  }
-  return digits;
+  minorUnits ??= new Map(Object.entries(MINOR_UNIT_EXCEPTIONS).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)));
+  return minorUnits.get(currency) ?? 2;
 }
 
 /**

@@ -9,7 +9,6 @@
 import type * as v from 'valibot';
 import { resourceOf, type RESOURCES } from './resources/registry.ts';
 import type { AnyResource } from './resources/declare.ts';
-import type { AnyResourceSchemas } from './resources/define.ts';
 import type { SchemasByKind } from './resources/schemas.ts';
 import { EVENT_FEED } from './events/types.ts';
 import type { EventFeedSchemas } from './schemas/events.ts';
@@ -37,14 +36,18 @@ export interface Contract {
 
 const WRITE_BODY = [400, 409, 413, 415, 422];
 
-/** The actions whose contract parses the resource's fields: their functions pass its schemas. */
+/** The actions whose contract parses the resource's fields, and the schema each parses with. */
+const PARSED_BY = { list: 'listQuery', create: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
 type ParsesFields = 'list' | 'create' | 'update' | Transition;
+type ParsedBy = typeof PARSED_BY;
+/** A resource with the schema of `A` (its function passes `withCreate(clientFields)`, …: define.ts). */
+type WithSchemaOf<A extends ParsesFields> = AnyResource & { readonly [K in ParsedBy[A]]: v.GenericSchema };
 
 /** A lifecycle step (`POST /invoices/{id}/finalize`): an optional body, the object after it; If-Match and keys as any write. */
 const transition =
   (step: Transition) =>
-  (r: AnyResourceSchemas): Contract => ({
-    body: (r as AnyResourceSchemas & Partial<Record<Transition, v.GenericSchema>>)[step]!,
+  (r: AnyResource & Partial<Record<Transition, v.GenericSchema>>): Contract => ({
+    body: r[step]!,
     optionalBody: true,
     takesId: true,
     success: { status: 200, returns: 'object' },
@@ -54,7 +57,7 @@ const transition =
     errors: [...WRITE_BODY, 404, 412],
   });
 
-const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? AnyResourceSchemas : AnyResource) => Contract } = {
+const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchemaOf<A> : AnyResource) => Contract } = {
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
   retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
@@ -88,7 +91,11 @@ type Summaries = TimeSummarySchemas['kind'];
 type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
 type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
 
-/** What an operation's function passes to the handler frame: its resource, with its schemas where the contract parses fields. */
+/**
+ * What an operation's function passes to the handler frame: its resource, with its action's
+ * schema where the contract parses fields (`withUpdate(clientFields)`; `clientSchemas`, with
+ * every action's, passes too).
+ */
 export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Summaries
   ? TimeSummarySchemas
   : RouteOf<O>['resource'] extends Feed['kind']
@@ -96,7 +103,7 @@ export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Su
     ? EventFeedSchemas
     : Feed
   : RouteOf<O>['action'] extends ParsesFields
-    ? ResourceOf<O>
+    ? Omit<ResourceOf<O>, Exclude<ParsedBy[ParsesFields], ParsedBy[RouteOf<O>['action']]>>
     : (typeof RESOURCES)[KindOf<O>];
 
 /** What the operation's body parses to (create and update). */
@@ -121,7 +128,7 @@ export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
 export type OperationOf = { [O in Operation]: Pick<RouteOf<O>, 'operation' | 'resource' | 'action'> }[Operation];
 
 /** The contract of a resource's or the feed's operation, given that resource or the feed; undefined for the public API description. */
-export function contractOf(route: OperationOf, resource: AnyResource | AnyResourceSchemas | Feed | EventFeedSchemas | TimeSummarySchemas | undefined): Contract | undefined {
+export function contractOf(route: OperationOf, resource: AnyResource | WithSchemaOf<ParsesFields> | Feed | EventFeedSchemas | TimeSummarySchemas | undefined): Contract | undefined {
   if (route.resource === null) return undefined;
   if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
   // Summaries are a list whose query the feed's list contract takes as it is.
@@ -131,10 +138,10 @@ export function contractOf(route: OperationOf, resource: AnyResource | AnyResour
     if (!('listQuery' in resource)) throw new Error(`${route.operation} parses its query: give it the feed's schemas (shared/schemas/events.ts)`);
     return FEED_CONTRACTS.list(resource);
   }
-  if (route.action !== 'retrieve' && route.action !== 'delete' && !('create' in resource)) {
-    throw new Error(`${route.operation} parses fields: give it the resource's schemas (its <name>Schemas in shared/resources/registry.ts)`);
+  if (route.action !== 'retrieve' && route.action !== 'delete' && !(PARSED_BY[route.action] in resource)) {
+    throw new Error(`${route.operation} parses fields: give it the resource's ${PARSED_BY[route.action]} schema (shared/resources/define.ts)`);
   }
-  return CONTRACTS[route.action](resource as AnyResourceSchemas);
+  return CONTRACTS[route.action](resource as never);
 }
 
 /** What an operation answers about, for its OpenAPI schemas and tag: a resource or the feed. */

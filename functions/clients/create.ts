@@ -1,5 +1,9 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { create } from '../../shared/domain/entity.ts';
-import { clientSchemas } from '../../shared/resources/registry.ts';
+import { withCreate } from '../../shared/resources/define.ts';
+import { clientFields } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('createClient', 'create', clientSchemas, (req) => create(req.caller, clientSchemas, req.body(), new Date()));
+/** The fields and the create schema alone: this bundle holds no other action's rules. */
+const schemas = withCreate(clientFields);
+
+export const handler = defineWriteHandler('createClient', 'create', schemas, (req) => create(req.caller, schemas, req.body(), new Date()));

@@ -1,8 +1,13 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { list } from '../../shared/domain/entity.ts';
-import { clientSchemas } from '../../shared/resources/registry.ts';
+import { withListQuery } from '../../shared/resources/define.ts';
+import { clientFields } from '../../shared/resources/registry.ts';
 import { readCursorKeyAtLoad } from '../../shared/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineHandler('listClients', 'list', clientSchemas, async (req) => ok(await list(req.caller, clientSchemas, req.query())));
+/** The fields and the list query schema alone: this bundle holds no other action's rules. */
+const schemas = withListQuery(clientFields);
+
+export const handler = defineListHandler('listClients', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

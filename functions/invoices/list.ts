@@ -1,8 +1,9 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { list } from '../../shared/domain/entity.ts';
 import { invoiceSchemas } from '../../shared/resources/registry.ts';
 import { readCursorKeyAtLoad } from '../../shared/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineHandler('listInvoices', 'list', invoiceSchemas, async (req) => ok(await list(req.caller, invoiceSchemas, req.query())));
+export const handler = defineListHandler('listInvoices', 'list', invoiceSchemas, async (req) => ok(await list(req.caller, invoiceSchemas, req.query())));

@@ -1,5 +1,6 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { createProject } from '../../shared/domain/projects.ts';
-import { projectSchemas } from '../../shared/resources/registry.ts';
+import { withCreate } from '../../shared/resources/define.ts';
+import { projectFields } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('createProject', 'create', projectSchemas, (req) => createProject(req.caller, req.body()));
+export const handler = defineWriteHandler('createProject', 'create', withCreate(projectFields), (req) => createProject(req.caller, req.body()));

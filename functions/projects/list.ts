@@ -1,8 +1,13 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { list } from '../../shared/domain/entity.ts';
-import { projectSchemas } from '../../shared/resources/registry.ts';
+import { withListQuery } from '../../shared/resources/define.ts';
+import { projectFields } from '../../shared/resources/registry.ts';
 import { readCursorKeyAtLoad } from '../../shared/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineHandler('listProjects', 'list', projectSchemas, async (req) => ok(await list(req.caller, projectSchemas, req.query())));
+/** The fields and the list query schema alone: this bundle holds no other action's rules. */
+const schemas = withListQuery(projectFields);
+
+export const handler = defineListHandler('listProjects', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

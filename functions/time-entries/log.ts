@@ -1,5 +1,6 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { logTimeEntry } from '../../shared/domain/time-entries.ts';
-import { timeEntrySchemas } from '../../shared/resources/registry.ts';
+import { withCreate } from '../../shared/resources/define.ts';
+import { timeEntryFields } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('logTimeEntry', 'create', timeEntrySchemas, (req) => logTimeEntry(req.caller, req.body()));
+export const handler = defineWriteHandler('logTimeEntry', 'create', withCreate(timeEntryFields), (req) => logTimeEntry(req.caller, req.body()));

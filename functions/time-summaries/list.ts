@@ -1,8 +1,9 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { listTimeSummaries } from '../../shared/domain/time-summaries.ts';
 import { timeSummarySchemas } from '../../shared/schemas/time-summaries.ts';
 import { readCursorKeyAtLoad } from '../../shared/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineHandler('listTimeSummaries', 'list', timeSummarySchemas, async (req) => ok(await listTimeSummaries(req.caller, req.query())));
+export const handler = defineListHandler('listTimeSummaries', 'list', timeSummarySchemas, async (req) => ok(await listTimeSummaries(req.caller, req.query())));

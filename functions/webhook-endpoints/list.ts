@@ -1,8 +1,13 @@
-import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { list } from '../../shared/domain/entity.ts';
-import { webhookEndpointSchemas } from '../../shared/resources/registry.ts';
+import { withListQuery } from '../../shared/resources/define.ts';
+import { webhookEndpointFields } from '../../shared/resources/registry.ts';
 import { readCursorKeyAtLoad } from '../../shared/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineHandler('listWebhookEndpoints', 'list', webhookEndpointSchemas, async (req) => ok(await list(req.caller, webhookEndpointSchemas, req.query())));
+/** The fields and the list query schema alone: this bundle holds no other action's rules. */
+const schemas = withListQuery(webhookEndpointFields);
+
+export const handler = defineListHandler('listWebhookEndpoints', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

@@ -127,12 +127,23 @@ const makesEvents = (resource: AnyResource) => (EVENT_OBJECTS as readonly string
  * Creates the item; when it references others, counts it on each in one transaction whose
  * conditions are that they exist, so a reference deleted concurrently never ends up dangling.
  */
-export async function create<R extends AnyResource>(
+export const create = <R extends AnyResource>(ctx: CallerContext, resource: R, input: Record<string, unknown>, now: Date, options: CreateOptions = {}) =>
+  createItem(ctx, resource, input, now, options, putNew);
+
+/**
+ * `create` for a resource each of whose items references another (a time entry names a project
+ * or a client): always the transaction that counts it on them, so the bundle holds no single put.
+ */
+export const createReferring = <R extends AnyResource>(ctx: CallerContext, resource: R, input: Record<string, unknown>, now: Date, options: CreateOptions = {}) =>
+  createItem(ctx, resource, input, now, options);
+
+async function createItem<R extends AnyResource>(
   ctx: CallerContext,
   resource: R,
   input: Record<string, unknown>,
   now: Date,
-  options: CreateOptions = {},
+  options: CreateOptions,
+  putAlone?: typeof putNew,
 ): Promise<Versioned<ObjectOf<R>>> {
   const refuse = options.unknownReference ?? unknownReference;
   const id = newId(resource.idPrefix, now);
@@ -154,8 +165,8 @@ export async function create<R extends AnyResource>(
   const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
   const made = versioned(resource, item);
   const parts = options.parts?.(data) ?? {};
-  if (references.length === 0 && !options.alongside && !ctx.record && Object.keys(parts).length === 0) {
-    await putNew(put);
+  if (putAlone && references.length === 0 && !options.alongside && !ctx.record && Object.keys(parts).length === 0) {
+    await putAlone(put);
     return made;
   }
   const revealed = options.hidden ? { key: keys.item(ctx.workspaceId, resource.type, id), attributes: Object.keys(options.hidden) } : undefined;

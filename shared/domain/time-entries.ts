@@ -21,7 +21,7 @@ import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem }
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
 import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
-import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unchanged, unknownReference } from './entity.ts';
+import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unchanged, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
 import { oneOfRequiredMessage } from '../schemas/cross-field.ts';
 import type { ListEnvelope } from './paging.ts';
@@ -61,7 +61,7 @@ export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<type
   }
   const billableRate = input.billable_rate === undefined ? rate : input.billable_rate;
   // With a project, its client was read from it: a failure of either is the project's.
-  return create(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId, billable_rate: billableRate }, now, {
+  return createReferring(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId, billable_rate: billableRate }, now, {
     unknownReference: (field, target) => (projectId !== null ? unknownReference('project_id', project) : unknownReference(field, target)),
     // Counted in the totals in the same transaction (shared/totals/totals.ts).
     attributes: { [COUNTED_ATTRIBUTE]: 1 },

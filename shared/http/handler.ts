@@ -63,6 +63,17 @@ export type RetryPolicy = (call: {
 }) => Promise<Reply>;
 
 /**
+ * How a handler reads its input beyond the path and headers, injected by the frame that needs it
+ * (write-handler.ts a body, list-handler.ts a query), so a bundle carries only its own.
+ */
+export interface InputReaders {
+  /** The body as checked text (media type, size, UTF-8), then its JSON object (`bodyReader`). */
+  body?: typeof bodyReader;
+  /** The query, each parameter given once (`singleValuedQuery`). */
+  query?: (event: APIGatewayProxyEvent) => Record<string, string>;
+}
+
+/**
  * The handler of `operation`, whose action the route table gives (`tsc` refuses another), over
  * `resource`: its declaration (registry.ts) for a retrieve or a delete, its schemas
  * (`clientSchemas`, …, beside it in registry.ts) where the contract parses fields. The scope comes
@@ -74,12 +85,16 @@ export function defineHandler<O extends Operation>(
   resource: ResourceFor<O>,
   run: (req: Request<O>) => Promise<Reply>,
   retries?: RetryPolicy,
+  readers: InputReaders = {},
 ) {
   const { kind, collection } = resource as { kind: string; collection: string };
-  const contract = contractOf({ operation, action, resource: kind } as OperationOf, resource);
+  const contract = contractOf({ operation, action, resource: kind } as OperationOf, resource as AnyResource);
   const scope = scopeFor(collection, action as Action);
   if (!contract) throw new Error(`${operation} is public and has no caller`);
-  if (contract.idempotent && !retries) throw new Error(`${operation} changes data on retry: define it with defineWriteHandler`);
+  // A write changes data on retry and may read a body; a list reads a query: each has its frame.
+  if ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query)) {
+    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : 'defineWriteHandler'}`);
+  }
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
@@ -89,8 +104,8 @@ export function defineHandler<O extends Operation>(
       // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
       if (!contract.body) refuseBody(event);
       // The body as text, checked once: what the retry fingerprint and the parser read alike.
-      const textEvent = contract.body ? withTextBody(event) : event;
-      const request = requestOf<O>(textEvent, caller, contract, (input) => crossFieldErrors(resource as AnyResource, action, input));
+      const textEvent = contract.body ? readers.body!.text(event) : event;
+      const request = requestOf<O>(textEvent, caller, contract, readers, (input) => crossFieldErrors(resource as AnyResource, action, input));
       const reply = await withRequestDeadline(() =>
         retries
           ? retries({ operation, event: textEvent, request, hasBody: contract.body !== undefined, run: (who) => run({ ...request, caller: who }) })
@@ -124,14 +139,20 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
   return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };
 }
 
-function requestOf<O extends Operation>(event: APIGatewayProxyEvent, caller: CallerContext, contract: Contract, acrossFields: (input: unknown) => FieldError[]): Request<O> {
+function requestOf<O extends Operation>(
+  event: APIGatewayProxyEvent,
+  caller: CallerContext,
+  contract: Contract,
+  readers: InputReaders,
+  acrossFields: (input: unknown) => FieldError[],
+): Request<O> {
   return {
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
-    query: () => parseOrThrow(contract.query!, singleValuedQuery(event), 'query parameter', acrossFields) as QueryOf<O>,
-    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : jsonBody(event), 'field', acrossFields) as BodyOf<O>),
+    query: () => parseOrThrow(contract.query!, readers.query!(event), 'query parameter', acrossFields) as QueryOf<O>,
+    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', acrossFields) as BodyOf<O>),
   };
 }
 
@@ -164,7 +185,7 @@ function refuseBody(event: APIGatewayProxyEvent) {
  * sees it, turning bytes that are not UTF-8 (`%FF`) into U+FFFD: a name or value holding U+FFFD is
  * refused, so `?search=%FF` never matches what it did not say.
  */
-function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {
+export function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {
   const errors: FieldError[] = [];
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if ((values ?? []).some((value) => value.includes(REPLACEMENT)) || name.includes(REPLACEMENT)) {
@@ -270,3 +291,6 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
   }
   return parsed;
 }
+
+/** How a handler that parses a body reads it (injected by write-handler.ts). */
+export const bodyReader = { text: withTextBody, json: jsonBody };

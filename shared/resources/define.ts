@@ -1,10 +1,12 @@
 /**
  * A resource's field schemas (valibot), and everything derived from them: its TypeScript type,
  * its response schema, its create, update and list-query schemas. Its identity and relations are
- * declared apart, as plain data (declare.ts). registry.ts builds each resource's schemas beside
- * its declaration with a pure call of `defineFields`, whose argument is a function: a bundle that
- * never reads a resource's `<name>Schemas` drops them, and this module with them when it reads
- * none (retrieve, delete). Nothing here builds a schema at load for the same reason.
+ * declared apart, as plain data (declare.ts). registry.ts builds each resource's field schemas
+ * beside its declaration with a pure call of `declareFields`, whose argument is a function: a
+ * bundle that never reads a resource's `<name>Fields` drops them, and this module with them when
+ * it reads none (retrieve, delete). Each action's schema is built apart (`withCreate`,
+ * `withUpdate`, `withListQuery`), by the function that parses it: a bundle holds its own
+ * action's rules only. Nothing here builds a schema at load for the same reason.
  *
  * The schemas are given per declared field. Their wrappers say the rules:
  * - a plain schema is required on create;
@@ -44,7 +46,7 @@ type UpdateEntries<E extends v.ObjectEntries, RO extends PropertyKey, IM extends
 type QueryEntries<E extends v.ObjectEntries, FL extends PropertyKey, RG extends string> = {
   limit: ListBase['limit'];
   cursor: ListBase['cursor'];
-  search: ListBase['search'];
+  search: ReturnType<typeof searchParam>;
 } & { [F in FL & keyof E]: v.OptionalSchema<NonNull<Unwrapped<E[F]>>, undefined> } & {
   [P in RG]: v.OptionalSchema<v.GenericSchema<string, string>, undefined>;
 };
@@ -56,7 +58,7 @@ type RangeOf<R extends AnyResource> = R['order'] extends { from: infer A extends
 export const timestamp = () => v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), v.metadata({ format: 'date-time' }));
 export const idOf = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}${ULID_PATTERN}$`)));
 
-/** Every list's page size, cursor and search (resource lists; the events feed takes the first two). */
+/** Every list's page size and cursor. */
 export function listBase() {
   const pageSizeMessage = `limit must be an integer from 1 to ${LIMITS.pageSizeMax}`;
   return {
@@ -65,65 +67,89 @@ export function listBase() {
       String(LIMITS.pageSizeDefault),
     ),
     cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(LIMITS.cursorLength, 'cursor is not valid'))),
-    search: v.optional(text('search', LIMITS.searchLength)),
   };
 }
 type ListBase = ReturnType<typeof listBase>;
+/** The search of a resource list that declares one (apart: the lists that have none carry no text rules). */
+const searchParam = () => v.optional(text('search', LIMITS.searchLength));
 
 const unwrap = (schema: v.GenericSchema): v.GenericSchema =>
   schema.type === 'optional' ? (schema as v.OptionalSchema<v.GenericSchema, unknown>).wrapped : schema;
 const isNullable = (schema: v.GenericSchema) => schema.type === 'nullable';
 
-/** The resource with its field schemas and what derives from them. */
-export function defineFields<const R extends AnyResource, E extends { [F in FieldOf<R>]: v.GenericSchema }>(resource: R, schemas: () => FieldSchemas<R, E>) {
-  const fields = schemas();
-  type RO = KeysOf<R['readOnly']>;
-  type IM = KeysOf<R['immutable']>;
-  type FL = NonNullable<R['filters']>[number];
-  type RG = RangeOf<R>;
-  // In the declared order, whatever the order of `fields`.
-  const given = fields as Record<string, v.GenericSchema>;
+/**
+ * The resource with its field schemas, and no more: what each action parses is built from it by
+ * `withCreate`, `withUpdate` or `withListQuery` in the function that parses it, so an update
+ * function carries neither the create rules nor the list query's (`withActions`: all three, for
+ * what documents or checks the whole API).
+ */
+export function declareFields<const R extends AnyResource, E extends { [F in FieldOf<R>]: v.GenericSchema }>(resource: R, schemas: () => FieldSchemas<R, E>) {
+  const given = schemas() as Record<string, v.GenericSchema>;
+  // In the declared order, whatever the order of `schemas`.
   const entries = Object.fromEntries(resource.fieldNames.map((name) => [name, given[name]!])) as E;
-  const schemaOf = (name: string) => given[name]!;
-    const readOnly = resource.readOnly ?? {};
-  const immutable = resource.immutable ?? {};
-  const writable = resource.fieldNames.filter((name) => !(name in readOnly));
+  return { ...resource, entries };
+}
 
-  const createEntries = Object.fromEntries(
-    writable.map((name) => [name, isNullable(schemaOf(name)) ? v.optional(schemaOf(name)) : schemaOf(name)]),
-  ) as CreateEntries<E, RO>;
+/** A resource with its field schemas (declareFields). */
+type Fields<R extends AnyResource, E extends v.ObjectEntries> = R & { readonly entries: E };
+const writableOf = (r: AnyResource) => r.fieldNames.filter((name) => !(name in (r.readOnly ?? {})));
+
+/** The create body: every writable field, a nullable one optional (absent means null). */
+export function createSchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
+  const entries = r.entries as v.ObjectEntries;
+  const createEntries = Object.fromEntries(writableOf(r).map((name) => [name, isNullable(entries[name]!) ? v.optional(entries[name]!) : entries[name]!]));
+  return v.pipe(v.strictObject(createEntries as CreateEntries<E, KeysOf<R['readOnly']>>), v.metadata(oneOfRequired(r.createRequiresOneOf)));
+}
+
+/** The update body: every writable field optional, an immutable one refused with its reason. */
+export function updateSchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
+  const entries = r.entries as v.ObjectEntries;
+  const immutable = r.immutable ?? {};
   const updateEntries = Object.fromEntries(
-    writable.map((name) => [
-      name,
-      name in immutable
-        ? v.optional(v.never(`${name} cannot be changed: ${immutable[name]}`))
-        : v.optional(unwrap(schemaOf(name))),
-    ]),
-  ) as UpdateEntries<E, RO, IM>;
-  const { limit, cursor, search } = listBase();
+    writableOf(r).map((name) => [name, name in immutable ? v.optional(v.never(`${name} cannot be changed: ${immutable[name]}`)) : v.optional(unwrap(entries[name]!))]),
+  );
+  return v.strictObject(updateEntries as UpdateEntries<E, KeysOf<R['readOnly']>, KeysOf<R['immutable']>>);
+}
+
+/** The list query: page size and cursor, the declared filters, the order's range, search. */
+export function listQuerySchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
+  const entries = r.entries as v.ObjectEntries;
+  const { limit, cursor } = listBase();
   // A range takes the ordered field's own schema (a timestamp: its format, years and normalising).
-  const order = resource.order;
+  const order = r.order;
   const queryEntries = {
     limit,
     cursor,
-    ...Object.fromEntries((resource.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(schemaOf(name))))])),
+    ...Object.fromEntries((r.filters ?? []).map((name) => [name, v.optional(nonNull(unwrap(entries[name]!)))])),
     ...(order
       ? {
           [order.from]: v.optional(rangeBound(order.from, `Only items whose ${order.field} is at or after this instant (inclusive)`)),
           [order.to]: v.optional(rangeBound(order.to, `Only items whose ${order.field} is before this instant (exclusive); not before ${order.from}`)),
         }
       : {}),
-    ...(resource.search ? { search } : {}),
-  } as QueryEntries<E, FL, RG>;
-
-  return {
-    ...resource,
-    entries,
-    create: v.pipe(v.strictObject(createEntries), v.metadata(oneOfRequired(resource.createRequiresOneOf))),
-    update: v.strictObject(updateEntries),
-    listQuery: v.strictObject(queryEntries),
+    ...(r.search ? { search: searchParam() } : {}),
   };
+  return v.strictObject(queryEntries as QueryEntries<E, NonNullable<R['filters']>[number], RangeOf<R>>);
 }
+
+/** What a create function passes the handler frame (and its domain): the fields and the create body. */
+export const withCreate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, create: createSchema(r) });
+/** What an update function passes: the fields and the update body. */
+export const withUpdate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, update: updateSchema(r) });
+/** What a list function passes: the fields and the list query. */
+export const withListQuery = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, listQuery: listQuerySchema(r) });
+
+/** The fields with every action's schemas: for what documents or checks the whole API, never a function. */
+export const withActions = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({
+  ...r,
+  create: createSchema(r),
+  update: updateSchema(r),
+  listQuery: listQuerySchema(r),
+});
+
+/** The resource with its field schemas and every action's (declareFields, then withActions). */
+export const defineFields = <const R extends AnyResource, E extends { [F in FieldOf<R>]: v.GenericSchema }>(resource: R, schemas: () => FieldSchemas<R, E>) =>
+  withActions(declareFields(resource, schemas));
 
 /** JSON Schema metadata: each of `fields`, given and not null, satisfies the body (none: no constraint). */
 function oneOfRequired(fields: readonly string[] | undefined): Record<string, unknown> {

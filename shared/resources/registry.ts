@@ -4,23 +4,25 @@
  *   name and order, and its relations (references, filters, search, indexes, read-only and
  *   immutable fields, guards). Keys, indexes, scopes, guards, the item mapping and tags derive
  *   from it; every function that touches the resource holds it.
- * - Its field schemas (valibot), `<name>Schemas`, built by a pure call: a function that parses
+ * - Its field schemas (valibot), `<name>Fields`, built by a pure call: a function that parses
  *   no input of the resource (retrieve, delete, another resource's operations) never imports
- *   them, and the bundler drops them with everything they alone use.
+ *   them, and the bundler drops them with everything they alone use. A function that parses
+ *   builds only its own action's schema from them (`withCreate(clientFields)`, define.ts);
+ *   `<name>Schemas` holds every action's, for what documents or checks the whole API.
  * docs/extending.md walks through adding a resource.
  */
 import * as v from 'valibot';
 import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
-import { defineFields } from './define.ts';
+import { declareFields, defineFields, withActions } from './define.ts';
 import { invoiceAcrossFields, invoiceBodies, invoiceFields } from '../schemas/invoices.ts';
 import { ULID_PATTERN } from '../ids.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
 export const INVOICE_ID_PREFIX = 'inv_';
 
-export const client = declareResource({
+export const client = /* @__PURE__ */ declareResource({
   kind: 'client',
   idPrefix: 'cli_',
   collection: 'clients',
@@ -36,7 +38,7 @@ export const client = declareResource({
   deleteHint: 'archive the client instead by setting its status to SLEEPING or LOST',
 });
 
-export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
+export const clientFields = /* @__PURE__ */ declareFields(client, () => ({
   company_name: text('company_name', LIMITS.nameLength),
   company_email: email('company_email'),
   company_address: v.nullable(text('company_address', LIMITS.addressLength, 'multi')),
@@ -49,8 +51,10 @@ export const clientSchemas = /* @__PURE__ */ defineFields(client, () => ({
   tvq_number: v.nullable(taxId('tvq_number')),
   relationship_start_date: timestamp('relationship_start_date'),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from clientFields. */
+export const clientSchemas = /* @__PURE__ */ withActions(clientFields);
 
-export const project = declareResource({
+export const project = /* @__PURE__ */ declareResource({
   kind: 'project',
   idPrefix: 'prj_',
   collection: 'projects',
@@ -70,7 +74,7 @@ export const project = declareResource({
   deleteHint: 'close the project instead by setting its status to COMPLETED or CANCELLED',
 });
 
-export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
+export const projectFields = /* @__PURE__ */ declareFields(project, () => ({
   name: text('name', LIMITS.nameLength),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
   status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
@@ -85,8 +89,10 @@ export const projectSchemas = /* @__PURE__ */ defineFields(project, () => ({
   start_date: v.optional(timestamp('start_date')),
   end_date: v.nullable(timestamp('end_date')),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from projectFields. */
+export const projectSchemas = /* @__PURE__ */ withActions(projectFields);
 
-export const timeEntry = declareResource({
+export const timeEntry = /* @__PURE__ */ declareResource({
   kind: 'time_entry',
   idPrefix: 'te_',
   collection: 'time_entries',
@@ -116,7 +122,7 @@ export const NOT_INVOICED = {
   values: { ':NULL': 'NULL' },
 } as const;
 
-export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
+export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
   project_id: v.nullable(reference('project_id')),
   /** Implied by the project when one is given (domain/time-entries.ts). */
   client_id: v.optional(reference('client_id')),
@@ -134,13 +140,15 @@ export const timeEntrySchemas = /* @__PURE__ */ defineFields(timeEntry, () => ({
     ),
   ),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from timeEntryFields. */
+export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
 
 /**
  * Invoices (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's uninvoiced time
  * locked into a draft, then finalized, paid or voided (domain/invoices.ts). Every field is the
  * service's: a create names the client and the range, a PATCH changes a draft's terms.
  */
-export const invoice = declareResource({
+export const invoice = /* @__PURE__ */ declareResource({
   kind: 'invoice',
   idPrefix: INVOICE_ID_PREFIX,
   collection: 'invoices',
@@ -168,7 +176,7 @@ export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...defineFields(invoice,
  * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
  * in domain/webhook-endpoints.ts.
  */
-export const webhookEndpoint = declareResource({
+export const webhookEndpoint = /* @__PURE__ */ declareResource({
   kind: 'webhook_endpoint',
   idPrefix: 'we_',
   collection: 'webhook_endpoints',
@@ -176,7 +184,7 @@ export const webhookEndpoint = declareResource({
   fields: ['url', 'enabled_events', 'description', 'status'],
 });
 
-export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoint, () => ({
+export const webhookEndpointFields = /* @__PURE__ */ declareFields(webhookEndpoint, () => ({
   url: webhookUrl('url'),
   enabled_events: v.pipe(
     v.array(
@@ -191,6 +199,8 @@ export const webhookEndpointSchemas = /* @__PURE__ */ defineFields(webhookEndpoi
   description: v.nullable(text('description', LIMITS.nameLength, 'multi')),
   status: v.optional(enumOf('status', ['enabled', 'disabled']), 'enabled'),
 }));
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from webhookEndpointFields. */
+export const webhookEndpointSchemas = /* @__PURE__ */ withActions(webhookEndpointFields);
 
 /** Every resource, by kind. */
 export const RESOURCES = { client, project, time_entry: timeEntry, invoice, webhook_endpoint: webhookEndpoint } as const;
@@ -199,7 +209,7 @@ export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];
 export type Collection = Resource['collection'];
 
-export const RESOURCE_LIST: readonly AnyResource[] = Object.values(RESOURCES) as AnyResource[];
+export const RESOURCE_LIST: readonly AnyResource[] = /* @__PURE__ */ Object.values(RESOURCES) as AnyResource[];
 
 export const resourceOf = (kind: string): AnyResource => {
   const found = (RESOURCES as Record<string, AnyResource>)[kind];

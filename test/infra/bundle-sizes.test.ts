@@ -88,6 +88,31 @@ describe('what a function carries of the resources', () => {
     }
   });
 
+  it('a function that parses fields holds its own action\'s schema alone (an update function neither the create rules nor the list query)', () => {
+    // Markers of each action's schema builder (shared/resources/define.ts).
+    const LIST_QUERY = 'limit must be an integer from 1 to';
+    const UPDATE_BODY = 'cannot be changed: ';
+    for (const route of ROUTES) {
+      // Invoices declare their bodies themselves (shared/schemas/invoices.ts), and pass them all.
+      if (route.resource === null || !(route.resource in SCHEMAS) || route.resource === 'invoice') continue;
+      const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
+      expect(text.includes(LIST_QUERY), `${route.operation} holds the list query`).toBe(route.action === 'list');
+      expect(text.includes(UPDATE_BODY), `${route.operation} holds the update body`).toBe(route.action === 'update');
+    }
+  });
+
+  it('a function reads only its own input: a list its query, a write a body, a retrieve neither', () => {
+    // Markers of the readers the list and write frames inject (shared/http/handler.ts).
+    const QUERY_READER = 'may be given only once';
+    const BODY_READER = 'The request body is not valid JSON';
+    for (const route of ROUTES) {
+      if (route.resource === null) continue;
+      const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
+      expect(text.includes(QUERY_READER), `${route.operation} reads a query`).toBe(route.action === 'list');
+      expect(text.includes(BODY_READER), `${route.operation} reads a body`).toBe(route.action !== 'list' && route.action !== 'retrieve');
+    }
+  });
+
   it('a route\'s function holds neither the route table (its scope comes from its resource and action) nor the response schemas', () => {
     for (const route of ROUTES) {
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');

@@ -1,7 +1,10 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineHandler, ok } from '../../shared/http/handler.ts';
+import { defineListHandler } from '../../shared/http/list-handler.ts';
+import { withCreate, withListQuery } from '../../shared/resources/define.ts';
 import { client } from '../../shared/resources/registry.ts';
+import { SCHEMAS } from '../../shared/resources/schemas.ts';
 
 const handler = defineHandler('retrieveClient', 'retrieve', client, async () => ok({ fine: true }));
 
@@ -25,5 +28,29 @@ describe('the handler frame checks the expiry the authorizer passed on', () => {
   it('refuses an expired one and accepts a future one', async () => {
     expect((await handler(eventWith({ ...caller, tokenExpiresAt: Math.floor(Date.now() / 1000) - 1 }), context)).statusCode).toBe(401);
     expect((await handler(eventWith({ ...caller, tokenExpiresAt: Math.floor(Date.now() / 1000) + 60 }), context)).statusCode).toBe(200);
+  });
+});
+
+describe('each frame reads only its own input', () => {
+  it('refuses to define a list outside the list frame, or a write outside the write frame', () => {
+    const run = async () => ok({});
+    const fields = { ...client, entries: SCHEMAS.client.entries };
+    expect(() => defineHandler('listClients', 'list', withListQuery(fields), run)).toThrow('listClients: define it with defineListHandler');
+    expect(() => defineHandler('createClient', 'create', withCreate(fields), run)).toThrow('createClient: define it with defineWriteHandler');
+    expect(() => defineHandler('deleteClient', 'delete', client, run)).toThrow('deleteClient: define it with defineWriteHandler');
+    expect(() => defineListHandler('listClients', 'list', withListQuery(fields), run)).not.toThrow();
+  });
+
+  it('a list reads its query with each parameter once; a retrieve refuses any', async () => {
+    const list = defineListHandler('listClients', 'list', withListQuery({ ...client, entries: SCHEMAS.client.entries }), async (req) => ok(req.query()));
+    const at = { ...caller, tokenExpiresAt: Math.floor(Date.now() / 1000) + 60 };
+    const listEvent = (query: Record<string, string[]>) =>
+      ({ ...eventWith(at), queryStringParameters: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v.at(-1)])), multiValueQueryStringParameters: query }) as APIGatewayProxyEvent;
+    const listed = await list(listEvent({ limit: ['5'] }), context);
+    expect([listed.statusCode, JSON.parse(listed.body).limit]).toEqual([200, 5]);
+    const twice = await list(listEvent({ limit: ['5', '6'] }), context);
+    expect([twice.statusCode, JSON.parse(twice.body).error.errors]).toEqual([400, [{ param: 'limit', message: 'limit may be given only once' }]]);
+    const retrieved = await handler({ ...listEvent({ limit: ['5'] }), pathParameters: { id: 'cli_x' } } as APIGatewayProxyEvent, context);
+    expect([retrieved.statusCode, JSON.parse(retrieved.body).error.param]).toEqual([400, 'limit']);
   });
 });

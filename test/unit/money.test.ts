@@ -1,6 +1,6 @@
 /** Money and local calendars without binary floats or guesses (shared/money.ts, shared/totals/calendar.ts). */
 import { describe, expect, it } from 'vitest';
-import { amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/money.ts';
+import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/money.ts';
 import { dateOfDayNumber, dayNumberOf, isTimeZone, periodsOf, startOfDay } from '../../shared/totals/calendar.ts';
 import { isKnownCurrency } from '../../shared/schemas/fields.ts';
 
@@ -27,6 +27,21 @@ describe('money', () => {
     // 27 minutes at 0.10 an hour is 0.045: the half goes to the even cent.
     expect(amountOfRateMinutes(27n * 1_000n, 'USD')).toBe('0.04');
     expect(amountOfRateMinutes(2n ** 80n, 'USD')).toBe('2014876366024381957.84');
+  });
+
+  it('takes each currency\'s minor unit from a table that is Intl\'s, for every currency Intl knows', () => {
+    const intl = (currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+    const known = Intl.supportedValuesOf('currency');
+    expect(known.length).toBeGreaterThan(100);
+    const differing = known.filter((code) => minorUnitDigits(code) !== intl(code)).map((code) => `${code}: table ${minorUnitDigits(code)}, Intl ${intl(code)}`);
+    expect(differing).toEqual([]);
+    // Every code of the table is one Intl knows, listed once, in order.
+    for (const codes of Object.values(MINOR_UNIT_EXCEPTIONS)) {
+      const list = codes.split(' ');
+      expect(list.filter((code) => !known.includes(code))).toEqual([]);
+      expect(list).toEqual([...new Set(list)].sort());
+    }
+    expect(minorUnitDigits('constructor')).toBe(2);
   });
 
   it('knows the currencies of Intl, upper case only', () => {

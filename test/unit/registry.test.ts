@@ -4,8 +4,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { declareResource } from '../../shared/resources/declare.ts';
 import { dataOf, objectOf } from '../../shared/resources/objects.ts';
-import { defineFields, responseSchema } from '../../shared/resources/define.ts';
-import { RESOURCES, RESOURCE_LIST, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
+import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
+import { RESOURCES, RESOURCE_LIST, clientFields, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
 import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/routes.ts';
 import { contractOf } from '../../shared/operations.ts';
@@ -338,6 +338,19 @@ describe('declareResource and defineFields', () => {
     expect(Object.keys(responseSchema(note, () => 'x_').entries)).toEqual(['object', 'id', 'title', 'body', 'workspace_id', 'created_at', 'updated_at']);
   });
 
+  it('build each action\'s schema apart, the same as the one documented', () => {
+    const { create, update, listQuery } = SCHEMAS.time_entry;
+    const fields = { ...RESOURCES.time_entry, entries: SCHEMAS.time_entry.entries };
+    const alone = { create: withCreate(fields), update: withUpdate(fields), listQuery: withListQuery(fields) };
+    expect(Object.keys(alone.create)).not.toContain('update');
+    expect(Object.keys(alone.update)).not.toContain('listQuery');
+    expect(Object.keys(alone.listQuery)).not.toContain('create');
+    const json = (schema: v.GenericSchema) => toJsonSchema(schema, { errorMode: 'ignore' });
+    expect(json(alone.create.create)).toEqual(json(create));
+    expect(json(alone.update.update)).toEqual(json(update));
+    expect(json(alone.listQuery.listQuery)).toEqual(json(listQuery));
+  });
+
   it('keep the declarations free of schemas: the schemas are a resource\'s declaration plus what derives from its fields', () => {
     for (const [kind, declared] of Object.entries(RESOURCES)) {
       expect(Object.values(declared).some((value) => typeof value === 'object' && value !== null && 'kind' in value && 'async' in value), kind).toBe(false);
@@ -357,7 +370,13 @@ describe('contracts', () => {
     // Every delete takes an Idempotency-Key: 409 while it is in use, 422 when it was used for another request.
     expect(contractOf(routeByOperation('deleteTimeEntry'), RESOURCES.time_entry)).toMatchObject({ idempotent: true, errors: expect.arrayContaining([409, 422]) });
     expect(() => contractOf(routeByOperation('retrieveClient'), RESOURCES.project)).toThrow('retrieveClient is an operation of client, not of project');
-    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's schemas (its <name>Schemas in shared/resources/registry.ts)");
+    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's create schema (shared/resources/define.ts)");
+    // A function passes its own action's schema alone; another action's is refused.
+    const clientCreate = withCreate(clientFields);
+    expect(contractOf(routeByOperation('createClient'), clientCreate)?.body).toBe(clientCreate.create);
+    expect(() => contractOf(routeByOperation('updateClient'), clientCreate)).toThrow("updateClient parses fields: give it the resource's update schema");
+    expect(() => contractOf(routeByOperation('listClients'), withUpdate(clientFields))).toThrow("listClients parses fields: give it the resource's listQuery schema");
+    expect(contractOf(routeByOperation('listClients'), withListQuery(clientFields))?.query?.type).toBe('strict_object');
     expect(() => contractOf(routeByOperation('updateWebhookEndpoint'), RESOURCES.webhook_endpoint)).toThrow('updateWebhookEndpoint parses fields');
     expect(contractOf(routeByOperation('getOpenApiDocument'), undefined)).toBeUndefined();
   });
