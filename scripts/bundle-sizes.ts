@@ -6,8 +6,9 @@
  *   npm run bundle-sizes -- --details     # also the biggest packages inside each bundle
  *   npm run bundle-sizes -- --max-kb 400  # exit 1 when a bundle is bigger (default 500)
  *
- * Nothing is written to disk. test/infra/bundle-sizes.test.ts runs measureBundles() and
- * test/infra/stack.test.ts checks that its output is byte-identical to the stack's assets.
+ * Nothing is written to disk. The infra tests' global setup (test/infra/support/assembly.ts) runs
+ * measureBundles() once per run: test/infra/bundle-sizes.test.ts checks the sizes and
+ * test/infra/stack.test.ts that the bundles are byte-identical to the stack's assets.
  */
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
