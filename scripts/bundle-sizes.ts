@@ -6,14 +6,16 @@
  *   npm run bundle-sizes -- --details     # also the biggest packages inside each bundle
  *   npm run bundle-sizes -- --max-kb 400  # exit 1 when a bundle is bigger (default 500)
  *
- * Nothing is written to disk. test/infra/bundle-sizes.test.ts runs measureBundles() and
- * test/infra/stack.test.ts checks that its output is byte-identical to the stack's assets.
+ * Nothing is written to disk. The infra tests' global setup (test/infra/support/assembly.ts) runs
+ * measureBundles() once per run: test/infra/bundle-sizes.test.ts checks the sizes and
+ * test/infra/stack.test.ts that the bundles are byte-identical to the stack's assets.
  */
+import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { AUTHORIZER_ENTRY } from '../shared/routes.ts';
 import { FUNCTION_ENTRIES } from '../shared/background.ts';
-import { esbuildOptions } from '../infra/bundling.ts';
+import { PROJECT_ROOT, esbuildOptions } from '../infra/bundling.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 
 /** The size limit the tests enforce on every bundle (minified, before compression). */
@@ -50,31 +52,45 @@ export function packageOf(inputPath: string): string {
   return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
-export async function measureBundle(target: BundleTarget): Promise<BundleSize> {
-  const result = await esbuild.build({ ...esbuildOptions(target.entry), write: false, metafile: true });
-  const output = result.outputFiles.find((f) => f.path.endsWith('.mjs'));
-  if (!output) throw new Error(`No bundle produced for ${target.entry}`);
-  const packages: Record<string, number> = {};
-  const inputs: string[] = [];
-  for (const meta of Object.values(result.metafile.outputs)) {
+/**
+ * Every target's bundle from one esbuild build with an entry point per target: without code
+ * splitting each output is the bundle of its entry alone, byte for byte what a build of that entry
+ * gives (stack.test.ts compares them with the stack's assets), and the modules the functions share
+ * (the AWS SDK above all) are parsed once instead of once per function.
+ */
+export async function measureBundles(targets: readonly BundleTarget[] = BUNDLE_TARGETS): Promise<BundleSize[]> {
+  if (targets.length === 0) return [];
+  const { outfile, entryPoints: _entry, ...options } = esbuildOptions(targets[0]!.entry);
+  const outdir = path.dirname(outfile!);
+  const result = await esbuild.build({
+    ...options,
+    entryPoints: targets.map((target) => ({ in: path.resolve(PROJECT_ROOT, target.entry), out: target.name })),
+    outdir,
+    outExtension: { '.js': path.extname(outfile!) },
+    write: false,
+    metafile: true,
+  });
+  return targets.map((target) => {
+    const file = path.join(outdir, `${target.name}${path.extname(outfile!)}`);
+    const output = result.outputFiles.find((f) => f.path === file);
+    const meta = result.metafile.outputs[path.relative(PROJECT_ROOT, file)];
+    if (!output || !meta) throw new Error(`No bundle produced for ${target.entry}`);
+    const packages: Record<string, number> = {};
+    const inputs: string[] = [];
     for (const [input, { bytesInOutput }] of Object.entries(meta.inputs)) {
       const name = packageOf(input);
       packages[name] = (packages[name] ?? 0) + bytesInOutput;
       inputs.push(input);
     }
-  }
-  return {
-    ...target,
-    minifiedBytes: output.contents.byteLength,
-    gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
-    contents: output.contents,
-    packages,
-    inputs,
-  };
-}
-
-export async function measureBundles(targets: readonly BundleTarget[] = BUNDLE_TARGETS): Promise<BundleSize[]> {
-  return Promise.all(targets.map(measureBundle));
+    return {
+      ...target,
+      minifiedBytes: output.contents.byteLength,
+      gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
+      contents: output.contents,
+      packages,
+      inputs,
+    };
+  });
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;

@@ -1,20 +1,22 @@
 /**
  * Bundle sizes, measured by scripts/bundle-sizes.ts with the stack's own esbuild options
- * (stack.test.ts proves the script's bundles are byte-identical to the deployed assets).
+ * (stack.test.ts proves the script's bundles are byte-identical to the deployed assets), once per
+ * run by the infra project's global setup (support/bundles.ts).
  */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
-import { BUNDLE_TARGETS, MAX_BUNDLE_BYTES, measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
+import { BUNDLE_TARGETS, MAX_BUNDLE_BYTES, type BundleSize } from '../../scripts/bundle-sizes.ts';
 import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
 import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
 import { SCHEMAS } from '../../shared/resources/schemas.ts';
+import { readBundles } from './support/bundles.ts';
 
 let sizes: BundleSize[];
 
-beforeAll(async () => {
-  sizes = await measureBundles();
+beforeAll(() => {
+  sizes = readBundles(inject('infraAssembly')).sizes;
 });
 
 describe('bundle sizes', () => {

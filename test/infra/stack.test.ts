@@ -7,12 +7,12 @@
  */
 import { DEFAULT_TRACE_SAMPLING } from '../../infra/logging.ts';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { App, Stage } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -33,13 +33,14 @@ import {
   isPublic,
   signsCursors,
 } from '../../infra/stack.ts';
-import { measureBundles, type BundleSize } from '../../scripts/bundle-sizes.ts';
+import type { BundleSize } from '../../scripts/bundle-sizes.ts';
 import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS } from '../../infra/config/environments.ts';
+import { readBundles, sourceFingerprint } from './support/bundles.ts';
 import { environmentTemplate } from './support/templates.ts';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -67,29 +68,36 @@ let withBackground: TimebillApi;
 let template: Template;
 let resources: Record<string, CfnResource>;
 let bundles: Map<string, BundleSize>;
-/** Whether the sources stayed the same from synthesis to measuring (an editor may save meanwhile). */
+/** Whether the sources stayed the same from measuring to synthesis (an editor may save meanwhile). */
 let sourcesSteady: boolean;
-
-/** Fingerprint of everything that goes into a bundle. */
-function sourceFingerprint(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else hash.update(full).update(readFileSync(full));
-    }
-  };
-  walk(path.join(PROJECT_ROOT, 'functions'));
-  walk(path.join(PROJECT_ROOT, 'shared'));
-  hash.update(readFileSync(path.join(PROJECT_ROOT, 'package-lock.json')));
-  return hash.digest('hex');
-}
 
 const bundlingLines: string[] = [];
 
-beforeAll(async () => {
-  const before = sourceFingerprint();
+/**
+ * Runs `build` with CDK's NodejsFunction bundling calling the repository's esbuild directly. CDK
+ * runs a project's own esbuild through `npx --no-install esbuild <args>`, which costs an npm
+ * start-up per function (about 0.5 s of CPU each, most of this file's synthesis); an esbuild on
+ * PATH that is not the project's it runs as `esbuild <args>`. Here that is the same binary with the
+ * same arguments, so the bundles are what `cdk synth` builds (compared byte for byte below).
+ */
+function withEsbuildOnPath<T>(build: () => T): T {
+  const require = createRequire(import.meta.url);
+  const { Bundling } = require(path.join(PROJECT_ROOT, 'node_modules/aws-cdk-lib/aws-lambda-nodejs/lib/bundling.js')) as {
+    Bundling: { esbuildInstallation?: { isWorkspacePackage: boolean; version: string }; clearEsbuildInstallationCache(): void };
+  };
+  const { version } = require('esbuild/package.json') as { version: string };
+  const pathBefore = process.env.PATH;
+  process.env.PATH = `${path.join(PROJECT_ROOT, 'node_modules/.bin')}${path.delimiter}${pathBefore}`;
+  Bundling.esbuildInstallation = { isWorkspacePackage: false, version };
+  try {
+    return build();
+  } finally {
+    Bundling.clearEsbuildInstallationCache();
+    process.env.PATH = pathBefore;
+  }
+}
+
+beforeAll(() => {
   outdir = mkdtempSync(path.join(tmpdir(), 'timebill-cdk-'));
   // Same feature flags as `npx cdk synth` (cdk.json); no env: the stack is environment-agnostic.
   app = new App({ context: cdkJson.context, outdir });
@@ -103,20 +111,23 @@ beforeAll(async () => {
     return true;
   }) as typeof process.stderr.write);
   try {
-    stack = new TimebillApi(new Stage(app, 'Main'), { stackName: DEFAULT_STACK_NAME });
-  // The same stacks without the acknowledgements (bundles come from the asset cache).
-  unacknowledged = new TimebillApi(new Stage(app, 'Unacknowledged'), { acknowledgeNagFindings: false });
-  // With functions that are not routes (a stream consumer, a queue worker and its sender); their
-  // entries reuse route handlers, whose bundles are in the asset cache: the wiring is under test.
-  withBackground = new TimebillApi(new Stage(app, 'WithBackground'), { backgroundFunctions: BACKGROUND_SAMPLE });
+    withEsbuildOnPath(() => {
+      stack = new TimebillApi(new Stage(app, 'Main'), { stackName: DEFAULT_STACK_NAME });
+      // The same stacks without the acknowledgements (bundles come from the asset cache).
+      unacknowledged = new TimebillApi(new Stage(app, 'Unacknowledged'), { acknowledgeNagFindings: false });
+      // With functions that are not routes (a stream consumer, a queue worker and its sender); their
+      // entries reuse route handlers, whose bundles are in the asset cache: the wiring is under test.
+      withBackground = new TimebillApi(new Stage(app, 'WithBackground'), { backgroundFunctions: BACKGROUND_SAMPLE });
+    });
   } finally {
     progress.mockRestore();
   }
   template = environmentTemplate(stack);
   resources = template.toJSON().Resources as Record<string, CfnResource>;
-  // Built right after synthesis, from the same sources, to compare with the stack's assets.
-  bundles = new Map((await measureBundles()).map((b) => [b.entry, b]));
-  sourcesSteady = sourceFingerprint() === before;
+  // Built by the infra project's global setup (support/bundles.ts), to compare with the stack's assets.
+  const built = readBundles(inject('infraAssembly'));
+  bundles = new Map(built.sizes.map((b) => [b.entry, b]));
+  sourcesSteady = sourceFingerprint() === built.fingerprint;
 });
 
 afterAll(() => {
@@ -124,6 +135,24 @@ afterAll(() => {
 });
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+/**
+ * One more environment, bundling skipped (`aws:cdk:bundling-stacks`), built once for the tests
+ * that change a setting and read what follows: another Cognito domain prefix, a longer log
+ * retention and no function that is not a route. Each test reads only its own setting's part.
+ */
+const VARIANT = { cognitoDomainPrefix: 'acme-timebill-prod', logRetention: RetentionDays.TWO_YEARS } as const;
+let variantResources: Record<string, CfnResource> | undefined;
+function variant(): Record<string, CfnResource> {
+  variantResources ??= environmentTemplate(
+    new TimebillApi(new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } }), {
+      config: { ...ENVIRONMENTS.prod, cognitoDomainPrefix: VARIANT.cognitoDomainPrefix },
+      logRetention: VARIANT.logRetention,
+      backgroundFunctions: [],
+    }),
+  ).toJSON().Resources as Record<string, CfnResource>;
+  return variantResources;
+}
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const refId = (value: Json): string | undefined => value?.Ref ?? (value?.['Fn::GetAtt'] ? value['Fn::GetAtt'][0] : undefined);
@@ -347,7 +376,7 @@ describe('functions', () => {
   });
 
   it('each route function is the bundle of its own entry, byte for byte what scripts/bundle-sizes.ts builds', (ctx) => {
-    if (!sourcesSteady) ctx.skip('functions/ or shared/ changed while the stack was synthesized: nothing to compare');
+    if (!sourcesSteady) ctx.skip('functions/ or shared/ changed between building the bundles and synthesizing the stack: nothing to compare');
     for (const route of ROUTES) {
       const file = assetFile(functionIdOf(route.operation));
       expect(existsSync(file), `${route.operation}: ESM output index.mjs`).toBe(true);
@@ -726,10 +755,8 @@ describe('Cognito', () => {
 
   it('has a Cognito domain, its prefix from the environment configuration', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: ENVIRONMENTS.prod.cognitoDomainPrefix });
-    // Another app, with bundling skipped (`aws:cdk:bundling-stacks`): only the template matters here.
-    const other = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const custom = new TimebillApi(other, { config: { ...ENVIRONMENTS.prod, cognitoDomainPrefix: 'acme-timebill-prod' } });
-    environmentTemplate(custom).hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-timebill-prod' });
+    const domains = Object.values(variant()).filter((r) => r.Type === 'AWS::Cognito::UserPoolDomain');
+    expect(domains.map((d) => d.Properties.Domain)).toEqual([VARIANT.cognitoDomainPrefix]);
   });
 });
 
@@ -780,13 +807,11 @@ describe('encryption, log retention and tracing', () => {
   });
 
   it('makes log retention a stack property of at least 365 days', () => {
-    // No bundling: only the log groups matter here.
-    const unbundled = () => new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const longer = new TimebillApi(unbundled(), { logRetention: RetentionDays.TWO_YEARS });
-    for (const [, group] of Object.entries(environmentTemplate(longer).findResources('AWS::Logs::LogGroup'))) {
-      expect((group as CfnResource).Properties.RetentionInDays).toBe(731);
-    }
-    expect(() => new TimebillApi(unbundled(), { logRetention: RetentionDays.SIX_MONTHS })).toThrow(/at least 365 days/);
+    const groups = Object.values(variant()).filter((r) => r.Type === 'AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(ROUTES.length);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(731);
+    const unbundled = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    expect(() => new TimebillApi(unbundled, { logRetention: RetentionDays.SIX_MONTHS })).toThrow(/at least 365 days/);
   });
 });
 
@@ -860,9 +885,7 @@ describe('functions that are not routes', () => {
     // The events' stream consumer (BACKGROUND_FUNCTIONS) turns it on; a stack without one has none.
     expect(tables(resources)).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
     expect(tables(bg())).toEqual([{ StreamViewType: 'NEW_AND_OLD_IMAGES' }]);
-    const bare = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const none = new TimebillApi(bare, { backgroundFunctions: [] });
-    expect(tables(environmentTemplate(none).toJSON().Resources as Record<string, CfnResource>)).toEqual([undefined]);
+    expect(tables(variant())).toEqual([undefined]);
   });
 
   it('subscribes the stream consumer with bisection, bounded retries and an on-failure queue, and the worker to its queue with per-item failures', () => {

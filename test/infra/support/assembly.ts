@@ -4,6 +4,7 @@
  * provides its path. Template tests read the stacks from that cloud assembly (readAssembly below)
  * instead of synthesizing the same environments again in each file. cdk-nag runs during this
  * synthesis as in `cdk synth` (an unacknowledged finding fails the run here, with the finding).
+ * Meanwhile esbuild builds every function's bundle once (support/bundles.ts), in its own process.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +13,12 @@ import { App } from 'aws-cdk-lib';
 import type { TestProject } from 'vitest/node';
 import { buildApp } from '../../../infra/app.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
+import { measureBundles } from '../../../scripts/bundle-sizes.ts';
+import { sourceFingerprint, writeBundles } from './bundles.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Directory of the cloud assembly of every environment (templates only, no bundles). */
+    /** Directory of the cloud assembly of every environment (templates only) and of the bundles (support/bundles.ts). */
     infraAssembly: string;
   }
 }
@@ -26,11 +29,15 @@ export function templateContext(): Record<string, unknown> {
   return { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 }
 
-export default function setup(project: TestProject) {
+export default async function setup(project: TestProject) {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
+  const fingerprint = sourceFingerprint();
+  // Started first: esbuild bundles in its own process while this one synthesizes.
+  const bundles = measureBundles();
   const app = new App({ context: templateContext(), outdir });
   buildApp(app);
   app.synth();
+  writeBundles(outdir, { fingerprint, sizes: await bundles });
   project.provide('infraAssembly', outdir);
   return () => rmSync(outdir, { recursive: true, force: true });
 }
