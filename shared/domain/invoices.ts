@@ -392,6 +392,38 @@ async function entryIdsOf(ctx: CallerContext, invoiceId: string): Promise<string
 /** How many of `parts` a transaction of this batch holds. */
 const sizeOf = (n: number, totals: number, closing: number) => 1 + n + totals + closing;
 
+/** A batch: the entries its transaction changes, their invoiced totals, how many list positions it uses, and whether it ends the list. */
+interface Batch {
+  entries: Record<string, unknown>[];
+  totals: Record<string, TransactItem>;
+  count: number;
+  last: boolean;
+}
+
+/**
+ * The longest start of `chunk` (list positions from `next` of `total`) whose transaction fits in
+ * DynamoDB's 100 items: the invoice, the entries `pick` takes from it, their totals items, and the
+ * closing writes (`closing(last)`: the key's record).
+ */
+function fitBatch(
+  ctx: CallerContext,
+  chunk: readonly string[],
+  position: { next: number; total: number },
+  pick: (ids: readonly string[]) => Record<string, unknown>[],
+  sign: 1n | -1n,
+  closing: (last: boolean) => number,
+): Batch {
+  let count = chunk.length;
+  for (;;) {
+    const last = position.next + count >= position.total;
+    const entries = pick(chunk.slice(0, count));
+    const totals = invoicedTotalsParts(ctx.workspaceId, entries.map((e) => ({ entry: countedOf(dataOfItem(e)), counted: sign < 0n || e[COUNTED_ATTRIBUTE] !== undefined })), sign);
+    const size = sizeOf(entries.length, Object.keys(totals).length, closing(last));
+    if (size <= TRANSACTION_ITEMS) return { entries, totals, count, last };
+    count = Math.max(1, count - Math.ceil((size - TRANSACTION_ITEMS) / 2));
+  }
+}
+
 /**
  * Locks the draft's selected entries from `work.next` on, batch by batch, and seals it (its work
  * removed, the key's record written) in the last batch. Answers the sealed invoice.
@@ -412,27 +444,21 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
       let lines = data.lines as InvoiceLine[];
       const chunk = ids.slice(work.next, work.next + BATCH_ENTRIES);
       const stored = await readEntries(ctx, chunk);
-      let count = chunk.length;
-      let taken: Record<string, unknown>[];
-      let totals: Record<string, TransactItem>;
-      let last: boolean;
-      for (;;) {
-        last = work.next + count >= ids.length;
-        taken = [];
+      // The entries that still belong on it, as long as a new line keeps within the lines' limit.
+      const pick = (batchIds: readonly string[]) => {
+        const picked: Record<string, unknown>[] = [];
         const lineKeys = new Set(lines.map((l) => `${String(l.project_id)}|${l.billable_rate}`));
-        for (const entryId of chunk.slice(0, count)) {
+        for (const entryId of batchIds) {
           const entry = stored.get(entryId);
           if (!entry || !belongs(dataOfItem(entry), data, span)) continue;
           const lineKey = `${String(dataOfItem(entry).project_id ?? null)}|${String(dataOfItem(entry).billable_rate)}`;
           if (!lineKeys.has(lineKey) && lineKeys.size >= INVOICE_LIMITS.lines) continue;
           lineKeys.add(lineKey);
-          taken.push(entry);
+          picked.push(entry);
         }
-        totals = invoicedTotalsParts(ctx.workspaceId, taken.map((e) => ({ entry: countedOf(dataOfItem(e)), counted: e[COUNTED_ATTRIBUTE] !== undefined })), 1n);
-        const size = sizeOf(taken.length, Object.keys(totals).length, last && ctx.record ? 1 : 0);
-        if (size <= TRANSACTION_ITEMS) break;
-        count = Math.max(1, count - Math.ceil((size - TRANSACTION_ITEMS) / 2));
-      }
+        return picked;
+      };
+      const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
       if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item, input(invoiceData));
       await names.load(taken.map((e) => (dataOfItem(e).project_id ?? null) as string | null));
       lines = addToLines(lines, taken.map((e) => invoiceableOf(dataOfItem(e))), names.describe, currency);
@@ -727,21 +753,13 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
       const data = dataOfItem(item);
       const chunk = ids.slice(work.next, work.next + BATCH_ENTRIES);
       const stored = await readEntries(ctx, chunk);
-      let count = chunk.length;
-      let mine: Record<string, unknown>[];
-      let totals: Record<string, TransactItem>;
-      let last: boolean;
-      for (;;) {
-        last = work.next + count >= ids.length;
-        mine = chunk.slice(0, count).flatMap((entryId) => {
+      // The entries still naming this invoice (another request's release may have reached some).
+      const pick = (batchIds: readonly string[]) =>
+        batchIds.flatMap((entryId) => {
           const entry = stored.get(entryId);
           return entry && dataOfItem(entry).invoice_id === id ? [entry] : [];
         });
-        totals = invoicedTotalsParts(ctx.workspaceId, mine.map((e) => ({ entry: countedOf(dataOfItem(e)), counted: true })), -1n);
-        const size = sizeOf(mine.length, Object.keys(totals).length, last && work.then === 'void' && ctx.record ? 1 : 0);
-        if (size <= TRANSACTION_ITEMS) break;
-        count = Math.max(1, count - Math.ceil((size - TRANSACTION_ITEMS) / 2));
-      }
+      const { entries: mine, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
       const closesVoid = last && work.then === 'void';
       const set = work.then === 'delete' && mine.length > 0 ? linesFields(removeFromLines(data.lines as InvoiceLine[], mine.map((e) => invoiceableOf(dataOfItem(e))), currency), data) : {};
       const nextWork = { ...work, next: work.next + count };
