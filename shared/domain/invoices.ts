@@ -522,21 +522,32 @@ async function endLease(item: Record<string, unknown>) {
   });
 }
 
-/** Every entry changed or was taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
-async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, range: ReturnType<typeof input>): Promise<never> {
-  const id = String(dataOfItem(item).id);
-  const cancelled = await transact<string>({
+/**
+ * The writes that remove a draft holding no entry (on condition that `owner` holds its work): the
+ * invoice, its count on the client (the client's delete guard) and its entry list.
+ */
+function draftRemoval(ctx: CallerContext, item: Record<string, unknown>, owner: string): Record<string, TransactItem> {
+  const data = dataOfItem(item);
+  return {
     [ITEM]: {
       Delete: {
         TableName: tableName(),
         Key: { PK: item.PK, SK: item.SK },
         ConditionExpression: '#locked = :zero AND #work.#owner = :owner',
         ExpressionAttributeNames: { '#locked': LOCKED, '#work': WORK, '#owner': 'owner' },
-        ExpressionAttributeValues: { ':zero': 0, ':owner': workOf(item)!.owner },
+        ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
       },
     },
-    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, range.client_id), counterOf(invoice), -1),
-    [ENTRIES]: { Delete: { TableName: tableName(), Key: keys.invoiceEntries(ctx.workspaceId, id) } },
+    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, String(data.client_id)), counterOf(invoice), -1),
+    [ENTRIES]: { Delete: { TableName: tableName(), Key: keys.invoiceEntries(ctx.workspaceId, String(data.id)) } },
+  };
+}
+
+/** Every entry changed or was taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
+async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, range: ReturnType<typeof input>): Promise<never> {
+  const id = String(dataOfItem(item).id);
+  const cancelled = await transact<string>({
+    ...draftRemoval(ctx, item, workOf(item)!.owner),
     ...(ctx.record ? { record: ctx.record.discard(id) } : {}),
   });
   if (cancelled) throw keyInUse(LEASE_MS / 1000);
@@ -704,17 +715,7 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
     const released = await release(ctx, item, now);
     const deleted: Deleted = { object: invoice.kind, id, deleted: true };
     const cancelled = await transact<string>({
-      [ITEM]: {
-        Delete: {
-          TableName: tableName(),
-          Key: { PK: released.PK, SK: released.SK },
-          ConditionExpression: '#locked = :zero AND #work.#owner = :owner',
-          ExpressionAttributeNames: { '#locked': LOCKED, '#work': WORK, '#owner': 'owner' },
-          ExpressionAttributeValues: { ':zero': 0, ':owner': ctx.requestId },
-        },
-      },
-      client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, String(dataOfItem(released).client_id)), counterOf(invoice), -1),
-      [ENTRIES]: { Delete: { TableName: tableName(), Key: keys.invoiceEntries(ctx.workspaceId, id) } },
+      ...draftRemoval(ctx, released, ctx.requestId),
       deletion: deletionRecordPut(ctx.workspaceId, invoice.type, id, ctx.requestId, now),
       ...recordPart(ctx, deleted),
     });
