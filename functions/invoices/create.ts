@@ -1,5 +1,9 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
-import { invoiceSchemas } from '../../shared/resources/registry.ts';
+import { invoiceWith } from '../../shared/resources/registry.ts';
+import { invoiceCreateBody } from '../../shared/schemas/invoices.ts';
 
-export const handler = defineWriteHandler('createInvoice', 'create', invoiceSchemas, (req) => createInvoice(req.caller, req.body()));
+/** The declaration and this action's body alone: this bundle holds no other action's rules. */
+const schemas = invoiceWith('create', invoiceCreateBody());
+
+export const handler = defineWriteHandler('createInvoice', 'create', schemas, (req) => createInvoice(req.caller, req.body()));

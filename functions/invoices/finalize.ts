@@ -1,5 +1,9 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { finalizeInvoice } from '../../shared/domain/invoices.ts';
-import { invoiceSchemas } from '../../shared/resources/registry.ts';
+import { invoiceWith } from '../../shared/resources/registry.ts';
+import { invoiceFinalizeBody } from '../../shared/schemas/invoices.ts';
 
-export const handler = defineWriteHandler('finalizeInvoice', 'finalize', invoiceSchemas, (req) => finalizeInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));
+/** The declaration and this action's body alone: this bundle holds no other action's rules. */
+const schemas = invoiceWith('finalize', invoiceFinalizeBody());
+
+export const handler = defineWriteHandler('finalizeInvoice', 'finalize', schemas, (req) => finalizeInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));

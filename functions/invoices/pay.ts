@@ -1,5 +1,9 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { payInvoice } from '../../shared/domain/invoices.ts';
-import { invoiceSchemas } from '../../shared/resources/registry.ts';
+import { invoiceWith } from '../../shared/resources/registry.ts';
+import { invoicePayBody } from '../../shared/schemas/invoices.ts';
 
-export const handler = defineWriteHandler('payInvoice', 'pay', invoiceSchemas, (req) => payInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));
+/** The declaration and this action's body alone: this bundle holds no other action's rules. */
+const schemas = invoiceWith('pay', invoicePayBody());
+
+export const handler = defineWriteHandler('payInvoice', 'pay', schemas, (req) => payInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));

@@ -1,5 +1,9 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { updateInvoice } from '../../shared/domain/invoices.ts';
-import { invoiceSchemas } from '../../shared/resources/registry.ts';
+import { invoiceWith } from '../../shared/resources/registry.ts';
+import { invoiceUpdateBody } from '../../shared/schemas/invoices.ts';
 
-export const handler = defineWriteHandler('updateInvoice', 'update', invoiceSchemas, (req) => updateInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));
+/** The declaration and this action's body alone: this bundle holds no other action's rules. */
+const schemas = invoiceWith('update', invoiceUpdateBody());
+
+export const handler = defineWriteHandler('updateInvoice', 'update', schemas, (req) => updateInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));

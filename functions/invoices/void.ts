@@ -1,6 +1,10 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { voidInvoice } from '../../shared/domain/invoices.ts';
-import { invoiceSchemas } from '../../shared/resources/registry.ts';
+import { invoiceWith } from '../../shared/resources/registry.ts';
+import { invoiceVoidBody } from '../../shared/schemas/invoices.ts';
+
+/** The declaration and this action's body alone: this bundle holds no other action's rules. */
+const schemas = invoiceWith('void', invoiceVoidBody());
 
 // The body is optional and empty when sent ({}): parsed, so that an unknown member is a 400.
-export const handler = defineWriteHandler('voidInvoice', 'void', invoiceSchemas, (req) => (req.body(), voidInvoice(req.caller, req.id(), req.expectedVersion())));
+export const handler = defineWriteHandler('voidInvoice', 'void', schemas, (req) => (req.body(), voidInvoice(req.caller, req.id(), req.expectedVersion())));

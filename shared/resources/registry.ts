@@ -172,6 +172,14 @@ export const invoice = /* @__PURE__ */ declareResource({
 export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...defineFields(invoice, invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
 
 /**
+ * What an invoice write function passes the handler frame: the declaration, its own action's body
+ * (`invoiceWith('pay', invoicePayBody())`, schemas/invoices.ts) and the create's range rule;
+ * neither the object's field schemas nor another action's body.
+ */
+export const invoiceWith = <const A extends string, S>(action: A, body: S) =>
+  ({ ...invoice, acrossFields: invoiceAcrossFields, [action]: body }) as typeof invoice & { acrossFields: typeof invoiceAcrossFields } & { [K in A]: S };
+
+/**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
  * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
  * in domain/webhook-endpoints.ts.

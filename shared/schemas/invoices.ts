@@ -75,9 +75,12 @@ const projectIds = () =>
     v.check(isUniqueList, 'project_ids must not repeat a project'),
   );
 
-/** What a create, a PATCH of a draft, and each transition take. */
-export const invoiceBodies = () => ({
-  create: v.strictObject({
+/**
+ * What each invoice operation takes, built apart: a function builds only its own action's body
+ * (registry.ts `invoiceWith`), so a pay carries neither the create's rules nor the invoice's fields.
+ */
+export const invoiceCreateBody = () =>
+  v.strictObject({
     client_id: reference('client_id'),
     from: calendarDate('from', 'The first date whose time to invoice (inclusive), in `timezone`'),
     to: calendarDate('to', `The date after the last one (exclusive), in \`timezone\`: after \`from\`, at most ${MAX_SUMMARY_DAYS} days from it`),
@@ -88,21 +91,37 @@ export const invoiceBodies = () => ({
     memo: v.optional(memo()),
     purchase_order: v.optional(purchaseOrder()),
     due_date: v.optional(dueDate()),
-  }),
-  update: v.strictObject({
+  });
+
+/** A PATCH of a draft: its terms. */
+export const invoiceUpdateBody = () =>
+  v.strictObject({
     memo: v.optional(memo()),
     purchase_order: v.optional(purchaseOrder()),
     due_date: v.optional(dueDate()),
     discount_rate: v.optional(percent('discount_rate')),
     tax_rate: v.optional(percent('tax_rate')),
-  }),
-  finalize: v.strictObject({
+  });
+
+export const invoiceFinalizeBody = () =>
+  v.strictObject({
     issue_date: v.optional(calendarDate('issue_date', "The invoice's date (default: today in its `timezone`)")),
-  }),
-  pay: v.strictObject({
+  });
+
+export const invoicePayBody = () =>
+  v.strictObject({
     paid_at: v.optional(v.pipe(timestamp('paid_at'), v.metadata({ description: 'When it was paid; not after the request (default: now)' }))),
-  }),
-  void: v.strictObject({}),
+  });
+
+export const invoiceVoidBody = () => v.strictObject({});
+
+/** Every operation's body: for what documents or checks the whole API (registry.ts `invoiceSchemas`). */
+export const invoiceBodies = () => ({
+  create: invoiceCreateBody(),
+  update: invoiceUpdateBody(),
+  finalize: invoiceFinalizeBody(),
+  pay: invoicePayBody(),
+  void: invoiceVoidBody(),
 });
 
 /** The create's range rule, beside the other errors (schemas/cross-field.ts); the other bodies have no range. */
