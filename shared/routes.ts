@@ -94,7 +94,7 @@ export const ROUTES = [
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
   // what to bill: totals of time entries by client or project and period (domain/time-summaries.ts)
   { operation: 'listTimeSummaries', resource: 'time_summary', action: 'list', method: 'GET', path: '/api/v1/time_summaries', scope: 'time_entries:read', entry: 'functions/time-summaries/list.ts' },
-  // invoices (contract, "Invoices"): uninvoiced time locked into a draft, then its lifecycle (domain/invoices.ts)
+  // invoices (contract, "Invoices"): uninvoiced time locked into a draft, then its lifecycle (domain/invoices/)
   { operation: 'listInvoices', resource: 'invoice', action: 'list', method: 'GET', path: '/api/v1/invoices', scope: 'invoices:read', entry: 'functions/invoices/list.ts' },
   { operation: 'retrieveInvoice', resource: 'invoice', action: 'retrieve', method: 'GET', path: '/api/v1/invoices/{id}', scope: 'invoices:read', entry: 'functions/invoices/retrieve.ts' },
   { operation: 'createInvoice', resource: 'invoice', action: 'create', method: 'POST', path: '/api/v1/invoices', scope: 'invoices:write', entry: 'functions/invoices/create.ts' },

@@ -1,5 +1,5 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { createInvoice } from '../../shared/domain/invoices.ts';
+import { createInvoice } from '../../shared/domain/invoices/create.ts';
 import { invoiceWith } from '../../shared/resources/registry.ts';
 import { invoiceCreateBody } from '../../shared/schemas/invoices.ts';
 

@@ -1,5 +1,5 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { finalizeInvoice } from '../../shared/domain/invoices.ts';
+import { finalizeInvoice } from '../../shared/domain/invoices/lifecycle.ts';
 import { invoiceWith } from '../../shared/resources/registry.ts';
 import { invoiceFinalizeBody } from '../../shared/schemas/invoices.ts';
 

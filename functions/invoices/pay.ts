@@ -1,5 +1,5 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { payInvoice } from '../../shared/domain/invoices.ts';
+import { payInvoice } from '../../shared/domain/invoices/lifecycle.ts';
 import { invoiceWith } from '../../shared/resources/registry.ts';
 import { invoicePayBody } from '../../shared/schemas/invoices.ts';
 

@@ -1,5 +1,5 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { updateInvoice } from '../../shared/domain/invoices.ts';
+import { updateInvoice } from '../../shared/domain/invoices/lifecycle.ts';
 import { invoiceWith } from '../../shared/resources/registry.ts';
 import { invoiceUpdateBody } from '../../shared/schemas/invoices.ts';
 

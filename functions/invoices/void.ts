@@ -1,5 +1,5 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
-import { voidInvoice } from '../../shared/domain/invoices.ts';
+import { voidInvoice } from '../../shared/domain/invoices/release.ts';
 import { invoiceWith } from '../../shared/resources/registry.ts';
 import { invoiceVoidBody } from '../../shared/schemas/invoices.ts';
 

@@ -145,7 +145,7 @@ export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
 
 /**
  * Invoices (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's uninvoiced time
- * locked into a draft, then finalized, paid or voided (domain/invoices.ts). Every field is the
+ * locked into a draft, then finalized, paid or voided (domain/invoices/). Every field is the
  * service's: a create names the client and the range, a PATCH changes a draft's terms.
  */
 export const invoice = /* @__PURE__ */ declareResource({

@@ -1,5 +1,5 @@
 /**
- * An invoice's items as shared/domain/invoices.ts writes them (decision 0023), version by version,
+ * An invoice's items as shared/domain/invoices/ writes them (decision 0023), version by version,
  * for the event tests: stream images without a stack.
  */
 import { addToLines, invoiceAmounts } from '../../shared/invoices/amounts.ts';

@@ -1,0 +1,311 @@
+/**
+ * An invoice's create (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's
+ * uninvoiced, billable time locked into a draft (its status steps: lifecycle.ts; its release by a
+ * void or a delete: release.ts; what they share: common.ts).
+ *
+ * A create selects the entries (reads only), writes the draft with the list of their ids, then
+ * locks them in batches: each batch is one transaction holding the invoice (its lines and totals
+ * with the batch's entries added, on condition that this request still holds the work) and each
+ * entry (on condition that it is at the version read and on no invoice). So at every commit the
+ * entries naming the invoice are exactly those its lines total. A crash leaves a draft holding a
+ * prefix of the list, its `work` naming who builds it until when; a retry with the same
+ * Idempotency-Key takes the work over once that lease is past and finishes the same invoice.
+ * A void, and a draft's delete, release the entries in batches the same way (release.ts).
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { InferOutput } from 'valibot';
+import { ApiError, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { dynamo, tableName } from '../../data/dynamo.ts';
+import { keys, listSource } from '../../data/keys.ts';
+import { pageQueryParams } from '../../data/list.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
+import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
+import { lockEntryPart } from '../../invoices/lock.ts';
+import { dataOf, objectOf, type Invoice } from '../../resources/objects.ts';
+import { client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
+import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
+import { dateRangeErrors } from '../../schemas/dates.ts';
+import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
+import type { CallerContext, Versioned } from '../context.ts';
+import { readItem, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference } from '../entity.ts';
+import {
+  dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, keyInUse, LEASE_MS, linesFields, LOCKED,
+  readEntries, takeOver, versioned, WORK, workOf, BATCH_ENTRIES, type Work,
+} from './common.ts';
+
+type Schemas = typeof invoiceSchemas;
+type CreateInput = InferOutput<Schemas['create']>;
+
+/** Re-reads of a batch whose entries changed under it before the create answers 503. */
+const BATCH_ATTEMPTS = 10;
+
+/** The span of instants of the dates `from`..`to` (exclusive) in `timeZone`, as stored timestamps compare. */
+function spanOf(timeZone: string, from: string, to: string) {
+  return {
+    from: new Date(startOfDay(timeZone, dayNumberOf(from))).toISOString(),
+    to: new Date(startOfDay(timeZone, dayNumberOf(to))).toISOString(),
+  };
+}
+
+/** Creates the draft and locks its time; a keyed retry of a create that died part-way finishes it. */
+export async function createInvoice(ctx: CallerContext, input: CreateInput, now = new Date()): Promise<Versioned<Invoice>> {
+  if (ctx.record) {
+    const stored = await ctx.record.lookup();
+    if (stored) {
+      const workId = ctx.record.pendingWork(stored);
+      if (workId === undefined) throw ctx.record.taken(stored);
+      const resumed = await resume(ctx, workId, now);
+      if (resumed) return resumed;
+    }
+  }
+  const [rangeError] = dateRangeErrors(input);
+  if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
+  const clientItem = await readItem(ctx, client, input.client_id);
+  if (!clientItem) throw unknownReference('client_id', client);
+  const theClient = objectOf(client, clientItem);
+  if (input.project_ids) await checkProjects(ctx, input.client_id, input.project_ids);
+  const span = spanOf(input.timezone, input.from, input.to);
+  const selected = await selectEntries(ctx, input, span);
+  if (selected.length === 0) {
+    throw new ApiError('nothing_to_invoice', `Client ${input.client_id} has no billable time on no invoice from ${input.from} to ${input.to} (${input.timezone})${input.project_ids ? ' in those projects' : ''}`);
+  }
+  const unpriced = selected.filter((e) => dataOfItem(e).billable_rate == null);
+  if (unpriced.length > 0) {
+    const n = unpriced.length;
+    throw new ApiError(
+      'unpriced_time',
+      `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range ${n === 1 ? 'has' : 'have'} no billable_rate (e.g. ${String(dataOfItem(unpriced[0]!).id)}): set a rate on ${n === 1 ? 'it' : 'them'}, or mark ${n === 1 ? 'it' : 'them'} non-billable, then create the invoice`,
+    );
+  }
+  const lineCount = new Set(selected.map((e) => `${String(dataOfItem(e).project_id)}|${String(dataOfItem(e).billable_rate)}`)).size;
+  if (lineCount > INVOICE_LIMITS.lines) {
+    throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${INVOICE_LIMITS.lines}: narrow the range or project_ids`);
+  }
+
+  const id = newId(invoice.idPrefix, now);
+  const at = now.toISOString();
+  const discountRate = input.discount_rate;
+  const taxRate = input.tax_rate;
+  const data = dataOf(invoice, { id, workspaceId: ctx.workspaceId }, {
+    client_id: input.client_id,
+    status: 'draft',
+    currency: theClient.currency,
+    timezone: input.timezone,
+    period_start: input.from,
+    period_end: input.to,
+    project_ids: input.project_ids ?? null,
+    lines: [],
+    time_entry_count: 0,
+    ...invoiceAmounts([], discountRate, taxRate, theClient.currency),
+    discount_rate: discountRate,
+    tax_rate: taxRate,
+    memo: input.memo ?? null,
+    purchase_order: input.purchase_order ?? null,
+    due_date: input.due_date ?? null,
+  }, at);
+  const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
+  const item = {
+    ...keys.item(ctx.workspaceId, invoice.type, id),
+    ...keys.indexes(invoice, ctx.workspaceId, id, data),
+    [DATA_ATTRIBUTE]: data,
+    [VERSION_ATTRIBUTE]: 1,
+    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+    [WORK]: work,
+    [LOCKED]: 0,
+  };
+  const cancelled = await transact<string>({
+    [ITEM]: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
+    [ENTRIES]: { Put: { TableName: tableName(), Item: { ...keys.invoiceEntries(ctx.workspaceId, id), ids: selected.map((e) => String(dataOfItem(e).id)) } } },
+    ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
+  });
+  if (cancelled) {
+    refuseIfRecordTaken(ctx, cancelled);
+    if (cancelled.failed('client_id')) throw unknownReference('client_id', client);
+    throw new Error(`invoice create cancelled: ${cancelled.codes.join(',')}`);
+  }
+  return build(ctx, item, now);
+}
+
+/** Each of `projectIds` is a project of the client (400 naming `project_ids` otherwise). */
+async function checkProjects(ctx: CallerContext, clientId: string, projectIds: readonly string[]) {
+  const items = await Promise.all(projectIds.map((id) => readItem(ctx, project, id)));
+  for (const [i, item] of items.entries()) {
+    if (!item || dataOfItem(item).client_id !== clientId) {
+      throw invalidParam('project_ids', `project_ids[${i}] (${projectIds[i]}) is not a project of client ${clientId}`);
+    }
+  }
+}
+
+/**
+ * The entries a create takes, oldest first: billable, on no invoice, of the client (of the
+ * projects), starting in the span. Read from the client's (or each project's) time-entry index,
+ * within the span's sort keys.
+ */
+async function selectEntries(ctx: CallerContext, input: CreateInput, span: { from: string; to: string }): Promise<Record<string, unknown>[]> {
+  const filters = input.project_ids ? input.project_ids.map((p) => ({ project_id: p })) : [{ client_id: input.client_id }];
+  const selected: Record<string, unknown>[] = [];
+  for (const filter of filters) {
+    const source = listSource(timeEntry, ctx.workspaceId, filter, span);
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await dynamo().send(new QueryCommand(pageQueryParams({ source, workspaceId: ctx.workspaceId, limit: 0, after: undefined, ascending: true }, 1000, startKey)));
+      for (const item of out.Items ?? []) {
+        const data = dataOfItem(item);
+        if (data.billable === false || data.invoice_id != null || data.client_id !== input.client_id) continue;
+        selected.push(item);
+        if (selected.length > INVOICE_LIMITS.entries) {
+          throw invalidParam('to', `The range holds more than ${INVOICE_LIMITS.entries} billable time entries to invoice: narrow the range or project_ids`);
+        }
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+  }
+  return selected.sort((a, b) => compareEntries(dataOfItem(a), dataOfItem(b)));
+}
+
+const compareEntries = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  String(a.started_at).localeCompare(String(b.started_at)) || String(a.id).localeCompare(String(b.id));
+
+/**
+ * A keyed retry meets its own unfinished create: answers it when done, waits while its holder
+ * lives, else takes it over. Undefined when its draft is gone (a DELETE cleared the abandoned
+ * build): the marker is dropped and the create starts afresh.
+ */
+async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versioned<Invoice> | undefined> {
+  const item = await getItem(keys.item(ctx.workspaceId, invoice.type, id));
+  const work = item && workOf(item);
+  if (!item || !work || work.kind !== 'build') {
+    // Sealed meanwhile (its record replaced the marker after our read): the record says.
+    const stored = await ctx.record!.lookup();
+    if (stored && ctx.record!.pendingWork(stored) === undefined) throw ctx.record!.taken(stored);
+    // The marker is written with the draft, so a marker without its draft is one a DELETE left.
+    if (!item && stored) {
+      const cancelled = await transact<string>({ record: ctx.record!.discard(id) });
+      if (!cancelled) return undefined;
+    }
+    throw keyInUse(1);
+  }
+  return build(ctx, await takeOver(ctx, item, now), now);
+}
+
+/** The names of lines: a project's name, or for time without a project the client's company name; read once each. */
+function describer(ctx: CallerContext, clientId: string) {
+  const names = new Map<string | null, string>();
+  return {
+    async load(projectIds: Iterable<string | null>) {
+      const missing = [...new Set(projectIds)].filter((p) => !names.has(p));
+      await Promise.all(
+        missing.map(async (p) => {
+          const item = p === null ? await readItem(ctx, client, clientId) : await readItem(ctx, project, p);
+          names.set(p, item ? String(dataOfItem(item)[p === null ? 'company_name' : 'name']) : (p ?? clientId));
+        }),
+      );
+    },
+    describe: (p: string | null) => names.get(p) ?? p ?? clientId,
+  };
+}
+
+/** The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client (and projects), in its span, priced. */
+function belongs(data: Record<string, unknown>, invoiceData: Record<string, unknown>, span: { from: string; to: string }): boolean {
+  const projects = invoiceData.project_ids as string[] | null;
+  const at = String(data.started_at);
+  return (
+    data.billable !== false &&
+    data.invoice_id == null &&
+    data.billable_rate != null &&
+    data.client_id === invoiceData.client_id &&
+    (projects === null || projects.includes(String(data.project_id))) &&
+    at >= span.from &&
+    at < span.to
+  );
+}
+
+/**
+ * Locks the draft's selected entries from `work.next` on, batch by batch, and seals it (its work
+ * removed, the key's record written) in the last batch. Answers the sealed invoice.
+ */
+async function build(ctx: CallerContext, start: Record<string, unknown>, now: Date): Promise<Versioned<Invoice>> {
+  let item = start;
+  const invoiceData = dataOfItem(item);
+  const id = String(invoiceData.id);
+  const span = spanOf(String(invoiceData.timezone), String(invoiceData.period_start), String(invoiceData.period_end));
+  const ids = await entryIdsOf(ctx, id);
+  const names = describer(ctx, String(invoiceData.client_id));
+  const currency = String(invoiceData.currency);
+  let attempts = 0;
+  try {
+    for (;;) {
+      const work = workOf(item)!;
+      const data = dataOfItem(item);
+      let lines = data.lines as InvoiceLine[];
+      const chunk = ids.slice(work.next, work.next + BATCH_ENTRIES);
+      const stored = await readEntries(ctx, chunk);
+      // The entries that still belong on it, as long as a new line keeps within the lines' limit.
+      const pick = (batchIds: readonly string[]) => {
+        const picked: Record<string, unknown>[] = [];
+        const lineKeys = new Set(lines.map((l) => `${String(l.project_id)}|${l.billable_rate}`));
+        for (const entryId of batchIds) {
+          const entry = stored.get(entryId);
+          if (!entry || !belongs(dataOfItem(entry), data, span)) continue;
+          const lineKey = `${String(dataOfItem(entry).project_id ?? null)}|${String(dataOfItem(entry).billable_rate)}`;
+          if (!lineKeys.has(lineKey) && lineKeys.size >= INVOICE_LIMITS.lines) continue;
+          lineKeys.add(lineKey);
+          picked.push(entry);
+        }
+        return picked;
+      };
+      const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
+      if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item, input(invoiceData));
+      await names.load(taken.map((e) => (dataOfItem(e).project_id ?? null) as string | null));
+      lines = addToLines(lines, taken.map((e) => invoiceableOf(dataOfItem(e))), names.describe, currency);
+      const fields = { ...linesFields(lines, data), ...(last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
+      const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1 } as Record<string, unknown>;
+      const nextWork = { ...work, next: work.next + count };
+      if (last) delete after[WORK];
+      else after[WORK] = nextWork;
+      after[LOCKED] = Number(item[LOCKED] ?? 0) + taken.length;
+      const parts: Record<string, TransactItem> = {
+        [ITEM]: invoiceUpdate(item, {
+          set: fields,
+          attributes: last ? {} : { [WORK]: nextWork },
+          remove: last ? [WORK] : [],
+          add: taken.length ? { [LOCKED]: taken.length } : {},
+          bumpVersion: true,
+          condition: { expression: `#version = :read AND ${heldBy(work.owner).expression}`, names: heldBy(work.owner).names, values: { ...heldBy(work.owner).values, ':read': versionOf(item) } },
+        }),
+        ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
+        ...totals,
+        ...(last && ctx.record ? { record: ctx.record.seal(versioned(after), id) } : {}),
+      };
+      const cancelled = await transact<string>(parts);
+      if (!cancelled) {
+        item = after;
+        attempts = 0;
+        if (!last) continue;
+        return versioned(after);
+      }
+      if (cancelled.failed(ITEM)) throw keyInUse(LEASE_MS / 1000); // another request holds the work now
+      // An entry changed, or was locked by another create, since it was read: read the batch again.
+      if (++attempts >= BATCH_ATTEMPTS) throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entries of this invoice are being changed by other requests: retry with the same Idempotency-Key after the time in Retry-After');
+    }
+  } catch (error) {
+    await endLease(item).catch(() => undefined);
+    throw error;
+  }
+}
+
+const input = (data: Record<string, unknown>) => ({ client_id: String(data.client_id), from: String(data.period_start), to: String(data.period_end), timezone: String(data.timezone) });
+
+/** Every entry changed or was taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
+async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, range: ReturnType<typeof input>): Promise<never> {
+  const id = String(dataOfItem(item).id);
+  const cancelled = await transact<string>({
+    ...draftRemoval(ctx, item, workOf(item)!.owner),
+    ...(ctx.record ? { record: ctx.record.discard(id) } : {}),
+  });
+  if (cancelled) throw keyInUse(LEASE_MS / 1000);
+  throw new ApiError('nothing_to_invoice', `The time of client ${range.client_id} from ${range.from} to ${range.to} (${range.timezone}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+}

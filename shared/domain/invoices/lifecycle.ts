@@ -1,0 +1,144 @@
+/**
+ * An invoice's status steps (contract, "Invoices"): a PATCH of a draft, finalize (draft → open,
+ * with the workspace's next number) and pay (open → paid); each one write of the invoice with its
+ * record, on the version read. A void's step is here too; its release is in release.ts.
+ */
+import type { InferOutput } from 'valibot';
+import { ApiError, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { isWellFormedId } from '../../ids.ts';
+import { tableName } from '../../data/dynamo.ts';
+import { keys } from '../../data/keys.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
+import { getItem, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
+import type { Invoice } from '../../resources/objects.ts';
+import { invoice, type invoiceSchemas } from '../../resources/registry.ts';
+import type { InvoiceStatus } from '../../schemas/invoices.ts';
+import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../totals/calendar.ts';
+import type { CallerContext, IfMatch, Versioned } from '../context.ts';
+import { readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unchanged } from '../entity.ts';
+import { dataOfItem, invoiceUpdate, ITEM, versioned, WORK, workOf, type Work } from './common.ts';
+
+type UpdateInput = InferOutput<(typeof invoiceSchemas)['update']>;
+
+/** Rounds of a finalize that lost the number to another finalize. */
+const FINALIZE_ATTEMPTS = 20;
+const DUE_DAYS = 30;
+const COUNTER = 'counter';
+
+const invalidState = (id: string, status: string, wanted: string) =>
+  new ApiError('invalid_state', `Invoice ${id} is ${status}: ${wanted}`);
+
+/** Today's date in `timeZone`. */
+const todayIn = (timeZone: string, now: Date) => new Date(now.getTime() + offsetAt(timeZone, now.getTime())).toISOString().slice(0, 10);
+
+export async function mustRead(ctx: CallerContext, id: string): Promise<Record<string, unknown>> {
+  const item = await readItem(ctx, invoice, id);
+  if (!item) throw notFound(invoice.noun, id);
+  return item;
+}
+
+/** The item, if it may take a step meant for `wanted` invoices (409 naming its status otherwise). */
+export function mustBe(item: Record<string, unknown>, wanted: InvoiceStatus, what: string, expectedVersion: IfMatch): Record<string, unknown> {
+  const data = dataOfItem(item);
+  const id = String(data.id);
+  if (!matchesVersion(expectedVersion, versionOf(item))) throw preconditionFailed(invoice.noun, id);
+  const work = workOf(item);
+  if (work?.kind === 'build') {
+    throw new ApiError('invalid_state', `Invoice ${id} is a draft still being created: retry after the time in Retry-After`, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil((work.lease_until - Date.now()) / 1000))) },
+    });
+  }
+  if (data.status !== wanted || work) throw invalidState(id, work ? `${String(data.status)}, its time entries being released` : String(data.status), what);
+  return item;
+}
+
+/** Changes the status-bound fields of the invoice in one write, with its record, on the version read and no work. */
+export async function step(ctx: CallerContext, item: Record<string, unknown>, set: Record<string, unknown>, now: Date, extra: { work?: Work; parts?: Record<string, TransactItem> } = {}) {
+  const data = dataOfItem(item);
+  const id = String(data.id);
+  const fields = { ...set, updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() };
+  const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, ...(extra.work ? { [WORK]: extra.work } : {}) };
+  const indexes = 'status' in set ? keys.changedIndexes(invoice, ctx.workspaceId, id, { status: set.status }) : {};
+  const parts: Record<string, TransactItem> = {
+    [ITEM]: invoiceUpdate(item, {
+      set: fields,
+      attributes: { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, ...(extra.work ? { [WORK]: extra.work } : {}) },
+      bumpVersion: true,
+      condition: { expression: '#version = :read AND attribute_not_exists(#work)', names: { '#work': WORK }, values: { ':read': versionOf(item) } },
+    }),
+    ...extra.parts,
+    // A change with more to do (a void's release) records its reply when that ends.
+    ...(extra.work ? {} : recordPart(ctx, versioned(after))),
+  };
+  return { parts, after };
+}
+
+/** Sends the step's transaction; undefined when the invoice changed since it was read (read it again). */
+export async function commit(ctx: CallerContext, parts: Record<string, TransactItem>): Promise<'changed' | 'counter' | undefined> {
+  const cancelled = await transact<string>(parts);
+  if (!cancelled) return undefined;
+  refuseIfRecordTaken(ctx, cancelled);
+  if (cancelled.failed(COUNTER)) return 'counter';
+  if (cancelled.failed(ITEM)) return 'changed';
+  throw new Error(`invoice change cancelled: ${cancelled.codes.join(',')}`);
+}
+
+/** PATCH of a draft: its terms; the totals follow. */
+export async function updateInvoice(ctx: CallerContext, id: string, patch: UpdateInput, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
+  if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
+  if (Object.keys(patch).length === 0) return unchanged(ctx, invoice, id, expectedVersion);
+  for (;;) {
+    const item = mustBe(await mustRead(ctx, id), 'draft', 'only a draft can be changed', expectedVersion);
+    const data: Record<string, unknown> = { ...dataOfItem(item), ...patch };
+    const { parts, after } = await step(ctx, item, { ...patch, ...invoiceAmounts(data.lines as InvoiceLine[], Number(data.discount_rate), Number(data.tax_rate), String(data.currency)) }, now);
+    if ((await commit(ctx, parts)) === undefined) return versioned(after);
+  }
+}
+
+const addDays = (date: string, days: number) => dateOfDayNumber(dayNumberOf(date) + days);
+
+/** draft → open, with the next number of the workspace, taken in the same transaction (gapless, in commit order). */
+export async function finalizeInvoice(ctx: CallerContext, id: string, body: { issue_date?: string | undefined }, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
+  if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
+  for (let attempt = 0; attempt < FINALIZE_ATTEMPTS; attempt++) {
+    const [read, counter] = await Promise.all([mustRead(ctx, id), getItem(keys.invoiceNumber(ctx.workspaceId))]);
+    const item = mustBe(read, 'draft', 'only a draft can be finalized', expectedVersion);
+    const data = dataOfItem(item);
+    const issueDate = body.issue_date ?? todayIn(String(data.timezone), now);
+    const dueDate = (data.due_date as string | null) ?? addDays(issueDate, DUE_DAYS);
+    if (dueDate < issueDate) {
+      throw invalidParam('issue_date', `issue_date ${issueDate} is after the draft's due_date ${dueDate}: send an issue_date on or before it, or change due_date first`);
+    }
+    const last = Number(counter?.last ?? 0);
+    const { parts, after } = await step(ctx, item, { status: 'open', number: `INV-${String(last + 1).padStart(6, '0')}`, issue_date: issueDate, due_date: dueDate, finalized_at: now.toISOString() }, now, {
+      parts: {
+        [COUNTER]: {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.invoiceNumber(ctx.workspaceId), last: last + 1 },
+            ConditionExpression: last === 0 ? 'attribute_not_exists(PK)' : '#last = :last',
+            ...(last === 0 ? {} : { ExpressionAttributeNames: { '#last': 'last' }, ExpressionAttributeValues: { ':last': last } }),
+          },
+        },
+      },
+    });
+    const outcome = await commit(ctx, parts);
+    if (outcome === undefined) return versioned(after);
+    // Another finalize took the number (or the invoice changed): read both again, after a little while.
+    await new Promise((r) => setTimeout(r, Math.random() * 20 * Math.min(attempt + 1, 5)));
+  }
+  throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'Invoices of this workspace are being finalized by other requests: retry after the time in Retry-After');
+}
+
+/** open → paid. */
+export async function payInvoice(ctx: CallerContext, id: string, body: { paid_at?: string | undefined }, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
+  if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
+  const paidAt = body.paid_at ?? now.toISOString();
+  if (Date.parse(paidAt) > now.getTime()) throw invalidParam('paid_at', 'paid_at must not be after the time of the request');
+  for (;;) {
+    const item = mustBe(await mustRead(ctx, id), 'open', 'only an open invoice can be paid', expectedVersion);
+    const { parts, after } = await step(ctx, item, { status: 'paid', paid_at: paidAt }, now);
+    if ((await commit(ctx, parts)) === undefined) return versioned(after);
+  }
+}

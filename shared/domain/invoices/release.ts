@@ -1,0 +1,147 @@
+/**
+ * An invoice's release (docs/decisions/0023-invoices.md): a void (open → void) and a draft's
+ * DELETE free its time entries batch by batch, each batch one transaction holding the invoice
+ * (on condition that this request holds the work) and the entries it releases.
+ */
+import { ApiError, notFound } from '../../errors.ts';
+import { isWellFormedId } from '../../ids.ts';
+import { DATA_ATTRIBUTE } from '../../data/table.ts';
+import { matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { deletionRecordPut } from '../../events/deletions.ts';
+import { removeFromLines, type InvoiceLine } from '../../invoices/amounts.ts';
+import { releaseEntryPart } from '../../invoices/lock.ts';
+import { invoice } from '../../resources/registry.ts';
+import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
+import type { Invoice } from '../../resources/objects.ts';
+import { recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE } from '../entity.ts';
+import {
+  BATCH_ENTRIES, dataOfItem, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, keyInUse, LEASE_MS, linesFields, LOCKED,
+  readEntries, takeOver, versioned, WORK, workOf, type Work,
+} from './common.ts';
+import { commit, mustBe, mustRead, step } from './lifecycle.ts';
+
+/** open → void; its entries released, batch by batch (a void of a void invoice still releasing resumes it). */
+export async function voidInvoice(ctx: CallerContext, id: string, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
+  if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
+  for (;;) {
+    const read = await mustRead(ctx, id);
+    const work = workOf(read);
+    if (work?.then === 'void') return versioned(await release(ctx, await takeOverRelease(ctx, read, now), now));
+    const item = mustBe(read, 'open', 'only an open invoice can be voided', expectedVersion);
+    const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'void' };
+    const { parts, after } = await step(ctx, item, { status: 'void', voided_at: now.toISOString() }, now, { work: releaseWork });
+    if ((await commit(ctx, parts)) === undefined) return versioned(await release(ctx, after, now));
+  }
+}
+
+/** DELETE of a draft: its entries released (and taken out of its lines), then the draft deleted with its guard's count. */
+export async function deleteInvoice(ctx: CallerContext, id: string, expectedVersion: IfMatch, now = new Date()): Promise<Deleted> {
+  if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
+  for (;;) {
+    const read = await mustRead(ctx, id);
+    const work = workOf(read);
+    let item: Record<string, unknown>;
+    if (work?.then === 'delete') item = await takeOverRelease(ctx, read, now);
+    else if (work?.kind === 'build' && work.lease_until <= now.getTime() && matchesVersion(expectedVersion, versionOf(read))) {
+      // A create that died part-way and was not retried with its key: its entries are released and the draft goes, unannounced.
+      try {
+        item = await takeOver(ctx, read, now, { kind: 'release', next: 0, then: 'delete', unannounced: true });
+      } catch (error) {
+        if (error instanceof ApiError && error.type === 'idempotency_key_in_use') continue; // taken by another request first: read again
+        throw error;
+      }
+    } else {
+      const draft = mustBe(read, 'draft', 'only a draft can be deleted (void an open invoice instead)', expectedVersion);
+      const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'delete', announced: versionOf(draft) };
+      const started = { ...draft, [WORK]: releaseWork };
+      const cancelled = await transact<string>({
+        [ITEM]: invoiceUpdate(draft, {
+          attributes: { [WORK]: releaseWork, [REQUEST_ID_ATTRIBUTE]: ctx.requestId },
+          bumpVersion: false,
+          condition: { expression: '#version = :read AND attribute_not_exists(#work)', names: { '#work': WORK }, values: { ':read': versionOf(draft) } },
+        }),
+      });
+      if (cancelled) continue;
+      item = started;
+    }
+    const released = await release(ctx, item, now);
+    const deleted: Deleted = { object: invoice.kind, id, deleted: true };
+    const cancelled = await transact<string>({
+      ...draftRemoval(ctx, released, ctx.requestId),
+      deletion: deletionRecordPut(ctx.workspaceId, invoice.type, id, ctx.requestId, now),
+      ...recordPart(ctx, deleted),
+    });
+    if (!cancelled) return deleted;
+    refuseIfRecordTaken(ctx, cancelled);
+    throw keyInUse(LEASE_MS / 1000);
+  }
+}
+
+/** A release left by a request that is gone is this one's now (409 while its holder may still be running). */
+async function takeOverRelease(ctx: CallerContext, item: Record<string, unknown>, now: Date) {
+  const work = workOf(item)!;
+  const id = String(dataOfItem(item).id);
+  if (work.lease_until > now.getTime()) {
+    throw new ApiError('invalid_state', `Invoice ${id}'s time entries are being released by another request: retry after the time in Retry-After`, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil((work.lease_until - now.getTime()) / 1000))) },
+    });
+  }
+  return takeOver(ctx, item, now);
+}
+
+/**
+ * Releases the invoice's entries from `work.next` on, batch by batch: each entry's `invoice_id`
+ * null, the invoiced totals subtracted, `locked_count` lowered; a draft being deleted also loses
+ * them from its lines. A void ends by removing its work (and writing its key's record); a delete
+ * answers the item for its last transaction.
+ */
+async function release(ctx: CallerContext, start: Record<string, unknown>, now: Date): Promise<Record<string, unknown>> {
+  let item = start;
+  const id = String(dataOfItem(item).id);
+  const ids = await entryIdsOf(ctx, id);
+  const currency = String(dataOfItem(item).currency);
+  try {
+    for (;;) {
+      const work = workOf(item)!;
+      const data = dataOfItem(item);
+      const chunk = ids.slice(work.next, work.next + BATCH_ENTRIES);
+      const stored = await readEntries(ctx, chunk);
+      // The entries still naming this invoice (another request's release may have reached some).
+      const pick = (batchIds: readonly string[]) =>
+        batchIds.flatMap((entryId) => {
+          const entry = stored.get(entryId);
+          return entry && dataOfItem(entry).invoice_id === id ? [entry] : [];
+        });
+      const { entries: mine, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
+      const closesVoid = last && work.then === 'void';
+      const set = work.then === 'delete' && mine.length > 0 ? linesFields(removeFromLines(data.lines as InvoiceLine[], mine.map((e) => invoiceableOf(dataOfItem(e))), currency), data) : {};
+      const nextWork = { ...work, next: work.next + count };
+      const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...set }, [LOCKED]: Number(item[LOCKED] ?? 0) - mine.length, [WORK]: nextWork } as Record<string, unknown>;
+      if (closesVoid) delete after[WORK];
+      const parts: Record<string, TransactItem> = {
+        [ITEM]: invoiceUpdate(item, {
+          set,
+          attributes: closesVoid ? {} : { [WORK]: nextWork },
+          remove: closesVoid ? [WORK] : [],
+          add: mine.length ? { [LOCKED]: -mine.length } : {},
+          bumpVersion: false,
+          condition: heldBy(work.owner),
+        }),
+        ...Object.fromEntries(mine.map((e, i) => [`entry${i}`, releaseEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
+        ...totals,
+        ...(closesVoid ? recordPart(ctx, versioned(after)) : {}),
+      };
+      const cancelled = await transact<string>(parts);
+      if (cancelled) {
+        refuseIfRecordTaken(ctx, cancelled);
+        if (cancelled.failed(ITEM)) throw keyInUse(LEASE_MS / 1000);
+        continue; // an entry was released by the request this one took over from: read the batch again
+      }
+      item = after;
+      if (last) return item;
+    }
+  } catch (error) {
+    await endLease(item).catch(() => undefined);
+    throw error;
+  }
+}
