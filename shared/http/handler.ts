@@ -10,7 +10,7 @@ import { asServiceUnavailable } from './dependency-errors.ts';
 import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
 import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../operations.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
-import { crossFieldErrors } from '../schemas/cross-field.ts';
+import type { AcrossFields } from '../schemas/cross-field.ts';
 import type { AnyResource } from '../resources/declare.ts';
 import { repeatedMember } from '../schemas/json-members.ts';
 import { LIMITS } from '../schemas/fields.ts';
@@ -105,7 +105,7 @@ export function defineHandler<O extends Operation>(
       if (!contract.body) refuseBody(event);
       // The body as text, checked once: what the retry fingerprint and the parser read alike.
       const textEvent = contract.body ? readers.body!.text(event) : event;
-      const request = requestOf<O>(textEvent, caller, contract, readers, (input) => crossFieldErrors(resource as AnyResource, action, input));
+      const request = requestOf<O>(textEvent, caller, contract, readers, (resource as { acrossFields?: AcrossFields }).acrossFields);
       const reply = await withRequestDeadline(() =>
         retries
           ? retries({ operation, event: textEvent, request, hasBody: contract.body !== undefined, run: (who) => run({ ...request, caller: who }) })
@@ -144,15 +144,16 @@ function requestOf<O extends Operation>(
   caller: CallerContext,
   contract: Contract,
   readers: InputReaders,
-  acrossFields: (input: unknown) => FieldError[],
+  acrossFields: AcrossFields | undefined,
 ): Request<O> {
+  const across = acrossFields && ((input: unknown) => acrossFields((input ?? {}) as Record<string, unknown>));
   return {
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
-    query: () => parseOrThrow(contract.query!, readers.query!(event), 'query parameter', acrossFields) as QueryOf<O>,
-    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', acrossFields) as BodyOf<O>),
+    query: () => parseOrThrow(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
+    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', across) as BodyOf<O>),
   };
 }
 

@@ -21,6 +21,7 @@ import * as v from 'valibot';
 import { ULID_PATTERN } from '../ids.ts';
 import { LIMITS, text, timestamp as timestampField } from '../schemas/fields.ts';
 import type { AnyResource } from './declare.ts';
+import { crossFieldErrors, type AcrossFields } from '../schemas/cross-field.ts';
 
 type Unwrapped<S> = S extends v.OptionalSchema<infer W, infer _D> ? W : S;
 type NonNull<S> = S extends v.NullableSchema<infer W, infer _D> ? W : S;
@@ -132,12 +133,15 @@ export function listQuerySchema<const R extends AnyResource, E extends v.ObjectE
   return v.strictObject(queryEntries as QueryEntries<E, NonNullable<R['filters']>[number], RangeOf<R>>);
 }
 
-/** What a create function passes the handler frame (and its domain): the fields and the create body. */
-export const withCreate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, create: createSchema(r) });
-/** What an update function passes: the fields and the update body. */
-export const withUpdate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, update: updateSchema(r) });
-/** What a list function passes: the fields and the list query. */
-export const withListQuery = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, listQuery: listQuerySchema(r) });
+/** The declaration's rules across the fields of `action` (schemas/cross-field.ts), which the handler frame lists beside the schema's errors. */
+const acrossFieldsOf = (r: AnyResource, action: 'create' | 'update' | 'list'): AcrossFields => (given) => crossFieldErrors(r, action, given);
+
+/** What a create function passes the handler frame (and its domain): the fields, the create body and its rules across fields. */
+export const withCreate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, create: createSchema(r), acrossFields: acrossFieldsOf(r, 'create') });
+/** What an update function passes: the fields, the update body and its rules across fields. */
+export const withUpdate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, update: updateSchema(r), acrossFields: acrossFieldsOf(r, 'update') });
+/** What a list function passes: the fields, the list query and its range rule. */
+export const withListQuery = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, listQuery: listQuerySchema(r), acrossFields: acrossFieldsOf(r, 'list') });
 
 /** The fields with every action's schemas: for what documents or checks the whole API, never a function. */
 export const withActions = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({

@@ -16,9 +16,8 @@ export const notBeforeMessage = (later: string, earlier: string) => `${later} mu
 export const oneOfRequiredMessage = (resource: AnyResource, fields: readonly string[]) =>
   `${fields.join(' or ')} is required: a ${resource.noun} belongs to a ${fields.map((f) => f.slice(0, -3)).join(' or a ')}`;
 
-/** The rules of `action` on `resource` that `input` breaks, as field errors. */
-export function crossFieldErrors(resource: AnyResource, action: string, input: unknown): FieldError[] {
-  const given = (input ?? {}) as Record<string, unknown>;
+/** The rules of `action` on `resource` that `given` breaks, as field errors. */
+export function crossFieldErrors(resource: AnyResource, action: string, given: Record<string, unknown>): FieldError[] {
   const errors: FieldError[] = [];
   const oneOf = action === 'create' && resource.createRequiresOneOf;
   if (oneOf && oneOf.every((f) => given[f] == null)) errors.push({ param: oneOf[0]!, message: oneOfRequiredMessage(resource, oneOf) });
@@ -27,8 +26,12 @@ export function crossFieldErrors(resource: AnyResource, action: string, input: u
     const at = (field: string) => (typeof given[field] === 'string' ? instantOf(given[field]) : undefined);
     if (at(later!)! < at(earlier!)!) errors.push({ param: later!, message: notBeforeMessage(later!, earlier!) });
   }
-  // A rule of the operation's own (the time summaries' date range), kept out of other bundles.
-  const own = (resource as { acrossFields?: (given: Record<string, unknown>) => FieldError[] }).acrossFields;
-  if (own) errors.push(...own(given));
   return errors;
 }
+
+/**
+ * What the handler frame checks across the fields of a parsed input: a resource's `acrossFields`
+ * (define.ts gives a declared resource's, from its declaration, here; the time summaries and
+ * invoices give their own date range). A function without one carries none of this module.
+ */
+export type AcrossFields = (given: Record<string, unknown>) => FieldError[];
