@@ -51,16 +51,12 @@ export interface ChangeRecord {
   taken(stored: Record<string, unknown> | undefined): Error;
   /** The live record at the key, if one is there: a change that writes nothing asks before answering. */
   lookup(): Promise<Record<string, unknown> | undefined>;
+  /** Where the record is kept (the key's item). */
+  readonly key: PrimaryKey;
   /**
-   * A change made in several transactions (an invoice's create, decision 0023): the marker its
-   * first transaction puts at the key (on the record's condition), naming what it builds; never
-   * replayed, a retry with the same request finishes the work it names.
+   * What the record stores of this request: its fingerprint and request id, and with an outcome
+   * the reply. What a change made in several transactions (an invoice's create, decision 0023)
+   * builds its marker and its last record from (shared/http/idempotency-work.ts).
    */
-  pending(workId: string): TransactItem;
-  /** The record that replaces the marker in the change's last transaction (on the marker still being there). */
-  seal(outcome: Outcome, workId: string): TransactItem;
-  /** The marker's Delete, when the change ends in a refusal after all (on the marker still being there). */
-  discard(workId: string): TransactItem;
-  /** What a stored marker names, when it is one and was put for this same request (else undefined). */
-  pendingWork(stored: Record<string, unknown>): string | undefined;
+  stored(outcome?: Outcome, revealed?: Revealed): Record<string, unknown>;
 }

@@ -48,7 +48,7 @@ interface StoredRecord {
 }
 
 /** The record's Put, part of the change's transaction: only where the key holds no live record. */
-function recordPut(key: PrimaryKey, record: StoredRecord, now: number): TransactItem {
+export function recordPut(key: PrimaryKey, record: Record<string, unknown>, now: number): TransactItem {
   return {
     Put: {
       TableName: tableName(),
@@ -62,25 +62,8 @@ function recordPut(key: PrimaryKey, record: StoredRecord, now: number): Transact
   };
 }
 
-/** A multi-transaction change's marker at its key (ChangeRecord.pending), on the record's condition: replaced by the record when the change ends. */
-const markerPut = (key: PrimaryKey, marker: { fingerprint: string; request_id: string; pending: string }, now: number): TransactItem =>
-  recordPut(key, marker as unknown as StoredRecord, now);
-
-const PENDING_ATTRIBUTE = 'pending';
-
-/** The record replacing the change's own marker. */
-function sealPut(key: PrimaryKey, record: StoredRecord, workId: string, now: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...key, ...record, [TABLE.ttlAttribute]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
-      ConditionExpression: '#pending = :pending',
-      ExpressionAttributeNames: { '#pending': PENDING_ATTRIBUTE },
-      ExpressionAttributeValues: { ':pending': workId },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-}
+/** A multi-transaction change's marker (shared/http/idempotency-work.ts): it names the work, and is never replayed. */
+export const PENDING_ATTRIBUTE = 'pending';
 
 /** What the record of a reply stores: the body without the revealed attributes, which come last in it. */
 function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredRecord, 'status' | 'headers' | 'body' | 'revealed'> {
@@ -176,23 +159,14 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
     // Only ever called once the body was validated (the domain writes after parsing it).
     const fingerprint = () => fingerprintOf(operation, request.id(), hasBody ? request.body() : null);
     const record: ChangeRecord = {
-      write: (outcome, revealed) =>
-        recordPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), revealed) }, Date.now()),
-      taken: (stored) => new KeyTaken(stored),
-      pending: (workId) => markerPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, pending: workId }, Date.now()),
-      seal: (outcome, workId) =>
-        sealPut(recordKey, { fingerprint: fingerprint(), request_id: caller.requestId, ...storedReply(replyOf(outcome, request.path), undefined) }, workId, Date.now()),
-      discard: (workId) => ({
-        Delete: {
-          TableName: tableName(),
-          Key: recordKey,
-          ConditionExpression: '#pending = :pending',
-          ExpressionAttributeNames: { '#pending': PENDING_ATTRIBUTE },
-          ExpressionAttributeValues: { ':pending': workId },
-        },
+      key: recordKey,
+      stored: (outcome, revealed) => ({
+        fingerprint: fingerprint(),
+        request_id: caller.requestId,
+        ...(outcome ? storedReply(replyOf(outcome, request.path), revealed) : {}),
       }),
-      pendingWork: (stored) =>
-        typeof stored[PENDING_ATTRIBUTE] === 'string' && stored.fingerprint === fingerprint() ? (stored[PENDING_ATTRIBUTE] as string) : undefined,
+      write: (outcome, revealed) => recordPut(recordKey, record.stored(outcome, revealed), Date.now()),
+      taken: (stored) => new KeyTaken(stored),
       lookup: async () => {
         const stored = await getItem(recordKey);
         return isLive(stored) ? stored : undefined;

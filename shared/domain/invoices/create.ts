@@ -29,6 +29,7 @@ import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
 import { dateRangeErrors } from '../../schemas/dates.ts';
 import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
+import { discardedRecord, pendingRecord, pendingWorkOf, sealedRecord } from '../../http/idempotency-work.ts';
 import { readItem, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference } from '../entity.ts';
 import {
   dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, keyInUse, LEASE_MS, linesFields, LOCKED,
@@ -54,7 +55,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   if (ctx.record) {
     const stored = await ctx.record.lookup();
     if (stored) {
-      const workId = ctx.record.pendingWork(stored);
+      const workId = pendingWorkOf(ctx.record, stored);
       if (workId === undefined) throw ctx.record.taken(stored);
       const resumed = await resume(ctx, workId, now);
       if (resumed) return resumed;
@@ -119,7 +120,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     [ITEM]: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
     [ENTRIES]: { Put: { TableName: tableName(), Item: { ...keys.invoiceEntries(ctx.workspaceId, id), ids: selected.map((e) => String(dataOfItem(e).id)) } } },
-    ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
+    ...(ctx.record ? { record: pendingRecord(ctx.record, id) } : {}),
   });
   if (cancelled) {
     refuseIfRecordTaken(ctx, cancelled);
@@ -180,10 +181,10 @@ async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versio
   if (!item || !work || work.kind !== 'build') {
     // Sealed meanwhile (its record replaced the marker after our read): the record says.
     const stored = await ctx.record!.lookup();
-    if (stored && ctx.record!.pendingWork(stored) === undefined) throw ctx.record!.taken(stored);
+    if (stored && pendingWorkOf(ctx.record!, stored) === undefined) throw ctx.record!.taken(stored);
     // The marker is written with the draft, so a marker without its draft is one a DELETE left.
     if (!item && stored) {
-      const cancelled = await transact<string>({ record: ctx.record!.discard(id) });
+      const cancelled = await transact<string>({ record: discardedRecord(ctx.record!, id) });
       if (!cancelled) return undefined;
     }
     throw keyInUse(1);
@@ -278,7 +279,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         }),
         ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
         ...totals,
-        ...(last && ctx.record ? { record: ctx.record.seal(versioned(after), id) } : {}),
+        ...(last && ctx.record ? { record: sealedRecord(ctx.record, versioned(after), id) } : {}),
       };
       const cancelled = await transact<string>(parts);
       if (!cancelled) {
@@ -304,7 +305,7 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, r
   const id = String(dataOfItem(item).id);
   const cancelled = await transact<string>({
     ...draftRemoval(ctx, item, workOf(item)!.owner),
-    ...(ctx.record ? { record: ctx.record.discard(id) } : {}),
+    ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
   if (cancelled) throw keyInUse(LEASE_MS / 1000);
   throw new ApiError('nothing_to_invoice', `The time of client ${range.client_id} from ${range.from} to ${range.to} (${range.timezone}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
