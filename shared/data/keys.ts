@@ -62,106 +62,115 @@ function indexSortKey(resource: Keyed, id: string, fields: Record<string, unknow
 /** The id at the end of a list position (`<TYPE>#[<order value>#]<id>`); ids hold no `#`. */
 const idOfPosition = (position: string) => position.slice(position.lastIndexOf('#') + 1);
 
-export const keys = {
-  workspacePartition: ws,
-  item: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: ws(workspaceId), SK: `${type}#${id}` }),
-  typePrefix: (type: string) => `${type}#`,
-  apiClient: (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' }),
-  workspace: (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' }),
-  /** Idempotency records of a workspace, apart from its resources (lists never meet them). */
-  idempotencyPartition: (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`,
-  /**
-   * The record of an `Idempotency-Key` (1–255 visible ASCII characters) of one API client (whose
-   * ids hold no `#`, so the first `#` after the prefix ends it): written in the transaction of the
-   * change it records (shared/http/idempotency.ts).
-   */
-  idempotency: (workspaceId: string, apiClientId: string, key: string): PrimaryKey => ({
-    PK: `${ws(workspaceId)}#IDEMPOTENCY`,
-    SK: `KEY#${apiClientId}#${key}`,
-  }),
-  /**
-   * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
-   * workspace's event sequence (docs/decisions/0009-event-feed-order.md). The sequence's
-   * counter and the deletion records are internal items beside them.
-   */
-  eventPartition: (workspaceId: string) => `${ws(workspaceId)}#EVENT`,
-  event: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `${EVENT_TYPE}#${eventId}` }),
-  eventSequence: (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' }),
-  /**
-   * A view of the feed: a copy of each event of one type (at the event's own sort key) or of one
-   * object (its change records, at `CHANGE#<position>`, written in the append transaction). What
-   * serves a scope-restricted or filtered page without reading the events it would skip
-   * (docs/decisions/0016-event-views.md, 0018).
-   */
-  eventView: (workspaceId: string, view: EventView): string => `${ws(workspaceId)}#EVENT_BY#${view.by}#${view.value}`,
-  /** Written in the delete's transaction: carries the delete's request id and time to its event. */
-  deletion: (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${type}#${id}` }),
-  /**
-   * Time totals (docs/decisions/0019-time-totals.md): one partition per UTC month and level (by
-   * client, or by client and project), one item per group and UTC day, its counters per UTC
-   * quarter-hour. Sort keys `<client>#<dd>` or `<client>#<project or ->#<dd>`: a group's days are
-   * together, groups in the order summaries answer them (no project first).
-   */
-  totalsPartition: (workspaceId: string, level: TotalsLevel, month: string) => `${ws(workspaceId)}#TOTALS#${level}#${month}`,
-  totalsGroup: (level: TotalsLevel, clientId: string, projectId: string | null): string => (level.startsWith('CLIENT') ? clientId : `${clientId}#${projectId ?? NO_PROJECT}`),
-  totals: (workspaceId: string, level: TotalsLevel, month: string, group: string, day: string): PrimaryKey => ({
-    PK: keys.totalsPartition(workspaceId, level, month),
-    SK: `${group}#${day}`,
-  }),
-  /**
-   * An invoice's entries (docs/decisions/0023-invoices.md): the ids its create selected, in the
-   * order it locks them; the create resumes from it, and a void or delete releases from it.
-   */
-  invoiceEntries: (workspaceId: string, invoiceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#INVOICE_ENTRIES`, SK: invoiceId }),
-  /** The number the workspace's latest finalize took: each finalize takes the next in its own transaction. */
-  invoiceNumber: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'INVOICE_NUMBER' }),
-  /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
-  webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' }),
 
-  /**
-   * The index attributes of an item with these field values. An index whose partition fields
-   * are not all set (null) does not list the item: its attributes are left out.
-   */
-  indexes(resource: Keyed, workspaceId: string, id: string, fields: Record<string, unknown>): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const name of INDEX_NAMES) {
-      const index = resource.indexes?.[name];
-      if (!index || index.partition.some((f) => fields[f] == null)) continue;
-      out[`${name}PK`] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
-      out[`${name}SK`] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
-    }
-    return out;
-  },
+export const workspacePartition = ws;
+export const item = (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: ws(workspaceId), SK: `${type}#${id}` });
+export const typePrefix = (type: string) => `${type}#`;
+export const apiClient = (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' });
+export const workspace = (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' });
+/** Idempotency records of a workspace, apart from its resources (lists never meet them). */
+export const idempotencyPartition = (workspaceId: string) => `${ws(workspaceId)}#IDEMPOTENCY`;
+/**
+ * The record of an `Idempotency-Key` (1–255 visible ASCII characters) of one API client (whose
+ * ids hold no `#`, so the first `#` after the prefix ends it): written in the transaction of the
+ * change it records (shared/http/idempotency.ts).
+ */
+export const idempotency = (workspaceId: string, apiClientId: string, key: string): PrimaryKey => ({
+  PK: `${ws(workspaceId)}#IDEMPOTENCY`,
+  SK: `KEY#${apiClientId}#${key}`,
+});
+/**
+ * Events live in a partition of their own per workspace, sorted by id, and ids sort by the
+ * workspace's event sequence (docs/decisions/0009-event-feed-order.md). The sequence's
+ * counter and the deletion records are internal items beside them.
+ */
+export const eventPartition = (workspaceId: string) => `${ws(workspaceId)}#EVENT`;
+export const event = (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: `${EVENT_TYPE}#${eventId}` });
+export const eventSequence = (workspaceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#EVENT`, SK: 'SEQUENCE' });
+/**
+ * A view of the feed: a copy of each event of one type (at the event's own sort key) or of one
+ * object (its change records, at `CHANGE#<position>`, written in the append transaction). What
+ * serves a scope-restricted or filtered page without reading the events it would skip
+ * (docs/decisions/0016-event-views.md, 0018).
+ */
+export const eventView = (workspaceId: string, view: EventView): string => `${ws(workspaceId)}#EVENT_BY#${view.by}#${view.value}`;
+/** Written in the delete's transaction: carries the delete's request id and time to its event. */
+export const deletion = (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#DELETION`, SK: `${type}#${id}` });
+/**
+ * Time totals (docs/decisions/0019-time-totals.md): one partition per UTC month and level (by
+ * client, or by client and project), one item per group and UTC day, its counters per UTC
+ * quarter-hour. Sort keys `<client>#<dd>` or `<client>#<project or ->#<dd>`: a group's days are
+ * together, groups in the order summaries answer them (no project first).
+ */
+export const totalsPartition = (workspaceId: string, level: TotalsLevel, month: string) => `${ws(workspaceId)}#TOTALS#${level}#${month}`;
+export const totalsGroup = (level: TotalsLevel, clientId: string, projectId: string | null): string => (level.startsWith('CLIENT') ? clientId : `${clientId}#${projectId ?? NO_PROJECT}`);
+export const totals = (workspaceId: string, level: TotalsLevel, month: string, group: string, day: string): PrimaryKey => ({
+  PK: totalsPartition(workspaceId, level, month),
+  SK: `${group}#${day}`,
+});
+/**
+ * An invoice's entries (docs/decisions/0023-invoices.md): the ids its create selected, in the
+ * order it locks them; the create resumes from it, and a void or delete releases from it.
+ */
+export const invoiceEntries = (workspaceId: string, invoiceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#INVOICE_ENTRIES`, SK: invoiceId });
+/** The number the workspace's latest finalize took: each finalize takes the next in its own transaction. */
+export const invoiceNumber = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'INVOICE_NUMBER' });
+/** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
+export const webhookEndpointCount = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' });
 
-  /**
-   * The index attributes a change of `changed` fields rewrites: those built from a changed field.
-   * Each needs only the changed values (a declaration where a mutable field shares a key
-   * attribute with another field is refused here).
-   */
-  changedIndexes(resource: Keyed, workspaceId: string, id: string, changed: Record<string, unknown>): Record<string, string> {
-    const all = keys.indexes(resource, workspaceId, id, changed);
-    const out: Record<string, string> = {};
-    for (const name of INDEX_NAMES) {
-      const index = resource.indexes?.[name];
-      if (!index) continue;
-      const partitionChanged = index.partition.some((f) => f in changed);
-      const orderChanged = resource.order !== undefined && resource.order.field in changed;
-      if (orderChanged && index.sortPrefix !== undefined) throw new Error(`${resource.type}: ${name} has a sort prefix and an ordered sort key`);
-      const sortChanged = index.sortPrefix !== undefined && index.sortPrefix in changed;
-      if (partitionChanged && index.partition.some((f) => !(f in changed))) {
-        throw new Error(`${resource.type}: ${name}'s partition mixes a changed field with others`);
-      }
-      if (partitionChanged) out[`${name}PK`] = all[`${name}PK`]!;
-      if (sortChanged) {
-        out[`${name}SK`] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${indexSortKey(resource, id, changed)}`;
-      }
-      // Written for every index, also one whose partition the item is not in: the item then holds
-      // a sort key alone, which lists nothing, and the move that puts it there writes both anew.
-      if (orderChanged) out[`${name}SK`] = indexSortKey(resource, id, changed);
+/**
+ * The index attributes of an item with these field values. An index whose partition fields
+ * are not all set (null) does not list the item: its attributes are left out.
+ */
+export function indexes(resource: Keyed, workspaceId: string, id: string, fields: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of INDEX_NAMES) {
+    const index = resource.indexes?.[name];
+    if (!index || index.partition.some((f) => fields[f] == null)) continue;
+    out[`${name}PK`] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
+    out[`${name}SK`] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
+  }
+  return out;
+}
+
+/**
+ * The index attributes a change of `changed` fields rewrites: those built from a changed field.
+ * Each needs only the changed values (a declaration where a mutable field shares a key
+ * attribute with another field is refused here).
+ */
+export function changedIndexes(resource: Keyed, workspaceId: string, id: string, changed: Record<string, unknown>): Record<string, string> {
+  const all = indexes(resource, workspaceId, id, changed);
+  const out: Record<string, string> = {};
+  for (const name of INDEX_NAMES) {
+    const index = resource.indexes?.[name];
+    if (!index) continue;
+    const partitionChanged = index.partition.some((f) => f in changed);
+    const orderChanged = resource.order !== undefined && resource.order.field in changed;
+    if (orderChanged && index.sortPrefix !== undefined) throw new Error(`${resource.type}: ${name} has a sort prefix and an ordered sort key`);
+    const sortChanged = index.sortPrefix !== undefined && index.sortPrefix in changed;
+    if (partitionChanged && index.partition.some((f) => !(f in changed))) {
+      throw new Error(`${resource.type}: ${name}'s partition mixes a changed field with others`);
     }
-    return out;
-  },
-};
+    if (partitionChanged) out[`${name}PK`] = all[`${name}PK`]!;
+    if (sortChanged) {
+      out[`${name}SK`] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${indexSortKey(resource, id, changed)}`;
+    }
+    // Written for every index, also one whose partition the item is not in: the item then holds
+    // a sort key alone, which lists nothing, and the move that puts it there writes both anew.
+    if (orderChanged) out[`${name}SK`] = indexSortKey(resource, id, changed);
+  }
+  return out;
+}
+
+/**
+ * Every key builder as one object, for tests and scripts. Code that runs in a function imports
+ * this module as a namespace (`import * as keys from '../data/keys.ts'`), so its bundle keeps
+ * only the builders it calls; nothing bundled reads this object.
+ */
+export const keys = /* @__PURE__ */ (() => ({
+  workspacePartition, item, typePrefix, apiClient, workspace, idempotencyPartition, idempotency, eventPartition, event, eventSequence,
+  eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, webhookEndpointCount, indexes, changedIndexes,
+}))();
 
 function indexPartition(type: string, workspaceId: string, pairs: readonly string[]): string {
   return [ws(workspaceId), type, ...pairs].join('#');
@@ -228,7 +237,7 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
  * base table, so strongly consistent, which sync mode needs.
  */
 export function eventListSource(workspaceId: string, view?: EventView): ListSource {
-  const partitionKey = view === undefined ? keys.eventPartition(workspaceId) : keys.eventView(workspaceId, view);
+  const partitionKey = view === undefined ? eventPartition(workspaceId) : eventView(workspaceId, view);
   return { index: undefined, partitionKey, type: view?.by === 'object_id' ? CHANGE_TYPE : EVENT_TYPE, sortKeyPrefix: '', remaining: {} };
 }
 

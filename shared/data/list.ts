@@ -4,7 +4,8 @@
  * is exact. Lists served from the base table read strongly consistent.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys, startKeyFor, type ListSource } from './keys.ts';
+import * as keys from './keys.ts';
+import { startKeyFor, type ListSource } from './keys.ts';
 import { dynamo, tableName } from './dynamo.ts';
 import type { Condition } from './writes.ts';
 

@@ -5,7 +5,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import type { PlanName } from '../limits.ts';
 
 /** What a workspace id may be: it becomes part of every key of the workspace's data. */

@@ -11,7 +11,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, conflict, invalidParam, notFound, preconditionFailed } from '../errors.ts';
 import { isWellFormedId, newId } from '../ids.ts';
-import { keys, listSource } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { listSource } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, SEARCH_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { conditionalUpdate, type ConditionalUpdate } from '../data/update.ts';

@@ -9,7 +9,8 @@
  * can read some collections only merges their types' views. No page reads an event only to skip
  * it (docs/decisions/0016-event-views.md).
  */
-import { eventListSource, keys, type EventView } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { eventListSource, type EventView } from '../data/keys.ts';
 import { invalidParam, notFound } from '../errors.ts';
 import { isWellFormedId, orderOfId } from '../ids.ts';
 import type { ListEventsInput } from '../schemas/events.ts';

@@ -13,7 +13,7 @@
 import * as v from 'valibot';
 import { ApiError, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
 import { isWellFormedId } from '../ids.ts';
-import { keys } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, TABLE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { setExpression } from '../data/update.ts';

@@ -10,7 +10,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { conflict, invalidParam } from '../errors.ts';
-import { keys } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { getItem, type TransactItem } from '../data/writes.ts';
 import { isWellFormedId } from '../ids.ts';

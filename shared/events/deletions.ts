@@ -6,7 +6,7 @@
  * It expires after 3 days, past the stream's 24-hour retention.
  */
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { keys } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 const DELETION_RECORD_TTL_SECONDS = 3 * 24 * 60 * 60;

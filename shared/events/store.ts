@@ -18,7 +18,8 @@
  */
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { CHANGE_TYPE, keys, type EventView } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { CHANGE_TYPE, type EventView } from '../data/keys.ts';
 import { TABLE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
 import { sortableId } from '../ids.ts';

@@ -17,7 +17,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { cursorSigningKey } from '../config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { keys, startKeyFor, type ListSource } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { startKeyFor, type ListSource } from '../data/keys.ts';
 import type { ListEnvelope } from '../domain/paging.ts';
 import { decodeVec } from './store.ts';
 

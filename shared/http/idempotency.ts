@@ -16,7 +16,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError, invalidParam } from '../errors.ts';
-import { keys, type PrimaryKey } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { type PrimaryKey } from '../data/keys.ts';
 import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
 import { tableName } from '../data/dynamo.ts';
 import { TABLE } from '../data/table.ts';

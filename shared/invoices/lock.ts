@@ -7,7 +7,8 @@
  * of the totals (CLIENT_INVOICED, PROJECT_INVOICED); no request path of the time entries imports
  * this module.
  */
-import { invoicedLevel, keys } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { invoicedLevel } from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import type { TransactItem } from '../data/writes.ts';

@@ -7,7 +7,7 @@
  * run it again), and a request that changes the entry meanwhile counts it itself
  * (domain/time-entries.ts), never twice.
  */
-import { keys } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { getItem, transact, versionOf } from '../data/writes.ts';

@@ -8,7 +8,8 @@
  * it starts, at the UTC quarter-hour in which it starts, in four counters: minutes, billable
  * minutes, unpriced billable minutes, and its value in rate-minutes (shared/money.ts).
  */
-import { keys, type PrimaryKey, type TotalsLevel } from '../data/keys.ts';
+import * as keys from '../data/keys.ts';
+import { type PrimaryKey, type TotalsLevel } from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
 import type { TransactItem } from '../data/writes.ts';
 import { rateMinutes } from '../money.ts';

@@ -8,7 +8,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
-import { keys } from '../../data/keys.ts';
+import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from '../../invoices/amounts.ts';

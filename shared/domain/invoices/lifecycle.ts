@@ -7,7 +7,7 @@ import type { InferOutput } from 'valibot';
 import { ApiError, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { isWellFormedId } from '../../ids.ts';
 import { tableName } from '../../data/dynamo.ts';
-import { keys } from '../../data/keys.ts';
+import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { getItem, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
