@@ -15,8 +15,8 @@ import * as v from 'valibot';
 import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
-import { declareFields, defineFields, withActions } from './define.ts';
-import { invoiceAcrossFields, invoiceBodies, invoiceFields } from '../schemas/invoices.ts';
+import { declareFields, withActions } from './define.ts';
+import { invoiceAcrossFields, invoiceBodies, invoiceFieldSchemas } from '../schemas/invoices.ts';
 import { ULID_PATTERN } from '../ids.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
@@ -168,16 +168,18 @@ export const invoice = /* @__PURE__ */ declareResource({
   deleteHint: 'void it instead once it is finalized',
 });
 
-/** Its object's fields, and instead of the derived bodies, what each of its operations takes. */
-export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...defineFields(invoice, invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
+/** Its object's fields: what its list parses (`withListQuery(invoiceFields)`) and documents show. */
+export const invoiceFields = /* @__PURE__ */ declareFields(invoice, invoiceFieldSchemas);
+/** Its object's fields, and instead of the derived bodies, what each of its operations takes (documents, tests, types). */
+export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...withActions(invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
 
 /**
- * What an invoice write function passes the handler frame: the declaration, its own action's body
- * (`invoiceWith('pay', invoicePayBody())`, schemas/invoices.ts) and the create's range rule;
- * neither the object's field schemas nor another action's body.
+ * What an invoice write function passes the handler frame: the declaration and its own action's
+ * body (`invoiceWith('pay', invoicePayBody())`, schemas/invoices.ts), with the create its range
+ * rule; neither the object's field schemas nor another action's body.
  */
-export const invoiceWith = <const A extends string, S>(action: A, body: S) =>
-  ({ ...invoice, acrossFields: invoiceAcrossFields, [action]: body }) as typeof invoice & { acrossFields: typeof invoiceAcrossFields } & { [K in A]: S };
+export const invoiceWith = <const A extends string, S>(action: A, body: S, acrossFields?: typeof invoiceAcrossFields) =>
+  ({ ...invoice, [action]: body, ...(acrossFields ? { acrossFields } : {}) }) as typeof invoice & { [K in A]: S };
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,

@@ -31,8 +31,8 @@ const memo = () => v.nullable(text('memo', INVOICE_LIMITS.memoLength, 'multi'));
 const purchaseOrder = () => v.nullable(text('purchase_order', INVOICE_LIMITS.purchaseOrderLength));
 const dueDate = () => v.nullable(calendarDate('due_date', 'The date payment is due (in the invoice\'s `timezone`); never before `issue_date`'));
 
-/** The invoice's fields as its object shows them (registry.ts declares their order). */
-export const invoiceFields = () => ({
+/** The invoice's fields as its object shows them (registry.ts declares their order and `invoiceFields` from them). */
+export const invoiceFieldSchemas = () => ({
   client_id: reference('client_id'),
   status: enumOf('status', INVOICE_STATUSES),
   number: v.nullable(v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.metadata({ description: 'Given at finalize: unique, gapless and in order of finalization in the workspace (`INV-000042`)' }))),
@@ -124,5 +124,9 @@ export const invoiceBodies = () => ({
   void: invoiceVoidBody(),
 });
 
-/** The create's range rule, beside the other errors (schemas/cross-field.ts); the other bodies have no range. */
+/**
+ * The create's range rule, beside the other errors (schemas/cross-field.ts). The other bodies and
+ * the list take neither `from` nor `to`: each is an unknown member there, whose error names `to`
+ * before this rule could, so they need it not.
+ */
 export const invoiceAcrossFields = (given: Record<string, unknown>): FieldError[] => ('from' in given || 'to' in given ? dateRangeErrors(given) : []);

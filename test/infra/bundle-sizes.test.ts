@@ -81,7 +81,9 @@ describe('what a function carries of the resources', () => {
       if (route.resource === null || !(route.resource in SCHEMAS)) continue;
       const size = sizes.find((s) => s.name === route.operation)!;
       const parsesFields = route.action !== 'retrieve' && route.action !== 'delete';
-      expect(size.inputs.includes('shared/resources/define.ts'), route.operation).toBe(parsesFields);
+      // An invoice's writes build their own bodies (shared/schemas/invoices.ts), none derived by define.ts.
+      const derivesSchemas = parsesFields && (route.resource !== 'invoice' || route.action === 'list');
+      expect(size.inputs.includes('shared/resources/define.ts'), route.operation).toBe(derivesSchemas);
       const text = Buffer.from(size.contents).toString('utf8');
       if (!parsesFields) for (const message of BUILDER_MESSAGES) expect(text.includes(message), `${route.operation}: ${message}`).toBe(false);
       for (const [kind, marker] of Object.entries(SCHEMA_MARKERS)) {
@@ -95,11 +97,26 @@ describe('what a function carries of the resources', () => {
     const LIST_QUERY = 'limit must be an integer from 1 to';
     const UPDATE_BODY = 'cannot be changed: ';
     for (const route of ROUTES) {
-      // Invoices declare their bodies themselves (shared/schemas/invoices.ts), and pass them all.
+      // Invoices declare their bodies themselves (shared/schemas/invoices.ts): the next test.
       if (route.resource === null || !(route.resource in SCHEMAS) || route.resource === 'invoice') continue;
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
       expect(text.includes(LIST_QUERY), `${route.operation} holds the list query`).toBe(route.action === 'list');
       expect(text.includes(UPDATE_BODY), `${route.operation} holds the update body`).toBe(route.action === 'update');
+    }
+  });
+
+  it('an invoice function holds its own action\'s body alone, and only its list the object\'s field schemas', () => {
+    // Markers of each body (shared/schemas/invoices.ts), and of the object's fields (its `number`).
+    const BODIES: Record<string, string> = {
+      create: 'project_ids must name at least one project',
+      finalize: "The invoice's date (default: today",
+      pay: 'When it was paid; not after the request',
+    };
+    const OBJECT_FIELDS = 'Given at finalize: unique, gapless';
+    for (const route of ROUTES.filter((r) => r.resource === 'invoice')) {
+      const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
+      for (const [action, marker] of Object.entries(BODIES)) expect(text.includes(marker), `${route.operation} holds the ${action} body`).toBe(route.action === action);
+      expect(text.includes(OBJECT_FIELDS), `${route.operation} holds the invoice's field schemas`).toBe(route.action === 'list');
     }
   });
 
