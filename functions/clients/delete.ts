@@ -1,5 +1,5 @@
-import { defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineDeleteHandler } from '../../shared/http/write-handler.ts';
 import { remove } from '../../shared/domain/entity.ts';
 import { client } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('deleteClient', 'delete', client, (req) => remove(req.caller, client, req.id(), req.expectedVersion()));
+export const handler = defineDeleteHandler('deleteClient', 'delete', client, (req) => remove(req.caller, client, req.id(), req.expectedVersion()));

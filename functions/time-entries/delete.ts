@@ -1,5 +1,5 @@
-import { defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineDeleteHandler } from '../../shared/http/write-handler.ts';
 import { deleteTimeEntry } from '../../shared/domain/time-entries.ts';
 import { timeEntry } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('deleteTimeEntry', 'delete', timeEntry, (req) => deleteTimeEntry(req.caller, req.id(), req.expectedVersion()));
+export const handler = defineDeleteHandler('deleteTimeEntry', 'delete', timeEntry, (req) => deleteTimeEntry(req.caller, req.id(), req.expectedVersion()));

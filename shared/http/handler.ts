@@ -9,7 +9,7 @@ import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
 import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
 import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../operations.ts';
-import { parseOrThrow } from '../schemas/parse.ts';
+import type { parseOrThrow } from '../schemas/parse.ts';
 import type { AcrossFields } from '../schemas/cross-field.ts';
 import type { AnyResource } from '../resources/declare.ts';
 import { repeatedMember } from '../schemas/json-members.ts';
@@ -64,13 +64,16 @@ export type RetryPolicy = (call: {
 
 /**
  * How a handler reads its input beyond the path and headers, injected by the frame that needs it
- * (write-handler.ts a body, list-handler.ts a query), so a bundle carries only its own.
+ * (write-handler.ts a body, list-handler.ts a query, each with the parser), so a bundle carries
+ * only its own: a retrieve or a delete neither reader nor parser.
  */
 export interface InputReaders {
   /** The body as checked text (media type, size, UTF-8), then its JSON object (`bodyReader`). */
   body?: typeof bodyReader;
   /** The query, each parameter given once (`singleValuedQuery`). */
   query?: (event: APIGatewayProxyEvent) => Record<string, string>;
+  /** What checks the body or query against the contract's schema (`parseOrThrow`, schemas/parse.ts). */
+  parse?: typeof parseOrThrow;
 }
 
 /**
@@ -93,7 +96,7 @@ export function defineHandler<O extends Operation>(
   if (!contract) throw new Error(`${operation} is public and has no caller`);
   // A write changes data on retry and may read a body; a list reads a query: each has its frame.
   if ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query)) {
-    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : 'defineWriteHandler'}`);
+    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : contract.body ? 'defineWriteHandler' : 'defineDeleteHandler'}`);
   }
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
@@ -152,8 +155,8 @@ function requestOf<O extends Operation>(
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => ifMatchOf(header(event, 'if-match')),
-    query: () => parseOrThrow(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
-    body: once(() => parseOrThrow(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', across) as BodyOf<O>),
+    query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
+    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', across) as BodyOf<O>),
   };
 }
 

@@ -5,6 +5,7 @@
 import { defineHandler, singleValuedQuery, type Reply, type Request } from './handler.ts';
 import type { Operation, RouteOf } from '../routes.ts';
 import type { ResourceFor } from '../operations.ts';
+import { parseOrThrow } from '../schemas/parse.ts';
 
 export const defineListHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>) =>
-  defineHandler(operation, action, resource, run, undefined, { query: singleValuedQuery });
+  defineHandler(operation, action, resource, run, undefined, { query: singleValuedQuery, parse: parseOrThrow });

@@ -120,7 +120,20 @@ describe('what a function carries of the resources', () => {
     }
   });
 
-  it('a function reads only its own input: a list its query, a write a body, a retrieve neither', () => {
+  it('a function holds only the key builders it calls (function code imports shared/data/keys.ts as a namespace)', () => {
+    // Markers of three builders, each called by a few functions alone.
+    const BUILDERS: Record<string, string[]> = {
+      INVOICE_NUMBER: ['finalizeInvoice'],
+      WEBHOOK_ENDPOINT_COUNT: ['createWebhookEndpoint', 'deleteWebhookEndpoint'],
+      '#INVOICE_ENTRIES': ['createInvoice', 'deleteInvoice', 'voidInvoice'],
+    };
+    for (const route of ROUTES) {
+      const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
+      for (const [marker, callers] of Object.entries(BUILDERS)) expect(text.includes(marker), `${route.operation} holds ${marker}`).toBe(callers.includes(route.operation));
+    }
+  });
+
+  it('a function reads only its own input: a list its query, a POST or PATCH a body, a retrieve or a delete neither', () => {
     // Markers of the readers the list and write frames inject (shared/http/handler.ts).
     const QUERY_READER = 'may be given only once';
     const BODY_READER = 'The request body is not valid JSON';
@@ -128,7 +141,7 @@ describe('what a function carries of the resources', () => {
       if (route.resource === null) continue;
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
       expect(text.includes(QUERY_READER), `${route.operation} reads a query`).toBe(route.action === 'list');
-      expect(text.includes(BODY_READER), `${route.operation} reads a body`).toBe(route.action !== 'list' && route.action !== 'retrieve');
+      expect(text.includes(BODY_READER), `${route.operation} reads a body`).toBe(route.action !== 'list' && route.action !== 'retrieve' && route.action !== 'delete');
     }
   });
 

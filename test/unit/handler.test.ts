@@ -37,7 +37,7 @@ describe('each frame reads only its own input', () => {
     const fields = { ...client, entries: SCHEMAS.client.entries };
     expect(() => defineHandler('listClients', 'list', withListQuery(fields), run)).toThrow('listClients: define it with defineListHandler');
     expect(() => defineHandler('createClient', 'create', withCreate(fields), run)).toThrow('createClient: define it with defineWriteHandler');
-    expect(() => defineHandler('deleteClient', 'delete', client, run)).toThrow('deleteClient: define it with defineWriteHandler');
+    expect(() => defineHandler('deleteClient', 'delete', client, run)).toThrow('deleteClient: define it with defineDeleteHandler');
     expect(() => defineListHandler('listClients', 'list', withListQuery(fields), run)).not.toThrow();
   });
 
