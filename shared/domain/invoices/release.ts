@@ -64,7 +64,7 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
       if (cancelled) continue;
       item = started;
     }
-    const released = await release(ctx, item, now);
+    const released = await release(ctx, item, now, linesWithout);
     const deleted: Deleted = { object: invoice.kind, id, deleted: true };
     const cancelled = await transact<string>({
       ...draftRemoval(ctx, released, ctx.requestId),
@@ -92,14 +92,13 @@ async function takeOverRelease(ctx: CallerContext, item: Record<string, unknown>
 /**
  * Releases the invoice's entries from `work.next` on, batch by batch: each entry's `invoice_id`
  * null, the invoiced totals subtracted, `locked_count` lowered; a draft being deleted also loses
- * them from its lines. A void ends by removing its work (and writing its key's record); a delete
- * answers the item for its last transaction.
+ * them from its lines (`shrink`, the delete's). A void ends by removing its work (and writing its
+ * key's record); a delete answers the item for its last transaction.
  */
-async function release(ctx: CallerContext, start: Record<string, unknown>, now: Date): Promise<Record<string, unknown>> {
+async function release(ctx: CallerContext, start: Record<string, unknown>, now: Date, shrink?: typeof linesWithout): Promise<Record<string, unknown>> {
   let item = start;
   const id = String(dataOfItem(item).id);
   const ids = await entryIdsOf(ctx, id);
-  const currency = String(dataOfItem(item).currency);
   try {
     for (;;) {
       const work = workOf(item)!;
@@ -114,7 +113,7 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
         });
       const { entries: mine, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
       const closesVoid = last && work.then === 'void';
-      const set = work.then === 'delete' && mine.length > 0 ? linesFields(removeFromLines(data.lines as InvoiceLine[], mine.map((e) => invoiceableOf(dataOfItem(e))), currency), data) : {};
+      const set = shrink && mine.length > 0 ? shrink(data, mine) : {};
       const nextWork = { ...work, next: work.next + count };
       const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...set }, [LOCKED]: Number(item[LOCKED] ?? 0) - mine.length, [WORK]: nextWork } as Record<string, unknown>;
       if (closesVoid) delete after[WORK];
@@ -145,3 +144,7 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
     throw error;
   }
 }
+
+/** A draft's lines and totals without the entries its delete releases (a void keeps its lines: its bundle carries none of this). */
+const linesWithout = (data: Record<string, unknown>, released: Record<string, unknown>[]) =>
+  linesFields(removeFromLines(data.lines as InvoiceLine[], released.map((e) => invoiceableOf(dataOfItem(e))), String(data.currency)), data);
