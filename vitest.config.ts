@@ -19,9 +19,11 @@ export const MUTATION_TESTS = [
 
 const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };
 
+const ENV = { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+
 export default defineConfig({
   test: {
-    env: { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: ENV,
     projects: [
       // The projects' files share one pool of three workers (one group: every project states the
       // same maxWorkers), so the CPU-bound infra files (synthesis, esbuild, cfn-guard) overlap with
@@ -48,9 +50,22 @@ export default defineConfig({
         },
       },
       // infra: every environment synthesized once per run (test/infra/support/assembly.ts); no timeout that load could break.
+      // CDK_VALIDATION=false: aws-cdk-lib checks each synthesized template against CloudFormation's
+      // schemas in WebAssembly (about 10 s of CPU for a file's first synth). The global setup's
+      // shared assembly of every environment is still checked (test env reaches test files only,
+      // not the global setup), as `cdk synth` checks it; a test file's own variant synths are not.
       {
         extends: true,
-        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: ['test/infra/support/assembly.ts'], testTimeout: 0, hookTimeout: 0, maxWorkers: 3, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          globalSetup: ['test/infra/support/assembly.ts'],
+          env: { ...ENV, CDK_VALIDATION: 'false' },
+          testTimeout: 0,
+          hookTimeout: 0,
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

@@ -1,12 +1,13 @@
 /**
  * AWS Control Tower proactive controls, checked by AWS's own rules (cfn-guard through
  * @cdklabs/cdk-validator-cfnguard) on the templates of prod's four stacks, from the cloud assembly
- * the infra project synthesizes once (test/infra/support/assembly.ts). cfn-guard runs once,
- * without exemptions, with every rule of the package that names a resource type the templates
- * hold: each rule selects its resources by the types it names (`Resources.*[ Type == ... ]`), so
- * one that names none of them selects nothing and can only skip; leaving those out saves most of
- * cfn-guard's time (it costs per rule and per resource). The tests read its report. Two controls
- * are exempt, each for a reason:
+ * the infra project synthesizes once (test/infra/support/assembly.ts). cfn-guard runs once per
+ * template, without exemptions, with every rule of the package that names a resource type that
+ * template holds: each rule selects its resources by the types it names (`Resources.*[ Type ==
+ * ... ]`), so on a template with none of them it selects nothing and can only skip; leaving those
+ * pairs out saves most of cfn-guard's time (it costs per rule and per template, whether the rule
+ * selects anything or not). The tests read its reports. Two controls are exempt, each for a
+ * reason:
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,20 +38,23 @@ const RULES = readdirSync(RULES_DIR, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.guard'))
   .map((file) => ({ file: path.join(RULES_DIR, file), types: new Set(readFileSync(path.join(RULES_DIR, file), 'utf8').match(/AWS::\w+::\w+/g)) }));
 
-let report: ReturnType<CfnGuardValidator['validate']>;
-/** Resource types in prod's templates, and the rules that name one of them. */
-let present: Set<string>;
+let report: { violations: ReturnType<CfnGuardValidator['validate']>['violations'] };
+/** The rules that name a resource type of at least one of prod's templates. */
 let applicable: typeof RULES;
 
 beforeAll(() => {
   const prod = readAssembly(inject('infraAssembly')).get('prod')!;
-  present = new Set(STACK_ROLES.flatMap((role) => Object.values<{ Type: string }>(prod[role].template.Resources).map((r) => r.Type)));
-  applicable = RULES.filter((rule) => [...rule.types].some((type) => present.has(type)));
-  const templatePaths = STACK_ROLES.map((role) => prod[role].templateFile);
-  report = new CfnGuardValidator({ controlTowerRulesEnabled: false, rules: applicable.map((r) => r.file), maxBuffer: 64 * 1024 * 1024 }).validate({
-    templatePaths,
-    appConstruct: new App(),
+  const runs = STACK_ROLES.map((role) => {
+    const present = new Set(Object.values<{ Type: string }>(prod[role].template.Resources).map((r) => r.Type));
+    return { templateFile: prod[role].templateFile, rules: RULES.filter((rule) => [...rule.types].some((type) => present.has(type))) };
   });
+  applicable = RULES.filter((rule) => runs.some((run) => run.rules.includes(rule)));
+  report = {
+    violations: runs.flatMap(({ templateFile, rules }) =>
+      new CfnGuardValidator({ controlTowerRulesEnabled: false, rules: rules.map((r) => r.file), maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templateFile], appConstruct: new App() })
+        .violations,
+    ),
+  };
 });
 
 describe('AWS Control Tower proactive controls (cfn-guard)', () => {
@@ -61,7 +65,7 @@ describe('AWS Control Tower proactive controls (cfn-guard)', () => {
     expect(violations).toEqual([]);
   });
 
-  it('runs every rule that names a resource type of the templates (a rule that names none of them can only skip)', () => {
+  it('runs on each template every rule that names a resource type it holds (a rule that names none of them can only skip there)', () => {
     // The package's whole set (some 240 rules), each naming the types it selects: were one to name
     // none, leaving it out would not be safe.
     expect(RULES.length).toBeGreaterThan(200);

@@ -6,13 +6,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createClient, createProject, workspace, type Api } from '../support/api.ts';
-import { allEntries, referenceSummary, summaryRows, type EntryLike, type SummaryQuery } from '../support/summaries.ts';
+import { allEntries, localDate, referenceSummary, summaryRows, type EntryLike, type SummaryQuery } from '../support/summaries.ts';
 
 const ZONES = ['UTC', 'Europe/Paris', 'Asia/Kathmandu', 'America/St_Johns', 'Pacific/Chatham', 'Australia/Lord_Howe'] as const;
 /** Days around 2026's offset changes of those zones, month ends and the year's end. */
 const KEY_DATES = ['2026-01-01', '2026-02-01', '2026-03-08', '2026-03-29', '2026-04-05', '2026-05-31', '2026-09-27', '2026-10-04', '2026-10-25', '2026-11-01', '2026-12-31'];
-
-const localDate = (ms: number, zone: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
 
 /** The first minute of `date` in `zone`, found by walking minutes (another road than the service's). */
 function localMidnight(date: string, zone: string): number {

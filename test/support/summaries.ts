@@ -27,8 +27,13 @@ export interface SummaryQuery {
   invoiced?: 'true' | 'false';
 }
 
-const localDate = (iso: string, timeZone: string) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+const formats = new Map<string, Intl.DateTimeFormat>();
+/** The date of an instant in a zone, one formatter per zone (building one is far dearer than formatting with it). */
+export function localDate(instant: string | number, timeZone: string): string {
+  let format = formats.get(timeZone);
+  if (!format) formats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  return format.format(new Date(instant));
+}
 
 function periodStart(date: string, period: string, from: string): string {
   const d = new Date(`${date}T00:00:00Z`);
