@@ -6,28 +6,29 @@ import { get } from 'node:http';
 import * as v from 'valibot';
 import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from './auth/scopes.ts';
 
-// Each schema is built when read (once per process): one left at module scope would stay in every
-// bundle that imports this module, the authorizer's in every function's.
-const envSchema = () =>
-  v.object({
-    TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
-    /** Set only locally (DynamoDB Local). */
-    DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-    AWS_REGION: v.optional(v.string(), 'us-east-1'),
-  });
-
-export type FunctionConfig = v.InferOutput<ReturnType<typeof envSchema>>;
+/** The functions' configuration (TABLE_NAME; DYNAMODB_ENDPOINT locally; AWS_REGION). */
+export interface FunctionConfig {
+  TABLE_NAME: string;
+  /** Set only locally (DynamoDB Local). */
+  DYNAMODB_ENDPOINT?: string;
+  AWS_REGION: string;
+}
 
 let loaded: FunctionConfig | undefined;
 
+/**
+ * Checked by hand, not with valibot: its object schema and URL check would stay in every
+ * function's bundle for these three variables.
+ */
 export function config(): FunctionConfig {
   if (loaded) return loaded;
-  const result = v.safeParse(envSchema(), process.env);
-  if (!result.success) {
-    const names = result.issues.map((i) => v.getDotPath(i) ?? '?').join(', ');
-    throw new Error(`Invalid function configuration: check ${names}`);
-  }
-  loaded = result.output;
+  const { TABLE_NAME, DYNAMODB_ENDPOINT, AWS_REGION } = process.env;
+  const wrong = [
+    ...(TABLE_NAME === undefined || TABLE_NAME.length < 3 ? ['TABLE_NAME'] : []),
+    ...(DYNAMODB_ENDPOINT !== undefined && !URL.canParse(DYNAMODB_ENDPOINT) ? ['DYNAMODB_ENDPOINT'] : []),
+  ];
+  if (wrong.length > 0) throw new Error(`Invalid function configuration: check ${wrong.join(', ')}`);
+  loaded = { TABLE_NAME: TABLE_NAME!, ...(DYNAMODB_ENDPOINT === undefined ? {} : { DYNAMODB_ENDPOINT }), AWS_REGION: AWS_REGION ?? 'us-east-1' };
   return loaded;
 }
 
