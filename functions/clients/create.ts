@@ -1,4 +1,4 @@
-import { defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineCreateHandler } from '../../shared/http/write-handler.ts';
 import { create } from '../../shared/domain/entity.ts';
 import { withCreate } from '../../shared/resources/define.ts';
 import { clientFields } from '../../shared/resources/registry.ts';
@@ -6,4 +6,4 @@ import { clientFields } from '../../shared/resources/registry.ts';
 /** The fields and the create schema alone: this bundle holds no other action's rules. */
 const schemas = withCreate(clientFields);
 
-export const handler = defineWriteHandler('createClient', 'create', schemas, (req) => create(req.caller, schemas, req.body(), new Date()));
+export const handler = defineCreateHandler('createClient', schemas, (req) => create(req.caller, schemas, req.body(), new Date()));

@@ -1,6 +1,6 @@
-import { defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineCreateHandler } from '../../shared/http/write-handler.ts';
 import { logTimeEntry } from '../../shared/domain/time-entries.ts';
 import { withCreate } from '../../shared/resources/define.ts';
 import { timeEntryFields } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('logTimeEntry', 'create', withCreate(timeEntryFields), (req) => logTimeEntry(req.caller, req.body()));
+export const handler = defineCreateHandler('logTimeEntry', withCreate(timeEntryFields), (req) => logTimeEntry(req.caller, req.body()));

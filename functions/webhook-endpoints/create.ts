@@ -1,6 +1,6 @@
-import { defineWriteHandler } from '../../shared/http/write-handler.ts';
+import { defineCreateHandler } from '../../shared/http/write-handler.ts';
 import { createWebhookEndpoint } from '../../shared/domain/webhook-endpoints.ts';
 import { withCreate } from '../../shared/resources/define.ts';
 import { webhookEndpointFields } from '../../shared/resources/registry.ts';
 
-export const handler = defineWriteHandler('createWebhookEndpoint', 'create', withCreate(webhookEndpointFields), (req) => createWebhookEndpoint(req.caller, req.body()));
+export const handler = defineCreateHandler('createWebhookEndpoint', withCreate(webhookEndpointFields), (req) => createWebhookEndpoint(req.caller, req.body()));

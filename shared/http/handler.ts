@@ -74,7 +74,12 @@ export interface InputReaders {
   query?: (event: APIGatewayProxyEvent) => Record<string, string>;
   /** What checks the body or query against the contract's schema (`parseOrThrow`, schemas/parse.ts). */
   parse?: typeof parseOrThrow;
+  /** If-Match as the versions it names (`ifMatchHeader`): a conditional operation's (PATCH, DELETE, a step). */
+  ifMatch?: typeof ifMatchHeader;
 }
+
+/** If-Match, read for the operations that honour it (write-handler.ts gives it to theirs): a create's bundle carries no ETag-list parsing. */
+export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
 
 /**
  * The handler of `operation`, whose action the route table gives (`tsc` refuses another), over
@@ -90,13 +95,29 @@ export function defineHandler<O extends Operation>(
   retries?: RetryPolicy,
   readers: InputReaders = {},
 ) {
-  const { kind, collection } = resource as { kind: string; collection: string };
-  const contract = contractOf({ operation, action, resource: kind } as OperationOf, resource as AnyResource);
-  const scope = scopeFor(collection, action as Action);
+  const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
+  return handlerOf(operation, action, resource, contract, run, retries, readers);
+}
+
+/**
+ * The handler of `operation` under `contract`: what defineHandler does once it has looked the
+ * contract up. A create's frame (write-handler.ts) gives the create's contract itself, so its
+ * bundle holds no other action's contract (shared/operations.ts).
+ */
+export function handlerOf<O extends Operation>(
+  operation: O,
+  action: RouteOf<O>['action'],
+  resource: ResourceFor<O>,
+  contract: Contract | undefined,
+  run: (req: Request<O>) => Promise<Reply>,
+  retries?: RetryPolicy,
+  readers: InputReaders = {},
+) {
+  const scope = scopeFor((resource as { collection: string }).collection, action as Action);
   if (!contract) throw new Error(`${operation} is public and has no caller`);
-  // A write changes data on retry and may read a body; a list reads a query: each has its frame.
-  if ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query)) {
-    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : contract.body ? 'defineWriteHandler' : 'defineDeleteHandler'}`);
+  // A write changes data on retry and may read a body and If-Match; a list reads a query: each has its frame.
+  if ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch)) {
+    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : !contract.body ? 'defineDeleteHandler' : contract.conditional ? 'defineWriteHandler' : 'defineCreateHandler'}`);
   }
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
@@ -154,7 +175,7 @@ function requestOf<O extends Operation>(
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
-    expectedVersion: () => ifMatchOf(header(event, 'if-match')),
+    expectedVersion: () => readers.ifMatch?.(event),
     query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
     body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', across) as BodyOf<O>),
   };

@@ -2,28 +2,42 @@
  * The frame of POST, PATCH and DELETE handlers: the common frame, the reply made from what the
  * change answers (one mapping, which the idempotency record stores too), idempotent retries, and
  * for POST and PATCH the reading of a JSON body (which no read or delete function's bundle then
- * carries).
+ * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own contract alone;
+ * the others read If-Match and look their contract up.
  */
-import { bodyReader, created, current, defineHandler, ok, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, created, current, handlerOf, ifMatchHeader, ok, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { idempotentWrites } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
-import { contractOf, type OperationOf, type ResourceFor } from '../operations.ts';
+import { contractOf, createContract, requireSchema, type Contract, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 import type { AnyResource } from '../resources/declare.ts';
 
-/** The frame of writes, with the readers it is given (a body's for POST and PATCH, none for DELETE). */
-const writeFrame = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>, readers: InputReaders) => {
-  const status = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource)?.success.status;
+/** The frame of writes, under `contract`, with the readers it is given (a body's for POST and PATCH, If-Match for all but a create). */
+const writeFrame = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, contract: Contract | undefined, change: (req: Request<O>) => Promise<Outcome>, readers: InputReaders) => {
+  const status = contract?.success.status;
   const replyOf = (outcome: Outcome, path: string): Reply =>
     'deleted' in outcome ? ok(outcome) : status === 201 ? created(outcome as Versioned<{ id: string }>, path) : current(outcome);
-  return defineHandler(operation, action, resource, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf), readers);
+  return handlerOf(operation, action, resource, contract, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf), readers);
 };
 
-/** A POST or PATCH: reads and parses a JSON body. */
-export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(operation, action, resource, change, { body: bodyReader, parse: parseOrThrow });
+/** The contract of `operation` (shared/operations.ts), for a frame that looks it up. */
+const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>) =>
+  contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
 
-/** A DELETE: takes no body (one sent is refused unread), so its bundle carries no body reading or parsing. */
+/** The operations whose action is a create. */
+type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create' ? O : never }[Operation];
+
+/** A POST that creates: reads and parses a JSON body; answers 201 with Location. */
+export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) => {
+  requireSchema(operation, resource as object, 'create');
+  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, createContract(resource as Parameters<typeof createContract>[0]), change, { body: bodyReader, parse: parseOrThrow });
+};
+
+/** A PATCH, or an invoice's step: reads and parses a JSON body, and If-Match. */
+export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
+  writeFrame(operation, action, resource, lookedUp(operation, action, resource), change, { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader });
+
+/** A DELETE: takes no body (one sent is refused unread), so its bundle carries no body reading or parsing; reads If-Match. */
 export const defineDeleteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(operation, action, resource, change, {});
+  writeFrame(operation, action, resource, lookedUp(operation, action, resource), change, { ifMatch: ifMatchHeader });

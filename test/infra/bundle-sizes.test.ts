@@ -133,15 +133,20 @@ describe('what a function carries of the resources', () => {
     }
   });
 
-  it('a function reads only its own input: a list its query, a POST or PATCH a body, a retrieve or a delete neither', () => {
-    // Markers of the readers the list and write frames inject (shared/http/handler.ts).
+  it('a function reads only its own input: a list its query, a POST or PATCH a body, a retrieve or a delete neither; If-Match all writes but a create', () => {
+    // Markers of the readers the list and write frames inject (shared/http/handler.ts), and of the
+    // contracts table (shared/operations.ts: the list's), which a create's frame does without.
     const QUERY_READER = 'may be given only once';
     const BODY_READER = 'The request body is not valid JSON';
+    const IF_MATCH_READER = 'If-Match must be * or a comma-separated list of ETags';
+    const CONTRACTS_TABLE = 'returns:"list"';
     for (const route of ROUTES) {
       if (route.resource === null) continue;
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
       expect(text.includes(QUERY_READER), `${route.operation} reads a query`).toBe(route.action === 'list');
       expect(text.includes(BODY_READER), `${route.operation} reads a body`).toBe(route.action !== 'list' && route.action !== 'retrieve' && route.action !== 'delete');
+      expect(text.includes(IF_MATCH_READER), `${route.operation} reads If-Match`).toBe(!['create', 'list', 'retrieve'].includes(route.action));
+      if (route.action === 'create') expect(text.includes(CONTRACTS_TABLE), `${route.operation} holds the contracts table`).toBe(false);
     }
   });
 

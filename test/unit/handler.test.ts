@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { defineListHandler } from '../../shared/http/list-handler.ts';
-import { withCreate, withListQuery } from '../../shared/resources/define.ts';
+import { withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
 import { client } from '../../shared/resources/registry.ts';
 import { SCHEMAS } from '../../shared/resources/schemas.ts';
 
@@ -32,11 +32,12 @@ describe('the handler frame checks the expiry the authorizer passed on', () => {
 });
 
 describe('each frame reads only its own input', () => {
-  it('refuses to define a list outside the list frame, or a write outside the write frame', () => {
+  it('refuses to define a list outside the list frame, or a write outside its write frame', () => {
     const run = async () => ok({});
     const fields = { ...client, entries: SCHEMAS.client.entries };
     expect(() => defineHandler('listClients', 'list', withListQuery(fields), run)).toThrow('listClients: define it with defineListHandler');
-    expect(() => defineHandler('createClient', 'create', withCreate(fields), run)).toThrow('createClient: define it with defineWriteHandler');
+    expect(() => defineHandler('createClient', 'create', withCreate(fields), run)).toThrow('createClient: define it with defineCreateHandler');
+    expect(() => defineHandler('updateClient', 'update', withUpdate(fields), run)).toThrow('updateClient: define it with defineWriteHandler');
     expect(() => defineHandler('deleteClient', 'delete', client, run)).toThrow('deleteClient: define it with defineDeleteHandler');
     expect(() => defineListHandler('listClients', 'list', withListQuery(fields), run)).not.toThrow();
   });
