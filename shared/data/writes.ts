@@ -24,11 +24,14 @@ export interface Condition {
   values: Record<string, unknown>;
 }
 
+/** The item exists. */
+const exists = (): Condition => ({ expression: 'attribute_exists(PK)', names: {}, values: {} });
+
 /** The item exists, and (with If-Match) is still at one of the versions the caller names. */
 export function existsAtVersion(ifMatch: readonly number[] | undefined): Condition {
   const version = versionCondition(ifMatch, '#version');
   return version === undefined
-    ? { expression: 'attribute_exists(PK)', names: {}, values: {} }
+    ? exists()
     : { expression: `attribute_exists(PK) AND ${version.expression}`, names: { '#version': VERSION_ATTRIBUTE }, values: version.values };
 }
 
@@ -55,17 +58,20 @@ export function conditionParts(condition: Condition) {
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Adds `delta` to a counter of an existing item (and whatever else `condition` requires of it). */
+/**
+ * Adds `delta` to a counter of an existing item (and whatever else `condition` requires of it).
+ * Whatever version it is at: so a function that counts (an invoice's create) holds no If-Match condition.
+ */
 export function counterUpdate(key: PrimaryKey, counter: string, delta: number, condition?: Condition): TransactItem {
-  const exists = allOf(existsAtVersion(undefined), ...(condition ? [condition] : []));
+  const required = allOf(exists(), ...(condition ? [condition] : []));
   return {
     Update: {
       TableName: tableName(),
       Key: key,
       UpdateExpression: 'ADD #counter :delta',
-      ConditionExpression: exists.expression,
-      ExpressionAttributeNames: { '#counter': counter, ...exists.names },
-      ExpressionAttributeValues: { ':delta': delta, ...exists.values },
+      ConditionExpression: required.expression,
+      ExpressionAttributeNames: { '#counter': counter, ...required.names },
+      ExpressionAttributeValues: { ':delta': delta, ...required.values },
     },
   };
 }
