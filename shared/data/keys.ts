@@ -192,6 +192,9 @@ export interface ListSource {
   range?: { low: string; high: string };
 }
 
+/** A source read over a range of its order from end to end (spanSource). */
+export type SpanSource = ListSource & { range: { low: string; high: string } };
+
 /** A range's bounds, as sort keys: `from` inclusive, `to` exclusive; open ends take the whole type. */
 export interface OrderRange {
   from?: string | undefined;
@@ -229,6 +232,19 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
   if (best.index === undefined) throw new Error(`${resource.type} is ordered by ${resource.order.field} but no index lists it unfiltered`);
   // `<TYPE>#<to>` sorts before every `<TYPE>#<to>#<id>`: the end is exclusive. `~` sorts after every timestamp.
   return { ...best, range: { low: `${resource.type}#${range.from ?? ''}`, high: `${resource.type}#${range.to ?? '~'}` } };
+}
+
+/**
+ * Where the items of one value of `field` are read over a span of their order (`from` inclusive,
+ * `to` exclusive, as in listSource's range): the index partitioned by that field alone. What an
+ * invoice's create selects a client's or a project's time from: it needs none of a list's choice
+ * among indexes and filters.
+ */
+export function spanSource(resource: Keyed, workspaceId: string, field: string, value: string, span: { from: string; to: string }): SpanSource {
+  const index = INDEX_NAMES.find((name) => resource.indexes?.[name]?.sortPrefix === undefined && resource.indexes?.[name]?.partition.join() === field);
+  if (!index) throw new Error(`No index of ${resource.type} is partitioned by ${field} alone`);
+  const range = { low: `${resource.type}#${span.from}`, high: `${resource.type}#${span.to}` };
+  return { index, partitionKey: indexPartition(resource.type, workspaceId, [pair(field, value)]), type: resource.type, sortKeyPrefix: '', remaining: {}, range };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as keys from './keys.ts';
-import { startKeyFor, type ListSource } from './keys.ts';
+import { startKeyFor, type ListSource, type SpanSource } from './keys.ts';
 import { dynamo, tableName } from './dynamo.ts';
 import type { Condition } from './writes.ts';
 
@@ -29,24 +29,41 @@ export interface PageResult<T> {
 /** Unfiltered reads fetch exactly one extra item; filtered reads grow their batch up to this. */
 const MAX_FILTERED_BATCH = 1000;
 
+/** Where a read of `source` starts and ends: the partition's key and the sort key's names. */
+const keyNames = (source: ListSource) => ({ '#pk': source.index ? `${source.index}PK` : 'PK', '#sk': source.index ? `${source.index}SK` : 'SK' });
+
+/** A range of the order's values (`source.range`): read exactly the items in it, nothing discarded. */
+const rangeValues = (source: ListSource, range: SpanSource['range']) => ({
+  ':pk': source.partitionKey,
+  ':low': `${source.sortKeyPrefix}${range.low}`,
+  ':high': `${source.sortKeyPrefix}${range.high}`,
+});
+const RANGE_CONDITION = '#pk = :pk AND #sk BETWEEN :low AND :high';
+
+/**
+ * A page of the items of `source`'s range, oldest first, from `startKey` on: what reads a whole
+ * span (an invoice's create, keys.spanSource), with none of a list's pages, cursors or filters.
+ */
+export function spanQueryParams(source: SpanSource, batch: number, startKey: Record<string, unknown> | undefined): QueryCommandInput {
+  return {
+    TableName: tableName(),
+    ...(source.index ? { IndexName: source.index } : { ConsistentRead: true }),
+    KeyConditionExpression: RANGE_CONDITION,
+    ExpressionAttributeValues: rangeValues(source, source.range),
+    ExpressionAttributeNames: keyNames(source),
+    ScanIndexForward: true,
+    Limit: batch,
+    ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+  };
+}
+
 export function pageQueryParams(req: PageRequest, batch: number, startKey: Record<string, unknown> | undefined): QueryCommandInput {
   const { source } = req;
-  const pkName = source.index ? `${source.index}PK` : 'PK';
-  const skName = source.index ? `${source.index}SK` : 'SK';
   return {
     TableName: tableName(),
     ...(source.index ? { IndexName: source.index } : { ConsistentRead: true }),
     ...(source.range
-      ? {
-          // A range of the order's values: read exactly the items in it, nothing discarded.
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-          ExpressionAttributeValues: {
-            ':pk': source.partitionKey,
-            ':low': `${source.sortKeyPrefix}${source.range.low}`,
-            ':high': `${source.sortKeyPrefix}${source.range.high}`,
-            ...req.filter?.values,
-          },
-        }
+      ? { KeyConditionExpression: RANGE_CONDITION, ExpressionAttributeValues: { ...rangeValues(source, source.range), ...req.filter?.values } }
       : {
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
           ExpressionAttributeValues: {
@@ -55,7 +72,7 @@ export function pageQueryParams(req: PageRequest, batch: number, startKey: Recor
             ...req.filter?.values,
           },
         }),
-    ExpressionAttributeNames: { '#pk': pkName, '#sk': skName, ...req.filter?.names },
+    ExpressionAttributeNames: { ...keyNames(source), ...req.filter?.names },
     ...(req.filter ? { FilterExpression: req.filter.expression } : {}),
     ScanIndexForward: req.ascending ?? false,
     Limit: batch,

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CHANGE_TYPE, eventListSource, keys, listSource, positionOf, startKeyFor } from '../../shared/data/keys.ts';
+import { CHANGE_TYPE, eventListSource, keys, listSource, positionOf, spanSource, startKeyFor } from '../../shared/data/keys.ts';
+import { pageQueryParams, spanQueryParams } from '../../shared/data/list.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { isWellFormedId, newId, orderOfId, sortableId } from '../../shared/ids.ts';
 import { RESOURCE_LIST, client, project, timeEntry } from '../../shared/resources/registry.ts';
+
+// The span read's query names the table (shared/data/list.ts spanQueryParams).
+process.env.TABLE_NAME ??= 'unit-test-table';
 
 describe('ids', () => {
   it('carry the type prefix and sort by creation time', () => {
@@ -130,6 +134,19 @@ describe('key schema', () => {
     expect(startKeyFor(ranged, 'a', position)).toEqual({ PK: item.PK, SK: item.SK, GSI3PK: item.GSI3PK, GSI3SK: item.GSI3SK });
     // An unordered source's position is the item's own sort key.
     expect(positionOf(listSource(client, 'a', {}), { SK: 'CLIENT#cli_1' })).toBe('CLIENT#cli_1');
+  });
+
+  it('reads one value\'s items over a span as a list filtered by it alone does, with the same query', () => {
+    const span = { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' };
+    const after = { GSI3PK: 'WS#a#TIME_ENTRY#client_id#cli_1', GSI3SK: 'TIME_ENTRY#2026-11-02T00:00:00.000Z#te_1', PK: 'WS#a', SK: 'TIME_ENTRY#te_1' };
+    for (const [field, value] of [['client_id', 'cli_1'], ['project_id', 'prj_1']] as const) {
+      const source = spanSource(timeEntry, 'a', field, value, span);
+      expect(source).toEqual(listSource(timeEntry, 'a', { [field]: value }, span));
+      for (const startKey of [undefined, after]) {
+        expect(spanQueryParams(source, 1000, startKey)).toEqual(pageQueryParams({ source, workspaceId: 'a', limit: 0, after: undefined, ascending: true }, 1000, startKey));
+      }
+    }
+    expect(() => spanSource(timeEntry, 'a', 'started_at', 'x', span)).toThrow('No index of TIME_ENTRY is partitioned by started_at alone');
   });
 
   it('keeps workspaces apart in every index partition', () => {

@@ -18,8 +18,7 @@ import { ApiError, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from 
 import { newId } from '../../ids.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
-import { listSource } from '../../data/keys.ts';
-import { pageQueryParams } from '../../data/list.ts';
+import { spanQueryParams } from '../../data/list.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
@@ -147,13 +146,13 @@ async function checkProjects(ctx: CallerContext, clientId: string, projectIds: r
  * within the span's sort keys.
  */
 async function selectEntries(ctx: CallerContext, input: CreateInput, span: { from: string; to: string }): Promise<Record<string, unknown>[]> {
-  const filters = input.project_ids ? input.project_ids.map((p) => ({ project_id: p })) : [{ client_id: input.client_id }];
+  const sources = input.project_ids ? input.project_ids.map((p) => ['project_id', p] as const) : [['client_id', input.client_id] as const];
   const selected: Record<string, unknown>[] = [];
-  for (const filter of filters) {
-    const source = listSource(timeEntry, ctx.workspaceId, filter, span);
+  for (const [field, value] of sources) {
+    const source = keys.spanSource(timeEntry, ctx.workspaceId, field, value, span);
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await dynamo().send(new QueryCommand(pageQueryParams({ source, workspaceId: ctx.workspaceId, limit: 0, after: undefined, ascending: true }, 1000, startKey)));
+      const out = await dynamo().send(new QueryCommand(spanQueryParams(source, 1000, startKey)));
       for (const item of out.Items ?? []) {
         const data = dataOfItem(item);
         if (data.billable === false || data.invoice_id != null || data.client_id !== input.client_id) continue;
