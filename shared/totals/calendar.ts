@@ -107,9 +107,13 @@ export function* periodsOf(timeZone: string, period: Period, from: DayNumber, to
     return;
   }
   let first = Math.max(from, periodStartOf(period, startingAt));
+  // Each period starts where the one before it ends: each boundary's instant is found once.
+  let start = first < to ? startOfDay(timeZone, first) : 0;
   while (first < to) {
     const next = Math.min(to, nextPeriodStart(period, periodStartOf(period, first)));
-    yield { firstDay: first, start: startOfDay(timeZone, first), end: startOfDay(timeZone, next) };
+    const end = startOfDay(timeZone, next);
+    yield { firstDay: first, start, end };
     first = next;
+    start = end;
   }
 }
