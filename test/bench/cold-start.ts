@@ -67,9 +67,9 @@ export function summarize(samples: ColdSample[]): ColdSummary {
   };
 }
 
-/** The calls the floor makes for one invocation: the real handler's, captured with its writes held back. */
-export async function floorCallsFor(fx: Fixture, scenario: Scenario): Promise<FloorCall[]> {
-  const request = await scenario.prepare(fx);
+/** The calls the floor makes for one invocation: the real handler's, captured with its writes held back (`cold`: a fresh function's). */
+export async function floorCallsFor(fx: Fixture, scenario: Scenario, cold = false): Promise<FloorCall[]> {
+  const request = await ((cold && scenario.coldPrepare) || scenario.prepare)(fx);
   const { result, calls } = await intercept(() => invoke(fx.repoRoot, fx.caller, request));
   if (result.status >= 300) throw new Error(`${scenario.key}: capture answered ${result.status} ${JSON.stringify(result.body)}`);
   return floorCallsOf(calls);
@@ -151,8 +151,8 @@ export function routeTarget(fx: Fixture, scenario: Scenario, bundle: string, flo
     name: scenario.operation,
     bundle,
     floorBundle,
-    functionEvent: async () => proxyEvent(fx.caller, await scenario.prepare(fx)),
-    floorEvent: async () => ({ floorCalls: await floorCallsFor(fx, scenario) }),
+    functionEvent: async () => proxyEvent(fx.caller, await (scenario.coldPrepare ?? scenario.prepare)(fx)),
+    floorEvent: async () => ({ floorCalls: await floorCallsFor(fx, scenario, true) }),
   };
 }
 

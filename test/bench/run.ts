@@ -275,7 +275,7 @@ async function main() {
   for (const route of ROUTES) {
     const commands: FloorCommand[] = [];
     for (const scenario of SCENARIOS.filter((s) => s.operation === route.operation)) {
-      commands.push(...(await floorCallsFor(fx, scenario)).map((c) => c.command));
+      commands.push(...(await floorCallsFor(fx, scenario, true)).map((c) => c.command));
     }
     if (commands.length > 0) floorCommands.set(route.operation, [...new Set(commands)]);
   }

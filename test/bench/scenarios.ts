@@ -39,6 +39,12 @@ export interface Scenario {
   /** The scenario the cold-start and warm sections use for this operation. */
   primary?: boolean;
   prepare(fx: Fixture): Promise<Request>;
+  /**
+   * What the cold-start section serves instead of `prepare`'s request, where that request's calls
+   * depend on what the bench's own process has cached (the floor's calls are captured there): data
+   * no process has seen, so the captured floor makes the calls a fresh function makes.
+   */
+  coldPrepare?(fx: Fixture): Promise<Request>;
   floor: UnitFloor;
   /**
    * Not in section 4: an invoice's writes hold items over 1 KB and batches, which DynamoDB Local
@@ -442,6 +448,8 @@ export const SCENARIOS: readonly Scenario[] = [
     label: "a client's month by project (the README's summary), limit 25",
     primary: true,
     prepare: async (fx) => ({ operation: 'listTimeSummaries', query: { from: '2026-11-01', to: '2026-12-01', group_by: 'project', client_id: fx.clientId, limit: '25' } }),
+    // A fresh client's month: a cold function reads its currency (a GetItem), which a warm one has in memory.
+    coldPrepare: async (fx) => ({ operation: 'listTimeSummaries', query: { from: '2026-11-01', to: '2026-12-01', group_by: 'project', client_id: await freshTime(fx), limit: '25' } }),
     // The totals' day items it reads (and, once per function, a client's currency: a GetItem).
     floor: items(`${DOC}: time summary page`),
   },

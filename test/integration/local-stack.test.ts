@@ -76,13 +76,10 @@ describe('npm start', { timeout: 180_000, concurrent: true }, () => {
   });
 
   it('refuses a THROTTLE_RATE or THROTTLE_BURST that is no bucket, naming it, and exits 2', async ({ expect }) => {
-    for (const env of [{ THROTTLE_BURST: 'many' }, { THROTTLE_RATE: '0' }, { THROTTLE_BURST: '2.5' }] as Record<string, string>[]) {
-      const result = await npmStartUntilExit(env);
-      const [name, value] = Object.entries(env)[0]!;
-      expect(result.output).toContain(`${name} must be a positive`);
-      expect(result.output).toContain(`'${value}'`);
-      expect(result.code).toBe(2);
-    }
+    // One through npm start; the rules of each value are test/unit/client-limits.test.ts's.
+    const result = await npmStartUntilExit({ THROTTLE_BURST: 'many' });
+    expect(result.output).toContain(`THROTTLE_BURST must be a positive integer, not 'many'`);
+    expect(result.code).toBe(2);
   });
 
   it('npm run token explains when no stack runs on the port', async ({ expect }) => {

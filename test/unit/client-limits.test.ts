@@ -45,5 +45,8 @@ describe('per-client limits of the local gateway', () => {
     // The stage's bucket by the same rules: empty is unset, not a rate of 0.
     expect(stageLimitsFromEnv({ THROTTLE_RATE: '', THROTTLE_BURST: '300' })).toEqual({ burstLimit: 300 });
     expect(() => stageLimitsFromEnv({ THROTTLE_RATE: 'NaN' })).toThrow(/THROTTLE_RATE/);
+    expect(() => stageLimitsFromEnv({ THROTTLE_RATE: '0' })).toThrow("THROTTLE_RATE must be a positive number, not '0'");
+    expect(() => stageLimitsFromEnv({ THROTTLE_BURST: '2.5' })).toThrow("THROTTLE_BURST must be a positive integer, not '2.5'");
+    expect(() => stageLimitsFromEnv({ THROTTLE_BURST: 'many' })).toThrow("THROTTLE_BURST must be a positive integer, not 'many'");
   });
 });
