@@ -22,17 +22,23 @@ export const MUTATION_TESTS = [
 const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };
 
 /**
- * Unit files that change process-wide state (the environment, module or SDK client mocks, fake
- * clocks, global spies, the log sink): each runs in a fresh worker. The others share workers
- * (isolate: false), which spares a process start and a fresh import per file: about a third of the
- * unit project's CPU. Found by what the file calls, so a new file is placed without a list to keep.
+ * Test files that change process-wide state (the environment, module or SDK client mocks, fake
+ * clocks, global spies, the log sink) run each in a fresh worker. The others share workers
+ * (isolate: false), which spares a process start and a fresh import per file: about a fifth of
+ * the unit and integration files' CPU. Found by what a file calls, so a new file is placed without
+ * a list to keep.
  */
 const CHANGES_PROCESS_STATE =
   /vi\.(mock|doMock|useFakeTimers|setSystemTime|stubGlobal|stubEnv|resetModules)\(|mockClient\(|spyOn\((process|console|globalThis)\b|redirectLogs\(|process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|Object\.assign\(process\.env|delete process\.env/;
-const UNIT_DIR = fileURLToPath(new URL('test/unit/', import.meta.url));
-const STATEFUL_UNIT_FILES = readdirSync(UNIT_DIR, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts') && CHANGES_PROCESS_STATE.test(readFileSync(UNIT_DIR + file, 'utf8')))
-  .map((file) => `test/unit/${file}`);
+/** The test files of `dir` (relative to the repository) that change process-wide state. */
+function statefulFiles(dir: string): string[] {
+  const root = fileURLToPath(new URL(`${dir}/`, import.meta.url));
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts') && CHANGES_PROCESS_STATE.test(readFileSync(root + file, 'utf8')))
+    .map((file) => `${dir}/${file}`);
+}
+const STATEFUL_UNIT_FILES = statefulFiles('test/unit');
+const STATEFUL_INTEGRATION_FILES = statefulFiles('test/integration');
 
 const ENV = { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
@@ -63,20 +69,25 @@ export default defineConfig({
         test: { name: 'unit-isolated', include: STATEFUL_UNIT_FILES, testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } },
       },
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
-      {
-        extends: true,
-        test: {
-          name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
-          // Ceilings for a failing test only (waits poll their condition): generous, so that a
-          // loaded machine (a second suite beside this one) does not fail a correct run.
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          maxWorkers: 3,
-          sequence: { groupOrder: 1 },
-        },
-      },
+      // Both integration projects share one local stack (test/support/global-setup.ts).
+      ...[
+        { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: STATEFUL_INTEGRATION_FILES, isolate: false },
+        { name: 'integration-isolated', include: STATEFUL_INTEGRATION_FILES },
+      ].map(
+        (files): TestProjectInlineConfiguration => ({
+          extends: true,
+          test: {
+            ...files,
+            globalSetup: ['test/support/global-setup.ts'],
+            // Ceilings for a failing test only (waits poll their condition): generous, so that a
+            // loaded machine (a second suite beside this one) does not fail a correct run.
+            testTimeout: 120_000,
+            hookTimeout: 180_000,
+            maxWorkers: 3,
+            sequence: { groupOrder: 1 },
+          },
+        }),
+      ),
       // infra: every environment synthesized once per run (test/infra/support/assembly.ts); no timeout that load could break.
       // CDK_VALIDATION=false: aws-cdk-lib checks each synthesized template against CloudFormation's
       // schemas in WebAssembly (about 10 s of CPU for a file's first synth). The global setup's

@@ -1,5 +1,6 @@
 /**
- * Starts one local stack (DynamoDB Local + local gateway) for the whole integration run, and
+ * Starts one local stack (DynamoDB Local + local gateway) for the whole integration run (both
+ * integration projects), and
  * stops it afterwards; the tests talk to it over HTTP only, as an integrator would. The stack's
  * handlers run in this process: their log records go to a file (stack-log.ts), which tests that
  * provoke warnings read; at the end, the warnings and errors no test asserted are printed.
@@ -23,14 +24,20 @@ declare module 'vitest' {
   }
 }
 
-let stack: LocalStack | undefined;
-let stateDir: string | undefined;
+/** One stack for both integration projects (vitest.config.ts): each project's setup and teardown come here. */
+interface Shared {
+  stack: LocalStack;
+  stateDir: string;
+  users: number;
+}
+const SHARED = Symbol.for('timebill.integration-stack');
+const registry = globalThis as { [SHARED]?: Promise<Shared> };
 
-export async function setup(project: TestProject) {
-  stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
+async function start(): Promise<Shared> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
   const { log } = stackLogFiles(stateDir);
   redirectLogs((_level, line) => appendFileSync(log, line));
-  stack = await startLocalStack({
+  const stack = await startLocalStack({
     repoRoot: resolve(import.meta.dirname, '../..'),
     port: await freePort(),
     stateDir,
@@ -44,20 +51,28 @@ export async function setup(project: TestProject) {
     // Webhook retries on a test's time scale: 200 ms, 400 ms, 800 ms…
     webhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
   });
-  project.provide('baseUrl', stack.baseUrl);
-  project.provide('dynamoEndpoint', stack.dynamo.endpoint);
-  project.provide('tableName', stack.tableName);
-  project.provide('stateDir', stateDir);
+  return { stack, stateDir, users: 0 };
+}
+
+export async function setup(project: TestProject) {
+  const shared = await (registry[SHARED] ??= start());
+  shared.users++;
+  project.provide('baseUrl', shared.stack.baseUrl);
+  project.provide('dynamoEndpoint', shared.stack.dynamo.endpoint);
+  project.provide('tableName', shared.stack.tableName);
+  project.provide('stateDir', shared.stateDir);
 }
 
 export async function teardown() {
-  await stack?.stop();
+  const shared = await registry[SHARED];
+  if (!shared || --shared.users > 0) return;
+  delete registry[SHARED];
+  await shared.stack.stop();
   redirectLogs(undefined);
-  if (!stateDir) return;
-  const unexpected = unassertedWarnings(stateDir);
+  const unexpected = unassertedWarnings(shared.stateDir);
   if (unexpected.length > 0) {
     process.stderr.write(`The shared local stack logged ${unexpected.length} warning(s) or error(s) that no test asserted:\n`);
     for (const record of unexpected) process.stderr.write(`${JSON.stringify(record)}\n`);
   }
-  rmSync(stateDir, { recursive: true, force: true });
+  rmSync(shared.stateDir, { recursive: true, force: true });
 }
