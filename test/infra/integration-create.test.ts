@@ -18,9 +18,7 @@ import {
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
 import { findApiClient } from '../../shared/data/registry.ts';
 import { keys } from '../../shared/data/keys.ts';
 import {
@@ -31,13 +29,12 @@ import {
   resolveStackConfig,
   type StackConfig,
 } from '../../scripts/integration-create.ts';
-import { testStack } from '../support/local-table.ts';
+import { startLocalTable, testStack, type LocalTable } from '../support/local-table.ts';
 
 const TABLE_NAME = 'timebill-integration-create';
 const stack: StackConfig = testStack(TABLE_NAME);
 
-let local: DynamoDbLocal;
-let dynamodb: DynamoDBClient;
+let table: LocalTable;
 let db: DynamoDBDocumentClient;
 const cognito = new CognitoIdentityProviderClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 const cognitoMock = mockClient(cognito);
@@ -47,19 +44,12 @@ let clientCounter = 0;
 let keyCounter = 0;
 
 beforeAll(async () => {
-  local = await startDynamoDbLocal();
-  dynamodb = new DynamoDBClient({
-    endpoint: local.endpoint,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
-  db = DynamoDBDocumentClient.from(dynamodb);
-  await createTable(dynamodb, TABLE_NAME);
+  table = await startLocalTable(TABLE_NAME);
+  ({ db } = table);
 });
 
 afterAll(async () => {
-  dynamodb?.destroy();
-  await local?.stop();
+  await table?.stop();
 });
 
 beforeEach(() => {

@@ -44,8 +44,9 @@ const item = (i: number): Record<string, AttributeValue> => ({
   version: { N: '1' },
 });
 
+/** The drill's tables (the live one and its copies, named after it) on the project's shared DynamoDB Local. */
 async function tables(): Promise<string[]> {
-  return (await data.send(new ListTablesCommand({}))).TableNames ?? [];
+  return ((await data.send(new ListTablesCommand({}))).TableNames ?? []).filter((name) => name.startsWith(LIVE));
 }
 
 beforeAll(async () => {

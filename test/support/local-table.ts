@@ -1,23 +1,26 @@
 /**
- * A DynamoDB Local of its own for one test file, with one table of the stack's definition.
- * `stop()` destroys the clients and kills the Java process (also when the table cannot be made).
+ * A table of the stack's definition for one test file, on the DynamoDB Local its project shares
+ * (`dynamoEndpoint`: the integration project's stack, or the infra project's, started beside its
+ * synthesis in support/assembly.ts): one Java process per run instead of one per file. Each file
+ * names its own table; `stop()` deletes it and destroys the clients.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.ts';
+import { LOCAL_AWS_ENV, createTable } from '../../infra/local/dynamodb.ts';
 import type { StackConfig } from '../../scripts/integration-create.ts';
 
 export interface LocalTable {
-  readonly local: DynamoDbLocal;
+  readonly local: { readonly endpoint: string };
   readonly client: DynamoDBClient;
   readonly db: DynamoDBDocumentClient;
   stop(): Promise<void>;
 }
 
 export async function startLocalTable(tableName: string): Promise<LocalTable> {
-  const local = await startDynamoDbLocal();
+  const endpoint = inject('dynamoEndpoint');
   const dynamodb = new DynamoDBClient({
-    endpoint: local.endpoint,
+    endpoint,
     region: LOCAL_AWS_ENV.AWS_REGION,
     credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
   });
@@ -25,16 +28,18 @@ export async function startLocalTable(tableName: string): Promise<LocalTable> {
     await createTable(dynamodb, tableName);
   } catch (error) {
     dynamodb.destroy();
-    await local.stop();
     throw error;
   }
   return {
-    local,
+    local: { endpoint },
     client: dynamodb,
     db: DynamoDBDocumentClient.from(dynamodb),
     stop: async () => {
-      dynamodb.destroy();
-      await local.stop();
+      try {
+        await dynamodb.send(new DeleteTableCommand({ TableName: tableName }));
+      } finally {
+        dynamodb.destroy();
+      }
     },
   };
 }

@@ -4,7 +4,9 @@
  * provides its path. Template tests read the stacks from that cloud assembly (readAssembly below)
  * instead of synthesizing the same environments again in each file. cdk-nag runs during this
  * synthesis as in `cdk synth` (an unacknowledged finding fails the run here, with the finding).
- * Meanwhile esbuild builds every function's bundle once (support/bundles.ts), in its own process.
+ * Meanwhile esbuild builds every function's bundle once (support/bundles.ts), in its own process,
+ * and a DynamoDB Local starts for the files that need a table (support/local-table.ts): one Java
+ * process for the project, provided as `dynamoEndpoint`, stopped at the end.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { TestProject } from 'vitest/node';
 import { buildApp } from '../../../infra/app.ts';
+import { startDynamoDbLocal } from '../../../infra/local/dynamodb.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
 import { measureBundles } from '../../../scripts/bundle-sizes.ts';
 import { sourceFingerprint, writeBundles } from './bundles.ts';
@@ -32,12 +35,23 @@ export function templateContext(): Record<string, unknown> {
 export default async function setup(project: TestProject) {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
-  // Started first: esbuild bundles in its own process while this one synthesizes.
+  // Started first: esbuild bundles and Java starts in their own processes while this one synthesizes.
   const bundles = measureBundles();
-  const app = new App({ context: templateContext(), outdir });
-  buildApp(app);
-  app.synth();
-  writeBundles(outdir, { fingerprint, sizes: await bundles });
+  const dynamo = startDynamoDbLocal();
+  try {
+    const app = new App({ context: templateContext(), outdir });
+    buildApp(app);
+    app.synth();
+    writeBundles(outdir, { fingerprint, sizes: await bundles });
+  } catch (error) {
+    await (await dynamo).stop(); // a finding of cdk-nag, say: no Java left behind
+    throw error;
+  }
   project.provide('infraAssembly', outdir);
-  return () => rmSync(outdir, { recursive: true, force: true });
+  const local = await dynamo;
+  project.provide('dynamoEndpoint', local.endpoint);
+  return async () => {
+    await local.stop();
+    rmSync(outdir, { recursive: true, force: true });
+  };
 }
