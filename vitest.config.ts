@@ -37,8 +37,17 @@ function statefulFiles(dir: string): string[] {
     .filter((file) => file.endsWith('.test.ts') && CHANGES_PROCESS_STATE.test(readFileSync(root + file, 'utf8')))
     .map((file) => `${dir}/${file}`);
 }
-const STATEFUL_UNIT_FILES = statefulFiles('test/unit');
-const STATEFUL_INTEGRATION_FILES = statefulFiles('test/integration');
+
+type ProjectTest = NonNullable<TestProjectInlineConfiguration['test']>;
+
+/** `name` (the files of `dir` that share workers) and `name`-isolated (the others), with the same settings. */
+function sharedAndIsolated(name: string, dir: string, settings: ProjectTest): TestProjectInlineConfiguration[] {
+  const stateful = statefulFiles(dir);
+  return [
+    { extends: true, test: { ...settings, name, include: [`${dir}/**/*.test.ts`], exclude: stateful, isolate: false } },
+    { extends: true, test: { ...settings, name: `${name}-isolated`, include: stateful } },
+  ];
+}
 
 const ENV = { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
@@ -51,43 +60,18 @@ export default defineConfig({
       // the integration files, which mostly wait on the shared stack: 263 s instead of 287 s with
       // two, on an idle 2-core machine (2026-11-26, fresh clone).
       // Generous ceilings (vitest's default is 5 s): a failing test only; a loaded machine must not fail a correct run.
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          exclude: STATEFUL_UNIT_FILES,
-          isolate: false,
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          maxWorkers: 3,
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: { name: 'unit-isolated', include: STATEFUL_UNIT_FILES, testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } },
-      },
+      ...sharedAndIsolated('unit', 'test/unit', { testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } }),
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
       // Both integration projects share one local stack (test/support/global-setup.ts).
-      ...[
-        { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: STATEFUL_INTEGRATION_FILES, isolate: false },
-        { name: 'integration-isolated', include: STATEFUL_INTEGRATION_FILES },
-      ].map(
-        (files): TestProjectInlineConfiguration => ({
-          extends: true,
-          test: {
-            ...files,
-            globalSetup: ['test/support/global-setup.ts'],
-            // Ceilings for a failing test only (waits poll their condition): generous, so that a
-            // loaded machine (a second suite beside this one) does not fail a correct run.
-            testTimeout: 120_000,
-            hookTimeout: 180_000,
-            maxWorkers: 3,
-            sequence: { groupOrder: 1 },
-          },
-        }),
-      ),
+      ...sharedAndIsolated('integration', 'test/integration', {
+        globalSetup: ['test/support/global-setup.ts'],
+        // Ceilings for a failing test only (waits poll their condition): generous, so that a
+        // loaded machine (a second suite beside this one) does not fail a correct run.
+        testTimeout: 120_000,
+        hookTimeout: 180_000,
+        maxWorkers: 3,
+        sequence: { groupOrder: 1 },
+      }),
       // infra: every environment synthesized once per run (test/infra/support/assembly.ts); no timeout that load could break.
       // CDK_VALIDATION=false: aws-cdk-lib checks each synthesized template against CloudFormation's
       // schemas in WebAssembly (about 10 s of CPU for a file's first synth). The global setup's
