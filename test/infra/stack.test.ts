@@ -7,7 +7,7 @@
  */
 import { DEFAULT_TRACE_SAMPLING } from '../../infra/logging.ts';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -73,27 +73,68 @@ let sourcesSteady: boolean;
 
 const bundlingLines: string[] = [];
 
+/** Entries CDK bundles with esbuild itself here: the authorizer and the largest function. */
+const BUNDLED_BY_ESBUILD = ['functions/authorizer.ts', ROUTES.find((r) => r.operation === 'createInvoice')!.entry];
+
+/** The esbuild command lines CDK ran, one per function, as recorded by the shim below. */
+const esbuildCalls: string[][] = [];
+/** The shims' directories, removed at the end. */
+const shimDirs: string[] = [];
+
 /**
- * Runs `build` with CDK's NodejsFunction bundling calling the repository's esbuild directly. CDK
- * runs a project's own esbuild through `npx --no-install esbuild <args>`, which costs an npm
- * start-up per function (about 0.5 s of CPU each, most of this file's synthesis); an esbuild on
- * PATH that is not the project's it runs as `esbuild <args>`. Here that is the same binary with the
- * same arguments, so the bundles are what `cdk synth` builds (compared byte for byte below).
+ * Runs `build` with CDK's NodejsFunction bundling calling an `esbuild` found first on PATH: a shim
+ * that records its arguments, then runs the repository's esbuild for the entries of
+ * BUNDLED_BY_ESBUILD and copies the global setup's bundle (scripts/bundle-sizes.ts) for the others.
+ * An esbuild that is not a workspace package CDK runs as `esbuild <args>` (a project's own it runs
+ * through `npx --no-install`, an npm start-up per function). One real esbuild per function cost
+ * about 30 s of CPU, most of this file's; the proof stays: CDK passes every function the same
+ * arguments but its entry and output file (checked below), and for those arguments esbuild's
+ * output is compared byte for byte with the script's.
  */
-function withEsbuildOnPath<T>(build: () => T): T {
+function withRecordingEsbuild<T>(prebuilt: Map<string, BundleSize>, build: () => T): T {
   const require = createRequire(import.meta.url);
   const { Bundling } = require(path.join(PROJECT_ROOT, 'node_modules/aws-cdk-lib/aws-lambda-nodejs/lib/bundling.js')) as {
     Bundling: { esbuildInstallation?: { isWorkspacePackage: boolean; version: string }; clearEsbuildInstallationCache(): void };
   };
   const { version } = require('esbuild/package.json') as { version: string };
+  const shimDir = mkdtempSync(path.join(tmpdir(), 'timebill-esbuild-'));
+  shimDirs.push(shimDir);
+  const records = path.join(shimDir, 'calls');
+  const copies = path.join(shimDir, 'bundles');
+  mkdirSync(records, { recursive: true });
+  for (const [entry, bundle] of prebuilt) {
+    if (BUNDLED_BY_ESBUILD.includes(entry)) continue;
+    const file = path.join(copies, path.resolve(PROJECT_ROOT, entry));
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, bundle.contents);
+  }
+  const shim = path.join(shimDir, 'esbuild');
+  writeFileSync(
+    shim,
+    [
+      '#!/bin/sh',
+      'entry= out= previous=',
+      'for arg in "$@"; do',
+      '  [ "$previous" = --bundle ] && entry=$arg',
+      '  case $arg in --outfile=*) out=${arg#--outfile=} ;; esac',
+      '  previous=$arg',
+      'done',
+      `printf '%s\\0' "$@" > "$(mktemp ${JSON.stringify(records)}/call.XXXXXX)"`,
+      `[ -f ${JSON.stringify(copies)}"$entry" ] && exec cp ${JSON.stringify(copies)}"$entry" "$out"`,
+      `exec ${JSON.stringify(path.join(PROJECT_ROOT, 'node_modules/.bin/esbuild'))} "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   const pathBefore = process.env.PATH;
-  process.env.PATH = `${path.join(PROJECT_ROOT, 'node_modules/.bin')}${path.delimiter}${pathBefore}`;
+  process.env.PATH = `${shimDir}${path.delimiter}${pathBefore}`;
   Bundling.esbuildInstallation = { isWorkspacePackage: false, version };
   try {
     return build();
   } finally {
     Bundling.clearEsbuildInstallationCache();
     process.env.PATH = pathBefore;
+    for (const file of readdirSync(records)) esbuildCalls.push(readFileSync(path.join(records, file), 'utf8').split('\0').slice(0, -1));
   }
 }
 
@@ -110,8 +151,11 @@ beforeAll(() => {
     bundlingLines.push(text.trim());
     return true;
   }) as typeof process.stderr.write);
+  // Built by the infra project's global setup (support/bundles.ts), to compare with the stack's assets.
+  const built = readBundles(inject('infraAssembly'));
+  bundles = new Map(built.sizes.map((b) => [b.entry, b]));
   try {
-    withEsbuildOnPath(() => {
+    withRecordingEsbuild(bundles, () => {
       stack = new TimebillApi(new Stage(app, 'Main'), { stackName: DEFAULT_STACK_NAME });
       // The same stacks without the acknowledgements (bundles come from the asset cache).
       unacknowledged = new TimebillApi(new Stage(app, 'Unacknowledged'), { acknowledgeNagFindings: false });
@@ -124,14 +168,11 @@ beforeAll(() => {
   }
   template = environmentTemplate(stack);
   resources = template.toJSON().Resources as Record<string, CfnResource>;
-  // Built by the infra project's global setup (support/bundles.ts), to compare with the stack's assets.
-  const built = readBundles(inject('infraAssembly'));
-  bundles = new Map(built.sizes.map((b) => [b.entry, b]));
   sourcesSteady = sourceFingerprint() === built.fingerprint;
 });
 
 afterAll(() => {
-  if (outdir) rmSync(outdir, { recursive: true, force: true });
+  for (const dir of [outdir, ...shimDirs]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 // ---- helpers ---------------------------------------------------------------------------------
@@ -373,6 +414,16 @@ describe('functions', () => {
     ]);
     expect(vars.RESOURCE_SERVER_IDENTIFIER).toBe(RESOURCE_SERVER_IDENTIFIER);
     expect(resources[refId(vars.COGNITO_USER_POOL_ID)!]!.Type).toBe('AWS::Cognito::UserPool');
+  });
+
+  it('CDK runs esbuild once per function with the same arguments but its entry and output file, esbuild itself for some', () => {
+    const entries = esbuildCalls.map((args) => path.relative(PROJECT_ROOT, args[args.indexOf('--bundle') + 1]!));
+    expect(new Set(entries).size).toBe(esbuildCalls.length);
+    expect(entries).toEqual(expect.arrayContaining([...BUNDLED_BY_ESBUILD, ...ROUTES.map((r) => r.entry)]));
+    const shape = (args: string[]) =>
+      args.map((arg, i) => (args[i - 1] === '--bundle' ? '<entry>' : arg.replace(/^--outfile=.*\/index\.mjs$/, '--outfile=<asset>/index.mjs')));
+    expect(new Set(esbuildCalls.map((args) => JSON.stringify(shape(args)))).size).toBe(1);
+    expect(shape(esbuildCalls[0]!)).toEqual(expect.arrayContaining(['--bundle', '<entry>', '--minify', '--format=esm', '--outfile=<asset>/index.mjs']));
   });
 
   it('each route function is the bundle of its own entry, byte for byte what scripts/bundle-sizes.ts builds', (ctx) => {
