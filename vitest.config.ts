@@ -41,10 +41,10 @@ function statefulFiles(dir: string): string[] {
 type ProjectTest = NonNullable<TestProjectInlineConfiguration['test']>;
 
 /** `name` (the files of `dir` that share workers) and `name`-isolated (the others), with the same settings. */
-function sharedAndIsolated(name: string, dir: string, settings: ProjectTest): TestProjectInlineConfiguration[] {
+function sharedAndIsolated(name: string, dir: string, settings: ProjectTest, sharedSettings: ProjectTest = {}): TestProjectInlineConfiguration[] {
   const stateful = statefulFiles(dir);
   return [
-    { extends: true, test: { ...settings, name, include: [`${dir}/**/*.test.ts`], exclude: stateful, isolate: false } },
+    { extends: true, test: { ...settings, ...sharedSettings, name, include: [`${dir}/**/*.test.ts`], exclude: stateful, isolate: false } },
     { extends: true, test: { ...settings, name: `${name}-isolated`, include: stateful } },
   ];
 }
@@ -60,7 +60,8 @@ export default defineConfig({
       // the integration files, which mostly wait on the shared stack: 263 s instead of 287 s with
       // two, on an idle 2-core machine (2026-11-26, fresh clone).
       // Generous ceilings (vitest's default is 5 s): a failing test only; a loaded machine must not fail a correct run.
-      ...sharedAndIsolated('unit', 'test/unit', { testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } }),
+      // The unit files that share workers include the type check (tsc), which `npm test` starts first.
+      ...sharedAndIsolated('unit', 'test/unit', { testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } }, { globalSetup: ['test/support/typecheck.ts'] }),
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
       // Both integration projects share one local stack (test/support/global-setup.ts).
       ...sharedAndIsolated('integration', 'test/integration', {
