@@ -1,8 +1,9 @@
 /**
  * Global setup of the infra project (vitest.config.ts): synthesizes the app once per run, every
  * environment, bundling skipped (`aws:cdk:bundling-stacks: []`), into a temporary directory, and
- * provides its path. Template tests read the stacks from that cloud assembly (readAssembly below)
- * instead of synthesizing the same environments again in each file. cdk-nag runs during this
+ * provides its path (CDK's CloudFormation validation of its templates is a test of its own,
+ * cloudformation-validate.test.ts). Template tests read the stacks from that cloud assembly
+ * (readAssembly below) instead of synthesizing the same environments again in each file. cdk-nag runs during this
  * synthesis as in `cdk synth` (an unacknowledged finding fails the run here, with the finding).
  * Meanwhile esbuild builds every function's bundle once (support/bundles.ts), in its own process,
  * and a DynamoDB Local starts for the files that need a table (support/local-table.ts): one Java
@@ -41,7 +42,16 @@ export default async function setup(project: TestProject) {
   try {
     const app = new App({ context: templateContext(), outdir });
     buildApp(app);
-    app.synth();
+    // CDK's CloudFormation validation runs in cloudformation-validate.test.ts, beside the other
+    // files, not here, where every infra file waits for it.
+    const validation = process.env.CDK_VALIDATION;
+    process.env.CDK_VALIDATION = 'false';
+    try {
+      app.synth();
+    } finally {
+      if (validation === undefined) delete process.env.CDK_VALIDATION;
+      else process.env.CDK_VALIDATION = validation;
+    }
     writeBundles(outdir, { fingerprint, sizes: await bundles });
   } catch (error) {
     await (await dynamo).stop(); // a finding of cdk-nag, say: no Java left behind
