@@ -1,15 +1,20 @@
 /**
  * Stopping the local stack stops its stream poller and delivery scheduler and loses nothing
  * already acknowledged: over a DATA_DIR, every change answered before the stop has exactly one
- * event after the restart, a delivery waiting for its retry is made by the next stack, and
+ * event after the restart, the data is there (a client made before the stop is listed, with a
+ * token minted on the new stack), a delivery waiting for its retry is made by the next stack, and
  * nothing already delivered is delivered again.
+ *
+ * The two stops are SIGTERM, then SIGINT, sent to the npm process alone (as a script or a
+ * supervisor does, not a terminal's Ctrl-C: local-stack.test.ts sends that): each stops the whole
+ * process tree (npm, node, java, ...) within 5 s, as a stop, not as a death of DynamoDB Local.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAME } from '../../infra/local/stack.ts';
-import { cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, waitUntilClosed, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
 import { startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
 
 afterAll(cleanUpStarted);
@@ -32,13 +37,20 @@ async function call(s: Running, token: string, method: string, path: string, bod
 
 const eventsOf = (s: Running) => storedEvents({ endpoint: `http://127.0.0.1:${s.dynamoPort}`, tableName: LOCAL_TABLE_NAME }, WORKSPACE);
 
-async function stop(s: Running) {
-  s.child.kill('SIGTERM');
+/** `signal` to npm alone (not its process group): the whole stack stops within 5 s, as a stop. */
+async function stopByNpmAlone(s: Running, signal: 'SIGINT' | 'SIGTERM') {
+  const procs = tree(s.child.pid!);
+  expect(procs.map((p) => p.comm)).toEqual(expect.arrayContaining(['npm start', 'node', 'java']));
+  const sentAt = Date.now();
+  process.kill(s.child.pid!, signal); // npm only, not its process group
+  expect(await allGone(procs, 5000), `${signal} to npm alone`).toEqual([]);
+  expect(Date.now() - sentAt).toBeLessThan(5000);
   expect(await waitUntilClosed(s.dynamoPort)).toBe(true);
+  expect(s.output()).not.toMatch(/DynamoDB Local .* (exited|stopped answering)/); // a stop, not a death
 }
 
 describe('the local stack stopped and started again over DATA_DIR', { timeout: 180_000 }, () => {
-  it("keeps every acknowledged change's event (once), delivers what was waiting for a retry, and delivers nothing twice", async () => {
+  it("SIGTERM, then SIGINT, to npm alone stops the whole stack within 5 s; the next stack lists the client made before, keeps every acknowledged change's event (once), delivers what was waiting for a retry, and delivers nothing twice", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'timebill-events-'));
     dirs.push(dataDir);
     const retried = await startReceiver();
@@ -59,11 +71,16 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
     // A change answered just before the stop: its event may or may not be made before the stop.
     const late = await call(first, token, 'PATCH', `/clients/${created.body.id}`, { status: 'ACTIVE' });
     expect(late.status).toBe(200);
-    await stop(first);
+    await stopByNpmAlone(first, 'SIGTERM');
     expect(retried.received).toHaveLength(1);
     expect(delivered.received).toHaveLength(1);
 
     const again = await npmStart(env);
+    // The data is kept: the client made before the stop is listed, with a token minted on the new stack.
+    const readToken = lastLine((await npmRunToken(again.port, WORKSPACE, 'clients:read')).stdout);
+    const listed = await call(again, readToken, 'GET', '/clients');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((c: { company_name: string }) => c.company_name)).toEqual(['Before the stop']);
     // The waiting delivery is made by the new stack, with the same event.
     await waitFor(async () => (retried.received.length >= 2 ? true : undefined), 'the retried delivery');
     expect(retried.received[1]!.headers['webhook-id']).toBe(retried.received[0]!.headers['webhook-id']);
@@ -78,6 +95,6 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
     await sleep(2000);
     expect(delivered.received).toHaveLength(1);
     expect(retried.received).toHaveLength(2);
-    await stop(again);
+    await stopByNpmAlone(again, 'SIGINT');
   });
 });

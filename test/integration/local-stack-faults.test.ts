@@ -1,69 +1,18 @@
 /**
  * The local stack under faults, each on its own `npm start` (never the shared test stack):
- * DynamoDB Local killed under load, DynamoDB Local that stops answering, and SIGINT / SIGTERM
- * sent to the npm process alone (as a script or a supervisor does, not a terminal's Ctrl-C).
+ * DynamoDB Local killed under load, and DynamoDB Local that stops answering. SIGINT / SIGTERM
+ * sent to the npm process alone (as a script or a supervisor does, not a terminal's Ctrl-C) are
+ * events-restart.test.ts's stops, on the stacks it starts anyway.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, tree, type Proc, type Running } from '../support/npm-start.ts';
 
 afterAll(cleanUpStarted);
 
 const THROTTLING_OFF = { THROTTLE_RATE: '100000', THROTTLE_BURST: '100000', CLIENT_RATE_LIMIT: '100000', CLIENT_BURST_LIMIT: '100000' };
-
-interface Proc {
-  pid: number;
-  ppid: number;
-  state: string;
-  comm: string;
-}
-
-function processes(): Proc[] {
-  const found: Proc[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      found.push({ pid: Number(entry), ppid: Number(ppid), state: state!, comm });
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return found;
-}
-
-/** The process and all its descendants (npm, node, the guard shell, java, esbuild, ...). */
-function tree(root: number): Proc[] {
-  const all = processes();
-  const pids = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of all) if (!pids.has(p.pid) && pids.has(p.ppid)) (pids.add(p.pid), (grew = true));
-  }
-  return all.filter((p) => pids.has(p.pid));
-}
-
-/** Those of `procs` still running (a zombie is dead, waiting only to be reaped by init). */
-function stillRunning(procs: Proc[]): Proc[] {
-  const now = new Map(processes().map((p) => [p.pid, p]));
-  return procs.filter((p) => {
-    const current = now.get(p.pid);
-    return current !== undefined && current.comm === p.comm && current.state !== 'Z';
-  });
-}
-
-async function allGone(procs: Proc[], ms: number): Promise<Proc[]> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (stillRunning(procs).length === 0) return [];
-    await sleep(50);
-  }
-  return stillRunning(procs);
-}
 
 const exitOf = (s: Running) =>
   new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
@@ -159,20 +108,4 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     expect(s.output()).toContain(`Its data is on disk in DATA_DIR=${dataDir}: run npm start again`);
     expect(await allGone(procs, 2000)).toEqual([]);
   });
-});
-
-describe('signals to the npm start process', { timeout: 180_000, concurrent: true }, () => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`${signal} to npm alone stops the whole stack within 5 s`, async ({ expect }) => {
-      const s = await npmStart();
-      const procs = tree(s.child.pid!);
-      expect(procs.map((p) => p.comm)).toEqual(expect.arrayContaining(['npm start', 'node', 'java']));
-      const sentAt = Date.now();
-      process.kill(s.child.pid!, signal); // npm only, not its process group
-      const left = await allGone(procs, 5000);
-      expect(left).toEqual([]);
-      expect(Date.now() - sentAt).toBeLessThan(5000);
-      expect(s.output()).not.toMatch(/DynamoDB Local .* (exited|stopped answering)/); // a stop, not a death
-    });
-  }
 });

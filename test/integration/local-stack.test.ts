@@ -1,13 +1,11 @@
 /**
- * `npm start` and `npm run token` as a developer runs them: separate processes, real ports,
- * DATA_DIR persistence, and no Java process left behind however the stack ends.
+ * `npm start` and `npm run token` as a developer runs them: separate processes, real ports, and
+ * no Java process left behind however the stack ends. DATA_DIR persistence (a client made before
+ * a stop is listed after the restart) is events-restart.test.ts's, on the stacks it starts anyway.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb.ts';
-import { cleanUpStarted, ctrlC, dirs, lastLine, npmRunToken, npmStart, npmStartUntilExit, waitUntilClosed } from '../support/npm-start.ts';
+import { cleanUpStarted, ctrlC, lastLine, npmRunToken, npmStart, npmStartUntilExit, waitUntilClosed } from '../support/npm-start.ts';
 
 afterAll(cleanUpStarted);
 
@@ -57,22 +55,6 @@ describe('npm start', { timeout: 180_000, concurrent: true }, () => {
     second.child.kill('SIGKILL');
     expect(await waitUntilClosed(second.port)).toBe(true);
     expect(await waitUntilClosed(second.dynamoPort)).toBe(true);
-  });
-
-  it('keeps data across restarts under DATA_DIR', async ({ expect }) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'timebill-data-'));
-    dirs.push(dataDir);
-    const first = await npmStart({ DATA_DIR: dataDir });
-    const token = lastLine((await npmRunToken(first.port, 'persist', 'clients:read,clients:write')).stdout);
-    expect((await createClient(first.port, token, 'Kept')).status).toBe(201);
-    first.child.kill('SIGTERM');
-    expect(await waitUntilClosed(first.dynamoPort)).toBe(true);
-
-    const again = await npmStart({ DATA_DIR: dataDir });
-    const token2 = lastLine((await npmRunToken(again.port, 'persist', 'clients:read')).stdout);
-    expect((await listClients(again.port, token2)).data.map((c) => c.company_name)).toEqual(['Kept']);
-    ctrlC(again.child);
-    expect(await waitUntilClosed(again.dynamoPort)).toBe(true);
   });
 
   it('refuses a THROTTLE_RATE or THROTTLE_BURST that is no bucket, naming it, and exits 2', async ({ expect }) => {

@@ -3,7 +3,7 @@
  * for the tests of the local stack itself (each starts its own stacks, not the shared one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb.ts';
@@ -110,3 +110,57 @@ export async function waitUntilClosed(port: number, ms = 60_000): Promise<boolea
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+
+/** A process as /proc shows it. */
+export interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+  comm: string;
+}
+
+function processes(): Proc[] {
+  const found: Proc[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found.push({ pid: Number(entry), ppid: Number(ppid), state: state!, comm });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return found;
+}
+
+/** The process and all its descendants (npm, node, the guard shell, java, esbuild, ...). */
+export function tree(root: number): Proc[] {
+  const all = processes();
+  const pids = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) if (!pids.has(p.pid) && pids.has(p.ppid)) (pids.add(p.pid), (grew = true));
+  }
+  return all.filter((p) => pids.has(p.pid));
+}
+
+/** Those of `procs` still running (a zombie is dead, waiting only to be reaped by init). */
+function stillRunning(procs: Proc[]): Proc[] {
+  const now = new Map(processes().map((p) => [p.pid, p]));
+  return procs.filter((p) => {
+    const current = now.get(p.pid);
+    return current !== undefined && current.comm === p.comm && current.state !== 'Z';
+  });
+}
+
+/** Those of `procs` still running after `ms` (none: returns as soon as all are gone). */
+export async function allGone(procs: Proc[], ms: number): Promise<Proc[]> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (stillRunning(procs).length === 0) return [];
+    await sleep(50);
+  }
+  return stillRunning(procs);
+}
