@@ -54,6 +54,13 @@ const GUARD = [
  */
 const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
+/**
+ * DynamoDB Local sends usage telemetry to AWS unless told not to. A developer's local stack and
+ * the tests send nothing, and the recording costs Java a sixth of its CPU (measured: 32 s instead of
+ * 26 s over the same six integration files).
+ */
+const DYNAMODB_LOCAL_OPTIONS = ['-disableTelemetry'];
+
 /** How many of DynamoDB Local's last stderr lines are kept, to be shown if it dies. */
 const STDERR_TAIL_LINES = 20;
 
@@ -103,7 +110,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const guardedSpawn = ((command: string, args: readonly string[], spawnOptions: object) =>
-    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', command, ...(command === 'java' ? JVM_OPTIONS : []), ...args], {
+    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', command, ...(command === 'java' ? [...JVM_OPTIONS, ...args, ...DYNAMODB_LOCAL_OPTIONS] : args)], {
       ...spawnOptions,
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true, // its own process group, so stop() reaches java and the guard together
