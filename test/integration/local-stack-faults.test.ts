@@ -1,9 +1,10 @@
 /**
  * The local stack under faults, each on its own `npm start` (never the shared test stack):
- * DynamoDB Local killed under load, DynamoDB Local that stops answering, and SIGINT / SIGTERM
- * sent to the npm process alone (as a script or a supervisor does, not a terminal's Ctrl-C).
+ * DynamoDB Local killed under load, DynamoDB Local that stops answering, SIGINT / SIGTERM
+ * sent to the npm process alone (as a script or a supervisor does, not a terminal's Ctrl-C),
+ * and SIGKILL of npm and node at once. However it ends, Java's temporary directory goes with it.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
@@ -77,6 +78,15 @@ const javaOf = (procs: Proc[]) => {
   return java;
 };
 
+/** Java's temporary directory (java.io.tmpdir, infra/local/dynamodb.ts), read from its command line. */
+const javaTempDirOf = (java: Proc) => {
+  const option = readFileSync(`/proc/${java.pid}/cmdline`, 'utf8').split('\0').find((arg) => arg.startsWith('-Djava.io.tmpdir='));
+  if (!option) throw new Error(`java ${java.pid} has no -Djava.io.tmpdir`);
+  const dir = option.slice('-Djava.io.tmpdir='.length);
+  if (!existsSync(dir)) throw new Error(`${dir} is missing while Java runs`);
+  return dir;
+};
+
 // Each test runs a stack of its own (its own ports, processes and DATA_DIR): they run side by side.
 describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurrent: true }, () => {
   it('killed under load: requests in between get 503 (never 500), stderr names it, exit non-zero within 5 s, nothing left', async ({ expect }) => {
@@ -85,6 +95,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     const token = lastLine((await npmRunToken(s.port, 'doomed', 'clients:read,clients:write')).stdout);
     const procs = tree(s.child.pid!);
     const java = javaOf(procs);
+    const javaTempDir = javaTempDirOf(java);
 
     const counts = new Map<string, number>();
     const count = (what: string) => counts.set(what, (counts.get(what) ?? 0) + 1);
@@ -139,6 +150,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     // One line per failed request at most (no stack-trace floods).
     expect(output.split('\n').filter((line) => /^\s+at /.test(line))).toEqual([]);
     expect(await allGone(procs, 2000)).toEqual([]);
+    expect(existsSync(javaTempDir)).toBe(false);
   });
 
   it('stopped (it no longer answers): the stack says so, names DATA_DIR, exits non-zero, and kills it', async ({ expect }) => {
@@ -147,6 +159,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     const s = await npmStart({ DATA_DIR: dataDir });
     const exited = exitOf(s);
     const procs = tree(s.child.pid!);
+    const javaTempDir = javaTempDirOf(javaOf(procs));
     const stoppedAt = Date.now();
     process.kill(javaOf(procs).pid, 'SIGSTOP');
     const exit = await Promise.race([exited, sleep(20_000).then(() => undefined)]);
@@ -158,6 +171,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     expect(s.output()).toMatch(/DynamoDB Local \(http:\/\/127\.0\.0\.1:\d+\) stopped answering/);
     expect(s.output()).toContain(`Its data is on disk in DATA_DIR=${dataDir}: run npm start again`);
     expect(await allGone(procs, 2000)).toEqual([]);
+    expect(existsSync(javaTempDir)).toBe(false);
   });
 });
 
@@ -167,12 +181,23 @@ describe('signals to the npm start process', { timeout: 180_000, concurrent: tru
       const s = await npmStart();
       const procs = tree(s.child.pid!);
       expect(procs.map((p) => p.comm)).toEqual(expect.arrayContaining(['npm start', 'node', 'java']));
+      const javaTempDir = javaTempDirOf(javaOf(procs));
       const sentAt = Date.now();
       process.kill(s.child.pid!, signal); // npm only, not its process group
       const left = await allGone(procs, 5000);
       expect(left).toEqual([]);
       expect(Date.now() - sentAt).toBeLessThan(5000);
+      expect(existsSync(javaTempDir)).toBe(false);
       expect(s.output()).not.toMatch(/DynamoDB Local .* (exited|stopped answering)/); // a stop, not a death
     });
   }
+
+  it('SIGKILL of npm and node at once: the guard stops Java and removes its temporary directory within 5 s', async ({ expect }) => {
+    const s = await npmStart();
+    const procs = tree(s.child.pid!);
+    const javaTempDir = javaTempDirOf(javaOf(procs));
+    process.kill(-s.child.pid!, 'SIGKILL'); // npm's process group: npm, sh and node; the guard has its own
+    expect(await allGone(procs, 5000)).toEqual([]);
+    expect(existsSync(javaTempDir)).toBe(false);
+  });
 });
