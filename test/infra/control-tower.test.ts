@@ -12,11 +12,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
-import { App } from 'aws-cdk-lib';
 import { STACK_ROLES } from '../../infra/stack.ts';
 import { readAssembly } from './support/templates.ts';
+import { tempApp } from './support/temp-app.ts';
+import { removeTempDirs } from '../support/temp-dirs.ts';
+
+afterAll(removeTempDirs);
 
 const CONTROL_TOWER_EXEMPTIONS: Record<string, string> = {
   // CT.LAMBDA.PR.3 asks that functions run in a VPC. Nothing here lives in a VPC: the functions
@@ -51,7 +54,7 @@ beforeAll(() => {
   applicable = RULES.filter((rule) => runs.some((run) => run.rules.includes(rule)));
   report = {
     violations: runs.flatMap(({ templateFile, rules }) =>
-      new CfnGuardValidator({ controlTowerRulesEnabled: false, rules: rules.map((r) => r.file), maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templateFile], appConstruct: new App() })
+      new CfnGuardValidator({ controlTowerRulesEnabled: false, rules: rules.map((r) => r.file), maxBuffer: 64 * 1024 * 1024 }).validate({ templatePaths: [templateFile], appConstruct: tempApp() })
         .violations,
     ),
   };

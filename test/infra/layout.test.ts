@@ -8,14 +8,18 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { App, Stage } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Stage } from 'aws-cdk-lib';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { ENVIRONMENTS } from '../../infra/config/environments.ts';
 import { STACK_ROLES, TimebillApi, constructName, stackNameOf, type StackRole } from '../../infra/stack.ts';
 import { templateContext } from './support/assembly.ts';
 import { ROUTES, SCOPES } from '../../shared/routes.ts';
 import { isPublished, readAssembly, templatesOf, type AssemblyStack } from './support/templates.ts';
+import { tempApp } from './support/temp-app.ts';
+import { removeTempDirs } from '../support/temp-dirs.ts';
+
+afterAll(removeTempDirs);
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -38,7 +42,7 @@ beforeAll(() => {
   environments = readAssembly(inject('infraAssembly'));
   templates = new Map([...environments].map(([name, stacks]) => [name, Object.fromEntries(STACK_ROLES.map((role) => [role, stacks[role].template]))] as const)) as Map<string, Record<StackRole, Json>>;
   const prod = ENVIRONMENTS.prod;
-  const single = new TimebillApi(new Stage(new App({ context: templateContext() }), 'prod', { env: { account: prod.account, region: prod.region } }), {
+  const single = new TimebillApi(new Stage(tempApp({ context: templateContext() }), 'prod', { env: { account: prod.account, region: prod.region } }), {
     config: prod,
     stackName: prod.stackName,
     routes: ROUTES.slice(0, 1),

@@ -6,8 +6,7 @@
  * infra project's cloud assembly (test/infra/support/assembly.ts), and a variant with other limits.
  * Bundling is skipped: these assertions do not look at the functions' code (stack.test.ts does).
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import { usagePlanOutput } from '../../infra/names.ts';
 import { COUNTED_RULES, WAF_MAX_REGEX_LENGTH, WAF_RATE_LIMIT_PER_IP, WAF_RESPONSE_BODIES, WAF_RETRY_AFTER_SECONDS } from '../../infra/limits.ts';
@@ -16,6 +15,10 @@ import { environmentTemplate, mergedFromAssembly, readAssembly } from './support
 import { templateContext } from './support/assembly.ts';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName } from '../../shared/limits.ts';
 import { PROTECTED_ROUTES, ROUTES } from '../../shared/routes.ts';
+import { tempApp } from './support/temp-app.ts';
+import { removeTempDirs } from '../support/temp-dirs.ts';
+
+afterAll(removeTempDirs);
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -23,7 +26,7 @@ let resources: Record<string, { Type: string; Properties: Json }>;
 let template: Template;
 let custom: Template;
 
-const synth = (props: TimebillApiProps) => environmentTemplate(new TimebillApi(new App({ context: templateContext() }), props));
+const synth = (props: TimebillApiProps) => environmentTemplate(new TimebillApi(tempApp({ context: templateContext() }), props));
 
 beforeAll(() => {
   template = Template.fromJSON(mergedFromAssembly(readAssembly(inject('infraAssembly')).get('prod')!));

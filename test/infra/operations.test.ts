@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
@@ -35,6 +35,10 @@ import { ROUTES, accessOf } from '../../shared/routes.ts';
 import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
+import { tempApp } from './support/temp-app.ts';
+import { removeTempDirs } from '../support/temp-dirs.ts';
+
+afterAll(removeTempDirs);
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface CfnResource {
@@ -45,7 +49,7 @@ interface CfnResource {
 }
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-const newApp = () => new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+const newApp = () => tempApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
 const FUNCTION_COUNT = ROUTES.length + 1; // the deployed functions: the routes and the authorizer
 /** Logical-id prefix of each function that is not a route (stream and queue consumers). */
 const BACKGROUND_IDS = BACKGROUND_FUNCTIONS.map((f) => `${f.operation.charAt(0).toUpperCase()}${f.operation.slice(1)}Function`);

@@ -42,6 +42,10 @@ import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/ga
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS } from '../../infra/config/environments.ts';
 import { readBundles, sourceFingerprint } from './support/bundles.ts';
 import { environmentTemplate } from './support/templates.ts';
+import { tempApp } from './support/temp-app.ts';
+import { removeTempDirs } from '../support/temp-dirs.ts';
+
+afterAll(removeTempDirs);
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface CfnResource {
@@ -186,7 +190,7 @@ const VARIANT = { cognitoDomainPrefix: 'acme-timebill-prod', logRetention: Reten
 let variantResources: Record<string, CfnResource> | undefined;
 function variant(): Record<string, CfnResource> {
   variantResources ??= environmentTemplate(
-    new TimebillApi(new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } }), {
+    new TimebillApi(tempApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } }), {
       config: { ...ENVIRONMENTS.prod, cognitoDomainPrefix: VARIANT.cognitoDomainPrefix },
       logRetention: VARIANT.logRetention,
       backgroundFunctions: [],
@@ -861,7 +865,7 @@ describe('encryption, log retention and tracing', () => {
     const groups = Object.values(variant()).filter((r) => r.Type === 'AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThan(ROUTES.length);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(731);
-    const unbundled = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const unbundled = tempApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
     expect(() => new TimebillApi(unbundled, { logRetention: RetentionDays.SIX_MONTHS })).toThrow(/at least 365 days/);
   });
 });

@@ -9,12 +9,12 @@
  * supervisor does, not a terminal's Ctrl-C: local-stack.test.ts sends that): each stops the whole
  * process tree (npm, node, java, ...) within 5 s, as a stop, not as a death of DynamoDB Local.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAME } from '../../infra/local/stack.ts';
-import { allGone, cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, lastLine, npmRunToken, npmStart, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
 import { startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
 
 afterAll(cleanUpStarted);
@@ -37,15 +37,17 @@ async function call(s: Running, token: string, method: string, path: string, bod
 
 const eventsOf = (s: Running) => storedEvents({ endpoint: `http://127.0.0.1:${s.dynamoPort}`, tableName: LOCAL_TABLE_NAME }, WORKSPACE);
 
-/** `signal` to npm alone (not its process group): the whole stack stops within 5 s, as a stop. */
+/** `signal` to npm alone (not its process group): the whole stack stops within 5 s, as a stop, and leaves no temporary directory of Java's. */
 async function stopByNpmAlone(s: Running, signal: 'SIGINT' | 'SIGTERM') {
   const procs = tree(s.child.pid!);
   expect(procs.map((p) => p.comm)).toEqual(expect.arrayContaining(['npm start', 'node', 'java']));
+  const javaTempDir = javaTempDirOf(javaOf(procs));
   const sentAt = Date.now();
   process.kill(s.child.pid!, signal); // npm only, not its process group
   expect(await allGone(procs, 5000), `${signal} to npm alone`).toEqual([]);
   expect(Date.now() - sentAt).toBeLessThan(5000);
   expect(await waitUntilClosed(s.dynamoPort)).toBe(true);
+  expect(existsSync(javaTempDir), "Java's temporary directory").toBe(false);
   expect(s.output()).not.toMatch(/DynamoDB Local .* (exited|stopped answering)/); // a stop, not a death
 }
 

@@ -1,14 +1,16 @@
 /**
  * The local stack under faults, each on its own `npm start` (never the shared test stack):
- * DynamoDB Local killed under load, and DynamoDB Local that stops answering. SIGINT / SIGTERM
- * sent to the npm process alone (as a script or a supervisor does, not a terminal's Ctrl-C) are
- * events-restart.test.ts's stops, on the stacks it starts anyway.
+ * DynamoDB Local killed under load, and DynamoDB Local that stops answering; and DynamoDB Local's
+ * guard when the process that started it is SIGKILLed. However it ends, Java's temporary directory
+ * goes with it. SIGINT / SIGTERM sent to the npm process alone (as a script or a supervisor does,
+ * not a terminal's Ctrl-C) are events-restart.test.ts's stops, on the stacks it starts anyway.
  */
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { allGone, cleanUpStarted, dirs, lastLine, npmRunToken, npmStart, sleep, tree, type Proc, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, lastLine, npmRunToken, npmStart, sleep, started, tree, type Running } from '../support/npm-start.ts';
 
 afterAll(cleanUpStarted);
 
@@ -20,12 +22,6 @@ const exitOf = (s: Running) =>
     s.child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
   });
 
-const javaOf = (procs: Proc[]) => {
-  const java = procs.find((p) => p.comm === 'java');
-  if (!java) throw new Error(`no java in ${JSON.stringify(procs)}`);
-  return java;
-};
-
 // Each test runs a stack of its own (its own ports, processes and DATA_DIR): they run side by side.
 describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurrent: true }, () => {
   it('killed under load: requests in between get 503 (never 500), stderr names it, exit non-zero within 5 s, nothing left', async ({ expect }) => {
@@ -34,6 +30,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     const token = lastLine((await npmRunToken(s.port, 'doomed', 'clients:read,clients:write')).stdout);
     const procs = tree(s.child.pid!);
     const java = javaOf(procs);
+    const javaTempDir = javaTempDirOf(java);
 
     const counts = new Map<string, number>();
     const count = (what: string) => counts.set(what, (counts.get(what) ?? 0) + 1);
@@ -88,6 +85,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     // One line per failed request at most (no stack-trace floods).
     expect(output.split('\n').filter((line) => /^\s+at /.test(line))).toEqual([]);
     expect(await allGone(procs, 2000)).toEqual([]);
+    expect(existsSync(javaTempDir)).toBe(false);
   });
 
   it('stopped (it no longer answers): the stack says so, names DATA_DIR, exits non-zero, and kills it', async ({ expect }) => {
@@ -96,6 +94,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     const s = await npmStart({ DATA_DIR: dataDir });
     const exited = exitOf(s);
     const procs = tree(s.child.pid!);
+    const javaTempDir = javaTempDirOf(javaOf(procs));
     const stoppedAt = Date.now();
     process.kill(javaOf(procs).pid, 'SIGSTOP');
     const exit = await Promise.race([exited, sleep(20_000).then(() => undefined)]);
@@ -107,5 +106,27 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
     expect(s.output()).toMatch(/DynamoDB Local \(http:\/\/127\.0\.0\.1:\d+\) stopped answering/);
     expect(s.output()).toContain(`Its data is on disk in DATA_DIR=${dataDir}: run npm start again`);
     expect(await allGone(procs, 2000)).toEqual([]);
+    expect(existsSync(javaTempDir)).toBe(false);
+  });
+});
+
+describe("DynamoDB Local's guard", { timeout: 180_000 }, () => {
+  it('SIGKILL of the process that started it (nothing of ours runs to clean up): the guard stops Java and removes its temporary directory within 5 s', async ({ expect }) => {
+    // Only DynamoDB Local, as npm start's node starts it: its guard is what this tests, not the stack.
+    const starter = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', "const { startDynamoDbLocal } = await import('./infra/local/dynamodb.ts'); await startDynamoDbLocal(); console.log('ready'); setInterval(() => {}, 1000);"], {
+      cwd: join(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true, // its own process group, which cleanUpStarted kills if the test fails early
+    });
+    started.push(starter);
+    await new Promise<void>((resolve, reject) => {
+      starter.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      starter.once('exit', (code) => reject(new Error(`the starter exited (${code}) before DynamoDB Local was ready`)));
+    });
+    const procs = tree(starter.pid!);
+    const javaTempDir = javaTempDirOf(javaOf(procs));
+    starter.kill('SIGKILL');
+    expect(await allGone(procs, 5000)).toEqual([]);
+    expect(existsSync(javaTempDir)).toBe(false);
   });
 });

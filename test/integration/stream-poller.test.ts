@@ -4,8 +4,7 @@
  * stop() lets the batch in hand finish; a restart with the checkpoint reads on after the last
  * handled record, and one of another stream is ignored.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -14,6 +13,7 @@ import { startStreamPoller, type StreamPoller } from '../../infra/local/stream-p
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { startLocalTable, type LocalTable } from '../support/local-table.ts';
 import { waitFor } from '../support/events.ts';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.ts';
 
 const TABLE_NAME = 'poller-test';
 let table: LocalTable;
@@ -21,6 +21,7 @@ beforeAll(async () => {
   table = await startLocalTable(TABLE_NAME);
 });
 afterAll(async () => table?.stop());
+afterAll(removeTempDirs);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const put = (pk: string, n: number) => table.db.send(new PutCommand({ TableName: TABLE_NAME, Item: { PK: pk, SK: `N#${String(n).padStart(3, '0')}`, n } }));
@@ -85,7 +86,7 @@ describe('the local stream poller', () => {
   });
 
   it('finishes the batch in hand on stop, and a restart with its checkpoint reads on after the last handled record', async () => {
-    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'poller-')), 'checkpoint.json');
+    const checkpointFile = join(tempDir('poller-'), 'checkpoint.json');
     const firstSeen: DynamoDBRecord[] = [];
     let inHand: (() => void) | undefined;
     const first = await poller(async (records) => {
@@ -116,7 +117,7 @@ describe('the local stream poller', () => {
   });
 
   it('reads from the oldest record again when the checkpoint is of another stream (a new table)', async () => {
-    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'poller-')), 'checkpoint.json');
+    const checkpointFile = join(tempDir('poller-'), 'checkpoint.json');
     await put('other', 1);
     const firstSeen: DynamoDBRecord[] = [];
     const first = await poller(async (records) => void firstSeen.push(...records), checkpointFile);

@@ -3,7 +3,7 @@
  * for the tests of the local stack itself (each starts its own stacks, not the shared one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb.ts';
@@ -110,7 +110,6 @@ export async function waitUntilClosed(port: number, ms = 60_000): Promise<boolea
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /** A process as /proc shows it. */
 export interface Proc {
   pid: number;
@@ -163,4 +162,19 @@ export async function allGone(procs: Proc[], ms: number): Promise<Proc[]> {
     await sleep(50);
   }
   return stillRunning(procs);
+}
+
+export function javaOf(procs: Proc[]): Proc {
+  const java = procs.find((p) => p.comm === 'java');
+  if (!java) throw new Error(`no java in ${JSON.stringify(procs)}`);
+  return java;
+}
+
+/** Java's temporary directory (java.io.tmpdir, infra/local/dynamodb.ts), read from its command line. */
+export function javaTempDirOf(java: Proc): string {
+  const option = readFileSync(`/proc/${java.pid}/cmdline`, 'utf8').split('\0').find((arg) => arg.startsWith('-Djava.io.tmpdir='));
+  if (!option) throw new Error(`java ${java.pid} has no -Djava.io.tmpdir`);
+  const dir = option.slice('-Djava.io.tmpdir='.length);
+  if (!existsSync(dir)) throw new Error(`${dir} is missing while Java runs`);
+  return dir;
 }

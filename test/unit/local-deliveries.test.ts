@@ -3,17 +3,18 @@
  * in order, dead-lettering after the last, and nothing lost across a stop: attempts in flight
  * finish, and what waits for a retry is kept in the state file and run by the next start.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.ts';
 import { retryBaseMsFromEnv, startLocalDeliveries } from '../../infra/local/deliveries.ts';
 import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, nextDelayMs, retrySchedule } from '../../shared/events/retry.ts';
 import type { Next } from '../../shared/events/attempt.ts';
 
 const message = { workspace_id: 'w', endpoint_id: 'we_1', event_id: 'evt_1' };
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const stateFileIn = () => join(mkdtempSync(join(tmpdir(), 'deliveries-')), 'pending.json');
+const stateFileIn = () => join(tempDir('deliveries-'), 'pending.json');
+afterAll(removeTempDirs);
 
 /** Waits for `done`; the ceiling bounds a failing wait only (generous, for a loaded machine). */
 async function until(done: () => boolean, timeoutMs = 30_000) {

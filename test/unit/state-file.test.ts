@@ -2,12 +2,14 @@
  * The local stack's secrets are made once per state folder, also when stacks start at once.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readOrCreateOnce } from '../../infra/local/state-file.ts';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.ts';
+
+afterAll(removeTempDirs);
 
 const MODULE = pathToFileURL(resolve(import.meta.dirname, '../../infra/local/state-file.ts')).href;
 
@@ -29,13 +31,13 @@ process.stdout.write(readOrCreateOnce(${JSON.stringify(path)}, make).toString())
 
 describe('readOrCreateOnce', () => {
   it('reads a file that exists, and never calls make', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'state-file-'));
+    const dir = tempDir('state-file-');
     writeFileSync(join(dir, 'key'), 'kept');
     expect(readOrCreateOnce(join(dir, 'key'), () => { throw new Error('made again'); }).toString()).toBe('kept');
   });
 
   it('makes a missing file (and its folder) once, private to its owner', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'state-file-')), 'nested', 'key');
+    const path = join(tempDir('state-file-'), 'nested', 'key');
     let calls = 0;
     const first = readOrCreateOnce(path, () => `value-${++calls}`).toString();
     expect([first, readOrCreateOnce(path, () => `value-${++calls}`).toString(), calls]).toEqual(['value-1', 'value-1', 1]);
@@ -44,7 +46,7 @@ describe('readOrCreateOnce', () => {
   });
 
   it('gives stacks that start at once over one folder the same value, whole, and leaves no file aside', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'state-file-'));
+    const dir = tempDir('state-file-');
     const path = join(dir, 'key');
     const read = await Promise.all(Array.from({ length: 6 }, (_, i) => racer(path, `value-of-racer-${i}`)));
     expect(new Set(read).size).toBe(1);
