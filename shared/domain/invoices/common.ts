@@ -14,7 +14,7 @@ import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '
 import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from '../../invoices/amounts.ts';
 import { invoicedTotalsParts } from '../../invoices/lock.ts';
 import { objectOf, type Invoice } from '../../resources/objects.ts';
-import { client, counterOf, invoice, timeEntry } from '../../resources/registry.ts';
+import { clientIdentity, counterOf, invoice, timeEntryKeyed } from '../../resources/registry.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 
@@ -90,7 +90,7 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
 /** The entries of `ids` as stored now (strongly consistent), by id. */
 export async function readEntries(ctx: CallerContext, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  let keysLeft: Record<string, unknown>[] = ids.map((id) => ({ ...keys.item(ctx.workspaceId, timeEntry.type, id) }));
+  let keysLeft: Record<string, unknown>[] = ids.map((id) => ({ ...keys.item(ctx.workspaceId, timeEntryKeyed.type, id) }));
   for (let round = 0; keysLeft.length > 0; round++) {
     if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
     const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true } } }));
@@ -247,7 +247,7 @@ export function draftRemoval(ctx: CallerContext, item: Record<string, unknown>, 
         ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
       },
     },
-    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, String(data.client_id)), counterOf(invoice), -1),
+    client_id: counterUpdate(keys.item(ctx.workspaceId, clientIdentity.type, String(data.client_id)), counterOf(invoice), -1),
     [ENTRIES]: { Delete: { TableName: tableName(), Key: keys.invoiceEntries(ctx.workspaceId, String(data.id)) } },
   };
 }

@@ -23,8 +23,8 @@ import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
 import { lockEntryPart } from '../../invoices/lock.ts';
-import { dataOf, objectOf, type Invoice } from '../../resources/objects.ts';
-import { client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
+import { dataOf, type Invoice } from '../../resources/objects.ts';
+import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
 import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
 import { dateRangeErrors } from '../../schemas/dates.ts';
 import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
@@ -65,7 +65,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
   const clientItem = await readItem(ctx, client, input.client_id);
   if (!clientItem) throw unknownReference('client_id', client);
-  const theClient = objectOf(client, clientItem);
+  const currency = String(dataOfItem(clientItem).currency ?? CLIENT_STORED_CURRENCY);
   if (input.project_ids) await checkProjects(ctx, input.client_id, input.project_ids);
   const span = spanOf(input.timezone, input.from, input.to);
   const selected = await selectEntries(ctx, input, span);
@@ -92,14 +92,14 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const data = dataOf(invoice, { id, workspaceId: ctx.workspaceId }, {
     client_id: input.client_id,
     status: 'draft',
-    currency: theClient.currency,
+    currency,
     timezone: input.timezone,
     period_start: input.from,
     period_end: input.to,
     project_ids: input.project_ids ?? null,
     lines: [],
     time_entry_count: 0,
-    ...invoiceAmounts([], discountRate, taxRate, theClient.currency),
+    ...invoiceAmounts([], discountRate, taxRate, currency),
     discount_rate: discountRate,
     tax_rate: taxRate,
     memo: input.memo ?? null,
