@@ -6,6 +6,7 @@
  */
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { isTimeZone } from '../totals/calendar.ts';
 import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
@@ -74,10 +75,14 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       return { ...converted, pattern: lines ? textPattern(lines) : '\\S' };
     }
     case hasMoneyDecimals:
-    case hasPercentDecimals:
       // In words only (the field's description): `multipleOf: 0.0001` makes validators that divide
       // doubles (Prism, a default ajv) refuse 12.34 and 19.99, and JSON Schema has no exact form.
       return converted;
+    case hasPercentDecimals:
+      // Likewise; the description is said here, not in the schema a function builds (fields.ts percent).
+      return { ...converted, description: `A percentage from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places` };
+    case isTimeZone:
+      return { ...converted, description: 'An IANA time zone name (Europe/Paris, Asia/Kathmandu); the days, weeks and months are those of this zone' };
     case isTimestamp:
       return { ...converted, pattern: DATE_TIME_PATTERN };
     case isWebUrl:

@@ -218,8 +218,8 @@ export const percent = (field: string) =>
     v.finite(`${field} must be a finite number`),
     v.minValue(0, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
     v.maxValue(LIMITS.percent, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
+    // Its description is the OpenAPI document's (schemas/documented.ts), told by this check.
     v.check(hasPercentDecimals, `${field} must have at most ${LIMITS.percentDecimals} decimal places`),
-    v.metadata({ description: `A percentage from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places` }),
   );
 
 let currencies: ReadonlySet<string> | undefined;
