@@ -7,7 +7,7 @@
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { isTimeZone } from '../totals/calendar.ts';
-import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -78,6 +78,8 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       // In words only (the field's description): `multipleOf: 0.0001` makes validators that divide
       // doubles (Prism, a default ajv) refuse 12.34 and 19.99, and JSON Schema has no exact form.
       return converted;
+    case isPercentage:
+      return { ...converted, minimum: 0, maximum: LIMITS.percent };
     case hasPercentDecimals:
       // Likewise; the description is said here, not in the schema a function builds (fields.ts percent).
       return { ...converted, description: `A percentage from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places` };

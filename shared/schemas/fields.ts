@@ -211,13 +211,19 @@ export const money = (field: string) =>
 
 export const hasPercentDecimals = (n: number): boolean => hasAtMostDecimals(n, LIMITS.percentDecimals);
 
-/** A percentage (an invoice's discount or tax rate): 0 to 100 with at most 3 decimal places. */
+/** From 0 to 100: the OpenAPI document states it as minimum and maximum (schemas/documented.ts). */
+export const isPercentage = (n: number): boolean => n >= 0 && n <= LIMITS.percent;
+
+/**
+ * A percentage (an invoice's discount or tax rate): 0 to 100 with at most 3 decimal places. Its
+ * rules are checks (no finite, minValue or maxValue actions): an invoice's create, its only
+ * number, then holds none of those actions.
+ */
 export const percent = (field: string) =>
   v.pipe(
     v.number(`${field} must be a number`),
-    v.finite(`${field} must be a finite number`),
-    v.minValue(0, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
-    v.maxValue(LIMITS.percent, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
+    v.check((n: number) => Number.isFinite(n), `${field} must be a finite number`),
+    v.check(isPercentage, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
     // Its description is the OpenAPI document's (schemas/documented.ts), told by this check.
     v.check(hasPercentDecimals, `${field} must have at most ${LIMITS.percentDecimals} decimal places`),
   );
