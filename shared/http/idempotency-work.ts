@@ -7,7 +7,7 @@
  * only the functions that make such changes carry it.
  */
 import { tableName } from '../data/dynamo.ts';
-import { TABLE } from '../data/table.ts';
+import { TTL_ATTRIBUTE } from '../data/table.ts';
 import type { TransactItem } from '../data/writes.ts';
 import type { ChangeRecord, Outcome } from '../domain/context.ts';
 import { IDEMPOTENCY_TTL_SECONDS, PENDING_ATTRIBUTE, recordPut } from './idempotency.ts';
@@ -27,7 +27,7 @@ export const pendingRecord = (record: ChangeRecord, workId: string): TransactIte
 export const sealedRecord = (record: ChangeRecord, outcome: Outcome, workId: string): TransactItem => ({
   Put: {
     TableName: tableName(),
-    Item: { ...record.key, ...record.stored(outcome), [TABLE.ttlAttribute]: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS },
+    Item: { ...record.key, ...record.stored(outcome), [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS },
     ...ownMarker(workId),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   },

@@ -20,7 +20,7 @@ import * as keys from '../data/keys.ts';
 import { type PrimaryKey } from '../data/keys.ts';
 import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
 import { tableName } from '../data/dynamo.ts';
-import { TABLE } from '../data/table.ts';
+import { TTL_ATTRIBUTE } from '../data/table.ts';
 import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
 import { header, type Reply, type RetryPolicy } from './handler.ts';
 import { JsonText } from './respond.ts';
@@ -53,10 +53,10 @@ export function recordPut(key: PrimaryKey, record: Record<string, unknown>, now:
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...key, ...record, [TABLE.ttlAttribute]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
+      Item: { ...key, ...record, [TTL_ATTRIBUTE]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
       // DynamoDB's TTL deletes expired items late (up to days): an expired record counts as none.
       ConditionExpression: 'attribute_not_exists(PK) OR #expires < :now',
-      ExpressionAttributeNames: { '#expires': TABLE.ttlAttribute },
+      ExpressionAttributeNames: { '#expires': TTL_ATTRIBUTE },
       ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
@@ -139,7 +139,7 @@ const keyReused = () =>
     { param: IDEMPOTENCY_KEY_HEADER },
   );
 
-const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TABLE.ttlAttribute]) >= Math.floor(Date.now() / 1000);
+const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TTL_ATTRIBUTE]) >= Math.floor(Date.now() / 1000);
 
 /** The change's transaction met another one on the record's key (a first request writing it) until our retries ran out. */
 function isKeyConflict(error: unknown): boolean {
