@@ -126,10 +126,14 @@ class KeyTaken extends Error {
   }
 }
 
-const keyInUse = () =>
-  new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed: retry shortly`, {
+/**
+ * 409 idempotency_key_in_use: a request with this key is still at work; Retry-After is `seconds`
+ * rounded up, at least 1. The invoices' builds and releases (domain/invoices/common.ts) say so too.
+ */
+export const keyInUse = (seconds = 1, doing = 'being processed: retry shortly') =>
+  new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still ${doing}`, {
     param: IDEMPOTENCY_KEY_HEADER,
-    headers: { 'Retry-After': '1' },
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
   });
 
 const keyReused = () =>

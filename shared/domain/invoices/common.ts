@@ -6,7 +6,7 @@
  * bundle holds its own operation's code and this.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
@@ -15,6 +15,7 @@ import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from '../../i
 import { invoicedTotalsParts } from '../../invoices/lock.ts';
 import { objectOf, type Invoice } from '../../resources/objects.ts';
 import { clientIdentity, counterOf, invoice, timeEntryKeyed } from '../../resources/registry.ts';
+import { keyInUse } from '../../http/idempotency.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 
@@ -57,11 +58,8 @@ export const dataOfItem = (item: Record<string, unknown>) => item[DATA_ATTRIBUTE
 export const workOf = (item: Record<string, unknown>) => item[WORK] as Work | undefined;
 export const versioned = (item: Record<string, unknown>): Versioned<Invoice> => ({ resource: objectOf(invoice, item), version: versionOf(item) });
 
-export const keyInUse = (seconds: number) =>
-  new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still creating this invoice: retry after the time in Retry-After', {
-    param: 'Idempotency-Key',
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
-  });
+/** 409: another request holds the invoice's work, for `seconds` more at most. */
+export const workInUse = (seconds: number) => keyInUse(seconds, 'creating this invoice: retry after the time in Retry-After');
 
 /**
  * This request becomes the holder of the item's work, once its lease is past (409 with the
@@ -69,7 +67,7 @@ export const keyInUse = (seconds: number) =>
  */
 export async function takeOver(ctx: CallerContext, item: Record<string, unknown>, now: Date, turn?: Omit<Work, 'owner' | 'lease_until'>): Promise<Record<string, unknown>> {
   const work = workOf(item)!;
-  if (work.lease_until > now.getTime()) throw keyInUse((work.lease_until - now.getTime()) / 1000);
+  if (work.lease_until > now.getTime()) throw workInUse((work.lease_until - now.getTime()) / 1000);
   const next: Work = { ...(turn ?? work), owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
   const cancelled = await transact<string>({
     [ITEM]: {
@@ -83,7 +81,7 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
       },
     },
   });
-  if (cancelled) throw keyInUse(LEASE_MS / 1000);
+  if (cancelled) throw workInUse(LEASE_MS / 1000);
   return { ...item, [WORK]: next };
 }
 
@@ -217,15 +215,16 @@ export function fitBatch(
 export async function endLease(item: Record<string, unknown>) {
   const work = workOf(item);
   if (!work) return;
+  const held = heldBy(work.owner);
   await transact<string>({
     [ITEM]: {
       Update: {
         TableName: tableName(),
         Key: { PK: item.PK, SK: item.SK },
         UpdateExpression: 'SET #work.#lease = :zero',
-        ConditionExpression: heldBy(work.owner).expression,
-        ExpressionAttributeNames: { ...heldBy(work.owner).names, '#lease': 'lease_until' },
-        ExpressionAttributeValues: { ...heldBy(work.owner).values, ':zero': 0 },
+        ConditionExpression: held.expression,
+        ExpressionAttributeNames: { ...held.names, '#lease': 'lease_until' },
+        ExpressionAttributeValues: { ...held.values, ':zero': 0 },
       },
     },
   });

@@ -32,7 +32,7 @@ import type { CallerContext, Versioned } from '../context.ts';
 import { discardedRecord, pendingRecord, pendingWorkOf, sealedRecord } from '../../http/idempotency-work.ts';
 import { readItem, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference } from '../entity.ts';
 import {
-  dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, keyInUse, LEASE_MS, linesFields, LOCKED,
+  dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
   readEntries, takeOver, versioned, WORK, workOf, BATCH_ENTRIES, type Work,
 } from './common.ts';
 
@@ -187,7 +187,7 @@ async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versio
       const cancelled = await transact<string>({ record: discardedRecord(ctx.record!, id) });
       if (!cancelled) return undefined;
     }
-    throw keyInUse(1);
+    throw workInUse(1);
   }
   return build(ctx, await takeOver(ctx, item, now), now);
 }
@@ -263,20 +263,20 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
       await names.load(taken.map((e) => (dataOfItem(e).project_id ?? null) as string | null));
       lines = addToLines(lines, taken.map((e) => invoiceableOf(dataOfItem(e))), names.describe, currency);
       const fields = { ...linesFields(lines, data), ...(last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
-      const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1 } as Record<string, unknown>;
-      const nextWork = { ...work, next: work.next + count };
+      const after: Record<string, unknown> = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, [LOCKED]: Number(item[LOCKED] ?? 0) + taken.length, [WORK]: { ...work, next: work.next + count } };
       if (last) delete after[WORK];
-      else after[WORK] = nextWork;
-      after[LOCKED] = Number(item[LOCKED] ?? 0) + taken.length;
+      const held = heldBy(work.owner);
       const parts: Record<string, TransactItem> = {
-        [ITEM]: invoiceUpdate(item, {
-          set: fields,
-          attributes: last ? {} : { [WORK]: nextWork },
-          remove: last ? [WORK] : [],
-          add: taken.length ? { [LOCKED]: taken.length } : {},
-          bumpVersion: true,
-          condition: { expression: `#version = :read AND ${heldBy(work.owner).expression}`, names: heldBy(work.owner).names, values: { ...heldBy(work.owner).values, ':read': versionOf(item) } },
-        }),
+        // The whole item as it stands after the batch: while this request holds the work, no other writes it.
+        [ITEM]: {
+          Put: {
+            TableName: tableName(),
+            Item: after,
+            ConditionExpression: `#version = :read AND ${held.expression}`,
+            ExpressionAttributeNames: { ...held.names, '#version': VERSION_ATTRIBUTE },
+            ExpressionAttributeValues: { ...held.values, ':read': versionOf(item) },
+          },
+        },
         ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
         ...totals,
         ...(last && ctx.record ? { record: sealedRecord(ctx.record, versioned(after), id) } : {}),
@@ -288,7 +288,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         if (!last) continue;
         return versioned(after);
       }
-      if (cancelled.failed(ITEM)) throw keyInUse(LEASE_MS / 1000); // another request holds the work now
+      if (cancelled.failed(ITEM)) throw workInUse(LEASE_MS / 1000); // another request holds the work now
       // An entry changed, or was locked by another create, since it was read: read the batch again.
       if (++attempts >= BATCH_ATTEMPTS) throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entries of this invoice are being changed by other requests: retry with the same Idempotency-Key after the time in Retry-After');
     }
@@ -307,6 +307,6 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, r
     ...draftRemoval(ctx, item, workOf(item)!.owner),
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
-  if (cancelled) throw keyInUse(LEASE_MS / 1000);
+  if (cancelled) throw workInUse(LEASE_MS / 1000);
   throw new ApiError('nothing_to_invoice', `The time of client ${range.client_id} from ${range.from} to ${range.to} (${range.timezone}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
 }
