@@ -87,24 +87,17 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
 
   const id = newId(invoice.idPrefix, now);
   const at = now.toISOString();
-  const discountRate = input.discount_rate;
-  const taxRate = input.tax_rate;
+  // dataOf takes each of the invoice's fields by name (null when absent): the body's own (timezone,
+  // project_ids, the rates, memo, purchase_order, due_date) and these.
   const data = dataOf(invoice, { id, workspaceId: ctx.workspaceId }, {
-    client_id: input.client_id,
+    ...input,
     status: 'draft',
     currency,
-    timezone: input.timezone,
     period_start: input.from,
     period_end: input.to,
-    project_ids: input.project_ids ?? null,
     lines: [],
     time_entry_count: 0,
-    ...invoiceAmounts([], discountRate, taxRate, currency),
-    discount_rate: discountRate,
-    tax_rate: taxRate,
-    memo: input.memo ?? null,
-    purchase_order: input.purchase_order ?? null,
-    due_date: input.due_date ?? null,
+    ...invoiceAmounts([], input.discount_rate, input.tax_rate, currency),
   }, at);
   const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
   const item = {
@@ -259,7 +252,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         return picked;
       };
       const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
-      if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item, input(invoiceData));
+      if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item);
       await names.load(taken.map((e) => (dataOfItem(e).project_id ?? null) as string | null));
       lines = addToLines(lines, taken.map((e) => invoiceableOf(dataOfItem(e))), names.describe, currency);
       const fields = { ...linesFields(lines, data), ...(last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
@@ -298,15 +291,14 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
   }
 }
 
-const input = (data: Record<string, unknown>) => ({ client_id: String(data.client_id), from: String(data.period_start), to: String(data.period_end), timezone: String(data.timezone) });
-
 /** Every entry changed or was taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
-async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, range: ReturnType<typeof input>): Promise<never> {
-  const id = String(dataOfItem(item).id);
+async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): Promise<never> {
+  const data = dataOfItem(item);
+  const id = String(data.id);
   const cancelled = await transact<string>({
     ...draftRemoval(ctx, item, workOf(item)!.owner),
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
-  throw new ApiError('nothing_to_invoice', `The time of client ${range.client_id} from ${range.from} to ${range.to} (${range.timezone}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+  throw new ApiError('nothing_to_invoice', `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
 }
