@@ -111,6 +111,9 @@ export function framed(operation: string, contract: Contract | undefined, retrie
   return contract;
 }
 
+/** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
+export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
+
 /**
  * The handler of `operation` under `contract`: what defineHandler does once it has looked the
  * contract up (and checked it is this frame's, `framed`). A create's frame (write-handler.ts) gives the create's contract itself, so its
@@ -120,7 +123,7 @@ export function handlerOf<O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
   resource: ResourceFor<O>,
-  contract: Contract | undefined,
+  contract: FrameContract | undefined,
   run: (req: Request<O>) => Promise<Reply>,
   retries?: RetryPolicy,
   readers: InputReaders = {},
@@ -174,7 +177,7 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
 function requestOf<O extends Operation>(
   event: APIGatewayProxyEvent,
   caller: CallerContext,
-  contract: Contract,
+  contract: FrameContract,
   readers: InputReaders,
   acrossFields: AcrossFields | undefined,
 ): Request<O> {

@@ -2,14 +2,14 @@
  * The frame of POST, PATCH and DELETE handlers: the common frame, the reply made from what the
  * change answers (one mapping, which the idempotency record stores too), idempotent retries, and
  * for POST and PATCH the reading of a JSON body (which no read or delete function's bundle then
- * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own contract alone;
+ * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own body schema alone;
  * the others read If-Match and look their contract up.
  */
-import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, ok, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { idempotentWrites } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
-import { contractOf, createContract, requireSchema, type Contract, type OperationOf, type ResourceFor } from '../operations.ts';
+import { contractOf, requireSchema, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 import type { AnyResource } from '../resources/declare.ts';
 
@@ -22,7 +22,7 @@ const writeFrame = <O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
   resource: ResourceFor<O>,
-  contract: Contract | undefined,
+  contract: FrameContract | undefined,
   change: (req: Request<O>) => Promise<Outcome>,
   readers: InputReaders,
   replyOf: (outcome: Outcome, path: string) => Reply,
@@ -40,10 +40,14 @@ const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'
 /** The operations whose action is a create. */
 type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create' ? O : never }[Operation];
 
-/** A POST that creates: reads and parses a JSON body; answers 201 with Location. */
+/**
+ * A POST that creates: reads and parses a JSON body (the resource's `create` schema: what the
+ * frame reads of the create's contract, shared/operations.ts, whose other terms only the OpenAPI
+ * document reads); answers 201 with Location.
+ */
 export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) => {
   requireSchema(operation, resource as object, 'create');
-  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, createContract(resource as Parameters<typeof createContract>[0]), change, { body: bodyReader, parse: parseOrThrow }, createdReply);
+  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: (resource as unknown as { create: FrameContract['body'] }).create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply);
 };
 
 const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader };
