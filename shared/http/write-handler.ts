@@ -7,7 +7,7 @@
  */
 import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
-import { idempotentWrites } from './idempotency.ts';
+import { idempotentWrites, type RevealedBody } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
 import { contractOf, requireSchema, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
@@ -26,7 +26,8 @@ const writeFrame = <O extends Operation>(
   change: (req: Request<O>) => Promise<Outcome>,
   readers: InputReaders,
   replyOf: (outcome: Outcome, path: string) => Reply,
-) => handlerOf(operation, action, resource, contract, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf), readers);
+  revealedBody?: RevealedBody,
+) => handlerOf(operation, action, resource, contract, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf, revealedBody), readers);
 
 /** A create's reply: 201 with Location and the ETag. */
 const createdReply = (outcome: Outcome, path: string): Reply => created(outcome as Versioned<{ id: string }>, path);
@@ -43,11 +44,13 @@ type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create'
 /**
  * A POST that creates: reads and parses a JSON body (the resource's `create` schema: what the
  * frame reads of the create's contract, shared/operations.ts, whose other terms only the OpenAPI
- * document reads); answers 201 with Location.
+ * document reads); answers 201 with Location. A create whose reply reveals attributes stored
+ * beside the resource (a webhook endpoint's secret) gives `revealedBody` (shared/http/revealed.ts)
+ * for its replays.
  */
-export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) => {
+export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>, revealedBody?: RevealedBody) => {
   requireSchema(operation, resource as object, 'create');
-  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: (resource as unknown as { create: FrameContract['body'] }).create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply);
+  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: (resource as unknown as { create: FrameContract['body'] }).create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
 };
 
 const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader };
