@@ -7,7 +7,7 @@
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { isTimeZone } from '../totals/calendar.ts';
-import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isNonEmpty, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -66,6 +66,8 @@ export function documentAction(action: { type: string; requirement?: unknown; me
   if (type === 'metadata' && action.metadata === WEBHOOK_URL) return { ...converted, ...WEBHOOK_URL, pattern: WEBHOOK_URL_PATTERN };
   if (type !== 'check') return undefined;
   switch (requirement) {
+    case isNonEmpty:
+      return { ...converted, [converted.type === 'array' ? 'minItems' : 'minLength']: 1 };
     case isSingleLineText:
       return { ...converted, pattern: plainPattern('single') };
     case isMultiLineText:

@@ -38,13 +38,16 @@ export const codePointLength = (s: string): number => {
   return n;
 };
 
+/** Not empty (a string or a list): a check, which the OpenAPI document states as minLength or minItems 1 (schemas/documented.ts). */
+export const isNonEmpty = (value: string | readonly unknown[]) => value.length > 0;
+
 /** At most `max` code points (not UTF-16 units); the OpenAPI document states it as maxLength. */
 export const maxChars = (field: string, max: number) =>
   [v.check((s: string) => codePointLength(s) <= max, `${field} must be at most ${max} characters`), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
 
 /** The start of a pipe: a string of 1 to `max` code points. */
 const nonEmptyString = (field: string, max: number) =>
-  [v.string(`${field} must be a string`), v.minLength<string, 1, string>(1, `${field} must not be empty`), ...maxChars(field, max)] as const;
+  [v.string(`${field} must be a string`), v.check<string, `${string} must not be empty`>(isNonEmpty, `${field} must not be empty`), ...maxChars(field, max)] as const;
 
 /**
  * A character a reader sees: a letter, digit, punctuation or symbol that is not one of Unicode's

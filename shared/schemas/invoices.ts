@@ -5,7 +5,7 @@
  * optional bodies. Built inside functions, never at load (as define.ts).
  */
 import * as v from 'valibot';
-import { enumOf, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
+import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import type { FieldError } from '../errors.ts';
 
@@ -83,8 +83,9 @@ export const invoiceFieldSchemas = () => ({
 const projectIds = () =>
   v.pipe(
     v.array(reference('project_ids'), 'project_ids must be an array of project ids'),
-    v.minLength(1, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
-    v.maxLength(INVOICE_LIMITS.projects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
+    v.check<string[], string>(isNonEmpty, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
+    v.check((ids: string[]) => ids.length <= INVOICE_LIMITS.projects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
+    v.metadata<string[], { maxItems: number }>({ maxItems: INVOICE_LIMITS.projects }),
     v.check(isUniqueList, 'project_ids must not repeat a project'),
   );
 
