@@ -148,7 +148,7 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
       const out = await dynamo().send(new QueryCommand(spanQueryParams(source, 1000, startKey)));
       for (const item of out.Items ?? []) {
         const data = dataOfItem(item);
-        if (data.billable === false || data.invoice_id != null || data.client_id !== input.client_id) continue;
+        if (!uninvoiced(data, input.client_id)) continue;
         selected.push(item);
         if (selected.length > INVOICE_LIMITS.entries) {
           throw invalidParam('to', `The range holds more than ${INVOICE_LIMITS.entries} billable time entries to invoice: narrow the range or project_ids`);
@@ -202,15 +202,16 @@ function describer(ctx: CallerContext, clientId: string) {
   };
 }
 
+/** Billable time of the client on no invoice: what a create selects. */
+const uninvoiced = (data: Record<string, unknown>, clientId: unknown) => data.billable !== false && data.invoice_id == null && data.client_id === clientId;
+
 /** The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client (and projects), in its span, priced. */
 function belongs(data: Record<string, unknown>, invoiceData: Record<string, unknown>, span: { from: string; to: string }): boolean {
   const projects = invoiceData.project_ids as string[] | null;
   const at = String(data.started_at);
   return (
-    data.billable !== false &&
-    data.invoice_id == null &&
+    uninvoiced(data, invoiceData.client_id) &&
     data.billable_rate != null &&
-    data.client_id === invoiceData.client_id &&
     (projects === null || projects.includes(String(data.project_id))) &&
     at >= span.from &&
     at < span.to
