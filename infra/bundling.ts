@@ -30,7 +30,11 @@ export const ESM_REQUIRE_BANNER =
  *   the handler uses;
  * - minified and tree-shaken; no source maps (smaller bundles, faster cold starts; stack traces
  *   are not returned to callers anyway, and the minified names are mapped by re-bundling locally);
- * - `module` before `main` so that dependencies' ESM builds are picked (better tree-shaking).
+ * - `module` before `main` so that dependencies' ESM builds are picked (better tree-shaking);
+ * - regular expressions with Unicode property escapes (`/\p{L}/u`) kept as literals: esbuild
+ *   otherwise writes them as `new RegExp(…)` calls for a `node24` target, which the bundler cannot
+ *   drop when nothing reads them (valibot's EMOJI_REGEX, in every function that validates input).
+ *   Node 24 compiles them natively; the expressions are the same.
  */
 export const BUNDLING = {
   format: 'esm',
@@ -42,6 +46,7 @@ export const BUNDLING = {
   externalModules: [] as string[],
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
+  supported: { 'regexp-unicode-property-escapes': true },
   outFile: 'index.mjs',
 } as const;
 
@@ -56,7 +61,10 @@ export function cdkBundlingOptions(): BundlingOptions {
     mainFields: [...BUNDLING.mainFields],
     banner: BUNDLING.banner,
     // `--bundle` already tree-shakes; stated explicitly so that nothing can turn it off.
-    esbuildArgs: { '--tree-shaking': String(BUNDLING.treeShaking) },
+    esbuildArgs: {
+      '--tree-shaking': String(BUNDLING.treeShaking),
+      ...Object.fromEntries(Object.entries(BUNDLING.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
+    },
     logLevel: LogLevel.WARNING,
   };
 }
@@ -64,7 +72,7 @@ export function cdkBundlingOptions(): BundlingOptions {
 /**
  * The same build through esbuild's JS API: the arguments NodejsFunction passes to the esbuild CLI
  * (`--bundle <entry> --target --platform=node --format=esm --outfile=<dir>/index.mjs --minify
- * --main-fields --banner:js --tree-shaking`), for the entry file of one function.
+ * --main-fields --banner:js --tree-shaking --supported:…`), for the entry file of one function.
  */
 export function esbuildOptions(entry: string, outdir = path.join(PROJECT_ROOT, 'cdk.out', 'bundle-sizes')): BuildOptions {
   return {
@@ -81,6 +89,7 @@ export function esbuildOptions(entry: string, outdir = path.join(PROJECT_ROOT, '
     external: [...BUNDLING.externalModules],
     mainFields: [...BUNDLING.mainFields],
     banner: { js: BUNDLING.banner },
+    supported: { ...BUNDLING.supported },
     logLevel: 'warning',
   };
 }

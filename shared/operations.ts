@@ -57,11 +57,6 @@ const transition =
     errors: [...WRITE_BODY, 404, 412],
   });
 
-/**
- * A create's contract, on its own: a create function's frame (write-handler.ts `defineCreateHandler`)
- * takes it from here, so that bundle holds neither the table below nor another action's contract.
- */
-export const createContract = (r: WithSchemaOf<'create'>): Contract => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY });
 
 /** The schema `schema` (`create`, `update`, …) that `resource` must carry for `operation` to parse it; thrown at the function's load. */
 export function requireSchema(operation: string, resource: object, schema: string): void {
@@ -71,7 +66,7 @@ export function requireSchema(operation: string, resource: object, schema: strin
 const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchemaOf<A> : AnyResource) => Contract } = {
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
   retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: [404] }),
-  create: createContract,
+  create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
   update: (r) => ({ body: r.update, takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: [...WRITE_BODY, 404, 412] }),
   delete: () => ({
     takesId: true,

@@ -19,7 +19,7 @@
  * it rewrites every sort key at once (docs/decisions/0017-time-entries-by-started-at.md). An
  * index with no partition fields lists the whole workspace's items of the type.
  */
-import { TABLE, type IndexName } from './table.ts';
+import { INDEX_NAMES, type IndexName } from './table.ts';
 
 export interface PrimaryKey {
   PK: string;
@@ -38,7 +38,6 @@ const ws = (workspaceId: string) => `WS#${workspaceId}`;
 const EVENT_TYPE = 'EVENT';
 /** The type of an object's change records in its event view (`SK = CHANGE#<position>`, decision 0018). */
 export const CHANGE_TYPE = 'CHANGE';
-const INDEX_NAMES = TABLE.indexes.map((i) => i.name);
 
 /**
  * The levels of time totals: by client, and by client and project; and the same two of the

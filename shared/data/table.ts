@@ -17,20 +17,23 @@ export const VERSION_ATTRIBUTE = 'version';
  */
 const PROJECTED = [DATA_ATTRIBUTE, SEARCH_ATTRIBUTE] as const;
 
-export const TABLE = {
+/** The generic GSIs, by name; what each holds for a resource is declared in shared/resources/registry.ts. */
+export const INDEX_NAMES = ['GSI1', 'GSI2', 'GSI3', 'GSI4'] as const;
+export type IndexName = (typeof INDEX_NAMES)[number];
+
+/** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
+export const TTL_ATTRIBUTE = 'expires_at';
+
+/**
+ * The table as the stack and create-table build it, by a pure call: functions read the names
+ * above (INDEX_NAMES, TTL_ATTRIBUTE), so their bundles hold none of this.
+ */
+export const TABLE = /* @__PURE__ */ (() => ({
   partitionKey: 'PK',
   sortKey: 'SK',
-  /** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
-  ttlAttribute: 'expires_at',
+  ttlAttribute: TTL_ATTRIBUTE,
   /** The change stream that feeds the events (old and new images: `previous_attributes`, deletes' last state). */
   streamViewType: 'NEW_AND_OLD_IMAGES',
-  /** Generic GSIs; what each holds for a resource is declared in shared/resources/registry.ts. */
-  indexes: [
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projected: PROJECTED },
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projected: PROJECTED },
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projected: PROJECTED },
-    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projected: PROJECTED },
-  ],
-} as const;
-
-export type IndexName = (typeof TABLE.indexes)[number]['name'];
+  /** Each index's keys are `<name>PK` and `<name>SK`. */
+  indexes: INDEX_NAMES.map((name) => ({ name, partitionKey: `${name}PK` as const, sortKey: `${name}SK` as const, projected: PROJECTED })),
+}) as const)();

@@ -44,7 +44,7 @@ import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from 
 const ITEM = 'item';
 
 /** The stored item of a resource, or undefined (an id that cannot be one is not read). */
-export async function readItem(ctx: CallerContext, resource: AnyResource, id: string): Promise<Record<string, unknown> | undefined> {
+export async function readItem(ctx: CallerContext, resource: Pick<AnyResource, 'idPrefix' | 'type'>, id: string): Promise<Record<string, unknown> | undefined> {
   if (!isWellFormedId(resource.idPrefix, id)) return undefined;
   return getItem(keys.item(ctx.workspaceId, resource.type, id));
 }
@@ -65,7 +65,7 @@ export async function retrieve<R extends AnyResource>(ctx: CallerContext, resour
 }
 
 /** The error of a reference that names nothing in the workspace. */
-export const unknownReference = (field: string, target: AnyResource) =>
+export const unknownReference = (field: string, target: Pick<AnyResource, 'noun'>) =>
   invalidParam(field, `${field} does not name a ${target.noun} in this workspace`);
 
 /** The references an item holds: field, referenced resource and id. */

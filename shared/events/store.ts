@@ -20,7 +20,7 @@ import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamo
 import { dynamo, tableName } from '../data/dynamo.ts';
 import * as keys from '../data/keys.ts';
 import { CHANGE_TYPE, type EventView } from '../data/keys.ts';
-import { TABLE } from '../data/table.ts';
+import { TTL_ATTRIBUTE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
 import { sortableId } from '../ids.ts';
 import type { EventDraft } from './build.ts';
@@ -112,7 +112,7 @@ function commonAttributes(stored: StoredEvent, appendedAt: number): Record<strin
     appended_at: appendedAt,
     body: stored.body,
     // The feed also hides events past 30 days itself: TTL deletes within days, not at the second.
-    [TABLE.ttlAttribute]: epochSeconds(Date.parse(stored.event.created_at) + EVENT_RETENTION_MS),
+    [TTL_ATTRIBUTE]: epochSeconds(Date.parse(stored.event.created_at) + EVENT_RETENTION_MS),
   };
 }
 
@@ -124,7 +124,7 @@ function changeRecord(stored: StoredEvent, place: { position: string; prev: stri
     PK: keys.eventView(event.workspace_id, objectView(event.data.object.id)),
     SK: changeSortKey(place.position),
     ...common,
-    [TABLE.ttlAttribute]: Number(common[TABLE.ttlAttribute]) + CHANGE_RECORD_MARGIN_SECONDS,
+    [TTL_ATTRIBUTE]: Number(common[TTL_ATTRIBUTE]) + CHANGE_RECORD_MARGIN_SECONDS,
     ...(place.prev === undefined ? {} : { prev: place.prev }),
     vec: encodeVec(vec),
   };
@@ -138,7 +138,7 @@ export function copiesOf(record: Record<string, unknown>): Record<string, unknow
     sequence: record.sequence,
     appended_at: record.appended_at,
     body: record.body,
-    [TABLE.ttlAttribute]: Number(record[TABLE.ttlAttribute]) - CHANGE_RECORD_MARGIN_SECONDS,
+    [TTL_ATTRIBUTE]: Number(record[TTL_ATTRIBUTE]) - CHANGE_RECORD_MARGIN_SECONDS,
   };
   const position = String(record.SK).slice(CHANGE_TYPE.length + 1);
   return [
@@ -159,7 +159,7 @@ export function storedOf(item: Record<string, unknown>): StoredEvent {
 
 /** When the feed stops showing the event of this item (epoch seconds): a change record is kept a day longer. */
 const keptUntil = (item: Record<string, unknown>) =>
-  Number(item[TABLE.ttlAttribute]) - (String(item.SK).startsWith(`${CHANGE_TYPE}#`) ? CHANGE_RECORD_MARGIN_SECONDS : 0);
+  Number(item[TTL_ATTRIBUTE]) - (String(item.SK).startsWith(`${CHANGE_TYPE}#`) ? CHANGE_RECORD_MARGIN_SECONDS : 0);
 /** True while the feed keeps the event (TTL deletes it some time after it expires). */
 export const isKept = (item: Record<string, unknown>, now: Date) => keptUntil(item) > epochSeconds(now.getTime());
 
@@ -172,7 +172,7 @@ export const isKept = (item: Record<string, unknown>, now: Date) => keptUntil(it
 export function feedFilter(filters: { type?: string | undefined; changes?: boolean }, now: Date): Condition {
   const margin = filters.changes ? CHANGE_RECORD_MARGIN_SECONDS : 0;
   const conditions: Condition[] = [
-    { expression: '#expires_at > :now', names: { '#expires_at': TABLE.ttlAttribute }, values: { ':now': epochSeconds(now.getTime()) + margin } },
+    { expression: '#expires_at > :now', names: { '#expires_at': TTL_ATTRIBUTE }, values: { ':now': epochSeconds(now.getTime()) + margin } },
   ];
   if (filters.type !== undefined) conditions.push({ expression: '#type = :type', names: { '#type': 'type' }, values: { ':type': filters.type } });
   return allOf(...conditions);

@@ -96,29 +96,40 @@ export function defineHandler<O extends Operation>(
   readers: InputReaders = {},
 ) {
   const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
-  return handlerOf(operation, action, resource, contract, run, retries, readers);
+  return handlerOf(operation, action, resource, framed(operation, contract, retries !== undefined, readers), run, retries, readers);
 }
 
 /**
+ * `contract`, once the frame that looked it up is seen to be the operation's: a write changes data
+ * on retry and may read a body and If-Match, a list reads a query; each has its frame. A create's
+ * frame gives its own contract and readers together, and needs no such check.
+ */
+export function framed(operation: string, contract: Contract | undefined, retries: boolean, readers: InputReaders): Contract | undefined {
+  if (contract && ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch))) {
+    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : !contract.body ? 'defineDeleteHandler' : contract.conditional ? 'defineWriteHandler' : 'defineCreateHandler'}`);
+  }
+  return contract;
+}
+
+/** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
+export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
+
+/**
  * The handler of `operation` under `contract`: what defineHandler does once it has looked the
- * contract up. A create's frame (write-handler.ts) gives the create's contract itself, so its
+ * contract up (and checked it is this frame's, `framed`). A create's frame (write-handler.ts) gives the create's contract itself, so its
  * bundle holds no other action's contract (shared/operations.ts).
  */
 export function handlerOf<O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
   resource: ResourceFor<O>,
-  contract: Contract | undefined,
+  contract: FrameContract | undefined,
   run: (req: Request<O>) => Promise<Reply>,
   retries?: RetryPolicy,
   readers: InputReaders = {},
 ) {
   const scope = scopeFor((resource as { collection: string }).collection, action as Action);
   if (!contract) throw new Error(`${operation} is public and has no caller`);
-  // A write changes data on retry and may read a body and If-Match; a list reads a query: each has its frame.
-  if ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch)) {
-    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : !contract.body ? 'defineDeleteHandler' : contract.conditional ? 'defineWriteHandler' : 'defineCreateHandler'}`);
-  }
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
@@ -166,7 +177,7 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
 function requestOf<O extends Operation>(
   event: APIGatewayProxyEvent,
   caller: CallerContext,
-  contract: Contract,
+  contract: FrameContract,
   readers: InputReaders,
   acrossFields: AcrossFields | undefined,
 ): Request<O> {

@@ -7,10 +7,9 @@
  * only the functions that make such changes carry it.
  */
 import { tableName } from '../data/dynamo.ts';
-import { TABLE } from '../data/table.ts';
 import type { TransactItem } from '../data/writes.ts';
 import type { ChangeRecord, Outcome } from '../domain/context.ts';
-import { IDEMPOTENCY_TTL_SECONDS, PENDING_ATTRIBUTE, recordPut } from './idempotency.ts';
+import { PENDING_ATTRIBUTE, recordPut } from './idempotency.ts';
 
 /** The condition that the key still holds this change's own marker. */
 const ownMarker = (workId: string) => ({
@@ -25,12 +24,8 @@ export const pendingRecord = (record: ChangeRecord, workId: string): TransactIte
 
 /** The record that replaces the marker in the change's last transaction (on the marker still being there). */
 export const sealedRecord = (record: ChangeRecord, outcome: Outcome, workId: string): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...record.key, ...record.stored(outcome), [TABLE.ttlAttribute]: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS },
-    ...ownMarker(workId),
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  },
+  // The record's Put (its item, expiry and ALL_OLD), on the marker's condition instead of the record's.
+  Put: { ...record.write(outcome).Put!, ...ownMarker(workId) },
 });
 
 /** The marker's Delete, when the change ends in a refusal after all (on the marker still being there). */

@@ -20,7 +20,7 @@ import * as keys from '../data/keys.ts';
 import { type PrimaryKey } from '../data/keys.ts';
 import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
 import { tableName } from '../data/dynamo.ts';
-import { TABLE } from '../data/table.ts';
+import { TTL_ATTRIBUTE } from '../data/table.ts';
 import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
 import { header, type Reply, type RetryPolicy } from './handler.ts';
 import { JsonText } from './respond.ts';
@@ -38,12 +38,12 @@ export function idempotencyKeyOf(headerValue: string | undefined): string | unde
 }
 
 /** A record as stored (beside its keys and `expires_at`). */
-interface StoredRecord {
+export interface StoredRecord {
   fingerprint: string;
   request_id: string;
   status: number;
   headers?: Record<string, string>;
-  /** The reply's body as the JSON text sent, revealed attributes left out. */
+  /** The reply's body as the JSON text sent, without the revealed attributes. */
   body: string;
   revealed?: { PK: string; SK: string; attributes: string[] };
 }
@@ -53,10 +53,10 @@ export function recordPut(key: PrimaryKey, record: Record<string, unknown>, now:
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...key, ...record, [TABLE.ttlAttribute]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
+      Item: { ...key, ...record, [TTL_ATTRIBUTE]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
       // DynamoDB's TTL deletes expired items late (up to days): an expired record counts as none.
       ConditionExpression: 'attribute_not_exists(PK) OR #expires < :now',
-      ExpressionAttributeNames: { '#expires': TABLE.ttlAttribute },
+      ExpressionAttributeNames: { '#expires': TTL_ATTRIBUTE },
       ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
@@ -66,29 +66,30 @@ export function recordPut(key: PrimaryKey, record: Record<string, unknown>, now:
 /** A multi-transaction change's marker (shared/http/idempotency-work.ts): it names the work, and is never replayed. */
 export const PENDING_ATTRIBUTE = 'pending';
 
-/** What the record of a reply stores: the body without the revealed attributes, which come last in it. */
+/**
+ * What the record of a reply stores: the body (a create's reply holds no revealed attribute: they
+ * are added to its resource after the record is built) and where the revealed ones are kept.
+ */
 function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredRecord, 'status' | 'headers' | 'body' | 'revealed'> {
-  let body = reply.body as Record<string, unknown>;
-  if (revealed) body = Object.fromEntries(Object.entries(body).filter(([name]) => !revealed.attributes.includes(name)));
   return {
     status: reply.status,
     ...(reply.headers ? { headers: reply.headers } : {}),
-    body: JSON.stringify(body),
-    ...(revealed ? { revealed: { PK: revealed.key.PK, SK: revealed.key.SK, attributes: [...revealed.attributes] } } : {}),
+    body: JSON.stringify(reply.body),
+    ...(revealed ? { revealed: { ...revealed.key, attributes: [...revealed.attributes] } } : {}),
   };
 }
 
 /**
- * The first reply again: the stored body, with the revealed attributes read from their item and
- * put back where the first reply had them (last); when the item is gone, they are left out.
+ * The body of a replay that reveals attributes (`revealedBody`, shared/http/revealed.ts): given by
+ * the frame of the one operation whose records hold them (a webhook endpoint's create), so no
+ * other function's bundle holds it. A record names its operation (the fingerprint), so only that
+ * operation's function replays it.
  */
-async function replayOf(stored: StoredRecord, requestId: string): Promise<Reply> {
-  let text = stored.body;
-  if (stored.revealed) {
-    const item = await getItem({ PK: stored.revealed.PK, SK: stored.revealed.SK });
-    const shown = stored.revealed.attributes.filter((name) => item?.[name] !== undefined);
-    if (shown.length > 0) text = `${text.slice(0, -1)}${shown.map((name) => `,${JSON.stringify(name)}:${JSON.stringify(item![name])}`).join('')}}`;
-  }
+export type RevealedBody = (stored: StoredRecord) => Promise<string>;
+
+/** The first reply again, from its record. */
+async function replayOf(stored: StoredRecord, requestId: string, revealedBody: RevealedBody | undefined): Promise<Reply> {
+  const text = stored.revealed ? await revealedBody!(stored) : stored.body;
   // Our own record: the SDK retried our transaction after it had landed. That is the first reply.
   const own = stored.request_id === requestId;
   return { status: Number(stored.status), body: new JsonText(text), headers: { ...stored.headers, ...(own ? {} : { 'Idempotent-Replayed': 'true' }) } };
@@ -126,10 +127,14 @@ class KeyTaken extends Error {
   }
 }
 
-const keyInUse = () =>
-  new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed: retry shortly`, {
+/**
+ * 409 idempotency_key_in_use: a request with this key is still at work; Retry-After is `seconds`
+ * rounded up, at least 1. The invoices' builds and releases (domain/invoices/common.ts) say so too.
+ */
+export const keyInUse = (seconds = 1, doing = 'being processed: retry shortly') =>
+  new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still ${doing}`, {
     param: IDEMPOTENCY_KEY_HEADER,
-    headers: { 'Retry-After': '1' },
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
   });
 
 const keyReused = () =>
@@ -139,7 +144,7 @@ const keyReused = () =>
     { param: IDEMPOTENCY_KEY_HEADER },
   );
 
-const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TABLE.ttlAttribute]) >= Math.floor(Date.now() / 1000);
+const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TTL_ATTRIBUTE]) >= Math.floor(Date.now() / 1000);
 
 /** The change's transaction met another one on the record's key (a first request writing it) until our retries ran out. */
 function isKeyConflict(error: unknown): boolean {
@@ -151,7 +156,7 @@ function isKeyConflict(error: unknown): boolean {
  * The retry policy of every POST, PATCH and DELETE: exactly once when the caller sends a key.
  * `replyOf` is the frame's one mapping from a change's outcome to its reply.
  */
-export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Reply): RetryPolicy {
+export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Reply, revealedBody?: RevealedBody): RetryPolicy {
   return async ({ operation, event, request, hasBody, run }) => {
     const key = idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER));
     const caller: CallerContext = request.caller;
@@ -202,7 +207,7 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       if (stored.fingerprint !== expected) throw keyReused();
       // A change still being made under this key (its marker): finished by a retry, never replayed.
       if (stored[PENDING_ATTRIBUTE] !== undefined) throw keyInUse();
-      return replayOf(stored as unknown as StoredRecord, caller.requestId);
+      return replayOf(stored as unknown as StoredRecord, caller.requestId, revealedBody);
     }
   };
 }

@@ -2,42 +2,64 @@
  * The frame of POST, PATCH and DELETE handlers: the common frame, the reply made from what the
  * change answers (one mapping, which the idempotency record stores too), idempotent retries, and
  * for POST and PATCH the reading of a JSON body (which no read or delete function's bundle then
- * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own contract alone;
+ * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own body schema alone;
  * the others read If-Match and look their contract up.
  */
-import { bodyReader, created, current, handlerOf, ifMatchHeader, ok, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
-import { idempotentWrites } from './idempotency.ts';
+import { idempotentWrites, type RevealedBody } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
-import { contractOf, createContract, requireSchema, type Contract, type OperationOf, type ResourceFor } from '../operations.ts';
+import { contractOf, requireSchema, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 import type { AnyResource } from '../resources/declare.ts';
 
-/** The frame of writes, under `contract`, with the readers it is given (a body's for POST and PATCH, If-Match for all but a create). */
-const writeFrame = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, contract: Contract | undefined, change: (req: Request<O>) => Promise<Outcome>, readers: InputReaders) => {
-  const status = contract?.success.status;
-  const replyOf = (outcome: Outcome, path: string): Reply =>
-    'deleted' in outcome ? ok(outcome) : status === 201 ? created(outcome as Versioned<{ id: string }>, path) : current(outcome);
-  return handlerOf(operation, action, resource, contract, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf), readers);
-};
+/**
+ * The frame of writes, under `contract`, with the readers it is given (a body's for POST and
+ * PATCH, If-Match for all but a create) and its reply to what the change answers (`replyOf`,
+ * which the idempotency record stores too).
+ */
+const writeFrame = <O extends Operation>(
+  operation: O,
+  action: RouteOf<O>['action'],
+  resource: ResourceFor<O>,
+  contract: FrameContract | undefined,
+  change: (req: Request<O>) => Promise<Outcome>,
+  readers: InputReaders,
+  replyOf: (outcome: Outcome, path: string) => Reply,
+  revealedBody?: RevealedBody,
+) => handlerOf(operation, action, resource, contract, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf, revealedBody), readers);
 
-/** The contract of `operation` (shared/operations.ts), for a frame that looks it up. */
-const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>) =>
-  contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
+/** A create's reply: 201 with Location and the ETag. */
+const createdReply = (outcome: Outcome, path: string): Reply => created(outcome as Versioned<{ id: string }>, path);
+/** A change's or a delete's: 200 with the resource and its ETag, or the delete's result. */
+const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(outcome) : current(outcome));
+
+/** The contract of `operation` (shared/operations.ts), for a frame that looks it up, checked to be this frame's (`framed`). */
+const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, readers: InputReaders) =>
+  framed(operation, contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource), true, readers);
 
 /** The operations whose action is a create. */
 type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create' ? O : never }[Operation];
 
-/** A POST that creates: reads and parses a JSON body; answers 201 with Location. */
-export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) => {
+/**
+ * A POST that creates: reads and parses a JSON body (the resource's `create` schema: what the
+ * frame reads of the create's contract, shared/operations.ts, whose other terms only the OpenAPI
+ * document reads); answers 201 with Location. A create whose reply reveals attributes stored
+ * beside the resource (a webhook endpoint's secret) gives `revealedBody` (shared/http/revealed.ts)
+ * for its replays.
+ */
+export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>, revealedBody?: RevealedBody) => {
   requireSchema(operation, resource as object, 'create');
-  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, createContract(resource as Parameters<typeof createContract>[0]), change, { body: bodyReader, parse: parseOrThrow });
+  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: (resource as unknown as { create: FrameContract['body'] }).create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
 };
+
+const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader };
+const DELETE_READERS: InputReaders = { ifMatch: ifMatchHeader };
 
 /** A PATCH, or an invoice's step: reads and parses a JSON body, and If-Match. */
 export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(operation, action, resource, lookedUp(operation, action, resource), change, { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader });
+  writeFrame(operation, action, resource, lookedUp(operation, action, resource, WRITE_READERS), change, WRITE_READERS, changedReply);
 
 /** A DELETE: takes no body (one sent is refused unread), so its bundle carries no body reading or parsing; reads If-Match. */
 export const defineDeleteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(operation, action, resource, lookedUp(operation, action, resource), change, { ifMatch: ifMatchHeader });
+  writeFrame(operation, action, resource, lookedUp(operation, action, resource, DELETE_READERS), change, DELETE_READERS, changedReply);

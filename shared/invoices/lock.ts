@@ -13,7 +13,7 @@ import { tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import type { TransactItem } from '../data/writes.ts';
 import { REQUEST_ID_ATTRIBUTE } from '../domain/entity.ts';
-import { NOT_INVOICED, timeEntry } from '../resources/registry.ts';
+import { NOT_INVOICED, timeEntryKeyed as timeEntry } from '../resources/registry.ts';
 import { addEntry, COUNTED_ATTRIBUTE, deltaParts, type CountedEntry, type TotalsDeltas } from '../totals/totals.ts';
 
 /** The invoiced levels of the totals: an entry on an invoice counts in these besides its base ones. */

@@ -101,12 +101,27 @@ export function declareResource<
 >(declaration: ResourceDeclaration<K, C, F, RO, IM, FL>) {
   return {
     ...declaration,
-    /** The type's name in keys: `TIME_ENTRY`. */
-    type: declaration.kind.toUpperCase() as Uppercase<K>,
-    /** In messages: `time entry`, `time entries`. */
-    noun: declaration.kind.replaceAll('_', ' '),
+    ...identityOf(declaration.kind, declaration.idPrefix),
+    /** In messages: `time entries`. */
     plural: declaration.collection.replaceAll('_', ' '),
     fieldNames: declaration.fields,
+  };
+}
+
+/**
+ * A resource's identity alone: its kind and id prefix, and the names keys and messages derive
+ * from them. What a function that reads, names or counts a resource of another kind needs (an
+ * invoice's create reads its client and projects): its bundle holds these few bytes, not the
+ * whole declaration (registry.ts `clientIdentity`, …).
+ */
+export function identityOf<const K extends string>(kind: K, idPrefix: string) {
+  return {
+    kind,
+    idPrefix,
+    /** The type's name in keys: `TIME_ENTRY`. */
+    type: kind.toUpperCase() as Uppercase<K>,
+    /** In messages: `time entry`. */
+    noun: kind.replaceAll('_', ' '),
   };
 }
 

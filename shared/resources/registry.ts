@@ -14,7 +14,7 @@
 import * as v from 'valibot';
 import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
-import { declareResource, type AnyResource } from './declare.ts';
+import { declareResource, identityOf, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
 import { invoiceAcrossFields, invoiceBodies, invoiceFieldSchemas } from '../schemas/invoices.ts';
 import { ULID_PATTERN } from '../ids.ts';
@@ -22,16 +22,32 @@ import { ULID_PATTERN } from '../ids.ts';
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
 export const INVOICE_ID_PREFIX = 'inv_';
 
+// Id prefixes, by plain names: a declaration that read them off an identity (a property read,
+// not pure to the bundler) would stay in every bundle that holds the identity.
+const CLIENT_PREFIX = 'cli_';
+const PROJECT_PREFIX = 'prj_';
+const TIME_ENTRY_PREFIX = 'te_';
+
+/**
+ * The identities of the resources an invoice reads or counts (declare.ts identityOf): its
+ * functions name the client and its projects, and key time entries (`timeEntryKeyed`), by these
+ * alone, so their bundles hold none of these declarations' fields, filters, hints or tags.
+ */
+export const clientIdentity = /* @__PURE__ */ identityOf('client', CLIENT_PREFIX);
+export const projectIdentity = /* @__PURE__ */ identityOf('project', PROJECT_PREFIX);
+
+/** What a client stored before its `currency` existed reads as (contract, "Money"). */
+export const CLIENT_STORED_CURRENCY = 'USD';
+
 export const client = /* @__PURE__ */ declareResource({
   kind: 'client',
-  idPrefix: 'cli_',
+  idPrefix: CLIENT_PREFIX,
   collection: 'clients',
   tag: 'Clients',
   fields: ['company_name', 'company_email', 'company_address', 'website', 'status', 'language', 'currency', 'business_number', 'tps_number', 'tvq_number', 'relationship_start_date'],
   readOnly: { relationship_start_date: 'created_at' },
   immutable: { currency: "a client's amounts are all in the currency it was created with" },
-  // Clients stored before the field existed read as USD (contract, "Money").
-  storedDefaults: { currency: 'USD' },
+  storedDefaults: { currency: CLIENT_STORED_CURRENCY },
   filters: ['status'],
   search: 'company_name',
   indexes: { GSI1: { partition: ['status'] } },
@@ -56,7 +72,7 @@ export const clientSchemas = /* @__PURE__ */ withActions(clientFields);
 
 export const project = /* @__PURE__ */ declareResource({
   kind: 'project',
-  idPrefix: 'prj_',
+  idPrefix: PROJECT_PREFIX,
   collection: 'projects',
   tag: 'Projects',
   fields: ['name', 'description', 'status', 'billing_type', 'hourly_rate', 'fixed_price', 'amount', 'interval_count', 'interval_unit', 'client_id', 'start_date', 'end_date'],
@@ -92,9 +108,25 @@ export const projectFields = /* @__PURE__ */ declareFields(project, () => ({
 /** With every action's schemas (documents, tests, types); a function builds only its own action's from projectFields. */
 export const projectSchemas = /* @__PURE__ */ withActions(projectFields);
 
+/**
+ * A time entry's identity and what its keys read (its order and indexes, keys.ts `Keyed`): an
+ * invoice's functions select, lock and release entries by these alone.
+ */
+// Every list newest first by started_at, in a range of it: each index's sort key holds it
+// (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's. GSI4,
+// sparse, an invoice's (at most 2,000): it serves every list filtered by invoice_id.
+const TIME_ENTRY_ORDER = { field: 'started_at', from: 'started_from', to: 'started_to' } as const;
+const TIME_ENTRY_INDEXES = {
+  GSI1: { partition: [] },
+  GSI2: { partition: ['project_id'] },
+  GSI3: { partition: ['client_id'] },
+  GSI4: { partition: ['invoice_id'], bounded: true },
+} as const;
+export const timeEntryKeyed = /* @__PURE__ */ (() => ({ ...identityOf('time_entry', TIME_ENTRY_PREFIX), order: TIME_ENTRY_ORDER, indexes: TIME_ENTRY_INDEXES }))();
+
 export const timeEntry = /* @__PURE__ */ declareResource({
   kind: 'time_entry',
-  idPrefix: 'te_',
+  idPrefix: TIME_ENTRY_PREFIX,
   collection: 'time_entries',
   tag: 'Time entries',
   fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate', 'description', 'invoice_id'],
@@ -104,11 +136,8 @@ export const timeEntry = /* @__PURE__ */ declareResource({
   readOnly: { invoice_id: 'server' },
   createRequiresOneOf: ['project_id', 'client_id'],
   filters: ['project_id', 'client_id', 'invoice_id'],
-  // Every list newest first by started_at, in a range of it: each index's sort key holds it
-  // (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's. GSI4,
-  // sparse, an invoice's (at most 2,000): it serves every list filtered by invoice_id.
-  order: { field: 'started_at', from: 'started_from', to: 'started_to' },
-  indexes: { GSI1: { partition: [] }, GSI2: { partition: ['project_id'] }, GSI3: { partition: ['client_id'] }, GSI4: { partition: ['invoice_id'], bounded: true } },
+  order: TIME_ENTRY_ORDER,
+  indexes: TIME_ENTRY_INDEXES,
 });
 
 /**

@@ -28,17 +28,21 @@ export function isCalendarDate(s: string): boolean {
   return y >= LIMITS.yearMin && y <= LIMITS.yearMax && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
 }
 
-export const calendarDate = (field: string, what: string) =>
+/**
+ * A date YYYY-MM-DD; `what` is its description in the OpenAPI document, given where the document's
+ * schemas are built (schemas/invoices.ts `SAID`) or left out, so a function's bundle need not hold it.
+ */
+export const calendarDate = (field: string, what?: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.check(isCalendarDate, `${field} must be a date YYYY-MM-DD from year ${LIMITS.yearMin} to ${LIMITS.yearMax}, e.g. 2026-11-01`),
-    v.metadata({ format: 'date', description: what }),
+    v.metadata({ format: 'date', ...(what === undefined ? {} : { description: what }) }),
   );
 
+/** An IANA time zone name; its description is the OpenAPI document's (schemas/documented.ts), told by the check. */
 export const timeZoneName = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     v.check(isTimeZone, `${field} must be an IANA time zone name, such as UTC, Europe/Paris or Asia/Kathmandu`),
-    v.metadata({ description: 'An IANA time zone name (Europe/Paris, Asia/Kathmandu); the days, weeks and months are those of this zone' }),
   );
 

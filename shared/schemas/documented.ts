@@ -6,7 +6,8 @@
  */
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+import { isTimeZone } from '../totals/calendar.ts';
+import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isNonEmpty, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -65,6 +66,8 @@ export function documentAction(action: { type: string; requirement?: unknown; me
   if (type === 'metadata' && action.metadata === WEBHOOK_URL) return { ...converted, ...WEBHOOK_URL, pattern: WEBHOOK_URL_PATTERN };
   if (type !== 'check') return undefined;
   switch (requirement) {
+    case isNonEmpty:
+      return { ...converted, [converted.type === 'array' ? 'minItems' : 'minLength']: 1 };
     case isSingleLineText:
       return { ...converted, pattern: plainPattern('single') };
     case isMultiLineText:
@@ -74,10 +77,16 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       return { ...converted, pattern: lines ? textPattern(lines) : '\\S' };
     }
     case hasMoneyDecimals:
-    case hasPercentDecimals:
       // In words only (the field's description): `multipleOf: 0.0001` makes validators that divide
       // doubles (Prism, a default ajv) refuse 12.34 and 19.99, and JSON Schema has no exact form.
       return converted;
+    case isPercentage:
+      return { ...converted, minimum: 0, maximum: LIMITS.percent };
+    case hasPercentDecimals:
+      // Likewise; the description is said here, not in the schema a function builds (fields.ts percent).
+      return { ...converted, description: `A percentage from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places` };
+    case isTimeZone:
+      return { ...converted, description: 'An IANA time zone name (Europe/Paris, Asia/Kathmandu); the days, weeks and months are those of this zone' };
     case isTimestamp:
       return { ...converted, pattern: DATE_TIME_PATTERN };
     case isWebUrl:

@@ -4,28 +4,32 @@
  */
 import * as v from 'valibot';
 
-export const LIMITS = {
-  nameLength: 200,
-  emailLength: 254,
-  addressLength: 1000,
-  urlLength: 2048,
-  taxIdLength: 32,
-  descriptionLength: 5000,
-  idLength: 64,
-  searchLength: 100,
-  cursorLength: 1024,
-  money: 1_000_000_000,
-  moneyDecimals: 4,
-  percent: 100,
-  percentDecimals: 3,
-  yearMin: 1900,
-  yearMax: 9999,
-  intervalCount: 1000,
-  durationMinutes: 10_080,
-  bodyBytes: 64 * 1024,
-  pageSizeDefault: 25,
-  pageSizeMax: 100,
-} as const;
+/**
+ * The limits of the fields and requests, by name. A const enum: the bundler puts each value where
+ * it is used, so a function's bundle holds only the numbers its own rules read, not the table.
+ */
+export const enum LIMITS {
+  nameLength = 200,
+  emailLength = 254,
+  addressLength = 1000,
+  urlLength = 2048,
+  taxIdLength = 32,
+  descriptionLength = 5000,
+  idLength = 64,
+  searchLength = 100,
+  cursorLength = 1024,
+  money = 1_000_000_000,
+  moneyDecimals = 4,
+  percent = 100,
+  percentDecimals = 3,
+  yearMin = 1900,
+  yearMax = 9999,
+  intervalCount = 1000,
+  durationMinutes = 10_080,
+  bodyBytes = 64 * 1024,
+  pageSizeDefault = 25,
+  pageSizeMax = 100,
+}
 
 /** Length in Unicode code points, as JSON Schema's maxLength counts: an emoji is one character. */
 export const codePointLength = (s: string): number => {
@@ -34,13 +38,16 @@ export const codePointLength = (s: string): number => {
   return n;
 };
 
+/** Not empty (a string or a list): a check, which the OpenAPI document states as minLength or minItems 1 (schemas/documented.ts). */
+export const isNonEmpty = (value: string | readonly unknown[]) => value.length > 0;
+
 /** At most `max` code points (not UTF-16 units); the OpenAPI document states it as maxLength. */
 export const maxChars = (field: string, max: number) =>
   [v.check((s: string) => codePointLength(s) <= max, `${field} must be at most ${max} characters`), v.metadata<string, { maxLength: number }>({ maxLength: max })] as const;
 
 /** The start of a pipe: a string of 1 to `max` code points. */
 const nonEmptyString = (field: string, max: number) =>
-  [v.string(`${field} must be a string`), v.minLength<string, 1, string>(1, `${field} must not be empty`), ...maxChars(field, max)] as const;
+  [v.string(`${field} must be a string`), v.check<string, `${string} must not be empty`>(isNonEmpty, `${field} must not be empty`), ...maxChars(field, max)] as const;
 
 /**
  * A character a reader sees: a letter, digit, punctuation or symbol that is not one of Unicode's
@@ -207,15 +214,21 @@ export const money = (field: string) =>
 
 export const hasPercentDecimals = (n: number): boolean => hasAtMostDecimals(n, LIMITS.percentDecimals);
 
-/** A percentage (an invoice's discount or tax rate): 0 to 100 with at most 3 decimal places. */
+/** From 0 to 100: the OpenAPI document states it as minimum and maximum (schemas/documented.ts). */
+export const isPercentage = (n: number): boolean => n >= 0 && n <= LIMITS.percent;
+
+/**
+ * A percentage (an invoice's discount or tax rate): 0 to 100 with at most 3 decimal places. Its
+ * rules are checks (no finite, minValue or maxValue actions): an invoice's create, its only
+ * number, then holds none of those actions.
+ */
 export const percent = (field: string) =>
   v.pipe(
     v.number(`${field} must be a number`),
-    v.finite(`${field} must be a finite number`),
-    v.minValue(0, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
-    v.maxValue(LIMITS.percent, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
+    v.check((n: number) => Number.isFinite(n), `${field} must be a finite number`),
+    v.check(isPercentage, `${field} must be a percentage from 0 to ${LIMITS.percent}`),
+    // Its description is the OpenAPI document's (schemas/documented.ts), told by this check.
     v.check(hasPercentDecimals, `${field} must have at most ${LIMITS.percentDecimals} decimal places`),
-    v.metadata({ description: `A percentage from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places` }),
   );
 
 let currencies: ReadonlySet<string> | undefined;

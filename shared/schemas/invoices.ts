@@ -5,20 +5,21 @@
  * optional bodies. Built inside functions, never at load (as define.ts).
  */
 import * as v from 'valibot';
-import { enumOf, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
+import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import type { FieldError } from '../errors.ts';
 
-export const INVOICE_LIMITS = {
+/** An invoice's limits; a const enum, as LIMITS (fields.ts): each value is put where it is read. */
+export const enum INVOICE_LIMITS {
   /** Entries one invoice takes; more is a 400 naming `to` (narrow the range). */
-  entries: 2000,
+  entries = 2000,
   /** Lines (project × rate) of one invoice. */
-  lines: 100,
+  lines = 100,
   /** `project_ids` of one create. */
-  projects: 50,
-  memoLength: 2000,
-  purchaseOrderLength: 100,
-} as const;
+  projects = 50,
+  memoLength = 2000,
+  purchaseOrderLength = 100,
+}
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -27,9 +28,21 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 const amount = (what: string) =>
   v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/), v.metadata({ description: `${what}: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345")` }));
 
+/**
+ * What the OpenAPI document says of the dates a create and a PATCH take: given only where the
+ * document's schemas are built (`invoiceBodies`, the object's fields), so the create's and the
+ * PATCH's bundles do not hold these words (built by a pure call: its template is not pure to the bundler).
+ */
+const SAID = /* @__PURE__ */ (() => ({
+  from: 'The first date whose time to invoice (inclusive), in `timezone`',
+  to: `The date after the last one (exclusive), in \`timezone\`: after \`from\`, at most ${MAX_SUMMARY_DAYS} days from it`,
+  due_date: 'The date payment is due (in the invoice\'s `timezone`); never before `issue_date`',
+}))();
+type Said = Partial<typeof SAID>;
+
 const memo = () => v.nullable(text('memo', INVOICE_LIMITS.memoLength, 'multi'));
 const purchaseOrder = () => v.nullable(text('purchase_order', INVOICE_LIMITS.purchaseOrderLength));
-const dueDate = () => v.nullable(calendarDate('due_date', 'The date payment is due (in the invoice\'s `timezone`); never before `issue_date`'));
+const dueDate = (said: Said) => v.nullable(calendarDate('due_date', said.due_date));
 
 /** The invoice's fields as its object shows them (registry.ts declares their order and `invoiceFields` from them). */
 export const invoiceFieldSchemas = () => ({
@@ -61,7 +74,7 @@ export const invoiceFieldSchemas = () => ({
   memo: memo(),
   purchase_order: purchaseOrder(),
   issue_date: v.nullable(calendarDate('issue_date', 'Set at finalize')),
-  due_date: dueDate(),
+  due_date: dueDate(SAID),
   finalized_at: v.nullable(timestamp('finalized_at')),
   paid_at: v.nullable(timestamp('paid_at')),
   voided_at: v.nullable(timestamp('voided_at')),
@@ -70,8 +83,9 @@ export const invoiceFieldSchemas = () => ({
 const projectIds = () =>
   v.pipe(
     v.array(reference('project_ids'), 'project_ids must be an array of project ids'),
-    v.minLength(1, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
-    v.maxLength(INVOICE_LIMITS.projects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
+    v.check<string[], string>(isNonEmpty, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
+    v.check((ids: string[]) => ids.length <= INVOICE_LIMITS.projects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
+    v.metadata<string[], { maxItems: number }>({ maxItems: INVOICE_LIMITS.projects }),
     v.check(isUniqueList, 'project_ids must not repeat a project'),
   );
 
@@ -79,26 +93,26 @@ const projectIds = () =>
  * What each invoice operation takes, built apart: a function builds only its own action's body
  * (registry.ts `invoiceWith`), so a pay carries neither the create's rules nor the invoice's fields.
  */
-export const invoiceCreateBody = () =>
+export const invoiceCreateBody = (said: Said = {}) =>
   v.strictObject({
     client_id: reference('client_id'),
-    from: calendarDate('from', 'The first date whose time to invoice (inclusive), in `timezone`'),
-    to: calendarDate('to', `The date after the last one (exclusive), in \`timezone\`: after \`from\`, at most ${MAX_SUMMARY_DAYS} days from it`),
+    from: calendarDate('from', said.from),
+    to: calendarDate('to', said.to),
     timezone: v.optional(timeZoneName('timezone'), 'UTC'),
     project_ids: v.optional(projectIds()),
     discount_rate: v.optional(percent('discount_rate'), 0),
     tax_rate: v.optional(percent('tax_rate'), 0),
     memo: v.optional(memo()),
     purchase_order: v.optional(purchaseOrder()),
-    due_date: v.optional(dueDate()),
+    due_date: v.optional(dueDate(said)),
   });
 
 /** A PATCH of a draft: its terms. */
-export const invoiceUpdateBody = () =>
+export const invoiceUpdateBody = (said: Said = {}) =>
   v.strictObject({
     memo: v.optional(memo()),
     purchase_order: v.optional(purchaseOrder()),
-    due_date: v.optional(dueDate()),
+    due_date: v.optional(dueDate(said)),
     discount_rate: v.optional(percent('discount_rate')),
     tax_rate: v.optional(percent('tax_rate')),
   });
@@ -117,8 +131,8 @@ export const invoiceVoidBody = () => v.strictObject({});
 
 /** Every operation's body: for what documents or checks the whole API (registry.ts `invoiceSchemas`). */
 export const invoiceBodies = () => ({
-  create: invoiceCreateBody(),
-  update: invoiceUpdateBody(),
+  create: invoiceCreateBody(SAID),
+  update: invoiceUpdateBody(SAID),
   finalize: invoiceFinalizeBody(),
   pay: invoicePayBody(),
   void: invoiceVoidBody(),

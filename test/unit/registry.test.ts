@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { declareResource } from '../../shared/resources/declare.ts';
 import { dataOf, objectOf } from '../../shared/resources/objects.ts';
 import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
-import { RESOURCES, RESOURCE_LIST, clientFields, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/resources/registry.ts';
+import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, clientIdentity, counterOf, invoiceSchemas, projectIdentity, referrersOf, resourceOf, timeEntryKeyed } from '../../shared/resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
 import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/routes.ts';
 import { contractOf } from '../../shared/operations.ts';
@@ -316,6 +316,16 @@ describe('item mapping', () => {
     expect(object).toMatchObject({ object: 'client', id: CLIENT_ID, company_name: 'A', website: null, workspace_id: 'ws', created_at: AT, updated_at: AT });
     expect(object).not.toHaveProperty('extra');
     expect(objectOf(client, {}).object).toBe('client');
+  });
+});
+
+describe('identities', () => {
+  it('are what the declarations derive, and a time entry\'s keyed part holds its order and indexes', () => {
+    const identity = (r: { kind: string; idPrefix: string; type: string; noun: string }) => ({ kind: r.kind, idPrefix: r.idPrefix, type: r.type, noun: r.noun });
+    expect(clientIdentity).toEqual(identity(RESOURCES.client));
+    expect(projectIdentity).toEqual(identity(RESOURCES.project));
+    expect(timeEntryKeyed).toEqual({ ...identity(RESOURCES.time_entry), order: RESOURCES.time_entry.order, indexes: RESOURCES.time_entry.indexes });
+    expect(RESOURCES.client.storedDefaults?.currency).toBe(CLIENT_STORED_CURRENCY);
   });
 });
 

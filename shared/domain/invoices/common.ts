@@ -6,7 +6,7 @@
  * bundle holds its own operation's code and this.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
@@ -14,7 +14,8 @@ import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '
 import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from '../../invoices/amounts.ts';
 import { invoicedTotalsParts } from '../../invoices/lock.ts';
 import { objectOf, type Invoice } from '../../resources/objects.ts';
-import { client, counterOf, invoice, timeEntry } from '../../resources/registry.ts';
+import { clientIdentity, counterOf, invoice, timeEntryKeyed } from '../../resources/registry.ts';
+import { keyInUse } from '../../http/idempotency.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 
@@ -57,11 +58,8 @@ export const dataOfItem = (item: Record<string, unknown>) => item[DATA_ATTRIBUTE
 export const workOf = (item: Record<string, unknown>) => item[WORK] as Work | undefined;
 export const versioned = (item: Record<string, unknown>): Versioned<Invoice> => ({ resource: objectOf(invoice, item), version: versionOf(item) });
 
-export const keyInUse = (seconds: number) =>
-  new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still creating this invoice: retry after the time in Retry-After', {
-    param: 'Idempotency-Key',
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
-  });
+/** 409: another request holds the invoice's work, for `seconds` more at most. */
+export const workInUse = (seconds: number) => keyInUse(seconds, 'creating this invoice: retry after the time in Retry-After');
 
 /**
  * This request becomes the holder of the item's work, once its lease is past (409 with the
@@ -69,7 +67,7 @@ export const keyInUse = (seconds: number) =>
  */
 export async function takeOver(ctx: CallerContext, item: Record<string, unknown>, now: Date, turn?: Omit<Work, 'owner' | 'lease_until'>): Promise<Record<string, unknown>> {
   const work = workOf(item)!;
-  if (work.lease_until > now.getTime()) throw keyInUse((work.lease_until - now.getTime()) / 1000);
+  if (work.lease_until > now.getTime()) throw workInUse((work.lease_until - now.getTime()) / 1000);
   const next: Work = { ...(turn ?? work), owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
   const cancelled = await transact<string>({
     [ITEM]: {
@@ -83,14 +81,14 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
       },
     },
   });
-  if (cancelled) throw keyInUse(LEASE_MS / 1000);
+  if (cancelled) throw workInUse(LEASE_MS / 1000);
   return { ...item, [WORK]: next };
 }
 
 /** The entries of `ids` as stored now (strongly consistent), by id. */
 export async function readEntries(ctx: CallerContext, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  let keysLeft: Record<string, unknown>[] = ids.map((id) => ({ ...keys.item(ctx.workspaceId, timeEntry.type, id) }));
+  let keysLeft: Record<string, unknown>[] = ids.map((id) => ({ ...keys.item(ctx.workspaceId, timeEntryKeyed.type, id) }));
   for (let round = 0; keysLeft.length > 0; round++) {
     if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
     const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true } } }));
@@ -217,15 +215,16 @@ export function fitBatch(
 export async function endLease(item: Record<string, unknown>) {
   const work = workOf(item);
   if (!work) return;
+  const held = heldBy(work.owner);
   await transact<string>({
     [ITEM]: {
       Update: {
         TableName: tableName(),
         Key: { PK: item.PK, SK: item.SK },
         UpdateExpression: 'SET #work.#lease = :zero',
-        ConditionExpression: heldBy(work.owner).expression,
-        ExpressionAttributeNames: { ...heldBy(work.owner).names, '#lease': 'lease_until' },
-        ExpressionAttributeValues: { ...heldBy(work.owner).values, ':zero': 0 },
+        ConditionExpression: held.expression,
+        ExpressionAttributeNames: { ...held.names, '#lease': 'lease_until' },
+        ExpressionAttributeValues: { ...held.values, ':zero': 0 },
       },
     },
   });
@@ -247,7 +246,7 @@ export function draftRemoval(ctx: CallerContext, item: Record<string, unknown>, 
         ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
       },
     },
-    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, String(data.client_id)), counterOf(invoice), -1),
+    client_id: counterUpdate(keys.item(ctx.workspaceId, clientIdentity.type, String(data.client_id)), counterOf(invoice), -1),
     [ENTRIES]: { Delete: { TableName: tableName(), Key: keys.invoiceEntries(ctx.workspaceId, String(data.id)) } },
   };
 }

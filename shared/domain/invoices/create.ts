@@ -23,8 +23,8 @@ import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
 import { lockEntryPart } from '../../invoices/lock.ts';
-import { dataOf, objectOf, type Invoice } from '../../resources/objects.ts';
-import { client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
+import { dataOf, type Invoice } from '../../resources/objects.ts';
+import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
 import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
 import { dateRangeErrors } from '../../schemas/dates.ts';
 import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
@@ -32,7 +32,7 @@ import type { CallerContext, Versioned } from '../context.ts';
 import { discardedRecord, pendingRecord, pendingWorkOf, sealedRecord } from '../../http/idempotency-work.ts';
 import { readItem, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference } from '../entity.ts';
 import {
-  dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, keyInUse, LEASE_MS, linesFields, LOCKED,
+  dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
   readEntries, takeOver, versioned, WORK, workOf, BATCH_ENTRIES, type Work,
 } from './common.ts';
 
@@ -65,7 +65,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
   const clientItem = await readItem(ctx, client, input.client_id);
   if (!clientItem) throw unknownReference('client_id', client);
-  const theClient = objectOf(client, clientItem);
+  const currency = String(dataOfItem(clientItem).currency ?? CLIENT_STORED_CURRENCY);
   if (input.project_ids) await checkProjects(ctx, input.client_id, input.project_ids);
   const span = spanOf(input.timezone, input.from, input.to);
   const selected = await selectEntries(ctx, input, span);
@@ -87,24 +87,17 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
 
   const id = newId(invoice.idPrefix, now);
   const at = now.toISOString();
-  const discountRate = input.discount_rate;
-  const taxRate = input.tax_rate;
+  // dataOf takes each of the invoice's fields by name (null when absent): the body's own (timezone,
+  // project_ids, the rates, memo, purchase_order, due_date) and these.
   const data = dataOf(invoice, { id, workspaceId: ctx.workspaceId }, {
-    client_id: input.client_id,
+    ...input,
     status: 'draft',
-    currency: theClient.currency,
-    timezone: input.timezone,
+    currency,
     period_start: input.from,
     period_end: input.to,
-    project_ids: input.project_ids ?? null,
     lines: [],
     time_entry_count: 0,
-    ...invoiceAmounts([], discountRate, taxRate, theClient.currency),
-    discount_rate: discountRate,
-    tax_rate: taxRate,
-    memo: input.memo ?? null,
-    purchase_order: input.purchase_order ?? null,
-    due_date: input.due_date ?? null,
+    ...invoiceAmounts([], input.discount_rate, input.tax_rate, currency),
   }, at);
   const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
   const item = {
@@ -155,7 +148,7 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
       const out = await dynamo().send(new QueryCommand(spanQueryParams(source, 1000, startKey)));
       for (const item of out.Items ?? []) {
         const data = dataOfItem(item);
-        if (data.billable === false || data.invoice_id != null || data.client_id !== input.client_id) continue;
+        if (!uninvoiced(data, input.client_id)) continue;
         selected.push(item);
         if (selected.length > INVOICE_LIMITS.entries) {
           throw invalidParam('to', `The range holds more than ${INVOICE_LIMITS.entries} billable time entries to invoice: narrow the range or project_ids`);
@@ -187,7 +180,7 @@ async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versio
       const cancelled = await transact<string>({ record: discardedRecord(ctx.record!, id) });
       if (!cancelled) return undefined;
     }
-    throw keyInUse(1);
+    throw workInUse(1);
   }
   return build(ctx, await takeOver(ctx, item, now), now);
 }
@@ -209,15 +202,16 @@ function describer(ctx: CallerContext, clientId: string) {
   };
 }
 
+/** Billable time of the client on no invoice: what a create selects. */
+const uninvoiced = (data: Record<string, unknown>, clientId: unknown) => data.billable !== false && data.invoice_id == null && data.client_id === clientId;
+
 /** The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client (and projects), in its span, priced. */
 function belongs(data: Record<string, unknown>, invoiceData: Record<string, unknown>, span: { from: string; to: string }): boolean {
   const projects = invoiceData.project_ids as string[] | null;
   const at = String(data.started_at);
   return (
-    data.billable !== false &&
-    data.invoice_id == null &&
+    uninvoiced(data, invoiceData.client_id) &&
     data.billable_rate != null &&
-    data.client_id === invoiceData.client_id &&
     (projects === null || projects.includes(String(data.project_id))) &&
     at >= span.from &&
     at < span.to
@@ -259,24 +253,24 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         return picked;
       };
       const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
-      if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item, input(invoiceData));
+      if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item);
       await names.load(taken.map((e) => (dataOfItem(e).project_id ?? null) as string | null));
       lines = addToLines(lines, taken.map((e) => invoiceableOf(dataOfItem(e))), names.describe, currency);
       const fields = { ...linesFields(lines, data), ...(last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
-      const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1 } as Record<string, unknown>;
-      const nextWork = { ...work, next: work.next + count };
+      const after: Record<string, unknown> = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, [LOCKED]: Number(item[LOCKED] ?? 0) + taken.length, [WORK]: { ...work, next: work.next + count } };
       if (last) delete after[WORK];
-      else after[WORK] = nextWork;
-      after[LOCKED] = Number(item[LOCKED] ?? 0) + taken.length;
+      const held = heldBy(work.owner);
       const parts: Record<string, TransactItem> = {
-        [ITEM]: invoiceUpdate(item, {
-          set: fields,
-          attributes: last ? {} : { [WORK]: nextWork },
-          remove: last ? [WORK] : [],
-          add: taken.length ? { [LOCKED]: taken.length } : {},
-          bumpVersion: true,
-          condition: { expression: `#version = :read AND ${heldBy(work.owner).expression}`, names: heldBy(work.owner).names, values: { ...heldBy(work.owner).values, ':read': versionOf(item) } },
-        }),
+        // The whole item as it stands after the batch: while this request holds the work, no other writes it.
+        [ITEM]: {
+          Put: {
+            TableName: tableName(),
+            Item: after,
+            ConditionExpression: `#version = :read AND ${held.expression}`,
+            ExpressionAttributeNames: { ...held.names, '#version': VERSION_ATTRIBUTE },
+            ExpressionAttributeValues: { ...held.values, ':read': versionOf(item) },
+          },
+        },
         ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
         ...totals,
         ...(last && ctx.record ? { record: sealedRecord(ctx.record, versioned(after), id) } : {}),
@@ -288,7 +282,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         if (!last) continue;
         return versioned(after);
       }
-      if (cancelled.failed(ITEM)) throw keyInUse(LEASE_MS / 1000); // another request holds the work now
+      if (cancelled.failed(ITEM)) throw workInUse(LEASE_MS / 1000); // another request holds the work now
       // An entry changed, or was locked by another create, since it was read: read the batch again.
       if (++attempts >= BATCH_ATTEMPTS) throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entries of this invoice are being changed by other requests: retry with the same Idempotency-Key after the time in Retry-After');
     }
@@ -298,15 +292,14 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
   }
 }
 
-const input = (data: Record<string, unknown>) => ({ client_id: String(data.client_id), from: String(data.period_start), to: String(data.period_end), timezone: String(data.timezone) });
-
 /** Every entry changed or was taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
-async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>, range: ReturnType<typeof input>): Promise<never> {
-  const id = String(dataOfItem(item).id);
+async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): Promise<never> {
+  const data = dataOfItem(item);
+  const id = String(data.id);
   const cancelled = await transact<string>({
     ...draftRemoval(ctx, item, workOf(item)!.owner),
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
-  if (cancelled) throw keyInUse(LEASE_MS / 1000);
-  throw new ApiError('nothing_to_invoice', `The time of client ${range.client_id} from ${range.from} to ${range.to} (${range.timezone}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+  if (cancelled) throw workInUse(LEASE_MS / 1000);
+  throw new ApiError('nothing_to_invoice', `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
 }

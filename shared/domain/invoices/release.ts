@@ -15,7 +15,7 @@ import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
 import type { Invoice } from '../../resources/objects.ts';
 import { recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE } from '../entity.ts';
 import {
-  BATCH_ENTRIES, dataOfItem, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, keyInUse, LEASE_MS, linesFields, LOCKED,
+  BATCH_ENTRIES, dataOfItem, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
   readEntries, takeOver, versioned, WORK, workOf, type Work,
 } from './common.ts';
 import { commit, mustBe, mustRead, step } from './lifecycle.ts';
@@ -73,7 +73,7 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
     });
     if (!cancelled) return deleted;
     refuseIfRecordTaken(ctx, cancelled);
-    throw keyInUse(LEASE_MS / 1000);
+    throw workInUse(LEASE_MS / 1000);
   }
 }
 
@@ -133,7 +133,7 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
       const cancelled = await transact<string>(parts);
       if (cancelled) {
         refuseIfRecordTaken(ctx, cancelled);
-        if (cancelled.failed(ITEM)) throw keyInUse(LEASE_MS / 1000);
+        if (cancelled.failed(ITEM)) throw workInUse(LEASE_MS / 1000);
         continue; // an entry was released by the request this one took over from: read the batch again
       }
       item = after;
