@@ -26,6 +26,13 @@ import { stackOutput } from './stack-outputs.ts';
 
 const USAGE = 'Usage: npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8] [--stack-name <name>] [--outputs-file <file>]';
 
+/**
+ * Items a Scan call reads (before the filter): short calls, each well inside the SDK's request
+ * timeout (shared/data/budget.ts) even on a busy DynamoDB Local, and an even draw on the table's
+ * capacity instead of 1 MB bursts. A 1 MB page of the shared test table took over 1.5 s there.
+ */
+const SCAN_PAGE_ITEMS = 250;
+
 export interface BackfillReport {
   counted: number;
   skipped: number;
@@ -49,6 +56,7 @@ export async function backfillTotals(options: { segments: number; concurrency: n
             ExpressionAttributeNames: { '#counted': COUNTED_ATTRIBUTE, '#data': DATA_ATTRIBUTE },
             ExpressionAttributeValues: { ':entry': 'TIME_ENTRY#' },
             ProjectionExpression: 'PK, SK',
+            Limit: SCAN_PAGE_ITEMS,
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
         );
