@@ -33,7 +33,16 @@ export function templateContext(): Record<string, unknown> {
   return { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 }
 
-export default async function setup(project: TestProject) {
+/** What the setup makes once for both infra projects (vitest.config.ts: `infra`, `infra-isolated`). */
+interface Shared {
+  outdir: string;
+  local: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+  users: number;
+}
+const SHARED = Symbol.for('timebill.infra-assembly');
+const registry = globalThis as { [SHARED]?: Promise<Shared> };
+
+async function start(): Promise<Shared> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
   // Started first: esbuild bundles and Java starts in their own processes while this one synthesizes.
@@ -55,13 +64,26 @@ export default async function setup(project: TestProject) {
     writeBundles(outdir, { fingerprint, sizes: await bundles });
   } catch (error) {
     await (await dynamo).stop(); // a finding of cdk-nag, say: no Java left behind
+    rmSync(outdir, { recursive: true, force: true });
     throw error;
   }
-  project.provide('infraAssembly', outdir);
-  const local = await dynamo;
-  project.provide('dynamoEndpoint', local.endpoint);
+  return { outdir, local: await dynamo, users: 0 };
+}
+
+/**
+ * Both infra projects (the files that share workers and those that change process-wide state,
+ * vitest.config.ts) run this setup: the first synthesizes, both are given the same assembly and
+ * DynamoDB Local, and the last teardown stops and removes them.
+ */
+export default async function setup(project: TestProject) {
+  const shared = await (registry[SHARED] ??= start());
+  shared.users++;
+  project.provide('infraAssembly', shared.outdir);
+  project.provide('dynamoEndpoint', shared.local.endpoint);
   return async () => {
-    await local.stop();
-    rmSync(outdir, { recursive: true, force: true });
+    if (--shared.users > 0) return;
+    delete registry[SHARED];
+    await shared.local.stop();
+    rmSync(shared.outdir, { recursive: true, force: true });
   };
 }
