@@ -5,7 +5,7 @@
  * cloudformation-validate.test.ts). Template tests read the stacks from that cloud assembly
  * (readAssembly below) instead of synthesizing the same environments again in each file. cdk-nag runs during this
  * synthesis as in `cdk synth` (an unacknowledged finding fails the run here, with the finding).
- * Meanwhile esbuild builds every function's bundle once (support/bundles.ts), in its own process,
+ * Meanwhile the command `npm run bundle-sizes` builds every function's bundle once (support/bundles.ts), in its own process,
  * and a DynamoDB Local starts for the files that need a table (support/local-table.ts): one Java
  * process for the project, provided as `dynamoEndpoint`, stopped at the end.
  */
@@ -17,8 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { buildApp } from '../../../infra/app.ts';
 import { startDynamoDbLocal } from '../../../infra/local/dynamodb.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
-import { measureBundles } from '../../../scripts/bundle-sizes.ts';
-import { sourceFingerprint, writeBundles } from './bundles.ts';
+import { runBundleCommand, sourceFingerprint, writeBundles } from './bundles.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -45,8 +44,8 @@ const registry = globalThis as { [SHARED]?: Promise<Shared> };
 async function start(): Promise<Shared> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
-  // Started first: esbuild bundles and Java starts in their own processes while this one synthesizes.
-  const bundles = measureBundles();
+  // Started first: the bundles are built and Java starts in their own processes while this one synthesizes.
+  const bundles = runBundleCommand(path.join(outdir, 'bundle-sizes.json'));
   const dynamo = startDynamoDbLocal();
   try {
     const app = new App({ context: templateContext(), outdir });
@@ -61,9 +60,10 @@ async function start(): Promise<Shared> {
       if (validation === undefined) delete process.env.CDK_VALIDATION;
       else process.env.CDK_VALIDATION = validation;
     }
-    writeBundles(outdir, { fingerprint, sizes: await bundles });
+    writeBundles(outdir, { fingerprint, ...(await bundles) });
   } catch (error) {
     await (await dynamo).stop(); // a finding of cdk-nag, say: no Java left behind
+    await bundles.catch(() => undefined);
     rmSync(outdir, { recursive: true, force: true });
     throw error;
   }
