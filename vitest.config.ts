@@ -73,24 +73,22 @@ export default defineConfig({
         maxWorkers: 3,
         sequence: { groupOrder: 1 },
       }),
-      // infra: every environment synthesized once per run (test/infra/support/assembly.ts); no timeout that load could break.
+      // infra: every environment synthesized once per run (test/infra/support/assembly.ts, which both
+      // infra projects share); no timeout that load could break. The files that change no
+      // process-wide state share workers, as the unit and integration files do: each would
+      // otherwise import aws-cdk-lib and the stacks afresh.
       // CDK_VALIDATION=false: aws-cdk-lib checks each synthesized template against CloudFormation's
-      // schemas in WebAssembly (about 10 s of CPU for a file's first synth). The global setup's
-      // shared assembly of every environment is still checked (test env reaches test files only,
-      // not the global setup), as `cdk synth` checks it; a test file's own variant synths are not.
-      {
-        extends: true,
-        test: {
-          name: 'infra',
-          include: ['test/infra/**/*.test.ts'],
-          globalSetup: ['test/infra/support/assembly.ts'],
-          env: { ...ENV, CDK_VALIDATION: 'false' },
-          testTimeout: 0,
-          hookTimeout: 0,
-          maxWorkers: 3,
-          sequence: { groupOrder: 1 },
-        },
-      },
+      // schemas in WebAssembly (about 10 s of CPU for a file's first synth). The shared assembly of
+      // every environment is checked by cloudformation-validate.test.ts, as `cdk synth` checks it;
+      // a test file's own variant synths are not.
+      ...sharedAndIsolated('infra', 'test/infra', {
+        globalSetup: ['test/infra/support/assembly.ts'],
+        env: { ...ENV, CDK_VALIDATION: 'false' },
+        testTimeout: 0,
+        hookTimeout: 0,
+        maxWorkers: 3,
+        sequence: { groupOrder: 1 },
+      }),
     ],
   },
 });

@@ -5,11 +5,14 @@
  *   npm run bundle-sizes                  # table of all bundles
  *   npm run bundle-sizes -- --details     # also the biggest packages inside each bundle
  *   npm run bundle-sizes -- --max-kb 400  # exit 1 when a bundle is bigger (default 500)
+ *   npm run bundle-sizes -- --json <file> # also write every bundle, its bytes in base64, as JSON
  *
- * Nothing is written to disk. The infra tests' global setup (test/infra/support/assembly.ts) runs
- * measureBundles() once per run: test/infra/bundle-sizes.test.ts checks the sizes and
+ * Nothing else is written to disk. The infra tests' global setup (test/infra/support/assembly.ts)
+ * runs this command once per run (with --json and a limit every bundle exceeds):
+ * test/infra/bundle-sizes.test.ts checks its output, exit status and the sizes, and
  * test/infra/stack.test.ts that the bundles are byte-identical to the stack's assets.
  */
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
@@ -95,14 +98,15 @@ export async function measureBundles(targets: readonly BundleTarget[] = BUNDLE_T
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
-const USAGE = 'Usage: npm run bundle-sizes -- [--details] [--max-kb <KB per bundle>]';
+const USAGE = 'Usage: npm run bundle-sizes -- [--details] [--max-kb <KB per bundle>] [--json <file>]';
 
 runWhenMain(import.meta.url, async () => {
-  const { values } = parseCommandLine({ options: { details: { type: 'boolean', default: false }, 'max-kb': { type: 'string' } } }, USAGE);
+  const { values } = parseCommandLine({ options: { details: { type: 'boolean', default: false }, 'max-kb': { type: 'string' }, json: { type: 'string' } } }, USAGE);
   const maxBytes = values['max-kb'] === undefined ? MAX_BUNDLE_BYTES : Number(values['max-kb']) * 1024;
   if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new UsageError('--max-kb must be a positive number');
 
   const sizes = await measureBundles();
+  if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(sizes.map((s) => ({ ...s, contents: Buffer.from(s.contents).toString('base64') }))));
   const width = Math.max(...sizes.map((s) => s.name.length));
   console.log(`${'function'.padEnd(width)}  ${'minified'.padStart(10)}  ${'gzipped'.padStart(10)}`);
   for (const s of sizes) {

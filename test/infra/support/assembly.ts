@@ -5,7 +5,7 @@
  * cloudformation-validate.test.ts). Template tests read the stacks from that cloud assembly
  * (readAssembly below) instead of synthesizing the same environments again in each file. cdk-nag runs during this
  * synthesis as in `cdk synth` (an unacknowledged finding fails the run here, with the finding).
- * Meanwhile esbuild builds every function's bundle once (support/bundles.ts), in its own process,
+ * Meanwhile the command `npm run bundle-sizes` builds every function's bundle once (support/bundles.ts), in its own process,
  * and a DynamoDB Local starts for the files that need a table (support/local-table.ts): one Java
  * process for the project, provided as `dynamoEndpoint`, stopped at the end.
  */
@@ -17,8 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { buildApp } from '../../../infra/app.ts';
 import { startDynamoDbLocal } from '../../../infra/local/dynamodb.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
-import { measureBundles } from '../../../scripts/bundle-sizes.ts';
-import { sourceFingerprint, writeBundles } from './bundles.ts';
+import { runBundleCommand, sourceFingerprint, writeBundles } from './bundles.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,11 +32,20 @@ export function templateContext(): Record<string, unknown> {
   return { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 }
 
-export default async function setup(project: TestProject) {
+/** What the setup makes once for both infra projects (vitest.config.ts: `infra`, `infra-isolated`). */
+interface Shared {
+  outdir: string;
+  local: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+  users: number;
+}
+const SHARED = Symbol.for('timebill.infra-assembly');
+const registry = globalThis as { [SHARED]?: Promise<Shared> };
+
+async function start(): Promise<Shared> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
-  // Started first: esbuild bundles and Java starts in their own processes while this one synthesizes.
-  const bundles = measureBundles();
+  // Started first: the bundles are built and Java starts in their own processes while this one synthesizes.
+  const bundles = runBundleCommand(path.join(outdir, 'bundle-sizes.json'));
   const dynamo = startDynamoDbLocal();
   try {
     const app = new App({ context: templateContext(), outdir });
@@ -52,16 +60,30 @@ export default async function setup(project: TestProject) {
       if (validation === undefined) delete process.env.CDK_VALIDATION;
       else process.env.CDK_VALIDATION = validation;
     }
-    writeBundles(outdir, { fingerprint, sizes: await bundles });
+    writeBundles(outdir, { fingerprint, ...(await bundles) });
   } catch (error) {
     await (await dynamo).stop(); // a finding of cdk-nag, say: no Java left behind
+    await bundles.catch(() => undefined);
+    rmSync(outdir, { recursive: true, force: true });
     throw error;
   }
-  project.provide('infraAssembly', outdir);
-  const local = await dynamo;
-  project.provide('dynamoEndpoint', local.endpoint);
+  return { outdir, local: await dynamo, users: 0 };
+}
+
+/**
+ * Both infra projects (the files that share workers and those that change process-wide state,
+ * vitest.config.ts) run this setup: the first synthesizes, both are given the same assembly and
+ * DynamoDB Local, and the last teardown stops and removes them.
+ */
+export default async function setup(project: TestProject) {
+  const shared = await (registry[SHARED] ??= start());
+  shared.users++;
+  project.provide('infraAssembly', shared.outdir);
+  project.provide('dynamoEndpoint', shared.local.endpoint);
   return async () => {
-    await local.stop();
-    rmSync(outdir, { recursive: true, force: true });
+    if (--shared.users > 0) return;
+    delete registry[SHARED];
+    await shared.local.stop();
+    rmSync(shared.outdir, { recursive: true, force: true });
   };
 }
