@@ -65,11 +65,14 @@ export type RetryPolicy = (call: {
 /**
  * How a handler reads its input beyond the path and headers, injected by the frame that needs it
  * (write-handler.ts a body, list-handler.ts a query, each with the parser), so a bundle carries
- * only its own: a retrieve or a delete neither reader nor parser.
+ * only its own: a retrieve or a delete neither reader nor parser, and a write no refusal of a body.
  */
 export interface InputReaders {
-  /** The body as checked text (media type, size, UTF-8), then its JSON object (`bodyReader`). */
-  body?: typeof bodyReader;
+  /**
+   * The body, read first: as checked text (media type, size, UTF-8), then its JSON object
+   * (`bodyReader`); or refused, unread, by a frame that takes none (`noBody`).
+   */
+  body: BodyReader;
   /** The query, each parameter given once (`singleValuedQuery`). */
   query?: (event: APIGatewayProxyEvent) => Record<string, string>;
   /** What checks the body or query against the contract's schema (`parseOrThrow`, schemas/parse.ts). */
@@ -93,7 +96,7 @@ export function defineHandler<O extends Operation>(
   resource: ResourceFor<O>,
   run: (req: Request<O>) => Promise<Reply>,
   retries?: RetryPolicy,
-  readers: InputReaders = {},
+  readers: InputReaders = NO_INPUT,
 ) {
   const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
   return handlerOf(operation, action, resource, framed(operation, contract, retries !== undefined, readers), run, retries, readers);
@@ -101,11 +104,13 @@ export function defineHandler<O extends Operation>(
 
 /**
  * `contract`, once the frame that looked it up is seen to be the operation's: a write changes data
- * on retry and may read a body and If-Match, a list reads a query; each has its frame. A create's
- * frame gives its own contract and readers together, and needs no such check.
+ * on retry and may read a body and If-Match, a list reads a query; each has its frame. A public
+ * operation (no contract) has no caller, so no frame. A create's frame gives its own contract and
+ * readers together, and needs no such check.
  */
-export function framed(operation: string, contract: Contract | undefined, retries: boolean, readers: InputReaders): Contract | undefined {
-  if (contract && ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch))) {
+export function framed(operation: string, contract: Contract | undefined, retries: boolean, readers: InputReaders): Contract {
+  if (!contract) throw new Error(`${operation} is public and has no caller`);
+  if ((contract.idempotent && !retries) || (contract.body && readers.body === noBody) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch)) {
     throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : !contract.body ? 'defineDeleteHandler' : contract.conditional ? 'defineWriteHandler' : 'defineCreateHandler'}`);
   }
   return contract;
@@ -116,30 +121,28 @@ export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 
 /**
  * The handler of `operation` under `contract`: what defineHandler does once it has looked the
- * contract up (and checked it is this frame's, `framed`). A create's frame (write-handler.ts) gives the create's contract itself, so its
+ * contract up (and checked it is this frame's, `framed`, which also refuses a public operation). A create's frame (write-handler.ts) gives the create's contract itself, so its
  * bundle holds no other action's contract (shared/operations.ts).
  */
 export function handlerOf<O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
   resource: ResourceFor<O>,
-  contract: FrameContract | undefined,
+  contract: FrameContract,
   run: (req: Request<O>) => Promise<Reply>,
-  retries?: RetryPolicy,
-  readers: InputReaders = {},
+  retries: RetryPolicy | undefined,
+  readers: InputReaders,
 ) {
   const scope = scopeFor((resource as { collection: string }).collection, action as Action);
-  if (!contract) throw new Error(`${operation} is public and has no caller`);
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       const caller = callerOf(event, scope, requestId);
       // Only lists take query parameters; anywhere else one is a mistake worth saying.
       if (!contract.query) refuseQuery(event);
-      // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
-      if (!contract.body) refuseBody(event);
-      // The body as text, checked once: what the retry fingerprint and the parser read alike.
-      const textEvent = contract.body ? readers.body!.text(event) : event;
+      // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
+      // and deletes take none: one sent anyway is a mistake, refused before anything changes.
+      const textEvent = readers.body.text(event);
       const request = requestOf<O>(textEvent, caller, contract, readers, (resource as { acrossFields?: AcrossFields }).acrossFields);
       const reply = await withRequestDeadline(() =>
         retries
@@ -188,7 +191,7 @@ function requestOf<O extends Operation>(
     id: () => event.pathParameters?.id ?? '',
     expectedVersion: () => readers.ifMatch?.(event),
     query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
-    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', across) as BodyOf<O>),
+    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event), 'field', across) as BodyOf<O>),
   };
 }
 
@@ -210,11 +213,22 @@ function once<T>(compute: () => T): () => T {
 
 const isEmptyBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
 
-function refuseBody(event: APIGatewayProxyEvent) {
-  if (!isEmptyBody(event)) {
-    throw invalidParam('body', 'This operation takes no request body: send the request without one');
-  }
+/** How a frame reads a request's body: its text first, checked, then (a frame that parses it) its JSON. */
+export interface BodyReader {
+  text: (event: APIGatewayProxyEvent) => APIGatewayProxyEvent;
+  json?: (event: APIGatewayProxyEvent) => unknown;
 }
+
+/** The body reader of a frame that takes none (retrieve, list, delete): one sent is refused, unread. */
+export const noBody: BodyReader = {
+  text: (event) => {
+    if (!isEmptyBody(event)) throw invalidParam('body', 'This operation takes no request body: send the request without one');
+    return event;
+  },
+};
+
+/** What a retrieve reads beyond the path and headers: nothing. */
+const NO_INPUT: InputReaders = { body: noBody };
 
 /**
  * The query, each parameter given once. API Gateway decodes the query string before the handler
@@ -329,4 +343,4 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
 }
 
 /** How a handler that parses a body reads it (injected by write-handler.ts). */
-export const bodyReader = { text: withTextBody, json: jsonBody };
+export const bodyReader: BodyReader = { text: withTextBody, json: jsonBody };

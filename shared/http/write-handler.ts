@@ -5,13 +5,14 @@
  * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own body schema alone;
  * the others read If-Match and look their contract up.
  */
-import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { idempotentWrites, type RevealedBody } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
-import { contractOf, requireSchema, type OperationOf, type ResourceFor } from '../operations.ts';
+import { contractOf, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 import type { AnyResource } from '../resources/declare.ts';
+import type * as v from 'valibot';
 
 /**
  * The frame of writes, under `contract`, with the readers it is given (a body's for POST and
@@ -22,7 +23,7 @@ const writeFrame = <O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
   resource: ResourceFor<O>,
-  contract: FrameContract | undefined,
+  contract: FrameContract,
   change: (req: Request<O>) => Promise<Outcome>,
   readers: InputReaders,
   replyOf: (outcome: Outcome, path: string) => Reply,
@@ -42,19 +43,21 @@ const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'
 type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create' ? O : never }[Operation];
 
 /**
- * A POST that creates: reads and parses a JSON body (the resource's `create` schema: what the
- * frame reads of the create's contract, shared/operations.ts, whose other terms only the OpenAPI
- * document reads); answers 201 with Location. A create whose reply reveals attributes stored
+ * A POST that creates: reads and parses a JSON body (the resource's `create` schema, which tsc
+ * requires it to carry: what the frame reads of the create's contract, shared/operations.ts, whose
+ * other terms only the OpenAPI document reads); answers 201 with Location. A create whose reply reveals attributes stored
  * beside the resource (a webhook endpoint's secret) gives `revealedBody` (shared/http/revealed.ts)
  * for its replays.
  */
-export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>, revealedBody?: RevealedBody) => {
-  requireSchema(operation, resource as object, 'create');
-  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: (resource as unknown as { create: FrameContract['body'] }).create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
-};
+export const defineCreateHandler = <O extends CreateOperation>(
+  operation: O,
+  resource: ResourceFor<O> & { create: v.GenericSchema },
+  change: (req: Request<O>) => Promise<Outcome>,
+  revealedBody?: RevealedBody,
+) => writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: resource.create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
 
 const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader };
-const DELETE_READERS: InputReaders = { ifMatch: ifMatchHeader };
+const DELETE_READERS: InputReaders = { body: noBody, ifMatch: ifMatchHeader };
 
 /** A PATCH, or an invoice's step: reads and parses a JSON body, and If-Match. */
 export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
