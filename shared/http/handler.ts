@@ -18,7 +18,7 @@ import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
 import { refuseQuery } from './query.ts';
-import { logger } from '../log.ts';
+import * as logger from '../log.ts';
 
 export interface Request<O extends Operation> {
   caller: CallerContext;
@@ -151,7 +151,7 @@ export function handlerOf<O extends Operation>(
       );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
-      const unavailable = asServiceUnavailable(error, { operation, requestId, logger });
+      const unavailable = asServiceUnavailable(error, { operation, requestId });
       if (unavailable) return errorResponse(unavailable, requestId);
       if (!(error instanceof ApiError) || error.status >= 500) {
         logger.error('Unexpected error', { operation, requestId, error: error as Error });
