@@ -4,7 +4,7 @@
  * validate, call the domain, say what to return.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
+import { ApiError, ERROR_TYPES, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
 import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
@@ -289,7 +289,7 @@ function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
   checkMediaType(event);
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
   if ((bytes?.length ?? Buffer.byteLength(event.body, 'utf8')) > LIMITS.bodyBytes) {
-    throw new ApiError('payload_too_large', `The request body must be at most ${LIMITS.bodyBytes} bytes`);
+    throw new ApiError('payload_too_large', ERROR_TYPES.payload_too_large, `The request body must be at most ${LIMITS.bodyBytes} bytes`);
   }
   if (!bytes) return event; // text already (a direct invocation, a test)
   let body: string;
@@ -304,18 +304,18 @@ function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
 function checkMediaType(event: APIGatewayProxyEvent) {
   const contentType = header(event, 'content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json');
+    throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, 'Send the request body as JSON with Content-Type: application/json');
   }
   const charset = charsetOf(contentType);
   if (charset !== undefined && !UTF8.test(charset)) {
     // Decoding the bytes as UTF-8 anyway would store mojibake (é as U+FFFD); say which charset is refused.
-    throw new ApiError('unsupported_media_type', `The charset ${named(charset)} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
+    throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, `The charset ${named(charset)} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
   }
   // No content coding is decoded (docs/api.md): a compressed body read as JSON would be garbage,
   // and decoding one would need a bound after decompression for a 64 KiB body that gains little.
   const coding = header(event, 'content-encoding')?.trim();
   if (coding && /[^\s,]/.test(coding.replace(/identity/gi, ''))) {
-    throw new ApiError('unsupported_media_type', `The Content-Encoding ${named(coding)} is not supported: send the body uncompressed, without Content-Encoding`);
+    throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, `The Content-Encoding ${named(coding)} is not supported: send the body uncompressed, without Content-Encoding`);
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { InferOutput } from 'valibot';
-import { ApiError, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { ApiError, ERROR_TYPES, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
@@ -70,13 +70,13 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const span = spanOf(input.timezone, input.from, input.to);
   const selected = await selectEntries(ctx, input, span);
   if (selected.length === 0) {
-    throw new ApiError('nothing_to_invoice', `Client ${input.client_id} has no billable time on no invoice from ${input.from} to ${input.to} (${input.timezone})${input.project_ids ? ' in those projects' : ''}`);
+    throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `Client ${input.client_id} has no billable time on no invoice from ${input.from} to ${input.to} (${input.timezone})${input.project_ids ? ' in those projects' : ''}`);
   }
   const unpriced = selected.filter((e) => dataOfItem(e).billable_rate == null);
   if (unpriced.length > 0) {
     const n = unpriced.length;
     throw new ApiError(
-      'unpriced_time',
+      'unpriced_time', ERROR_TYPES.unpriced_time,
       `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range ${n === 1 ? 'has' : 'have'} no billable_rate (e.g. ${String(dataOfItem(unpriced[0]!).id)}): set a rate on ${n === 1 ? 'it' : 'them'}, or mark ${n === 1 ? 'it' : 'them'} non-billable, then create the invoice`,
     );
   }
@@ -301,5 +301,5 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): 
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
-  throw new ApiError('nothing_to_invoice', `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+  throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
 }
