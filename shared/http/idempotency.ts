@@ -45,7 +45,7 @@ export interface StoredRecord {
   headers?: Record<string, string>;
   /** The reply's body as the JSON text sent, without the revealed attributes. */
   body: string;
-  revealed?: { PK: string; SK: string; attributes: string[] };
+  revealed?: Revealed;
 }
 
 /** The record's Put, part of the change's transaction: only where the key holds no live record. */
@@ -75,7 +75,7 @@ function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredR
     status: reply.status,
     ...(reply.headers ? { headers: reply.headers } : {}),
     body: JSON.stringify(reply.body),
-    ...(revealed ? { revealed: { ...revealed.key, attributes: [...revealed.attributes] } } : {}),
+    ...(revealed ? { revealed } : {}),
   };
 }
 

@@ -102,11 +102,12 @@ export function declareResource<
   return {
     ...declaration,
     ...identityOf(declaration.kind, declaration.idPrefix),
-    /** In messages: `time entries`. */
-    plural: declaration.collection.replaceAll('_', ' '),
     fieldNames: declaration.fields,
   };
 }
+
+/** In messages: `time entries`. Said where a message names it, not held by every declaration. */
+export const pluralOf = (resource: { collection: string }) => resource.collection.replaceAll('_', ' ');
 
 /**
  * A resource's identity alone: its kind and id prefix, and the names keys and messages derive
@@ -133,7 +134,6 @@ export interface AnyResource {
   readonly tag: string;
   readonly type: string;
   readonly noun: string;
-  readonly plural: string;
   readonly fieldNames: readonly string[];
   readonly readOnly?: Readonly<Record<string, ReadOnlyField>>;
   readonly immutable?: Readonly<Record<string, string>>;
