@@ -45,13 +45,14 @@ export interface FieldError {
   message: string;
 }
 
+/** Its members are declared, not defined as fields: the constructor sets each (no field starts undefined first). */
 export class ApiError<T extends ErrorType = ErrorType> extends Error {
-  readonly type: T;
+  declare readonly type: T;
   /** The type's status in the catalogue (`ERROR_TYPES[type]`). */
-  readonly status: number;
-  readonly param: string | undefined;
-  readonly errors: FieldError[] | undefined;
-  readonly headers: Record<string, string>;
+  declare readonly status: number;
+  declare readonly param: string | undefined;
+  declare readonly errors: FieldError[] | undefined;
+  declare readonly headers: Record<string, string>;
 
   constructor(
     type: T,
