@@ -122,8 +122,10 @@ function canonicalJson(value: unknown, depth = 0): string {
 
 /** Thrown by the domain when the change's transaction was cancelled by the record's condition. */
 class KeyTaken extends Error {
-  constructor(readonly stored: Record<string, unknown> | undefined) {
+  declare readonly stored: Record<string, unknown> | undefined;
+  constructor(stored: Record<string, unknown> | undefined) {
     super('Idempotency-Key taken');
+    this.stored = stored;
   }
 }
 
