@@ -24,13 +24,16 @@ export interface Request<O extends Operation> {
   caller: CallerContext;
   /** The `{id}` path parameter. */
   id(): string;
-  /** The query string, parsed by the operation's contract (lists). */
+  /** The query string, parsed by the operation's contract (lists only: given by their frame, `listRequest`). */
   query(): QueryOf<O>;
   /** The JSON body, parsed by the operation's contract (create and update). */
   body(): BodyOf<O>;
   /** The path this request was made to, as the caller sees it (stage prefix included). */
   path: string;
-  /** If-Match as the versions it names (strong comparison); undefined when absent or `*`. */
+  /**
+   * If-Match as the versions it names (strong comparison); undefined when absent or `*`. Conditional
+   * writes only (PATCH, DELETE, a step): given by their frames, `conditionalRequest`.
+   */
   expectedVersion(): IfMatch;
 }
 
@@ -79,7 +82,25 @@ export interface InputReaders {
   parse?: typeof parseOrThrow;
   /** If-Match as the versions it names (`ifMatchHeader`): a conditional operation's (PATCH, DELETE, a step). */
   ifMatch?: typeof ifMatchHeader;
+  /**
+   * The request's members read from the query or If-Match (`listRequest`, `conditionalRequest`),
+   * given by the frames that read those: a create's bundle holds neither.
+   */
+  request?: (event: APIGatewayProxyEvent, readers: InputReaders, contract: FrameContract, across: Across | undefined) => ReadMembers;
 }
+
+/** The resource's cross-field rule as the parser runs it (`parseOrThrow`'s `acrossFields`). */
+type Across = Parameters<typeof parseOrThrow>[3];
+/** What `InputReaders.request` adds to a request. */
+type ReadMembers = { query?: () => unknown; expectedVersion?: () => IfMatch };
+
+/** A list's request: `query()`, the query string parsed by the contract. */
+export const listRequest: InputReaders['request'] = (event, readers, contract, across) => ({
+  query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across),
+});
+
+/** A conditional write's request: `expectedVersion()`, from If-Match. */
+export const conditionalRequest: InputReaders['request'] = (event, readers) => ({ expectedVersion: () => readers.ifMatch!(event) });
 
 /** If-Match, read for the operations that honour it (write-handler.ts gives it to theirs): a create's bundle carries no ETag-list parsing. */
 export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
@@ -189,8 +210,8 @@ function requestOf<O extends Operation>(
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
-    expectedVersion: () => readers.ifMatch?.(event),
-    query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
+    // A list's query(), a conditional write's expectedVersion(): from the frames that read them.
+    ...(readers.request?.(event, readers, contract, across) as Pick<Request<O>, 'query' | 'expectedVersion'>),
     body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event), 'field', across) as BodyOf<O>),
   };
 }

@@ -5,7 +5,7 @@
  * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own body schema alone;
  * the others read If-Match and look their contract up.
  */
-import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, conditionalRequest, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { idempotentWrites, type RevealedBody } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
@@ -56,8 +56,8 @@ export const defineCreateHandler = <O extends CreateOperation>(
   revealedBody?: RevealedBody,
 ) => writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: resource.create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
 
-const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader };
-const DELETE_READERS: InputReaders = { body: noBody, ifMatch: ifMatchHeader };
+const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader, request: conditionalRequest };
+const DELETE_READERS: InputReaders = { body: noBody, ifMatch: ifMatchHeader, request: conditionalRequest };
 
 /** A PATCH, or an invoice's step: reads and parses a JSON body, and If-Match. */
 export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
