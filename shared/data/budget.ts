@@ -22,7 +22,6 @@ export const SDK_BUDGET = {
   backoffCapMs: (retry: number) => 100 * 2 ** (retry - 1),
   /** No new attempt starts this long after the request began (the request's deadline). */
   requestDeadlineMs: 6000,
-  functionTimeoutMs: FUNCTION_TIMEOUT_SECONDS * 1000,
 } as const;
 
 /** One attempt's longest possible duration: connected just before the connect timeout, then no answer. */
