@@ -65,6 +65,9 @@ export type RetryPolicy = (call: {
   run: (caller: CallerContext) => Promise<Reply>;
 }) => Promise<Reply>;
 
+/** A read's policy: no retry to handle, so it runs the handler once, for the request's caller. */
+const runOnce: RetryPolicy = ({ request, run }) => run(request.caller);
+
 /**
  * How a handler reads its input beyond the path and headers, injected by the frame that needs it
  * (write-handler.ts a body, list-handler.ts a query, each with the parser), so a bundle carries
@@ -120,7 +123,7 @@ export function defineHandler<O extends Operation>(
   readers: InputReaders = NO_INPUT,
 ) {
   const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
-  return handlerOf(operation, action, resource, framed(operation, contract, retries !== undefined, readers), run, retries, readers);
+  return handlerOf(operation, action, resource as FrameResource, framed(operation, contract, retries !== undefined, readers), run, retries ?? runOnce, readers);
 }
 
 /**
@@ -137,6 +140,12 @@ export function framed(operation: string, contract: Contract | undefined, retrie
   return contract;
 }
 
+/** What a frame reads of its resource: the collection (the scope) and the cross-field rule of its schemas. */
+export interface FrameResource {
+  collection: string;
+  acrossFields?: AcrossFields;
+}
+
 /** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
 export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 
@@ -148,13 +157,13 @@ export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 export function handlerOf<O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
-  resource: ResourceFor<O>,
+  resource: FrameResource,
   contract: FrameContract,
   run: (req: Request<O>) => Promise<Reply>,
-  retries: RetryPolicy | undefined,
+  retries: RetryPolicy,
   readers: InputReaders,
 ) {
-  const scope = scopeFor((resource as { collection: string }).collection, action as Action);
+  const scope = scopeFor(resource.collection, action as Action);
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
@@ -164,11 +173,9 @@ export function handlerOf<O extends Operation>(
       // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
       // and deletes take none: one sent anyway is a mistake, refused before anything changes.
       const textEvent = readers.body.text(event);
-      const request = requestOf<O>(textEvent, caller, contract, readers, (resource as { acrossFields?: AcrossFields }).acrossFields);
+      const request = requestOf<O>(textEvent, caller, contract, readers, resource.acrossFields);
       const reply = await withRequestDeadline(() =>
-        retries
-          ? retries({ operation, event: textEvent, request, hasBody: contract.body !== undefined, run: (who) => run({ ...request, caller: who }) })
-          : run(request),
+        retries({ operation, event: textEvent, request, hasBody: Boolean(contract.body), run: (who) => run({ ...request, caller: who }) }),
       );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {

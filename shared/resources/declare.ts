@@ -99,10 +99,19 @@ export function declareResource<
   const IM extends F = never,
   const FL extends F = never,
 >(declaration: ResourceDeclaration<K, C, F, RO, IM, FL>) {
+  return storedResource(declaration);
+}
+
+/**
+ * A declaration's part that keys and items read (its kind, id prefix and fields, as much more as
+ * it is given), with the names derived from it: what declareResource returns, and what a function
+ * that only writes a resource's items may hold alone (registry.ts `invoiceStored`).
+ */
+export function storedResource<const D extends { kind: string; idPrefix: string; fields: readonly string[] }>(declaration: D) {
   return {
     ...declaration,
-    ...identityOf(declaration.kind, declaration.idPrefix),
-    fieldNames: declaration.fields,
+    ...identityOf<D['kind']>(declaration.kind, declaration.idPrefix),
+    fieldNames: declaration.fields as D['fields'],
   };
 }
 

@@ -24,7 +24,7 @@ import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '
 import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
 import { lockEntryPart } from '../../invoices/lock.ts';
 import { dataOf, type Invoice } from '../../resources/objects.ts';
-import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
+import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoiceStored as invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
 import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
 import { dateRangeErrors } from '../../schemas/dates.ts';
 import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
@@ -80,7 +80,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
       `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range ${n === 1 ? 'has' : 'have'} no billable_rate (e.g. ${String(dataOfItem(unpriced[0]!).id)}): set a rate on ${n === 1 ? 'it' : 'them'}, or mark ${n === 1 ? 'it' : 'them'} non-billable, then create the invoice`,
     );
   }
-  const lineCount = new Set(selected.map((e) => `${String(dataOfItem(e).project_id)}|${String(dataOfItem(e).billable_rate)}`)).size;
+  const lineCount = new Set(selected.map((e) => lineKeyOf(dataOfItem(e)))).size;
   if (lineCount > INVOICE_LIMITS.lines) {
     throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${INVOICE_LIMITS.lines}: narrow the range or project_ids`);
   }
@@ -202,6 +202,9 @@ function describer(ctx: CallerContext, clientId: string) {
   };
 }
 
+/** A line's identity (project × rate) as a key: of a line, or of an entry's data, whose line it is. */
+const lineKeyOf = (of: { project_id?: unknown; billable_rate?: unknown }) => `${of.project_id ?? null}|${of.billable_rate}`;
+
 /** Billable time of the client on no invoice: what a create selects. */
 const uninvoiced = (data: Record<string, unknown>, clientId: unknown) => data.billable !== false && data.invoice_id == null && data.client_id === clientId;
 
@@ -241,11 +244,11 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
       // The entries that still belong on it, as long as a new line keeps within the lines' limit.
       const pick = (batchIds: readonly string[]) => {
         const picked: Record<string, unknown>[] = [];
-        const lineKeys = new Set(lines.map((l) => `${String(l.project_id)}|${l.billable_rate}`));
+        const lineKeys = new Set(lines.map(lineKeyOf));
         for (const entryId of batchIds) {
           const entry = stored.get(entryId);
           if (!entry || !belongs(dataOfItem(entry), data, span)) continue;
-          const lineKey = `${String(dataOfItem(entry).project_id ?? null)}|${String(dataOfItem(entry).billable_rate)}`;
+          const lineKey = lineKeyOf(dataOfItem(entry));
           if (!lineKeys.has(lineKey) && lineKeys.size >= INVOICE_LIMITS.lines) continue;
           lineKeys.add(lineKey);
           picked.push(entry);
