@@ -10,7 +10,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { FetchError } from 'aws-jwt-verify/error';
-import { logger } from '../shared/log.ts';
+import * as logger from '../shared/log.ts';
 import { authorizerConfig, invalidTokenUsageKey } from '../shared/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/registry.ts';

@@ -51,11 +51,11 @@ function method(level: Level) {
   };
 }
 
-export const logger = {
-  debug: method('DEBUG'),
-  info: method('INFO'),
-  warn: method('WARN'),
-  error: method('ERROR'),
-};
-
-export type Logger = typeof logger;
+/*
+ * One function a level, each its own export, read as `logger.error(…)` through a namespace import
+ * (`import * as logger from './log.ts'`): a bundle holds only the levels its code logs at.
+ */
+export const debug = /* @__PURE__ */ method('DEBUG');
+export const info = /* @__PURE__ */ method('INFO');
+export const warn = /* @__PURE__ */ method('WARN');
+export const error = /* @__PURE__ */ method('ERROR');

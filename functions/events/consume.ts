@@ -5,7 +5,7 @@
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { consumeChanges } from '../../shared/events/consumer.ts';
-import { logger } from '../../shared/log.ts';
+import * as logger from '../../shared/log.ts';
 import type { StreamChange } from '../../shared/events/build.ts';
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {

@@ -8,7 +8,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { attemptDelivery, metrics } from '../../shared/events/attempt.ts';
-import { logger } from '../../shared/log.ts';
+import * as logger from '../../shared/log.ts';
 import { parseDeliveryMessage } from '../../shared/events/queue.ts';
 import { AWS_RETRY_SCHEDULE } from '../../shared/events/retry.ts';
 

@@ -1,9 +1,13 @@
 import { defineCreateHandler } from '../../shared/http/write-handler.ts';
 import { createInvoice } from '../../shared/domain/invoices/create.ts';
-import { invoiceWith } from '../../shared/resources/registry.ts';
+import { invoiceStored } from '../../shared/resources/registry.ts';
 import { invoiceAcrossFields, invoiceCreateBody } from '../../shared/schemas/invoices.ts';
 
-/** The declaration and this action's body alone: this bundle holds no other action's rules. */
-const schemas = invoiceWith('create', invoiceCreateBody(), invoiceAcrossFields);
+/**
+ * What the invoice's writes read of its declaration (invoiceStored), this action's body and its
+ * range rule: this bundle holds no other action's rules, nor what only lists, deletes and the
+ * OpenAPI document read of the declaration.
+ */
+const schemas = { ...invoiceStored, create: invoiceCreateBody(), acrossFields: invoiceAcrossFields };
 
 export const handler = defineCreateHandler('createInvoice', schemas, (req) => createInvoice(req.caller, req.body()));

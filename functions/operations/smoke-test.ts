@@ -12,7 +12,7 @@
  */
 import { CodeDeployClient, GetDeploymentCommand, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { logger } from '../../shared/log.ts';
+import * as logger from '../../shared/log.ts';
 import { ROUTES } from '../../shared/routes.ts';
 
 /** The operation that stands for the authorizer in SMOKE_TARGETS. */

@@ -26,7 +26,7 @@ import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } fr
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
 import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
 import { errorResponse } from '../../shared/http/respond.ts';
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError, ERROR_TYPES } from '../../shared/errors.ts';
 import { clientLimiter, tokenBucket, type ClientLimitOptions } from './client-limits.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -222,7 +222,7 @@ const REQUEST_TIMEOUT_MESSAGE = 'The request did not arrive in time: send the wh
 /** 408 in the contract's error shape, and the connection closed: the rest of a slow body is never read. */
 function sendRequestTimeout(res: ServerResponse, requestId: string) {
   res.setHeader('Connection', 'close');
-  sendProxyResult(res, errorResponse(new ApiError('request_timeout', REQUEST_TIMEOUT_MESSAGE), requestId), requestId);
+  sendProxyResult(res, errorResponse(new ApiError('request_timeout', ERROR_TYPES.request_timeout, REQUEST_TIMEOUT_MESSAGE), requestId), requestId);
 }
 
 function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {

@@ -5,7 +5,7 @@
  * slow or gone.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { StandardRetryStrategy } from '@smithy/core/retry';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** Each function's timeout (the CDK stack and the local gateway set it): well under API Gateway's 29 s. */
@@ -22,7 +22,6 @@ export const SDK_BUDGET = {
   backoffCapMs: (retry: number) => 100 * 2 ** (retry - 1),
   /** No new attempt starts this long after the request began (the request's deadline). */
   requestDeadlineMs: 6000,
-  functionTimeoutMs: FUNCTION_TIMEOUT_SECONDS * 1000,
 } as const;
 
 /** One attempt's longest possible duration: connected just before the connect timeout, then no answer. */
@@ -41,9 +40,19 @@ export function worstCallMs(): number {
  */
 export const worstRequestMs = () => SDK_BUDGET.requestDeadlineMs + worstAttemptMs();
 
-/** The SDK retry strategy of the budget (the SDK's standard strategy, our attempts and backoff). */
-export function retryStrategy(random: () => number = Math.random): ConfiguredRetryStrategy {
-  return new ConfiguredRetryStrategy(SDK_BUDGET.maxAttempts, (retry) => Math.floor(random() * SDK_BUDGET.backoffCapMs(retry)));
+/**
+ * The SDK retry strategy of the budget: the SDK's standard strategy (the one every client holds),
+ * with our attempts and our backoff, throttling or not (so the base delay it sets is not used).
+ */
+export function retryStrategy(random: () => number = Math.random): StandardRetryStrategy {
+  return new StandardRetryStrategy({
+    maxAttempts: SDK_BUDGET.maxAttempts,
+    backoff: {
+      // Called with the retries made so far: the next one is retry `retries + 1`.
+      computeNextBackoffDelay: (retries) => Math.floor(random() * SDK_BUDGET.backoffCapMs(retries + 1)),
+      setDelayBase: () => {},
+    },
+  });
 }
 
 /** Thrown instead of starting an attempt past the request's deadline; the SDK does not retry it. */

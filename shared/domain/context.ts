@@ -34,9 +34,11 @@ export interface Deleted {
 /** What a change answers: the resource as written, or the deletion. */
 export type Outcome = Versioned<object> | Deleted;
 
-/** Attributes of an item that a change answers beside the resource (a secret): never copied into a record. */
-export interface Revealed {
-  key: PrimaryKey;
+/**
+ * Attributes of an item that a change answers beside the resource (a secret): never copied into a
+ * record, which keeps this, where they are (the item's key) and their names, as it is.
+ */
+export interface Revealed extends PrimaryKey {
   attributes: readonly string[];
 }
 

@@ -31,7 +31,7 @@ import {
   type Condition,
   type TransactItem,
 } from '../data/writes.ts';
-import type { AnyResource } from '../resources/declare.ts';
+import { pluralOf, type AnyResource } from '../resources/declare.ts';
 import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
 import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
 import { deletionRecordPut } from '../events/deletions.ts';
@@ -170,7 +170,7 @@ async function createItem<R extends AnyResource>(
     await putAlone(put);
     return made;
   }
-  const revealed = options.hidden ? { key: keys.item(ctx.workspaceId, resource.type, id), attributes: Object.keys(options.hidden) } : undefined;
+  const revealed = options.hidden ? { ...keys.item(ctx.workspaceId, resource.type, id), attributes: Object.keys(options.hidden) } : undefined;
   const cancelled = await transact<string>({
     [ITEM]: { Put: put },
     ...Object.fromEntries(
@@ -380,7 +380,7 @@ function refusedDelete(ctx: CallerContext, resource: AnyResource, id: string, ol
   if (blockers.length === 0) return new Error(`${resource.noun} delete refused, but the item returned explains nothing`);
   const named = blockers
     .map(({ count, referrer }) =>
-      !ctx.scopes.includes(scopeFor(referrer.collection, 'list')) ? referrer.plural : `${count} ${count === 1 ? referrer.noun : referrer.plural}`,
+      !ctx.scopes.includes(scopeFor(referrer.collection, 'list')) ? pluralOf(referrer) : `${count} ${count === 1 ? referrer.noun : pluralOf(referrer)}`,
     )
     .join(' and ');
   const noun = resource.noun.charAt(0).toUpperCase() + resource.noun.slice(1);

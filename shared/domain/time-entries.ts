@@ -11,7 +11,7 @@
  * field, nothing changed; one being deleted waits on its counter, which the move holds.
  */
 import * as v from 'valibot';
-import { ApiError, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
+import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
 import { isWellFormedId } from '../ids.ts';
 import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
@@ -149,7 +149,7 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
  */
 function refuseIfInvoiced(id: string, invoiceId: unknown): void {
   if (invoiceId != null) {
-    throw new ApiError('time_entry_invoiced', `Time entry ${id} is on invoice ${String(invoiceId)}: void it (or delete the draft) first`);
+    throw new ApiError('time_entry_invoiced', ERROR_TYPES.time_entry_invoiced, `Time entry ${id} is on invoice ${String(invoiceId)}: void it (or delete the draft) first`);
   }
 }
 

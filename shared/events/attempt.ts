@@ -12,7 +12,7 @@ import { nextDelayMs, type RetrySchedule } from './retry.ts';
 import { urlPolicy } from './ssrf.ts';
 import { getEventItem, storedOf } from './store.ts';
 import type { DeliveryMessage } from './queue.ts';
-import { logger } from '../log.ts';
+import * as logger from '../log.ts';
 
 export const METRICS_NAMESPACE = 'TimebillApi';
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'timebill-webhooks' });

@@ -3,17 +3,17 @@
  * one structured log line without a stack (the stack of an SDK error names only SDK internals;
  * a bug keeps its stack, logged by the handler frame).
  */
-import type { Logger } from '../log.ts';
+import * as logger from '../log.ts';
 import { type ApiError, serviceUnavailable } from '../errors.ts';
 import { dependencyFailureOf } from '../data/faults.ts';
 
 export function asServiceUnavailable(
   error: unknown,
-  where: { operation: string; requestId: string; logger: Logger },
+  where: { operation: string; requestId: string },
 ): ApiError | undefined {
   const failure = dependencyFailureOf(error);
   if (!failure) return undefined;
-  where.logger.error('Dependency failure', {
+  logger.error('Dependency failure', {
     // DynamoDB, unless the error names another (the cursor key's Secrets Manager, shared/config.ts).
     dependency: (error as { dependency?: string }).dependency ?? 'dynamodb',
     errorName: failure.name,

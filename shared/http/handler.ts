@@ -4,7 +4,7 @@
  * validate, call the domain, say what to return.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ApiError, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
+import { ApiError, ERROR_TYPES, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
 import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
@@ -18,19 +18,22 @@ import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
 import { refuseQuery } from './query.ts';
-import { logger } from '../log.ts';
+import * as logger from '../log.ts';
 
 export interface Request<O extends Operation> {
   caller: CallerContext;
   /** The `{id}` path parameter. */
   id(): string;
-  /** The query string, parsed by the operation's contract (lists). */
+  /** The query string, parsed by the operation's contract (lists only: given by their frame, `listRequest`). */
   query(): QueryOf<O>;
   /** The JSON body, parsed by the operation's contract (create and update). */
   body(): BodyOf<O>;
   /** The path this request was made to, as the caller sees it (stage prefix included). */
   path: string;
-  /** If-Match as the versions it names (strong comparison); undefined when absent or `*`. */
+  /**
+   * If-Match as the versions it names (strong comparison); undefined when absent or `*`. Conditional
+   * writes only (PATCH, DELETE, a step): given by their frames, `conditionalRequest`.
+   */
   expectedVersion(): IfMatch;
 }
 
@@ -62,21 +65,45 @@ export type RetryPolicy = (call: {
   run: (caller: CallerContext) => Promise<Reply>;
 }) => Promise<Reply>;
 
+/** A read's policy: no retry to handle, so it runs the handler once, for the request's caller. */
+const runOnce: RetryPolicy = ({ request, run }) => run(request.caller);
+
 /**
  * How a handler reads its input beyond the path and headers, injected by the frame that needs it
  * (write-handler.ts a body, list-handler.ts a query, each with the parser), so a bundle carries
- * only its own: a retrieve or a delete neither reader nor parser.
+ * only its own: a retrieve or a delete neither reader nor parser, and a write no refusal of a body.
  */
 export interface InputReaders {
-  /** The body as checked text (media type, size, UTF-8), then its JSON object (`bodyReader`). */
-  body?: typeof bodyReader;
+  /**
+   * The body, read first: as checked text (media type, size, UTF-8), then its JSON object
+   * (`bodyReader`); or refused, unread, by a frame that takes none (`noBody`).
+   */
+  body: BodyReader;
   /** The query, each parameter given once (`singleValuedQuery`). */
   query?: (event: APIGatewayProxyEvent) => Record<string, string>;
   /** What checks the body or query against the contract's schema (`parseOrThrow`, schemas/parse.ts). */
   parse?: typeof parseOrThrow;
   /** If-Match as the versions it names (`ifMatchHeader`): a conditional operation's (PATCH, DELETE, a step). */
   ifMatch?: typeof ifMatchHeader;
+  /**
+   * The request's members read from the query or If-Match (`listRequest`, `conditionalRequest`),
+   * given by the frames that read those: a create's bundle holds neither.
+   */
+  request?: (event: APIGatewayProxyEvent, readers: InputReaders, contract: FrameContract, across: Across | undefined) => ReadMembers;
 }
+
+/** The resource's cross-field rule as the parser runs it (`parseOrThrow`'s `acrossFields`). */
+type Across = Parameters<typeof parseOrThrow>[3];
+/** What `InputReaders.request` adds to a request. */
+type ReadMembers = { query?: () => unknown; expectedVersion?: () => IfMatch };
+
+/** A list's request: `query()`, the query string parsed by the contract. */
+export const listRequest: InputReaders['request'] = (event, readers, contract, across) => ({
+  query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across),
+});
+
+/** A conditional write's request: `expectedVersion()`, from If-Match. */
+export const conditionalRequest: InputReaders['request'] = (event, readers) => ({ expectedVersion: () => readers.ifMatch!(event) });
 
 /** If-Match, read for the operations that honour it (write-handler.ts gives it to theirs): a create's bundle carries no ETag-list parsing. */
 export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
@@ -93,22 +120,30 @@ export function defineHandler<O extends Operation>(
   resource: ResourceFor<O>,
   run: (req: Request<O>) => Promise<Reply>,
   retries?: RetryPolicy,
-  readers: InputReaders = {},
+  readers: InputReaders = NO_INPUT,
 ) {
   const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
-  return handlerOf(operation, action, resource, framed(operation, contract, retries !== undefined, readers), run, retries, readers);
+  return handlerOf(operation, action, resource as FrameResource, framed(operation, contract, retries !== undefined, readers), run, retries ?? runOnce, readers);
 }
 
 /**
  * `contract`, once the frame that looked it up is seen to be the operation's: a write changes data
- * on retry and may read a body and If-Match, a list reads a query; each has its frame. A create's
- * frame gives its own contract and readers together, and needs no such check.
+ * on retry and may read a body and If-Match, a list reads a query; each has its frame. A public
+ * operation (no contract) has no caller, so no frame. A create's frame gives its own contract and
+ * readers together, and needs no such check.
  */
-export function framed(operation: string, contract: Contract | undefined, retries: boolean, readers: InputReaders): Contract | undefined {
-  if (contract && ((contract.idempotent && !retries) || (contract.body && !readers.body) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch))) {
+export function framed(operation: string, contract: Contract | undefined, retries: boolean, readers: InputReaders): Contract {
+  if (!contract) throw new Error(`${operation} is public and has no caller`);
+  if ((contract.idempotent && !retries) || (contract.body && readers.body === noBody) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch)) {
     throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : !contract.body ? 'defineDeleteHandler' : contract.conditional ? 'defineWriteHandler' : 'defineCreateHandler'}`);
   }
   return contract;
+}
+
+/** What a frame reads of its resource: the collection (the scope) and the cross-field rule of its schemas. */
+export interface FrameResource {
+  collection: string;
+  acrossFields?: AcrossFields;
 }
 
 /** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
@@ -116,39 +151,35 @@ export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 
 /**
  * The handler of `operation` under `contract`: what defineHandler does once it has looked the
- * contract up (and checked it is this frame's, `framed`). A create's frame (write-handler.ts) gives the create's contract itself, so its
+ * contract up (and checked it is this frame's, `framed`, which also refuses a public operation). A create's frame (write-handler.ts) gives the create's contract itself, so its
  * bundle holds no other action's contract (shared/operations.ts).
  */
 export function handlerOf<O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
-  resource: ResourceFor<O>,
-  contract: FrameContract | undefined,
+  resource: FrameResource,
+  contract: FrameContract,
   run: (req: Request<O>) => Promise<Reply>,
-  retries?: RetryPolicy,
-  readers: InputReaders = {},
+  retries: RetryPolicy,
+  readers: InputReaders,
 ) {
-  const scope = scopeFor((resource as { collection: string }).collection, action as Action);
-  if (!contract) throw new Error(`${operation} is public and has no caller`);
+  const scope = scopeFor(resource.collection, action as Action);
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       const caller = callerOf(event, scope, requestId);
       // Only lists take query parameters; anywhere else one is a mistake worth saying.
       if (!contract.query) refuseQuery(event);
-      // Reads and deletes take no body: one sent anyway is a mistake, refused before anything changes.
-      if (!contract.body) refuseBody(event);
-      // The body as text, checked once: what the retry fingerprint and the parser read alike.
-      const textEvent = contract.body ? readers.body!.text(event) : event;
-      const request = requestOf<O>(textEvent, caller, contract, readers, (resource as { acrossFields?: AcrossFields }).acrossFields);
+      // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
+      // and deletes take none: one sent anyway is a mistake, refused before anything changes.
+      const textEvent = readers.body.text(event);
+      const request = requestOf<O>(textEvent, caller, contract, readers, resource.acrossFields);
       const reply = await withRequestDeadline(() =>
-        retries
-          ? retries({ operation, event: textEvent, request, hasBody: contract.body !== undefined, run: (who) => run({ ...request, caller: who }) })
-          : run(request),
+        retries({ operation, event: textEvent, request, hasBody: Boolean(contract.body), run: (who) => run({ ...request, caller: who }) }),
       );
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     } catch (error) {
-      const unavailable = asServiceUnavailable(error, { operation, requestId, logger });
+      const unavailable = asServiceUnavailable(error, { operation, requestId });
       if (unavailable) return errorResponse(unavailable, requestId);
       if (!(error instanceof ApiError) || error.status >= 500) {
         logger.error('Unexpected error', { operation, requestId, error: error as Error });
@@ -186,9 +217,9 @@ function requestOf<O extends Operation>(
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
-    expectedVersion: () => readers.ifMatch?.(event),
-    query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across) as QueryOf<O>,
-    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body!.json(event), 'field', across) as BodyOf<O>),
+    // A list's query(), a conditional write's expectedVersion(): from the frames that read them.
+    ...(readers.request?.(event, readers, contract, across) as Pick<Request<O>, 'query' | 'expectedVersion'>),
+    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event), 'field', across) as BodyOf<O>),
   };
 }
 
@@ -210,11 +241,22 @@ function once<T>(compute: () => T): () => T {
 
 const isEmptyBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
 
-function refuseBody(event: APIGatewayProxyEvent) {
-  if (!isEmptyBody(event)) {
-    throw invalidParam('body', 'This operation takes no request body: send the request without one');
-  }
+/** How a frame reads a request's body: its text first, checked, then (a frame that parses it) its JSON. */
+export interface BodyReader {
+  text: (event: APIGatewayProxyEvent) => APIGatewayProxyEvent;
+  json?: (event: APIGatewayProxyEvent) => unknown;
 }
+
+/** The body reader of a frame that takes none (retrieve, list, delete): one sent is refused, unread. */
+export const noBody: BodyReader = {
+  text: (event) => {
+    if (!isEmptyBody(event)) throw invalidParam('body', 'This operation takes no request body: send the request without one');
+    return event;
+  },
+};
+
+/** What a retrieve reads beyond the path and headers: nothing. */
+const NO_INPUT: InputReaders = { body: noBody };
 
 /**
  * The query, each parameter given once. API Gateway decodes the query string before the handler
@@ -275,7 +317,7 @@ function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
   checkMediaType(event);
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
   if ((bytes?.length ?? Buffer.byteLength(event.body, 'utf8')) > LIMITS.bodyBytes) {
-    throw new ApiError('payload_too_large', `The request body must be at most ${LIMITS.bodyBytes} bytes`);
+    throw new ApiError('payload_too_large', ERROR_TYPES.payload_too_large, `The request body must be at most ${LIMITS.bodyBytes} bytes`);
   }
   if (!bytes) return event; // text already (a direct invocation, a test)
   let body: string;
@@ -290,18 +332,18 @@ function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
 function checkMediaType(event: APIGatewayProxyEvent) {
   const contentType = header(event, 'content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json');
+    throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, 'Send the request body as JSON with Content-Type: application/json');
   }
   const charset = charsetOf(contentType);
   if (charset !== undefined && !UTF8.test(charset)) {
     // Decoding the bytes as UTF-8 anyway would store mojibake (é as U+FFFD); say which charset is refused.
-    throw new ApiError('unsupported_media_type', `The charset ${named(charset)} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
+    throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, `The charset ${named(charset)} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
   }
   // No content coding is decoded (docs/api.md): a compressed body read as JSON would be garbage,
   // and decoding one would need a bound after decompression for a 64 KiB body that gains little.
   const coding = header(event, 'content-encoding')?.trim();
   if (coding && /[^\s,]/.test(coding.replace(/identity/gi, ''))) {
-    throw new ApiError('unsupported_media_type', `The Content-Encoding ${named(coding)} is not supported: send the body uncompressed, without Content-Encoding`);
+    throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, `The Content-Encoding ${named(coding)} is not supported: send the body uncompressed, without Content-Encoding`);
   }
 }
 
@@ -329,4 +371,4 @@ function jsonBody(event: APIGatewayProxyEvent): unknown {
 }
 
 /** How a handler that parses a body reads it (injected by write-handler.ts). */
-export const bodyReader = { text: withTextBody, json: jsonBody };
+export const bodyReader: BodyReader = { text: withTextBody, json: jsonBody };

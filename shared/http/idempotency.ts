@@ -15,7 +15,7 @@
  *   once, so a retry of a done request replays it. A refused request stores nothing.
  */
 import { createHash } from 'node:crypto';
-import { ApiError, invalidParam } from '../errors.ts';
+import { ApiError, ERROR_TYPES, invalidParam } from '../errors.ts';
 import * as keys from '../data/keys.ts';
 import { type PrimaryKey } from '../data/keys.ts';
 import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
@@ -45,7 +45,7 @@ export interface StoredRecord {
   headers?: Record<string, string>;
   /** The reply's body as the JSON text sent, without the revealed attributes. */
   body: string;
-  revealed?: { PK: string; SK: string; attributes: string[] };
+  revealed?: Revealed;
 }
 
 /** The record's Put, part of the change's transaction: only where the key holds no live record. */
@@ -75,7 +75,7 @@ function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredR
     status: reply.status,
     ...(reply.headers ? { headers: reply.headers } : {}),
     body: JSON.stringify(reply.body),
-    ...(revealed ? { revealed: { ...revealed.key, attributes: [...revealed.attributes] } } : {}),
+    ...(revealed ? { revealed } : {}),
   };
 }
 
@@ -122,8 +122,10 @@ function canonicalJson(value: unknown, depth = 0): string {
 
 /** Thrown by the domain when the change's transaction was cancelled by the record's condition. */
 class KeyTaken extends Error {
-  constructor(readonly stored: Record<string, unknown> | undefined) {
+  declare readonly stored: Record<string, unknown> | undefined;
+  constructor(stored: Record<string, unknown> | undefined) {
     super('Idempotency-Key taken');
+    this.stored = stored;
   }
 }
 
@@ -132,14 +134,14 @@ class KeyTaken extends Error {
  * rounded up, at least 1. The invoices' builds and releases (domain/invoices/common.ts) say so too.
  */
 export const keyInUse = (seconds = 1, doing = 'being processed: retry shortly') =>
-  new ApiError('idempotency_key_in_use', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still ${doing}`, {
+  new ApiError('idempotency_key_in_use', ERROR_TYPES.idempotency_key_in_use, `A request with this ${IDEMPOTENCY_KEY_HEADER} is still ${doing}`, {
     param: IDEMPOTENCY_KEY_HEADER,
     headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
   });
 
 const keyReused = () =>
   new ApiError(
-    'idempotency_key_reused',
+    'idempotency_key_reused', ERROR_TYPES.idempotency_key_reused,
     `This ${IDEMPOTENCY_KEY_HEADER} was used for a different request in the last 24 hours: use a new key for a new request`,
     { param: IDEMPOTENCY_KEY_HEADER },
   );

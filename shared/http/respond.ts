@@ -7,7 +7,10 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** A body serialized already, sent byte for byte (an idempotent replay repeats the first bytes). */
 export class JsonText {
-  constructor(readonly text: string) {}
+  declare readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 export function jsonResponse(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {

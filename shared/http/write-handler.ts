@@ -5,13 +5,15 @@
  * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own body schema alone;
  * the others read If-Match and look their contract up.
  */
-import { bodyReader, created, current, framed, handlerOf, ifMatchHeader, ok, type FrameContract, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, conditionalRequest, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type FrameContract, type FrameResource, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { idempotentWrites, type RevealedBody } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
-import { contractOf, requireSchema, type OperationOf, type ResourceFor } from '../operations.ts';
+import { contractOf, type OperationOf, type ResourceFor } from '../operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 import type { AnyResource } from '../resources/declare.ts';
+import type * as v from 'valibot';
+import type { AcrossFields } from '../schemas/cross-field.ts';
 
 /**
  * The frame of writes, under `contract`, with the readers it is given (a body's for POST and
@@ -21,8 +23,8 @@ import type { AnyResource } from '../resources/declare.ts';
 const writeFrame = <O extends Operation>(
   operation: O,
   action: RouteOf<O>['action'],
-  resource: ResourceFor<O>,
-  contract: FrameContract | undefined,
+  resource: FrameResource,
+  contract: FrameContract,
   change: (req: Request<O>) => Promise<Outcome>,
   readers: InputReaders,
   replyOf: (outcome: Outcome, path: string) => Reply,
@@ -42,24 +44,37 @@ const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'
 type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create' ? O : never }[Operation];
 
 /**
- * A POST that creates: reads and parses a JSON body (the resource's `create` schema: what the
- * frame reads of the create's contract, shared/operations.ts, whose other terms only the OpenAPI
- * document reads); answers 201 with Location. A create whose reply reveals attributes stored
+ * What a create's frame reads of its resource: the collection (its scope), the create schema (the
+ * operation's resource's: tsc checks it) and the cross-field rule. A function passes the whole
+ * resource, or these beside what its domain reads (functions/invoices/create.ts: `invoiceStored`).
+ */
+type CreateResource<O extends Operation> = Pick<ResourceFor<O>, 'create' & keyof ResourceFor<O>> & {
+  collection: string;
+  create: v.GenericSchema;
+  acrossFields?: AcrossFields;
+};
+
+/**
+ * A POST that creates: reads and parses a JSON body (the resource's `create` schema, which tsc
+ * requires it to carry: what the frame reads of the create's contract, shared/operations.ts, whose
+ * other terms only the OpenAPI document reads); answers 201 with Location. A create whose reply reveals attributes stored
  * beside the resource (a webhook endpoint's secret) gives `revealedBody` (shared/http/revealed.ts)
  * for its replays.
  */
-export const defineCreateHandler = <O extends CreateOperation>(operation: O, resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>, revealedBody?: RevealedBody) => {
-  requireSchema(operation, resource as object, 'create');
-  return writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: (resource as unknown as { create: FrameContract['body'] }).create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
-};
+export const defineCreateHandler = <O extends CreateOperation>(
+  operation: O,
+  resource: CreateResource<O>,
+  change: (req: Request<O>) => Promise<Outcome>,
+  revealedBody?: RevealedBody,
+) => writeFrame(operation, 'create' as RouteOf<O>['action'], resource, { body: resource.create }, change, { body: bodyReader, parse: parseOrThrow }, createdReply, revealedBody);
 
-const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader };
-const DELETE_READERS: InputReaders = { ifMatch: ifMatchHeader };
+const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader, request: conditionalRequest };
+const DELETE_READERS: InputReaders = { body: noBody, ifMatch: ifMatchHeader, request: conditionalRequest };
 
 /** A PATCH, or an invoice's step: reads and parses a JSON body, and If-Match. */
 export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(operation, action, resource, lookedUp(operation, action, resource, WRITE_READERS), change, WRITE_READERS, changedReply);
+  writeFrame(operation, action, resource as FrameResource, lookedUp(operation, action, resource, WRITE_READERS), change, WRITE_READERS, changedReply);
 
 /** A DELETE: takes no body (one sent is refused unread), so its bundle carries no body reading or parsing; reads If-Match. */
 export const defineDeleteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(operation, action, resource, lookedUp(operation, action, resource, DELETE_READERS), change, DELETE_READERS, changedReply);
+  writeFrame(operation, action, resource as FrameResource, lookedUp(operation, action, resource, DELETE_READERS), change, DELETE_READERS, changedReply);

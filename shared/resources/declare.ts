@@ -99,14 +99,24 @@ export function declareResource<
   const IM extends F = never,
   const FL extends F = never,
 >(declaration: ResourceDeclaration<K, C, F, RO, IM, FL>) {
+  return storedResource(declaration);
+}
+
+/**
+ * A declaration's part that keys and items read (its kind, id prefix and fields, as much more as
+ * it is given), with the names derived from it: what declareResource returns, and what a function
+ * that only writes a resource's items may hold alone (registry.ts `invoiceStored`).
+ */
+export function storedResource<const D extends { kind: string; idPrefix: string; fields: readonly string[] }>(declaration: D) {
   return {
     ...declaration,
-    ...identityOf(declaration.kind, declaration.idPrefix),
-    /** In messages: `time entries`. */
-    plural: declaration.collection.replaceAll('_', ' '),
-    fieldNames: declaration.fields,
+    ...identityOf<D['kind']>(declaration.kind, declaration.idPrefix),
+    fieldNames: declaration.fields as D['fields'],
   };
 }
+
+/** In messages: `time entries`. Said where a message names it, not held by every declaration. */
+export const pluralOf = (resource: { collection: string }) => resource.collection.replaceAll('_', ' ');
 
 /**
  * A resource's identity alone: its kind and id prefix, and the names keys and messages derive
@@ -133,7 +143,6 @@ export interface AnyResource {
   readonly tag: string;
   readonly type: string;
   readonly noun: string;
-  readonly plural: string;
   readonly fieldNames: readonly string[];
   readonly readOnly?: Readonly<Record<string, ReadOnlyField>>;
   readonly immutable?: Readonly<Record<string, string>>;

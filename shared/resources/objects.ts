@@ -35,7 +35,7 @@ export function dataOf(
 }
 
 /** The object of a stored item, fields in their declared order. */
-export function objectOf<R extends AnyResource>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
+export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults'>>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
   const data = (item.data ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = { object: resource.kind, id: data.id };
   for (const name of resource.fieldNames) out[name] = data[name] ?? resource.storedDefaults?.[name] ?? null;

@@ -14,7 +14,7 @@
 import * as v from 'valibot';
 import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../schemas/fields.ts';
 import { EVENT_TYPES } from '../events/types.ts';
-import { declareResource, identityOf, type AnyResource } from './declare.ts';
+import { declareResource, identityOf, storedResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
 import { invoiceAcrossFields, invoiceBodies, invoiceFieldSchemas } from '../schemas/invoices.ts';
 import { ULID_PATTERN } from '../ids.ts';
@@ -177,25 +177,38 @@ export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
  * locked into a draft, then finalized, paid or voided (domain/invoices/). Every field is the
  * service's: a create names the client and the range, a PATCH changes a draft's terms.
  */
-export const invoice = /* @__PURE__ */ declareResource({
+const INVOICE_STORED = {
   kind: 'invoice',
   idPrefix: INVOICE_ID_PREFIX,
   collection: 'invoices',
-  tag: 'Invoices',
   fields: [
     'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
     'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
     'finalized_at', 'paid_at', 'voided_at',
   ],
-  references: { client_id: 'client' },
-  filters: ['client_id', 'status'],
   indexes: {
     GSI1: { partition: ['status'] },
     GSI2: { partition: ['client_id'] },
     GSI3: { partition: ['client_id'], sortPrefix: 'status' },
   },
-  deleteHint: 'void it instead once it is finalized',
-});
+} as const;
+
+// An arrow's pure call: a pure call's own argument spread is kept by the bundler (a spread may run getters).
+export const invoice = /* @__PURE__ */ (() =>
+  declareResource({
+    ...INVOICE_STORED,
+    tag: 'Invoices',
+    references: { client_id: 'client' },
+    filters: ['client_id', 'status'],
+    deleteHint: 'void it instead once it is finalized',
+  }))();
+
+/**
+ * What an invoice's writes read of its declaration (its identity, collection, fields and indexes:
+ * keys, items, its object, the create frame's scope), without what its list, its delete and the
+ * OpenAPI document alone read (tag, references, filters, deleteHint): the create's bundle holds this.
+ */
+export const invoiceStored = /* @__PURE__ */ storedResource(INVOICE_STORED);
 
 /** Its object's fields: what its list parses (`withListQuery(invoiceFields)`) and documents show. */
 export const invoiceFields = /* @__PURE__ */ declareFields(invoice, invoiceFieldSchemas);
@@ -203,12 +216,12 @@ export const invoiceFields = /* @__PURE__ */ declareFields(invoice, invoiceField
 export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...withActions(invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
 
 /**
- * What an invoice write function passes the handler frame: the declaration and its own action's
- * body (`invoiceWith('pay', invoicePayBody())`, schemas/invoices.ts), with the create its range
- * rule; neither the object's field schemas nor another action's body.
+ * What an invoice's PATCH or step function passes the handler frame: the declaration and its own
+ * action's body (`invoiceWith('pay', invoicePayBody())`, schemas/invoices.ts); neither the object's
+ * field schemas nor another action's body. The create passes `invoiceStored`, its body and its
+ * range rule (functions/invoices/create.ts).
  */
-export const invoiceWith = <const A extends string, S>(action: A, body: S, acrossFields?: typeof invoiceAcrossFields) =>
-  ({ ...invoice, [action]: body, ...(acrossFields ? { acrossFields } : {}) }) as typeof invoice & { [K in A]: S };
+export const invoiceWith = <const A extends string, S>(action: A, body: S) => ({ ...invoice, [action]: body }) as typeof invoice & { [K in A]: S };
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
@@ -269,4 +282,4 @@ export function referrersOf(target: AnyResource): { resource: AnyResource; field
 }
 
 /** The attribute that counts a referrer on the items it references: `time_entry_count`. */
-export const counterOf = (referrer: AnyResource) => `${referrer.kind}_count`;
+export const counterOf = (referrer: Pick<AnyResource, 'kind'>) => `${referrer.kind}_count`;

@@ -7,6 +7,7 @@
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { isTimeZone } from '../totals/calendar.ts';
+import { INVOICE_LIMITS, hasAtMostProjects } from './invoices.ts';
 import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isNonEmpty, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
@@ -93,6 +94,8 @@ export function documentAction(action: { type: string; requirement?: unknown; me
       return { ...converted, pattern: WEB_URL_PATTERN };
     case isUniqueList:
       return { ...converted, uniqueItems: true };
+    case hasAtMostProjects:
+      return { ...converted, maxItems: INVOICE_LIMITS.projects };
     default:
       return undefined;
   }

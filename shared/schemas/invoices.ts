@@ -80,12 +80,14 @@ export const invoiceFieldSchemas = () => ({
   voided_at: v.nullable(timestamp('voided_at')),
 });
 
+/** At most INVOICE_LIMITS.projects: a check, which the OpenAPI document states as maxItems (schemas/documented.ts). */
+export const hasAtMostProjects = (ids: string[]) => ids.length <= INVOICE_LIMITS.projects;
+
 const projectIds = () =>
   v.pipe(
     v.array(reference('project_ids'), 'project_ids must be an array of project ids'),
     v.check<string[], string>(isNonEmpty, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
-    v.check((ids: string[]) => ids.length <= INVOICE_LIMITS.projects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
-    v.metadata<string[], { maxItems: number }>({ maxItems: INVOICE_LIMITS.projects }),
+    v.check(hasAtMostProjects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
     v.check(isUniqueList, 'project_ids must not repeat a project'),
   );
 

@@ -4,7 +4,7 @@
  * derived from its declaration (shared/resources/registry.ts).
  */
 import * as v from 'valibot';
-import { ERROR_TYPES, type ErrorType } from '../errors.ts';
+import { errorTypes, type ErrorType } from '../errors.ts';
 import { RESOURCES, RESOURCE_LIST } from '../resources/registry.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../resources/schemas.ts';
 import { idOf, timestamp } from '../resources/define.ts';
@@ -63,7 +63,7 @@ export const TimeSummaryObject = v.strictObject({
   unpriced_billable_minutes: v.pipe(v.number(), v.integer(), v.minValue(0), v.metadata({ description: 'Billable minutes of entries without a billable_rate: not in billable_amount' })),
 });
 
-const ERROR_TYPE_VALUES = Object.keys(ERROR_TYPES) as [ErrorType, ...ErrorType[]];
+const ERROR_TYPE_VALUES = errorTypes() as [ErrorType, ...ErrorType[]];
 
 export const ErrorBody = v.strictObject({
   error: v.strictObject({

@@ -4,7 +4,8 @@
  * the handlers in its own process (the tests' shared local stack).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { logger, redirectLogs } from '../../shared/log.ts';
+import * as logger from '../../shared/log.ts';
+import { redirectLogs } from '../../shared/log.ts';
 
 afterEach(() => {
   redirectLogs(undefined);

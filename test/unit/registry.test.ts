@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
-import { declareResource } from '../../shared/resources/declare.ts';
+import { declareResource, pluralOf } from '../../shared/resources/declare.ts';
 import { dataOf, objectOf } from '../../shared/resources/objects.ts';
 import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
 import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, clientIdentity, counterOf, invoiceSchemas, projectIdentity, referrersOf, resourceOf, timeEntryKeyed } from '../../shared/resources/registry.ts';
@@ -21,8 +21,8 @@ const AT = '2026-11-21T09:00:00.000Z';
 
 describe('names', () => {
   it('derive the type, nouns and schema names from the kind and collection', () => {
-    expect([timeEntry.type, timeEntry.noun, timeEntry.plural]).toEqual(['TIME_ENTRY', 'time entry', 'time entries']);
-    expect([client.type, client.noun, client.plural]).toEqual(['CLIENT', 'client', 'clients']);
+    expect([timeEntry.type, timeEntry.noun, pluralOf(timeEntry)]).toEqual(['TIME_ENTRY', 'time entry', 'time entries']);
+    expect([client.type, client.noun, pluralOf(client)]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
       'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
@@ -333,7 +333,7 @@ describe('declareResource and defineFields', () => {
   it('derive a resource from a minimal declaration', () => {
     const declared = declareResource({ kind: 'sticky_note', idPrefix: 'sn_', collection: 'sticky_notes', tag: 'Notes', fields: ['body'] });
     const note = defineFields(declared, () => ({ body: text('body', 10) }));
-    expect([note.type, note.noun, note.plural, note.fieldNames]).toEqual(['STICKY_NOTE', 'sticky note', 'sticky notes', ['body']]);
+    expect([note.type, note.noun, pluralOf(note), note.fieldNames]).toEqual(['STICKY_NOTE', 'sticky note', 'sticky notes', ['body']]);
     expect(Object.keys(note.listQuery.entries)).toEqual(['limit', 'cursor']);
     expect(ok(note.create, { body: 'hi' }).success).toBe(true);
     expect(ok(note.update, {}).success).toBe(true);

@@ -14,7 +14,7 @@ import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '
 import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from '../../invoices/amounts.ts';
 import { invoicedTotalsParts } from '../../invoices/lock.ts';
 import { objectOf, type Invoice } from '../../resources/objects.ts';
-import { clientIdentity, counterOf, invoice, timeEntryKeyed } from '../../resources/registry.ts';
+import { clientIdentity, counterOf, invoiceStored as invoice, timeEntryKeyed } from '../../resources/registry.ts';
 import { keyInUse } from '../../http/idempotency.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
 import type { CallerContext, Versioned } from '../context.ts';

@@ -14,7 +14,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { InferOutput } from 'valibot';
-import { ApiError, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { ApiError, ERROR_TYPES, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
@@ -24,7 +24,7 @@ import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '
 import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
 import { lockEntryPart } from '../../invoices/lock.ts';
 import { dataOf, type Invoice } from '../../resources/objects.ts';
-import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
+import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoiceStored as invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
 import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
 import { dateRangeErrors } from '../../schemas/dates.ts';
 import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
@@ -70,17 +70,17 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const span = spanOf(input.timezone, input.from, input.to);
   const selected = await selectEntries(ctx, input, span);
   if (selected.length === 0) {
-    throw new ApiError('nothing_to_invoice', `Client ${input.client_id} has no billable time on no invoice from ${input.from} to ${input.to} (${input.timezone})${input.project_ids ? ' in those projects' : ''}`);
+    throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `Client ${input.client_id} has no billable time on no invoice from ${input.from} to ${input.to} (${input.timezone})${input.project_ids ? ' in those projects' : ''}`);
   }
   const unpriced = selected.filter((e) => dataOfItem(e).billable_rate == null);
   if (unpriced.length > 0) {
     const n = unpriced.length;
     throw new ApiError(
-      'unpriced_time',
+      'unpriced_time', ERROR_TYPES.unpriced_time,
       `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range ${n === 1 ? 'has' : 'have'} no billable_rate (e.g. ${String(dataOfItem(unpriced[0]!).id)}): set a rate on ${n === 1 ? 'it' : 'them'}, or mark ${n === 1 ? 'it' : 'them'} non-billable, then create the invoice`,
     );
   }
-  const lineCount = new Set(selected.map((e) => `${String(dataOfItem(e).project_id)}|${String(dataOfItem(e).billable_rate)}`)).size;
+  const lineCount = new Set(selected.map((e) => lineKeyOf(dataOfItem(e)))).size;
   if (lineCount > INVOICE_LIMITS.lines) {
     throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${INVOICE_LIMITS.lines}: narrow the range or project_ids`);
   }
@@ -202,6 +202,9 @@ function describer(ctx: CallerContext, clientId: string) {
   };
 }
 
+/** A line's identity (project × rate) as a key: of a line, or of an entry's data, whose line it is. */
+const lineKeyOf = (of: { project_id?: unknown; billable_rate?: unknown }) => `${of.project_id ?? null}|${of.billable_rate}`;
+
 /** Billable time of the client on no invoice: what a create selects. */
 const uninvoiced = (data: Record<string, unknown>, clientId: unknown) => data.billable !== false && data.invoice_id == null && data.client_id === clientId;
 
@@ -241,11 +244,11 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
       // The entries that still belong on it, as long as a new line keeps within the lines' limit.
       const pick = (batchIds: readonly string[]) => {
         const picked: Record<string, unknown>[] = [];
-        const lineKeys = new Set(lines.map((l) => `${String(l.project_id)}|${l.billable_rate}`));
+        const lineKeys = new Set(lines.map(lineKeyOf));
         for (const entryId of batchIds) {
           const entry = stored.get(entryId);
           if (!entry || !belongs(dataOfItem(entry), data, span)) continue;
-          const lineKey = `${String(dataOfItem(entry).project_id ?? null)}|${String(dataOfItem(entry).billable_rate)}`;
+          const lineKey = lineKeyOf(dataOfItem(entry));
           if (!lineKeys.has(lineKey) && lineKeys.size >= INVOICE_LIMITS.lines) continue;
           lineKeys.add(lineKey);
           picked.push(entry);
@@ -301,5 +304,5 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): 
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
-  throw new ApiError('nothing_to_invoice', `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+  throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
 }

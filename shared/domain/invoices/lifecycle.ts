@@ -4,7 +4,7 @@
  * record, on the version read. A void's step is here too; its release is in release.ts.
  */
 import type { InferOutput } from 'valibot';
-import { ApiError, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
 import { isWellFormedId } from '../../ids.ts';
 import { tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
@@ -27,7 +27,7 @@ const DUE_DAYS = 30;
 const COUNTER = 'counter';
 
 const invalidState = (id: string, status: string, wanted: string) =>
-  new ApiError('invalid_state', `Invoice ${id} is ${status}: ${wanted}`);
+  new ApiError('invalid_state', ERROR_TYPES.invalid_state, `Invoice ${id} is ${status}: ${wanted}`);
 
 /** Today's date in `timeZone`. */
 const todayIn = (timeZone: string, now: Date) => new Date(now.getTime() + offsetAt(timeZone, now.getTime())).toISOString().slice(0, 10);
@@ -45,7 +45,7 @@ export function mustBe(item: Record<string, unknown>, wanted: InvoiceStatus, wha
   if (!matchesVersion(expectedVersion, versionOf(item))) throw preconditionFailed(invoice.noun, id);
   const work = workOf(item);
   if (work?.kind === 'build') {
-    throw new ApiError('invalid_state', `Invoice ${id} is a draft still being created: retry after the time in Retry-After`, {
+    throw new ApiError('invalid_state', ERROR_TYPES.invalid_state, `Invoice ${id} is a draft still being created: retry after the time in Retry-After`, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil((work.lease_until - Date.now()) / 1000))) },
     });
   }

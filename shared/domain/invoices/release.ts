@@ -3,7 +3,7 @@
  * DELETE free its time entries batch by batch, each batch one transaction holding the invoice
  * (on condition that this request holds the work) and the entries it releases.
  */
-import { ApiError, notFound } from '../../errors.ts';
+import { ApiError, ERROR_TYPES, notFound } from '../../errors.ts';
 import { isWellFormedId } from '../../ids.ts';
 import { DATA_ATTRIBUTE } from '../../data/table.ts';
 import { matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
@@ -82,7 +82,7 @@ async function takeOverRelease(ctx: CallerContext, item: Record<string, unknown>
   const work = workOf(item)!;
   const id = String(dataOfItem(item).id);
   if (work.lease_until > now.getTime()) {
-    throw new ApiError('invalid_state', `Invoice ${id}'s time entries are being released by another request: retry after the time in Retry-After`, {
+    throw new ApiError('invalid_state', ERROR_TYPES.invalid_state, `Invoice ${id}'s time entries are being released by another request: retry after the time in Retry-After`, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil((work.lease_until - now.getTime()) / 1000))) },
     });
   }
