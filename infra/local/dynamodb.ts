@@ -180,7 +180,9 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async () => {
     killGroup(child, 'SIGTERM');
-    await Promise.race([exited, sleep(5000)]);
+    // Unreferenced: a stop that Java answers at once must not hold the process open for 5 s more
+    // (it held every test run's exit, and each npm start's, for the whole 5 s).
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     killGroup(child, 'SIGKILL');
   };
   const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
