@@ -29,7 +29,7 @@ Object.assign(process.env, {
   AWS_ACCESS_KEY_ID: 'unit',
   AWS_SECRET_ACCESS_KEY: 'unit',
 });
-const { dynamo } = await import('../../shared/data/dynamo.ts');
+const { dynamo, dynamoClient } = await import('../../shared/data/dynamo.ts');
 const { FUNCTION_TIMEOUT_SECONDS, SDK_BUDGET, worstAttemptMs, worstCallMs, worstRequestMs, withRequestDeadline, RequestDeadlineExceeded } = await import('../../shared/data/budget.ts');
 const { dependencyFailureOf } = await import('../../shared/data/faults.ts');
 
@@ -60,6 +60,12 @@ describe('the SDK budget', { timeout: 60_000 }, () => {
     expect(worstRequestMs()).toBeLessThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000 - 1000);
     // One call alone, all attempts timing out, fits too.
     expect(worstCallMs()).toBeLessThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000 - 1000);
+  });
+
+  it('the client does not copy each call through the logger middleware, which would only feed a discarding logger', () => {
+    const middleware = dynamoClient().middlewareStack.identify();
+    expect(middleware.some((name) => name.startsWith('retryMiddleware'))).toBe(true);
+    expect(middleware.filter((name) => name.startsWith('loggerMiddleware'))).toEqual([]);
   });
 
   it('a DynamoDB that never answers: the call makes exactly maxAttempts attempts, then a TimeoutError (503)', async () => {
