@@ -48,6 +48,7 @@ const client = new DynamoDBClient({
   requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
   ...(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {}),
 });
+client.middlewareStack.remove('loggerMiddleware');
 const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 const commands = { ${names.map((n) => `${n}: ${n}Command`).join(', ')} };
 
