@@ -145,6 +145,20 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   }
 }
 
+/** How long stop() waits for Java to answer SIGTERM before it SIGKILLs the group. */
+const STOP_WAIT_MS = 5000;
+
+/**
+ * Resolves once `exited` has, or after `ms`. The timer keeps the event loop alive meanwhile (the
+ * child's handles are unreferenced: without it, a script awaiting a stop at top level ends there,
+ * exit code 13) and is cleared at once, so a quick exit does not hold the process for `ms` more.
+ */
+export async function exitOrTimeout(exited: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -180,9 +194,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async () => {
     killGroup(child, 'SIGTERM');
-    // Unreferenced: a stop that Java answers at once must not hold the process open for 5 s more
-    // (it held every test run's exit, and each npm start's, for the whole 5 s).
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    await exitOrTimeout(exited, STOP_WAIT_MS);
     killGroup(child, 'SIGKILL');
   };
   const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
