@@ -274,7 +274,8 @@ describe('GET /time_summaries?invoiced=', () => {
         for (const invoiced of ['true', 'false', undefined] as const) {
           const q: SummaryQuery = { from: '2026-03-01', to: '2026-04-02', timezone, group_by, period: 'day', ...(invoiced ? { invoiced } : {}) };
           const expected = referenceSummary(entries, q, currencyOf);
-          expect(await summaryRows(api, { ...q, limit: 3 }), JSON.stringify(q)).toEqual(expected);
+          // Short pages in one zone (paging with the filter), whole ones elsewhere (fewer requests).
+          expect(await summaryRows(api, { ...q, limit: timezone === 'Asia/Kathmandu' ? 3 : 100 }), JSON.stringify(q)).toEqual(expected);
           expect(expected.length).toBeGreaterThan(0);
         }
         const period = { from: '2026-03-01', to: '2026-04-02', timezone, group_by, invoiced: 'true' as const, client_id: usd.id };
