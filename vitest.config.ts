@@ -25,7 +25,7 @@ const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: 
 /**
  * Test files that change process-wide state (the environment, module or SDK client mocks, fake
  * clocks, global spies, the log sink) run each in a fresh worker. The others share workers
- * (isolate: false), which spares a process start and a fresh import per file: about a fifth of
+ * (isolate: false), which spares a worker start and a fresh import per file: about a fifth of
  * the unit and integration files' CPU. Found by what a file calls, so a new file is placed without
  * a list to keep.
  */
