@@ -60,6 +60,8 @@ export interface StreamPoller {
 const DEFAULT_BATCH_SIZE = 100;
 const RETRY_MS = 500;
 const STOP_WAIT_MS = 3000;
+/** GetRecords errors after which its iterator is no use (DynamoDB Local also gives the first one, once, as a fresh stream starts). */
+const UNUSABLE_ITERATOR = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
 
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
   const streams = new DynamoDBStreamsClient({
@@ -161,6 +163,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         }
       } catch (error) {
         options.onError?.(error);
+        // An iterator that points past the shard's trim horizon or has expired fails every time
+        // it is used: the next round takes a new one after the last handled record.
+        if (error instanceof Error && UNUSABLE_ITERATOR.has(error.name)) iterators.clear();
         await pause(RETRY_MS);
       }
       if (!busy && !stopping) await pause(idleMs);

@@ -55,7 +55,12 @@ describe('the local stream poller', () => {
       await waitFor(async () => (numbers(seen, 'order').length >= 5 ? true : undefined), 'five records');
       await sleep(200);
       expect(numbers(seen, 'order')).toEqual([1, 2, 3, 4, 5]);
-      expect(errors).toEqual([expect.objectContaining({ message: 'consumer failed' })]);
+      // The consumer's failure, once; besides it, at most DynamoDB Local's read past a fresh stream's
+      // start (seen once in a full run), after which the poller takes a new iterator.
+      expect(errors.filter((e) => (e as Error).message === 'consumer failed')).toHaveLength(1);
+      const trimmed = errors.filter((e) => (e as Error).name === 'TrimmedDataAccessException');
+      expect(trimmed.length).toBeLessThanOrEqual(1); // a kept iterator would fail on every retry
+      expect(errors).toHaveLength(1 + trimmed.length);
       const record = seen.find((r) => r.dynamodb?.Keys?.PK?.S === 'order')!;
       expect(record).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: expect.any(String), StreamViewType: 'NEW_AND_OLD_IMAGES' } });
       expect(record.dynamodb!.ApproximateCreationDateTime).toBeGreaterThan(Date.now() / 1000 - 120);
