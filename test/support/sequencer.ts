@@ -1,16 +1,16 @@
 /**
  * The order of the suite's files (vitest.config.ts): vitest's own (projects by name, then the
  * slowest or largest files first), except that each directory's isolated files run before the
- * files that share workers (`unit-isolated` before `unit`). The isolated files include those that
- * mostly wait (the SDK budget's real timeouts, a stack's restart); run last, they left one core
- * idle for about 6 s at the end of `npm test`, where the many short shared files now fill it.
+ * files that share workers (`unit-isolated` before `unit`). The isolated files include some that
+ * mostly wait (the SDK budget's real timeouts); run last, they left one core idle for about 6 s at
+ * the end of `npm test`, where the many short shared files now fill it.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const ISOLATED = '-isolated';
 
 /** `unit` for `unit` and `unit-isolated`. */
-export function familyOf(projectName: string): string {
+function familyOf(projectName: string): string {
   return projectName.endsWith(ISOLATED) ? projectName.slice(0, -ISOLATED.length) : projectName;
 }
 
