@@ -13,6 +13,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Next } from '../../shared/events/attempt.ts';
 import { parseDeliveryMessage, type DeliveryMessage, type DeliveryQueue } from '../../shared/events/queue.ts';
 import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, type RetrySchedule } from '../../shared/events/retry.ts';
+import { waitAtMost } from './wait.ts';
 
 /**
  * The first retry delay from WEBHOOK_RETRY_BASE_MS (whole ms, at most the 12 h cap); AWS's 60 s
@@ -119,9 +120,7 @@ export function startLocalDeliveries(options: LocalDeliveriesOptions): LocalDeli
         }
         save();
       }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(inFlight.values()), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-      clearTimeout(timer);
+      await waitAtMost(Promise.all(inFlight.values()), waitMs);
     },
   };
 }

@@ -23,6 +23,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/data/table.ts';
+import { waitAtMost } from './wait.ts';
 
 // These machines run Node 20 (the functions run on Lambda's newest runtime); the SDK's notice
 // that future versions need Node 22 would only add noise to every local run.
@@ -148,17 +149,6 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
 /** How long stop() waits for Java to answer SIGTERM before it SIGKILLs the group. */
 const STOP_WAIT_MS = 5000;
 
-/**
- * Resolves once `exited` has, or after `ms`. The timer keeps the event loop alive meanwhile (the
- * child's handles are unreferenced: without it, a script awaiting a stop at top level ends there,
- * exit code 13) and is cleared at once, so a quick exit does not hold the process for `ms` more.
- */
-export async function exitOrTimeout(exited: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
 export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -194,7 +184,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async () => {
     killGroup(child, 'SIGTERM');
-    await exitOrTimeout(exited, STOP_WAIT_MS);
+    await waitAtMost(exited, STOP_WAIT_MS);
     killGroup(child, 'SIGKILL');
   };
   const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

@@ -22,6 +22,7 @@ import { superviseDynamoDbLocal } from './supervisor.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { readOrCreateOnce } from './state-file.ts';
 import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
+import { waitAtMost } from './wait.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
 import { AUTHORIZER_ENTRY } from '../../shared/routes.ts';
 import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/events/retry.ts';
@@ -185,7 +186,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stop: async ({ graceMs = 0 } = {}) => {
         supervisor?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        if (graceMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+        if (graceMs > 0) await waitAtMost(closed, graceMs);
         server.closeAllConnections();
         await closed;
         // The poller and the deliveries, then the table.

@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { TABLE } from '../../shared/data/table.ts';
+import { waitAtMost } from './wait.ts';
 
 export interface StreamPollerOptions {
   client: DynamoDBClient;
@@ -204,7 +205,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       wake?.();
       paused?.resume();
       // The batch in hand finishes (its writes have their own SDK timeouts); a poll waits no longer than this.
-      await Promise.race([running.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+      await waitAtMost(running, STOP_WAIT_MS);
       streams.destroy();
     },
   };
