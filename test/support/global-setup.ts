@@ -14,6 +14,7 @@ import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
 import { redirectLogs } from '../../shared/log.ts';
 import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
 import { stackLogFiles, unassertedWarnings } from './stack-log.ts';
+import { shareAcrossProjects } from './shared-setup.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,10 +29,7 @@ declare module 'vitest' {
 interface Shared {
   stack: LocalStack;
   stateDir: string;
-  users: number;
 }
-const SHARED = Symbol.for('timebill.integration-stack');
-const registry = globalThis as { [SHARED]?: Promise<Shared> };
 
 async function start(): Promise<Shared> {
   const stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
@@ -51,28 +49,28 @@ async function start(): Promise<Shared> {
     // Webhook retries on a test's time scale: 200 ms, 400 ms, 800 ms…
     webhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
   });
-  return { stack, stateDir, users: 0 };
+  return { stack, stateDir };
 }
 
-export async function setup(project: TestProject) {
-  const shared = await (registry[SHARED] ??= start());
-  shared.users++;
-  project.provide('baseUrl', shared.stack.baseUrl);
-  project.provide('dynamoEndpoint', shared.stack.dynamo.endpoint);
-  project.provide('tableName', shared.stack.tableName);
-  project.provide('stateDir', shared.stateDir);
-}
-
-export async function teardown() {
-  const shared = await registry[SHARED];
-  if (!shared || --shared.users > 0) return;
-  delete registry[SHARED];
-  await shared.stack.stop();
+async function stop({ stack, stateDir }: Shared): Promise<void> {
+  await stack.stop();
   redirectLogs(undefined);
-  const unexpected = unassertedWarnings(shared.stateDir);
+  const unexpected = unassertedWarnings(stateDir);
   if (unexpected.length > 0) {
     process.stderr.write(`The shared local stack logged ${unexpected.length} warning(s) or error(s) that no test asserted:\n`);
     for (const record of unexpected) process.stderr.write(`${JSON.stringify(record)}\n`);
   }
-  rmSync(shared.stateDir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
 }
+
+const shared = shareAcrossProjects('timebill.integration-stack', start, stop);
+
+export async function setup(project: TestProject) {
+  const { stack, stateDir } = await shared.acquire();
+  project.provide('baseUrl', stack.baseUrl);
+  project.provide('dynamoEndpoint', stack.dynamo.endpoint);
+  project.provide('tableName', stack.tableName);
+  project.provide('stateDir', stateDir);
+}
+
+export const teardown = () => shared.release();

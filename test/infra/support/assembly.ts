@@ -18,6 +18,7 @@ import { buildApp } from '../../../infra/app.ts';
 import { startDynamoDbLocal } from '../../../infra/local/dynamodb.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
 import { runBundleCommand, sourceFingerprint, writeBundles } from './bundles.ts';
+import { shareAcrossProjects } from '../../support/shared-setup.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,10 +37,7 @@ export function templateContext(): Record<string, unknown> {
 interface Shared {
   outdir: string;
   local: Awaited<ReturnType<typeof startDynamoDbLocal>>;
-  users: number;
 }
-const SHARED = Symbol.for('timebill.infra-assembly');
-const registry = globalThis as { [SHARED]?: Promise<Shared> };
 
 async function start(): Promise<Shared> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
@@ -67,8 +65,13 @@ async function start(): Promise<Shared> {
     rmSync(outdir, { recursive: true, force: true });
     throw error;
   }
-  return { outdir, local: await dynamo, users: 0 };
+  return { outdir, local: await dynamo };
 }
+
+const shared = shareAcrossProjects('timebill.infra-assembly', start, async ({ outdir, local }) => {
+  await local.stop();
+  rmSync(outdir, { recursive: true, force: true });
+});
 
 /**
  * Both infra projects (the files that share workers and those that change process-wide state,
@@ -76,14 +79,8 @@ async function start(): Promise<Shared> {
  * DynamoDB Local, and the last teardown stops and removes them.
  */
 export default async function setup(project: TestProject) {
-  const shared = await (registry[SHARED] ??= start());
-  shared.users++;
-  project.provide('infraAssembly', shared.outdir);
-  project.provide('dynamoEndpoint', shared.local.endpoint);
-  return async () => {
-    if (--shared.users > 0) return;
-    delete registry[SHARED];
-    await shared.local.stop();
-    rmSync(shared.outdir, { recursive: true, force: true });
-  };
+  const { outdir, local } = await shared.acquire();
+  project.provide('infraAssembly', outdir);
+  project.provide('dynamoEndpoint', local.endpoint);
+  return () => shared.release();
 }
