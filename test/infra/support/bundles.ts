@@ -28,6 +28,10 @@ export interface BundleCommand {
   readonly stdout: string;
 }
 
+/** A bundle as JSON holds it: its bytes in base64. */
+type EncodedBundle = Omit<BundleSize, 'contents'> & { contents: string };
+const decoded = (bundle: EncodedBundle): BundleSize => ({ ...bundle, contents: new Uint8Array(Buffer.from(bundle.contents, 'base64')) });
+
 /** A limit every bundle exceeds: the command's run shows its failure too (bundle-sizes.test.ts). */
 export const COMMAND_MAX_KB = 1;
 
@@ -43,8 +47,7 @@ export function runBundleCommand(jsonFile: string): Promise<{ sizes: BundleSize[
     execFile(tsx, [script, '--max-kb', String(COMMAND_MAX_KB), '--json', jsonFile], { cwd: PROJECT_ROOT, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       try {
-        const written = JSON.parse(readFileSync(jsonFile, 'utf8')) as (Omit<BundleSize, 'contents'> & { contents: string })[];
-        const sizes = written.map((b) => ({ ...b, contents: new Uint8Array(Buffer.from(b.contents, 'base64')) }));
+        const sizes = (JSON.parse(readFileSync(jsonFile, 'utf8')) as EncodedBundle[]).map(decoded);
         resolve({ sizes, command: { maxKb: COMMAND_MAX_KB, status, stdout } });
       } catch (cause) {
         reject(new Error(`npm run bundle-sizes wrote no bundles (status ${status}): ${stderr}`, { cause }));
@@ -76,6 +79,6 @@ export function writeBundles(directory: string, bundles: BuiltBundles): void {
 
 /** The bundles the global setup built for this run, from the directory it provides (`inject('infraAssembly')`). */
 export function readBundles(directory: string): BuiltBundles {
-  const read = JSON.parse(readFileSync(path.join(directory, FILE), 'utf8')) as { fingerprint: string; command: BundleCommand; sizes: (Omit<BundleSize, 'contents'> & { contents: string })[] };
-  return { fingerprint: read.fingerprint, command: read.command, sizes: read.sizes.map((b) => ({ ...b, contents: new Uint8Array(Buffer.from(b.contents, 'base64')) })) };
+  const read = JSON.parse(readFileSync(path.join(directory, FILE), 'utf8')) as { fingerprint: string; command: BundleCommand; sizes: EncodedBundle[] };
+  return { fingerprint: read.fingerprint, command: read.command, sizes: read.sizes.map(decoded) };
 }
