@@ -58,9 +58,10 @@ const GUARD = [
  * Java's quick-start settings: the client compiler only, and the serial collector. A local table
  * gains nothing from C2's peak speed over a run this short, and it starts in about half the time
  * (measured on 2 busy cores: ready in 4.5 to 5 s instead of 10 to 14 s, and a 6,400-call warm-up
- * no slower), which every `npm start` and every test that starts a stack waits for.
+ * no slower), which every `npm start` and every test that starts a stack waits for. No perf data
+ * file (hsperfdata, for jps and jstat): a Java that is SIGKILLed would leave it in /tmp.
  */
-const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData'];
 
 /**
  * DynamoDB Local sends usage telemetry to AWS unless told not to. A developer's local stack and
