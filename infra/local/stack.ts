@@ -42,6 +42,11 @@ export interface LocalStackOptions {
   host?: string;
   /** Keep DynamoDB Local's data here; in memory when absent. */
   dataDir?: string;
+  /**
+   * A DynamoDB Local that already runs (the test suite shares one between its projects): used
+   * instead of starting one (`dataDir` is then its own business), and left running by stop().
+   */
+  dynamoDbLocal?: DynamoDbLocal;
   /** Where the issuer's key pair and the cursor key live (git-ignored). */
   stateDir: string;
   throttling?: { rateLimit: number; burstLimit: number };
@@ -83,7 +88,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const host = options.host ?? '127.0.0.1';
   const baseUrl = `http://${host}:${options.port}`;
   const issuer = loadOrCreateIssuer(join(options.stateDir, 'issuer'));
-  const dynamo = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
+  const dynamo = options.dynamoDbLocal ?? (await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {}));
+  const stopDynamo = () => (options.dynamoDbLocal ? Promise.resolve() : dynamo.stop());
   let events: LocalEvents | undefined;
   try {
     Object.assign(process.env, {
@@ -192,12 +198,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         // The poller and the deliveries, then the table.
         await started.stop();
         client.destroy();
-        await dynamo.stop();
+        await stopDynamo();
       },
     };
   } catch (error) {
     await events?.stop();
-    await dynamo.stop();
+    await stopDynamo();
     throw error;
   }
 }

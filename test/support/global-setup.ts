@@ -14,7 +14,7 @@ import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
 import { redirectLogs } from '../../shared/log.ts';
 import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
 import { stackLogFiles, unassertedWarnings } from './stack-log.ts';
-import { shareAcrossProjects } from './shared-setup.ts';
+import { shareAcrossProjects, sharedDynamoDbLocal } from './shared-setup.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,8 +35,11 @@ async function start(): Promise<Shared> {
   const stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
   const { log } = stackLogFiles(stateDir);
   redirectLogs((_level, line) => appendFileSync(log, line));
+  // The infra projects' tables live beside the stack's (test/infra/support/assembly.ts): one Java for the run.
+  const dynamoDbLocal = await sharedDynamoDbLocal.acquire();
   const stack = await startLocalStack({
     repoRoot: resolve(import.meta.dirname, '../..'),
+    dynamoDbLocal,
     port: await freePort(),
     stateDir,
     // The tests create data quickly; throttling has a test of its own on a separate gateway.
@@ -48,12 +51,16 @@ async function start(): Promise<Shared> {
     },
     // Webhook retries on a test's time scale: 200 ms, 400 ms, 800 ms…
     webhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
+  }).catch(async (error: unknown) => {
+    await sharedDynamoDbLocal.release();
+    throw error;
   });
   return { stack, stateDir };
 }
 
 async function stop({ stack, stateDir }: Shared): Promise<void> {
   await stack.stop();
+  await sharedDynamoDbLocal.release();
   redirectLogs(undefined);
   const unexpected = unassertedWarnings(stateDir);
   if (unexpected.length > 0) {

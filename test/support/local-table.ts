@@ -1,7 +1,7 @@
 /**
- * A table of the stack's definition for one test file, on the DynamoDB Local its project shares
- * (`dynamoEndpoint`: the integration project's stack, or the infra project's, started beside its
- * synthesis in support/assembly.ts): one Java process per run instead of one per file. Each file
+ * A table of the stack's definition for one test file, on the run's DynamoDB Local
+ * (`dynamoEndpoint`: the integration projects' stack's, shared with the infra projects,
+ * support/shared-setup.ts): one Java process per run instead of one per file. Each file
  * names its own table; `stop()` deletes it and destroys the clients.
  */
 import { inject } from 'vitest';

@@ -1,12 +1,17 @@
+import { startDynamoDbLocal } from '../../infra/local/dynamodb.ts';
+
 /**
- * One thing for both projects of a directory (vitest.config.ts: `name` and `name-isolated`), whose
- * global setups each run: the first to acquire starts it, both get the same, and the last to
- * release stops it. Kept on globalThis, as vitest may load a setup module once per project.
+ * One thing for several projects (vitest.config.ts: a directory's `name` and `name-isolated`, or
+ * more), whose global setups each run: the first to acquire starts it, all get the same, and the
+ * last to release stops it. Kept on globalThis, as vitest may load a setup module once per project.
  */
 export interface SharedAcrossProjects<T> {
   acquire(): Promise<T>;
   release(): Promise<void>;
 }
+
+/** One DynamoDB Local for the whole run: the integration projects' stack and the infra projects' tables. */
+export const sharedDynamoDbLocal = shareAcrossProjects('timebill.dynamodb-local', () => startDynamoDbLocal(), (local) => local.stop());
 
 export function shareAcrossProjects<T>(key: string, start: () => Promise<T>, stop: (shared: T) => Promise<void>): SharedAcrossProjects<T> {
   const symbol = Symbol.for(key);

@@ -6,8 +6,8 @@
  * (readAssembly below) instead of synthesizing the same environments again in each file. cdk-nag runs during this
  * synthesis as in `cdk synth` (an unacknowledged finding fails the run here, with the finding).
  * Meanwhile the command `npm run bundle-sizes` builds every function's bundle once (support/bundles.ts), in its own process,
- * and a DynamoDB Local starts for the files that need a table (support/local-table.ts): one Java
- * process for the project, provided as `dynamoEndpoint`, stopped at the end.
+ * and the run's DynamoDB Local (the integration stack's, support/shared-setup.ts) serves the files
+ * that need a table (support/local-table.ts), provided as `dynamoEndpoint`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +15,10 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { TestProject } from 'vitest/node';
 import { buildApp } from '../../../infra/app.ts';
-import { startDynamoDbLocal } from '../../../infra/local/dynamodb.ts';
+import type { DynamoDbLocal } from '../../../infra/local/dynamodb.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
 import { runBundleCommand, sourceFingerprint, writeBundles } from './bundles.ts';
-import { shareAcrossProjects } from '../../support/shared-setup.ts';
+import { shareAcrossProjects, sharedDynamoDbLocal } from '../../support/shared-setup.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,15 +36,15 @@ export function templateContext(): Record<string, unknown> {
 /** What the setup makes once for both infra projects (vitest.config.ts: `infra`, `infra-isolated`). */
 interface Shared {
   outdir: string;
-  local: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+  local: DynamoDbLocal;
 }
 
 async function start(): Promise<Shared> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
-  // Started first: the bundles are built and Java starts in their own processes while this one synthesizes.
+  // Started first: the bundles are built and Java starts (unless the integration stack's runs) in their own processes while this one synthesizes.
   const bundles = runBundleCommand(path.join(outdir, 'bundle-sizes.json'));
-  const dynamo = startDynamoDbLocal();
+  const dynamo = sharedDynamoDbLocal.acquire();
   try {
     const app = new App({ context: templateContext(), outdir });
     buildApp(app);
@@ -60,7 +60,7 @@ async function start(): Promise<Shared> {
     }
     writeBundles(outdir, { fingerprint, ...(await bundles) });
   } catch (error) {
-    await (await dynamo).stop(); // a finding of cdk-nag, say: no Java left behind
+    await dynamo.then(() => sharedDynamoDbLocal.release()); // a finding of cdk-nag, say: no Java left behind
     await bundles.catch(() => undefined);
     rmSync(outdir, { recursive: true, force: true });
     throw error;
@@ -68,8 +68,8 @@ async function start(): Promise<Shared> {
   return { outdir, local: await dynamo };
 }
 
-const shared = shareAcrossProjects('timebill.infra-assembly', start, async ({ outdir, local }) => {
-  await local.stop();
+const shared = shareAcrossProjects('timebill.infra-assembly', start, async ({ outdir }) => {
+  await sharedDynamoDbLocal.release();
   rmSync(outdir, { recursive: true, force: true });
 });
 
