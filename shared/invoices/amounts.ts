@@ -5,6 +5,7 @@
  * the tax are each rounded once, half to even, from the exact subtotal.
  */
 import { divideHalfEven, formatMinor, minorOfRateMinutes, rateMinutes, rateUnits } from '../money.ts';
+import type { InvoiceLine } from '../schemas/invoices.ts';
 
 /** 10^3: a percentage's integer units per percent (3 decimal places). */
 const PERCENT_SCALE = 1_000n;
@@ -32,15 +33,7 @@ export interface InvoiceableEntry {
   duration_minutes: number;
 }
 
-/** One line of an invoice: a project (or time without one) at one rate. */
-export interface InvoiceLine {
-  project_id: string | null;
-  description: string;
-  billable_rate: number;
-  minutes: number;
-  time_entry_count: number;
-  amount: string;
-}
+export type { InvoiceLine };
 
 export interface InvoiceAmounts {
   subtotal: string;
