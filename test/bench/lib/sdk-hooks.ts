@@ -10,8 +10,9 @@
  *   through, or answers them too, so that a handler's DynamoDB calls can be captured; a GetItem
  *   of an item a held-back write put is answered with that item.
  * - `benchTransport` (deserialize step, innermost: just in front of the HTTP handler): in
- *   `record` mode it keeps the raw HTTP responses of an invocation; in `replay` mode it answers
- *   from them without any network, so the SDK still signs, serializes and parses everything.
+ *   `record` mode it keeps the raw HTTP responses of an invocation, each with its request; in
+ *   `replay` mode it answers each request with its own (replayIndex) without any network, so the
+ *   SDK still signs, serializes and parses everything.
  */
 import { Readable } from 'node:stream';
 import { dynamo } from '../../../shared/data/dynamo.ts';
@@ -42,6 +43,8 @@ export interface RecordedResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** The request it answered (its X-Amz-Target and body): a replay gives it to the same request. */
+  request: string;
 }
 
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
@@ -52,7 +55,7 @@ interface State {
   capacity: boolean;
   log: ObservedCall[] | undefined;
   intercept: { reads: 'pass' | ReadResponder; held: Map<string, Record<string, unknown>> } | undefined;
-  transport: { kind: 'pass' } | { kind: 'record'; into: RecordedResponse[] } | { kind: 'replay'; from: RecordedResponse[]; next: number };
+  transport: { kind: 'pass' } | { kind: 'record'; into: RecordedResponse[] } | { kind: 'replay'; from: RecordedResponse[]; used: boolean[] };
 }
 
 const state: State = { capacity: false, log: undefined, intercept: undefined, transport: { kind: 'pass' } };
@@ -76,6 +79,29 @@ function heldItemFor(held: Map<string, Record<string, unknown>>, command: string
   if (command !== 'GetItemCommand' || !input.Key) return undefined;
   const item = held.get(keyOf(input.Key as Record<string, unknown>));
   return item ? { Item: item } : undefined;
+}
+
+/** A request as sent: its operation (X-Amz-Target) and its body. */
+function requestOf(args: unknown): string {
+  const { headers, body } = (args as { request: { headers: Record<string, string>; body?: unknown } }).request;
+  const text = typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : '';
+  return `${headers['x-amz-target'] ?? ''}\n${text}`;
+}
+
+/**
+ * The recorded answer for a request of a replay: the first unused one recorded for the same
+ * request, else for the same operation (a write's body holds the time of the call). Answers come back in any order when calls run at once (a finalize reads the invoice
+ * and the workspace's counter together), and requests go out in any order, so neither order can
+ * pair them.
+ */
+function replayIndex(replay: { from: RecordedResponse[]; used: boolean[] }, request: string): number {
+  const operation = request.slice(0, request.indexOf('\n'));
+  const unused = (test: (recorded: RecordedResponse) => boolean) => replay.from.findIndex((recorded, i) => !replay.used[i] && test(recorded));
+  let index = unused((recorded) => recorded.request === request);
+  if (index === -1) index = unused((recorded) => recorded.request.startsWith(`${operation}\n`));
+  if (index === -1) throw new Error(`Nothing recorded left to answer ${operation || 'a request'}: the replayed call sent more than its recording (rewindReplay() starts each invocation)`);
+  replay.used[index] = true;
+  return index;
 }
 
 export function installHooks(): void {
@@ -111,21 +137,20 @@ export function installHooks(): void {
     { step: 'initialize', priority: 'high', name: 'benchObserve', override: true },
   );
   stack.add(
-    ((next: (args: unknown) => Promise<{ response: RecordedResponse & { body: Readable } }>) => async (args: unknown) => {
+    ((next: (args: unknown) => Promise<{ response: Omit<RecordedResponse, 'request'> & { body: Readable } }>) => async (args: unknown) => {
       const transport = state.transport;
+      if (transport.kind === 'pass') return next(args);
+      const request = requestOf(args);
       if (transport.kind === 'replay') {
-        const recorded = transport.from[transport.next++ % transport.from.length]!;
+        const recorded = transport.from[replayIndex(transport, request)]!;
         return { response: { statusCode: recorded.statusCode, headers: { ...recorded.headers }, body: Readable.from(recorded.body) } };
       }
       const result = await next(args);
-      if (transport.kind === 'record') {
-        const chunks: Buffer[] = [];
-        for await (const chunk of result.response.body) chunks.push(Buffer.from(chunk as Uint8Array));
-        const body = Buffer.concat(chunks);
-        transport.into.push({ statusCode: result.response.statusCode, headers: { ...result.response.headers }, body });
-        return { ...result, response: { ...result.response, body: Readable.from(body) } };
-      }
-      return result;
+      const chunks: Buffer[] = [];
+      for await (const chunk of result.response.body) chunks.push(Buffer.from(chunk as Uint8Array));
+      const body = Buffer.concat(chunks);
+      transport.into.push({ statusCode: result.response.statusCode, headers: { ...result.response.headers }, body, request });
+      return { ...result, response: { ...result.response, body: Readable.from(body) } };
     }) as never,
     { step: 'deserialize', priority: 'low', name: 'benchTransport', override: true },
   );
@@ -162,7 +187,7 @@ export async function intercept<T>(fn: () => Promise<T>, reads: 'pass' | ReadRes
   }
 }
 
-/** Runs `fn` against DynamoDB Local and keeps the raw HTTP responses it received, in order. */
+/** Runs `fn` against DynamoDB Local and keeps the raw HTTP responses it received, each with its request. */
 export async function record<T>(fn: () => Promise<T>): Promise<{ result: T; responses: RecordedResponse[] }> {
   const responses: RecordedResponse[] = [];
   state.transport = { kind: 'record', into: responses };
@@ -173,15 +198,15 @@ export async function record<T>(fn: () => Promise<T>): Promise<{ result: T; resp
   }
 }
 
-/** From now until `stopReplay()`, every request is answered from `responses` (cyclically), with no network. */
+/** From now until `stopReplay()`, every request is answered from `responses`, each once per pass (replayIndex), with no network. */
 export function startReplay(responses: RecordedResponse[]): void {
   if (responses.length === 0) throw new Error('Nothing to replay');
-  state.transport = { kind: 'replay', from: responses, next: 0 };
+  state.transport = { kind: 'replay', from: responses, used: [] };
 }
 
-/** Restarts the replay at the first response (one invocation = one pass over the recording). */
+/** Starts a new pass over the recording (one invocation = one pass). */
 export function rewindReplay(): void {
-  if (state.transport.kind === 'replay') state.transport.next = 0;
+  if (state.transport.kind === 'replay') state.transport.used = [];
 }
 
 export function stopReplay(): void {
