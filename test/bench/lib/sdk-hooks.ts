@@ -90,9 +90,9 @@ function requestOf(args: unknown): string {
 
 /**
  * The recorded answer for a request of a replay: the first unused one recorded for the same
- * request, else for the same operation (a write's body holds the time of the call). Answers come back in any order when calls run at once (a finalize reads the invoice
- * and the workspace's counter together), and requests go out in any order, so neither order can
- * pair them.
+ * request, else for the same operation (a write's body holds the time of the call). Answers come
+ * back in any order when calls run at once (a finalize reads the invoice and the workspace's
+ * counter together), and requests go out in any order, so neither order can pair them.
  */
 function replayIndex(replay: { from: RecordedResponse[]; used: boolean[] }, request: string): number {
   const operation = request.slice(0, request.indexOf('\n'));
