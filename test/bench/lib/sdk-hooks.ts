@@ -81,10 +81,13 @@ function heldItemFor(held: Map<string, Record<string, unknown>>, command: string
   return item ? { Item: item } : undefined;
 }
 
+const UTF8 = new TextDecoder();
+
 /** A request as sent: its operation (X-Amz-Target) and its body. */
 function requestOf(args: unknown): string {
   const { headers, body } = (args as { request: { headers: Record<string, string>; body?: unknown } }).request;
-  const text = typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : '';
+  // Decoded as bytes: Buffer.from() would call the SDK's body's valueOf(), which warns on stderr.
+  const text = typeof body === 'string' ? body : body instanceof Uint8Array ? UTF8.decode(body) : '';
   return `${headers['x-amz-target'] ?? ''}\n${text}`;
 }
 
