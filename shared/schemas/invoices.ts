@@ -80,10 +80,10 @@ export const invoiceFieldSchemas = () => ({
   voided_at: v.nullable(timestamp('voided_at')),
 });
 
-/** At most INVOICE_LIMITS.projects: a check, which the OpenAPI document states as maxItems (schemas/documented.ts). */
 /** One line of an invoice, as its object shows it: a project (or time without one) at one rate. */
 export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];
 
+/** At most INVOICE_LIMITS.projects: a check, which the OpenAPI document states as maxItems (schemas/documented.ts). */
 export const hasAtMostProjects = (ids: string[]) => ids.length <= INVOICE_LIMITS.projects;
 
 const projectIds = () =>

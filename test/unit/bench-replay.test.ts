@@ -1,8 +1,8 @@
 /**
  * The bench's warm section (test/bench/warm.ts) records one real run of a handler, then answers
- * its DynamoDB calls from the recording: in the order they are sent. Concurrent calls (a finalize
- * reads the invoice and the workspace's counter at once) may be answered in either order, so the
- * recording must keep the order of the requests, not of the answers.
+ * its DynamoDB calls from the recording. Concurrent calls (a finalize reads the invoice and the
+ * workspace's counter at once) go out and are answered in either order, so a replay must give each
+ * request the answer recorded for it (test/bench/lib/sdk-hooks.ts, replayIndex), not the next one.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,9 +11,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../shared/data/dynamo.ts';
 import { installHooks, record, rewindReplay, startReplay, stopReplay } from '../bench/lib/sdk-hooks.ts';
 
-/** A stand-in for DynamoDB: GetItem answers with the key's own item, the 'slow' one 100 ms late. */
+/**
+ * A stand-in for DynamoDB: GetItem answers with the key's own item, the 'slow' one only once the
+ * 'fast' one has been answered (whatever the load, not after a fixed delay).
+ */
 let server: Server;
 const answered: string[] = [];
+let answerSlow: (() => void) | undefined;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -21,14 +25,16 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const pk = (JSON.parse(body) as { Key: { PK: { S: string } } }).Key.PK.S;
-      setTimeout(
-        () => {
-          answered.push(pk);
-          res.writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' });
-          res.end(JSON.stringify({ Item: { PK: { S: pk } } }));
-        },
-        pk === 'slow' ? 100 : 0,
-      );
+      const answer = () => {
+        answered.push(pk);
+        res.writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify({ Item: { PK: { S: pk } } }));
+      };
+      if (pk === 'fast') {
+        answer();
+        answerSlow?.();
+      } else if (answered.includes('fast')) answer();
+      else answerSlow = answer;
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -42,7 +42,8 @@ interface Shared {
 async function start(): Promise<Shared> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
-  // Started first: the bundles are built and Java starts (unless the integration stack's runs) in their own processes while this one synthesizes.
+  // Started first: the bundles are built, and Java starts unless the integration stack's runs,
+  // in their own processes while this one synthesizes.
   const bundles = runBundleCommand(path.join(outdir, 'bundle-sizes.json'));
   const dynamo = sharedDynamoDbLocal.acquire();
   try {
