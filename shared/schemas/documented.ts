@@ -7,7 +7,7 @@
 import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { isTimeZone } from '../totals/calendar.ts';
-import { INVOICE_LIMITS, hasAtMostProjects } from './invoices.ts';
+import { hasAtMostProjects } from './invoices.ts';
 import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isNonEmpty, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
@@ -95,7 +95,7 @@ export function documentAction(action: { type: string; requirement?: unknown; me
     case isUniqueList:
       return { ...converted, uniqueItems: true };
     case hasAtMostProjects:
-      return { ...converted, maxItems: INVOICE_LIMITS.projects };
+      return { ...converted, maxItems: LIMITS.invoiceProjects };
     default:
       return undefined;
   }

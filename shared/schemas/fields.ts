@@ -29,6 +29,14 @@ export const enum LIMITS {
   bodyBytes = 64 * 1024,
   pageSizeDefault = 25,
   pageSizeMax = 100,
+  /** Entries one invoice takes; more is a 400 naming `to` (narrow the range). */
+  invoiceEntries = 2000,
+  /** Lines (project × rate) of one invoice. */
+  invoiceLines = 100,
+  /** `project_ids` of one invoice create. */
+  invoiceProjects = 50,
+  memoLength = 2000,
+  purchaseOrderLength = 100,
 }
 
 /** Length in Unicode code points, as JSON Schema's maxLength counts: an emoji is one character. */

@@ -5,21 +5,9 @@
  * optional bodies. Built inside functions, never at load (as define.ts).
  */
 import * as v from 'valibot';
-import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
+import { LIMITS, enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import type { FieldError } from '../errors.ts';
-
-/** An invoice's limits; a const enum, as LIMITS (fields.ts): each value is put where it is read. */
-export const enum INVOICE_LIMITS {
-  /** Entries one invoice takes; more is a 400 naming `to` (narrow the range). */
-  entries = 2000,
-  /** Lines (project × rate) of one invoice. */
-  lines = 100,
-  /** `project_ids` of one create. */
-  projects = 50,
-  memoLength = 2000,
-  purchaseOrderLength = 100,
-}
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -40,8 +28,8 @@ const SAID = /* @__PURE__ */ (() => ({
 }))();
 type Said = Partial<typeof SAID>;
 
-const memo = () => v.nullable(text('memo', INVOICE_LIMITS.memoLength, 'multi'));
-const purchaseOrder = () => v.nullable(text('purchase_order', INVOICE_LIMITS.purchaseOrderLength));
+const memo = () => v.nullable(text('memo', LIMITS.memoLength, 'multi'));
+const purchaseOrder = () => v.nullable(text('purchase_order', LIMITS.purchaseOrderLength));
 const dueDate = (said: Said) => v.nullable(calendarDate('due_date', said.due_date));
 
 /** The invoice's fields as its object shows them (registry.ts declares their order and `invoiceFields` from them). */
@@ -83,14 +71,14 @@ export const invoiceFieldSchemas = () => ({
 /** One line of an invoice, as its object shows it: a project (or time without one) at one rate. */
 export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];
 
-/** At most INVOICE_LIMITS.projects: a check, which the OpenAPI document states as maxItems (schemas/documented.ts). */
-export const hasAtMostProjects = (ids: string[]) => ids.length <= INVOICE_LIMITS.projects;
+/** At most LIMITS.invoiceProjects: a check, which the OpenAPI document states as maxItems (schemas/documented.ts). */
+export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;
 
 const projectIds = () =>
   v.pipe(
     v.array(reference('project_ids'), 'project_ids must be an array of project ids'),
     v.check<string[], string>(isNonEmpty, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
-    v.check(hasAtMostProjects, `project_ids may name at most ${INVOICE_LIMITS.projects} projects`),
+    v.check(hasAtMostProjects, `project_ids may name at most ${LIMITS.invoiceProjects} projects`),
     v.check(isUniqueList, 'project_ids must not repeat a project'),
   );
 

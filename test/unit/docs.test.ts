@@ -14,7 +14,6 @@ import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/domain/webhook-endpoints.ts'
 import { TABLE } from '../../shared/data/table.ts';
 import { project } from '../../shared/resources/registry.ts';
 import { LIMITS } from '../../shared/schemas/fields.ts';
-import { INVOICE_LIMITS } from '../../shared/schemas/invoices.ts';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/limits.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { WAF_RATE_LIMIT_PER_IP } from '../../infra/limits.ts';
@@ -99,11 +98,11 @@ describe('limits in the docs', () => {
   it('api.md\'s invoice limits are those of shared/schemas/invoices.ts and shared/domain/invoices/', () => {
     const invoices = api.slice(api.indexOf('## Invoices'), api.indexOf('## Limits'));
     const grouped = (n: number) => n.toLocaleString('en-US');
-    expect(invoices).toContain(`more than ${grouped(INVOICE_LIMITS.entries)} entries or ${INVOICE_LIMITS.lines} lines, 400 \`param: "to"\``);
-    expect(row('`project_ids`')[0]).toContain(`1–${INVOICE_LIMITS.projects} distinct ids`);
+    expect(invoices).toContain(`more than ${grouped(LIMITS.invoiceEntries)} entries or ${LIMITS.invoiceLines} lines, 400 \`param: "to"\``);
+    expect(row('`project_ids`')[0]).toContain(`1–${LIMITS.invoiceProjects} distinct ids`);
     expect(row('`discount_rate`, `tax_rate`')[0]).toContain(`from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places`);
-    expect(row('`memo`')[0]).toContain(`at most ${grouped(INVOICE_LIMITS.memoLength)} characters`);
-    expect(row('`purchase_order`')[0]).toContain(`at most ${INVOICE_LIMITS.purchaseOrderLength} characters`);
+    expect(row('`memo`')[0]).toContain(`at most ${grouped(LIMITS.memoLength)} characters`);
+    expect(row('`purchase_order`')[0]).toContain(`at most ${LIMITS.purchaseOrderLength} characters`);
     // The domain keeps these two to itself (not exported): read from its source.
     const lease = Number(/INVOICE_WORK_LEASE_MS \?\? ([\d_]+)\)/.exec(doc('shared/domain/invoices/common.ts'))?.[1]?.replaceAll('_', ''));
     expect(stated(invoices, /lease of (\d+) s\b/)).toBe(lease / 1000);

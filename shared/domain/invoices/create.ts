@@ -25,7 +25,7 @@ import { addToLines, invoiceAmounts, type InvoiceLine } from '../../invoices/amo
 import { lockEntryPart } from '../../invoices/lock.ts';
 import { dataOf, type Invoice } from '../../resources/objects.ts';
 import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoiceStored as invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../resources/registry.ts';
-import { INVOICE_LIMITS } from '../../schemas/invoices.ts';
+import { LIMITS } from '../../schemas/fields.ts';
 import { dateRangeErrors } from '../../schemas/dates.ts';
 import { dayNumberOf, startOfDay } from '../../totals/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
@@ -81,8 +81,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     );
   }
   const lineCount = new Set(selected.map((e) => lineKeyOf(dataOfItem(e)))).size;
-  if (lineCount > INVOICE_LIMITS.lines) {
-    throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${INVOICE_LIMITS.lines}: narrow the range or project_ids`);
+  if (lineCount > LIMITS.invoiceLines) {
+    throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
   }
 
   const id = newId(invoice.idPrefix, now);
@@ -150,8 +150,8 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
         const data = dataOfItem(item);
         if (!uninvoiced(data, input.client_id)) continue;
         selected.push(item);
-        if (selected.length > INVOICE_LIMITS.entries) {
-          throw invalidParam('to', `The range holds more than ${INVOICE_LIMITS.entries} billable time entries to invoice: narrow the range or project_ids`);
+        if (selected.length > LIMITS.invoiceEntries) {
+          throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
         }
       }
       startKey = out.LastEvaluatedKey;
@@ -249,7 +249,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
           const entry = stored.get(entryId);
           if (!entry || !belongs(dataOfItem(entry), data, span)) continue;
           const lineKey = lineKeyOf(dataOfItem(entry));
-          if (!lineKeys.has(lineKey) && lineKeys.size >= INVOICE_LIMITS.lines) continue;
+          if (!lineKeys.has(lineKey) && lineKeys.size >= LIMITS.invoiceLines) continue;
           lineKeys.add(lineKey);
           picked.push(entry);
         }
