@@ -16,7 +16,7 @@
  * second event: its record's items are written again (filling what a crash left out) and its event
  * is returned, so the fan-out after a crash still happens, with the same event id.
  */
-import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import * as keys from '../data/keys.ts';
 import { CHANGE_TYPE, type EventView } from '../data/keys.ts';
@@ -291,24 +291,22 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
 
 /** The change record of an object's last change made at or before `sequence` (where sync mode on its view starts). */
 export async function changeAtOrBefore(workspaceId: string, objectId: string, sequence: number): Promise<string | undefined> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        ConsistentRead: true,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :change)',
-        ExpressionAttributeValues: { ':pk': keys.eventView(workspaceId, objectView(objectId)), ':change': `${CHANGE_TYPE}#` },
-        ProjectionExpression: 'SK, #sequence',
-        ExpressionAttributeNames: { '#sequence': 'sequence' },
-        ScanIndexForward: false,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    const found = (out.Items ?? []).find((item) => Number(item.sequence) <= sequence);
+  const newestFirst = paginateQuery(
+    { client: dynamo() },
+    {
+      TableName: tableName(),
+      ConsistentRead: true,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :change)',
+      ExpressionAttributeValues: { ':pk': keys.eventView(workspaceId, objectView(objectId)), ':change': `${CHANGE_TYPE}#` },
+      ProjectionExpression: 'SK, #sequence',
+      ExpressionAttributeNames: { '#sequence': 'sequence' },
+      ScanIndexForward: false,
+    },
+  );
+  for await (const page of newestFirst) {
+    const found = (page.Items ?? []).find((item) => Number(item.sequence) <= sequence);
     if (found) return String(found.SK);
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }
   return undefined;
 }
 
