@@ -4,14 +4,10 @@
  * rate's decimal spelling), to compare whole summaries with.
  */
 import { apiFor, type Api } from './api.ts';
+import type { CountedEntry } from '../../shared/totals/totals.ts';
 
-export interface EntryLike {
-  client_id: string;
-  project_id: string | null;
-  started_at: string;
-  duration_minutes: number;
-  billable: boolean;
-  billable_rate: number | null;
+/** An entry as the API shows it: the fields totals count (the type only; the reference computes by its own road). */
+export interface EntryLike extends CountedEntry {
   /** The invoice the entry is on (`invoiced=` counts by it). */
   invoice_id?: string | null;
 }
