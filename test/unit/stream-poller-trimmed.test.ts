@@ -1,0 +1,77 @@
+/**
+ * The local stream poller's trimmed reads (DynamoDB Local cannot be made to trim on cue, so its
+ * answers are mocked): the one DynamoDB Local gives as a fresh stream starts skipped nothing and
+ * is not reported; one after a handled record may have lost records and is, and the poller reads
+ * on after that record.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  TrimmedDataAccessException,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { startStreamPoller } from '../../infra/local/stream-poller.ts';
+
+const table = mockClient(DynamoDBClient);
+const streams = mockClient(DynamoDBStreamsClient);
+afterEach(() => {
+  table.reset();
+  streams.reset();
+});
+
+const trimmed = () => new TrimmedDataAccessException({ message: 'The operation attempted to read past the oldest stream record in a shard.', $metadata: {} });
+const record = (sequence: string): StreamRecord => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: sequence, Keys: { PK: { S: 'a' } } } });
+
+/** A poller over one shard whose GetRecords answers come from `answers` (then empty pages); what it handled and reported. */
+async function pollWith(answers: (StreamRecord[] | Error)[]) {
+  table.on(DescribeTableCommand).resolves({ Table: { StreamSpecification: { StreamEnabled: true }, LatestStreamArn: 'arn:stream' } });
+  streams.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'shard-1' }] } });
+  streams.on(GetShardIteratorCommand).resolves({ ShardIterator: 'iterator' });
+  let reads = streams.on(GetRecordsCommand);
+  for (const answer of answers) reads = answer instanceof Error ? reads.rejectsOnce(answer) : reads.resolvesOnce({ Records: answer, NextShardIterator: 'iterator' });
+  reads.resolves({ Records: [], NextShardIterator: 'iterator' });
+  const handled: DynamoDBRecord[] = [];
+  const reported: unknown[] = [];
+  const poller = await startStreamPoller({
+    client: new DynamoDBClient({ region: 'us-east-1' }),
+    endpoint: 'http://127.0.0.1:9',
+    region: 'us-east-1',
+    tableName: 'table',
+    idleMs: 5,
+    handle: async (records) => void handled.push(...records),
+    onError: (error) => reported.push(error),
+  });
+  return { handled, reported, stop: () => poller.stop() };
+}
+
+describe('the local stream poller, on a trimmed read', () => {
+  it("says nothing of a fresh stream's first read from its oldest record, and reads on", async () => {
+    const run = await pollWith([trimmed(), [record('1')]]);
+    try {
+      await vi.waitFor(() => expect(run.handled).toHaveLength(1), { timeout: 30_000 });
+      expect(run.reported).toEqual([]);
+      expect(streams.commandCalls(GetShardIteratorCommand).map((call) => call.args[0].input.ShardIteratorType)).toEqual(['TRIM_HORIZON', 'TRIM_HORIZON']);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('reports one after a handled record, and reads on after that record', async () => {
+    const run = await pollWith([[record('1')], trimmed(), [record('2')]]);
+    try {
+      await vi.waitFor(() => expect(run.handled).toHaveLength(2), { timeout: 30_000 });
+      expect(run.reported).toHaveLength(1);
+      expect((run.reported[0] as Error).name).toBe('TrimmedDataAccessException');
+      const second = streams.commandCalls(GetShardIteratorCommand)[1]!.args[0].input;
+      expect(second).toMatchObject({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: '1' });
+    } finally {
+      await run.stop();
+    }
+  });
+});
