@@ -1,8 +1,14 @@
-/** `npm run openapi`: writes docs/openapi.json from the code (a test keeps the committed copy identical). */
+/**
+ * `npm run openapi`: writes docs/openapi.json from the code (a test keeps the committed copy
+ * identical), and the SDK's types from it (sdk/scripts/types.ts).
+ */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { renderOpenApiDocument } from './openapi-document.ts';
+import { SDK_TYPES_PATH, writeSdkTypes } from '../sdk/scripts/types.ts';
 
 const target = resolve(import.meta.dirname, '../docs/openapi.json');
 writeFileSync(target, renderOpenApiDocument());
 console.log(`Wrote ${target}`);
+await writeSdkTypes();
+console.log(`Wrote ${SDK_TYPES_PATH}`);

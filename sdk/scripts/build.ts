@@ -1,6 +1,7 @@
 /**
- * `npm run build` in sdk/, which `npm pack` runs (prepack): src/ compiled into dist/, the files
- * of the package (docs/decisions/0020-sdk-package.md).
+ * `npm run build` in sdk/, which `npm pack` runs (prepack): the generated types written
+ * (scripts/types.ts), then src/ compiled into dist/, the files of the package
+ * (docs/decisions/0020-sdk-package.md).
  * - dist/cjs: CommonJS JavaScript and declarations (tsc with tsconfig.build.json), marked
  *   CommonJS by a package.json of its own (the package is `"type": "module"`).
  * - dist/esm: the ES module entry, re-exporting the CommonJS build's exports, so that `import`
@@ -12,6 +13,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import ts from 'typescript';
+import { writeSdkTypes } from './types.ts';
 
 const sdk = resolve(import.meta.dirname, '..');
 const dist = resolve(sdk, 'dist');
@@ -62,6 +64,7 @@ function esmEntry(): void {
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   rmSync(dist, { recursive: true, force: true });
+  await writeSdkTypes();
   compile();
   writeFileSync(resolve(dist, 'cjs/package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
   esmEntry();

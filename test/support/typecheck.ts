@@ -5,7 +5,7 @@
  * instead of holding one core for about 25 s while the other waits. A run of single files
  * (`npx vitest run <file>`) starts it only if it selects the typecheck test.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess, type ExecFileException } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,11 +28,20 @@ export interface TypecheckResult {
 const ROOT = resolve(import.meta.dirname, '../..');
 const RESULT_FILE = 'result.json';
 
-/** Runs tsc; `done` gets its result. */
-export function runTsc(done: (result: TypecheckResult) => void): ChildProcess {
-  return execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', ROOT], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-    done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
-  );
+type Finished = (error: ExecFileException | null, stdout: string, stderr: string) => void;
+const run = (args: string[], finished: Finished) => execFile(process.execPath, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, finished);
+const resultOf = (error: ExecFileException | null, stdout: string, stderr: string): TypecheckResult => ({
+  code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+  output: `${stdout}${stderr}`,
+});
+
+/** Writes the SDK's generated types (git ignores them: sdk/scripts/types.ts), then runs tsc; `done` gets the result. */
+export function runTsc(done: (result: TypecheckResult) => void): { kill(): void } {
+  let child: ChildProcess = run(['--import', 'tsx', join(ROOT, 'sdk/scripts/types.ts')], (error, stdout, stderr) => {
+    if (error) return done(resultOf(error, stdout, stderr));
+    child = run([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', ROOT], (error, stdout, stderr) => done(resultOf(error, stdout, stderr)));
+  });
+  return { kill: () => child.kill('SIGKILL') };
 }
 
 /** The global setup's result once written (undefined while tsc runs). */
@@ -51,7 +60,7 @@ export default function setup(project: TestProject) {
   const child = runTsc((result) => writeFileSync(join(dir, RESULT_FILE), JSON.stringify(result)));
   project.provide('typecheckDir', dir);
   return () => {
-    child.kill('SIGKILL');
+    child.kill();
     rmSync(dir, { recursive: true, force: true });
   };
 }
