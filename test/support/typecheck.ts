@@ -2,7 +2,7 @@
  * `tsc` over the whole repository (tsconfig.json), as a test of the suite
  * (test/unit/typecheck.test.ts) rather than a step before it: `npm test` starts it in the unit
  * project's global setup, so the compiler checks while the stacks start and the first files run,
- * instead of holding one core for about 25 s while the other waits. A run of single files
+ * instead of holding one core while the other waits. A run of single files
  * (`npx vitest run <file>`) starts it only if it selects the typecheck test.
  */
 import { execFile, type ChildProcess, type ExecFileException } from 'node:child_process';
@@ -26,6 +26,12 @@ export interface TypecheckResult {
 }
 
 const ROOT = resolve(import.meta.dirname, '../..');
+/**
+ * TypeScript 7's compiler (native, devDependency `typescript-native`): the same checks over the
+ * same files as 5.9's tsc in a fifth of the CPU (9 instead of 33 core-seconds). `typescript` 5.9
+ * stays for what uses its JavaScript API (openapi-typescript, the SDK's build).
+ */
+export const TSC = join(ROOT, 'node_modules/typescript-native/bin/tsc');
 const RESULT_FILE = 'result.json';
 
 type Finished = (error: ExecFileException | null, stdout: string, stderr: string) => void;
@@ -39,7 +45,7 @@ const resultOf = (error: ExecFileException | null, stdout: string, stderr: strin
 export function runTsc(done: (result: TypecheckResult) => void): { kill(): void } {
   let child: ChildProcess = run(['--import', 'tsx', join(ROOT, 'sdk/scripts/types.ts')], (error, stdout, stderr) => {
     if (error) return done(resultOf(error, stdout, stderr));
-    child = run([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', ROOT], (error, stdout, stderr) => done(resultOf(error, stdout, stderr)));
+    child = run([TSC, '-p', ROOT], (error, stdout, stderr) => done(resultOf(error, stdout, stderr)));
   });
   return { kill: () => child.kill('SIGKILL') };
 }

@@ -18,7 +18,7 @@ async function typecheck(): Promise<TypecheckResult> {
 }
 
 describe('TypeScript', () => {
-  // A ceiling for a failing run only: tsc takes about 25 s on an idle core, longer beside the suite.
+  // A ceiling for a failing run only: tsc takes about 5 s on an idle machine, longer beside the suite.
   it('tsc finds no error in the repository', { timeout: 600_000 }, async () => {
     const result = await typecheck();
     expect(result.output).toBe('');
