@@ -1,14 +1,15 @@
 /**
  * The one-off backfill of time totals and entry rates (docs/decisions/0019-time-totals.md):
  *
- *   npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8]
+ *   npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8] [--workspace <id>]
  *
  * Counts in the totals every time entry stored before them, giving it `billable_rate` = its
  * project's hourly_rate now. Idempotent and resumable: an entry is counted once, in one
  * transaction with its totals (shared/totals/backfill.ts); stop it anywhere and run it again.
  * Run it once after deploying the change that introduced the totals; summaries count entries
  * stored before it only once it has run. It prints one line per 1,000 entries and a last line
- * `counted N, skipped M`.
+ * `counted N, skipped M`. `--workspace` counts one workspace's entries only (try it on one first);
+ * the Scan still reads the whole table.
  *
  * The table comes from `--table`, TIMEBILL_TABLE_NAME, or cdk-outputs.json (`--stack-name`);
  * `--endpoint` (or DYNAMODB_ENDPOINT) points at DynamoDB Local (`npm start` with DATA_DIR).
@@ -20,11 +21,13 @@ import { dynamo } from '../shared/data/dynamo.ts';
 import { DATA_ATTRIBUTE } from '../shared/data/table.ts';
 import { countStoredEntry } from '../shared/totals/backfill.ts';
 import { COUNTED_ATTRIBUTE } from '../shared/totals/totals.ts';
+import { workspacePartition } from '../shared/data/keys.ts';
+import { WORKSPACE_ID_PATTERN } from '../shared/data/registry.ts';
 import { OUTPUTS } from '../infra/names.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { stackOutput } from './stack-outputs.ts';
 
-const USAGE = 'Usage: npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8] [--stack-name <name>] [--outputs-file <file>]';
+const USAGE = 'Usage: npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8] [--workspace <id>] [--stack-name <name>] [--outputs-file <file>]';
 
 /**
  * Items a Scan call reads (before the filter): short calls, each well inside the SDK's request
@@ -38,8 +41,13 @@ export interface BackfillReport {
   skipped: number;
 }
 
-/** Counts every uncounted time entry of the table the process is configured with (TABLE_NAME, DYNAMODB_ENDPOINT). */
-export async function backfillTotals(options: { segments: number; concurrency: number; progress?: (report: BackfillReport) => void }): Promise<BackfillReport> {
+/** Counts every uncounted time entry (of `workspaceId` alone, if given) of the table the process is configured with (TABLE_NAME, DYNAMODB_ENDPOINT). */
+export async function backfillTotals(options: {
+  segments: number;
+  concurrency: number;
+  workspaceId?: string;
+  progress?: (report: BackfillReport) => void;
+}): Promise<BackfillReport> {
   const report: BackfillReport = { counted: 0, skipped: 0 };
   const table = process.env.TABLE_NAME!;
   await Promise.all(
@@ -52,9 +60,12 @@ export async function backfillTotals(options: { segments: number; concurrency: n
             Segment: segment,
             TotalSegments: options.segments,
             // Deletion records share the sort key (`TIME_ENTRY#<id>` in their own partition): they hold no data.
-            FilterExpression: 'begins_with(SK, :entry) AND attribute_exists(#data) AND attribute_not_exists(#counted)',
+            FilterExpression: `begins_with(SK, :entry) AND attribute_exists(#data) AND attribute_not_exists(#counted)${options.workspaceId === undefined ? '' : ' AND PK = :workspace'}`,
             ExpressionAttributeNames: { '#counted': COUNTED_ATTRIBUTE, '#data': DATA_ATTRIBUTE },
-            ExpressionAttributeValues: { ':entry': 'TIME_ENTRY#' },
+            ExpressionAttributeValues: {
+              ':entry': 'TIME_ENTRY#',
+              ...(options.workspaceId === undefined ? {} : { ':workspace': workspacePartition(options.workspaceId) }),
+            },
             ProjectionExpression: 'PK, SK',
             Limit: SCAN_PAGE_ITEMS,
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
@@ -82,6 +93,11 @@ const positive = (value: string | undefined, flag: string, fallback: number, max
   return n;
 };
 
+const workspaceId = (value: string) => {
+  if (!WORKSPACE_ID_PATTERN.test(value)) throw new UsageError('--workspace must be a workspace id: 1 to 64 letters, digits, - or _');
+  return value;
+};
+
 runWhenMain(
   import.meta.url,
   async () => {
@@ -92,6 +108,7 @@ runWhenMain(
           endpoint: { type: 'string' },
           segments: { type: 'string' },
           concurrency: { type: 'string' },
+          workspace: { type: 'string' },
           'stack-name': { type: 'string' },
           'outputs-file': { type: 'string' },
         },
@@ -103,6 +120,7 @@ runWhenMain(
     const report = await backfillTotals({
       segments: positive(values.segments, '--segments', 4, 64),
       concurrency: positive(values.concurrency, '--concurrency', 8, 100),
+      ...(values.workspace === undefined ? {} : { workspaceId: workspaceId(values.workspace) }),
       progress: (r) => console.log(`counted ${r.counted}, skipped ${r.skipped} so far`),
     });
     console.log(`counted ${report.counted}, skipped ${report.skipped}`);
