@@ -5,8 +5,8 @@
  * transaction, since a REMOVE stream record carries only the old image.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSharedTable } from '../support/in-process.ts';
 import { requestIdOf } from '../support/assertions.ts';
 import { createClient, workspace, type Api } from '../support/api.ts';
 
@@ -14,7 +14,7 @@ let dynamo: typeof import('../../shared/data/dynamo.ts');
 let keys: typeof import('../../shared/data/keys.ts').keys;
 
 beforeAll(async () => {
-  Object.assign(process.env, { ...LOCAL_AWS_ENV, TABLE_NAME: inject('tableName'), DYNAMODB_ENDPOINT: inject('dynamoEndpoint') });
+  useSharedTable('event-sources-test-cursor-signing-key-0123456789');
   dynamo = await import('../../shared/data/dynamo.ts');
   ({ keys } = await import('../../shared/data/keys.ts'));
 });

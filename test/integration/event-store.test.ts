@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSharedTable } from '../support/in-process.ts';
 import type { EventDraft } from '../../shared/events/build.ts';
 
 let store: typeof import('../../shared/events/store.ts');
@@ -14,7 +14,7 @@ let dynamo: typeof import('../../shared/data/dynamo.ts');
 let keys: typeof import('../../shared/data/keys.ts').keys;
 
 beforeAll(async () => {
-  Object.assign(process.env, { ...LOCAL_AWS_ENV, TABLE_NAME: inject('tableName'), DYNAMODB_ENDPOINT: inject('dynamoEndpoint') });
+  useSharedTable('event-store-test-cursor-signing-key-01234567890');
   store = await import('../../shared/events/store.ts');
   dynamo = await import('../../shared/data/dynamo.ts');
   ({ keys } = await import('../../shared/data/keys.ts'));

@@ -8,8 +8,8 @@
  * retention tests write events straight into the event store, dated 31 days ago, in workspaces
  * that make no changes of their own.
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSharedTable } from '../support/in-process.ts';
 import type { EventDraft } from '../../shared/events/build.ts';
 import { EVENT_TYPES, hasPreviousAttributes } from '../../shared/events/types.ts';
 import { LIMITS } from '../../shared/schemas/fields.ts';
@@ -244,7 +244,7 @@ describe('the feed', () => {
 describe('retention', () => {
   let store: typeof import('../../shared/events/store.ts');
   beforeAll(async () => {
-    Object.assign(process.env, { ...LOCAL_AWS_ENV, TABLE_NAME: inject('tableName'), DYNAMODB_ENDPOINT: inject('dynamoEndpoint') });
+    useSharedTable('events-test-cursor-signing-key-0123456789012345');
     store = await import('../../shared/events/store.ts');
   });
 
