@@ -41,17 +41,23 @@ function statefulFiles(dir: string): string[] {
 
 type ProjectTest = NonNullable<TestProjectInlineConfiguration['test']>;
 
-/** `name` (the files of `dir` that share workers) and `name`-isolated (the others), with the same settings. */
+/**
+ * `name` (the files of `dir` that share workers) and `name`-isolated (the others, each in a fresh
+ * worker thread), with the same settings; the files of `forks` run each in a child process
+ * instead (`name`-isolated-forks).
+ */
 function sharedAndIsolated(
   name: string,
   dir: string,
   settings: ProjectTest,
-  { shared = {}, isolated = {} }: { shared?: ProjectTest; isolated?: ProjectTest } = {},
+  { shared = {}, forks = [] }: { shared?: ProjectTest; forks?: string[] } = {},
 ): TestProjectInlineConfiguration[] {
-  const stateful = statefulFiles(dir);
+  const stateful = statefulFiles(dir).filter((file) => !forks.includes(file));
+  const forked: TestProjectInlineConfiguration = { extends: true, test: { ...settings, name: `${name}-isolated-forks`, include: forks, pool: 'forks' } };
   return [
-    { extends: true, test: { ...settings, ...shared, name, include: [`${dir}/**/*.test.ts`], exclude: stateful, isolate: false } },
-    { extends: true, test: { ...settings, ...isolated, name: `${name}-isolated`, include: stateful } },
+    { extends: true, test: { ...settings, ...shared, name, include: [`${dir}/**/*.test.ts`], exclude: [...stateful, ...forks], isolate: false } },
+    { extends: true, test: { ...settings, name: `${name}-isolated`, include: stateful } },
+    ...(forks.length > 0 ? [forked] : []),
   ];
 }
 
@@ -101,9 +107,9 @@ export default defineConfig({
         maxWorkers: 3,
         sequence: { groupOrder: 1 },
       }, {
-        // CDK's bundling (stack.test.ts) spawns esbuild with the worker's stdio, which a worker
-        // thread does not have as file descriptors: these files run in child processes.
-        isolated: { pool: 'forks' },
+        // CDK's bundling spawns esbuild with the worker's stdio, which a worker thread does not
+        // have as file descriptors: the file that bundles runs in a child process.
+        forks: ['test/infra/stack.test.ts'],
       }),
     ],
   },

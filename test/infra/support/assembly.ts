@@ -33,7 +33,7 @@ export function templateContext(): Record<string, unknown> {
   return { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 }
 
-/** What the setup makes once for both infra projects (vitest.config.ts: `infra`, `infra-isolated`). */
+/** What the setup makes once for the infra projects (vitest.config.ts: `infra`, `infra-isolated`, `infra-isolated-forks`). */
 interface Shared {
   outdir: string;
   local: DynamoDbLocal;
@@ -75,8 +75,8 @@ const shared = shareAcrossProjects('timebill.infra-assembly', start, async ({ ou
 });
 
 /**
- * Both infra projects (the files that share workers and those that change process-wide state,
- * vitest.config.ts) run this setup: the first synthesizes, both are given the same assembly and
+ * Every infra project (the files that share workers and those that change process-wide state,
+ * vitest.config.ts) runs this setup: the first synthesizes, all are given the same assembly and
  * DynamoDB Local, and the last teardown stops and removes them.
  */
 export default async function setup(project: TestProject) {
