@@ -123,7 +123,7 @@ export function defineHandler<O extends Operation>(
   readers: InputReaders = NO_INPUT,
 ) {
   const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
-  return handlerOf({ operation, action, resource: resource as FrameResource, contract: framed(operation, contract, retries !== undefined, readers), readers }, run, retries ?? runOnce);
+  return handlerOf(operation, action, resource as FrameResource, framed(operation, contract, retries !== undefined, readers), run, retries ?? runOnce, readers);
 }
 
 /**
@@ -149,25 +149,19 @@ export interface FrameResource {
 /** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
 export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 
-/** What a handler is made of: the operation, its action and resource, the contract it parses by, its readers. */
-export interface Frame<O extends Operation> {
-  operation: O;
-  action: RouteOf<O>['action'];
-  resource: FrameResource;
-  contract: FrameContract;
-  readers: InputReaders;
-}
-
 /**
- * The handler of `frame`'s operation: what defineHandler does once it has looked the contract up
- * (and checked it is this frame's, `framed`, which also refuses a public operation). A create's
- * frame (write-handler.ts) gives the create's contract itself, so its bundle holds no other
- * action's contract (shared/operations.ts).
+ * The handler of `operation` under `contract`: what defineHandler does once it has looked the
+ * contract up (and checked it is this frame's, `framed`, which also refuses a public operation). A create's frame (write-handler.ts) gives the create's contract itself, so its
+ * bundle holds no other action's contract (shared/operations.ts).
  */
 export function handlerOf<O extends Operation>(
-  { operation, action, resource, contract, readers }: Frame<O>,
+  operation: O,
+  action: RouteOf<O>['action'],
+  resource: FrameResource,
+  contract: FrameContract,
   run: (req: Request<O>) => Promise<Reply>,
   retries: RetryPolicy,
+  readers: InputReaders,
 ) {
   const scope = scopeFor(resource.collection, action as Action);
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {

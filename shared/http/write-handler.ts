@@ -5,7 +5,7 @@
  * carries). A create (`defineCreateHandler`) reads no If-Match and takes its own body schema alone;
  * the others read If-Match and look their contract up.
  */
-import { bodyReader, conditionalRequest, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type Frame, type FrameResource, type InputReaders, type Reply, type Request } from './handler.ts';
+import { bodyReader, conditionalRequest, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type FrameResource, type InputReaders, type Reply, type Request } from './handler.ts';
 import { parseOrThrow } from '../schemas/parse.ts';
 import { idempotentWrites, type RevealedBody } from './idempotency.ts';
 import type { Operation, RouteOf } from '../routes.ts';
@@ -16,30 +16,22 @@ import type * as v from 'valibot';
 import type { AcrossFields } from '../schemas/cross-field.ts';
 
 /**
- * The frame of writes: `frame`'s readers (a body's for POST and PATCH, If-Match for all but a
- * create) and its reply to what the change answers (`replyOf`, which the idempotency record
- * stores too).
+ * What a write runs and how it retries: its reply to what the change answers (`replyOf`, which
+ * the idempotency record stores too), and idempotent retries. handlerOf (handler.ts) takes them
+ * beside the contract and the readers of the write's frame (a body's for POST and PATCH,
+ * If-Match for all but a create).
  */
-const writeFrame = <O extends Operation>(
-  frame: Frame<O>,
-  change: (req: Request<O>) => Promise<Outcome>,
-  replyOf: (outcome: Outcome, path: string) => Reply,
-  revealedBody?: RevealedBody,
-) => handlerOf(frame, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf, revealedBody));
+const writes = <O extends Operation>(change: (req: Request<O>) => Promise<Outcome>, replyOf: (outcome: Outcome, path: string) => Reply, revealedBody?: RevealedBody) =>
+  [async (req: Request<O>) => replyOf(await change(req), req.path), idempotentWrites(replyOf, revealedBody)] as const;
 
 /** A create's reply: 201 with Location and the ETag. */
 const createdReply = (outcome: Outcome, path: string): Reply => created(outcome as Versioned<{ id: string }>, path);
 /** A change's or a delete's: 200 with the resource and its ETag, or the delete's result. */
 const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(outcome) : current(outcome));
 
-/** The frame of `operation` with its contract (shared/operations.ts) looked up and checked to be this frame's (`framed`). */
-const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, readers: InputReaders): Frame<O> => ({
-  operation,
-  action,
-  resource: resource as FrameResource,
-  contract: framed(operation, contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource), true, readers),
-  readers,
-});
+/** The contract of `operation` (shared/operations.ts), for a frame that looks it up, checked to be this frame's (`framed`). */
+const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, readers: InputReaders) =>
+  framed(operation, contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource), true, readers);
 
 /** The operations whose action is a create. */
 type CreateOperation = { [O in Operation]: RouteOf<O>['action'] extends 'create' ? O : never }[Operation];
@@ -67,15 +59,15 @@ export const defineCreateHandler = <O extends CreateOperation>(
   resource: CreateResource<O>,
   change: (req: Request<O>) => Promise<Outcome>,
   revealedBody?: RevealedBody,
-) => writeFrame({ operation, action: 'create' as RouteOf<O>['action'], resource, contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } }, change, createdReply, revealedBody);
+) => handlerOf(operation, 'create' as RouteOf<O>['action'], resource, { body: resource.create }, ...writes(change, createdReply, revealedBody), { body: bodyReader, parse: parseOrThrow });
 
 const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader, request: conditionalRequest };
 const DELETE_READERS: InputReaders = { body: noBody, ifMatch: ifMatchHeader, request: conditionalRequest };
 
 /** A PATCH, or an invoice's step: reads and parses a JSON body, and If-Match. */
 export const defineWriteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(lookedUp(operation, action, resource, WRITE_READERS), change, changedReply);
+  handlerOf(operation, action, resource as FrameResource, lookedUp(operation, action, resource, WRITE_READERS), ...writes(change, changedReply), WRITE_READERS);
 
 /** A DELETE: takes no body (one sent is refused unread), so its bundle carries no body reading or parsing; reads If-Match. */
 export const defineDeleteHandler = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeFrame(lookedUp(operation, action, resource, DELETE_READERS), change, changedReply);
+  handlerOf(operation, action, resource as FrameResource, lookedUp(operation, action, resource, DELETE_READERS), ...writes(change, changedReply), DELETE_READERS);
