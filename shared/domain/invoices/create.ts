@@ -77,7 +77,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     const n = unpriced.length;
     throw new ApiError(
       'unpriced_time', ERROR_TYPES.unpriced_time,
-      `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range ${n === 1 ? 'has' : 'have'} no billable_rate (e.g. ${String(dataOfItem(unpriced[0]!).id)}): set a rate on ${n === 1 ? 'it' : 'them'}, or mark ${n === 1 ? 'it' : 'them'} non-billable, then create the invoice`,
+      `${n} billable time ${n === 1 ? 'entry in the range has' : 'entries in the range have'} no billable_rate (e.g. ${dataOfItem(unpriced[0]!).id as string}): give ${n === 1 ? 'it a rate, or mark it' : 'them a rate, or mark them'} non-billable, then create the invoice`,
     );
   }
   const lineCount = new Set(selected.map((e) => lineKeyOf(dataOfItem(e)))).size;
@@ -157,11 +157,12 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
       startKey = out.LastEvaluatedKey;
     } while (startKey);
   }
-  return selected.sort((a, b) => compareEntries(dataOfItem(a), dataOfItem(b)));
+  return selected.sort((a, b) => compareEntries(dataOfItem(a) as Ordered, dataOfItem(b) as Ordered));
 }
 
-const compareEntries = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  String(a.started_at).localeCompare(String(b.started_at)) || String(a.id).localeCompare(String(b.id));
+/** What entries are ordered by: both stored as strings. */
+type Ordered = { started_at: string; id: string };
+const compareEntries = (a: Ordered, b: Ordered) => a.started_at.localeCompare(b.started_at) || a.id.localeCompare(b.id);
 
 /**
  * A keyed retry meets its own unfinished create: answers it when done, waits while its holder
@@ -304,5 +305,5 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): 
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
-  throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `The time of client ${String(data.client_id)} from ${String(data.period_start)} to ${String(data.period_end)} (${String(data.timezone)}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+  throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `The time of client ${data.client_id as string} from ${data.period_start as string} to ${data.period_end as string} (${data.timezone as string}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
 }
