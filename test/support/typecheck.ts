@@ -2,8 +2,8 @@
  * `tsc` over the whole repository (tsconfig.json), as a test of the suite
  * (test/unit/typecheck.test.ts) rather than a step before it: `npm test` starts it in the unit
  * project's global setup, so the compiler checks while the stacks start and the first files run,
- * instead of holding one core while the other waits. A run of single files
- * (`npx vitest run <file>`) starts it only if it selects the typecheck test.
+ * instead of holding one core while the other waits. A run of single files (`npx vitest run
+ * <file>`) starts it only if it selects the typecheck test.
  */
 import { execFile, type ChildProcess, type ExecFileException } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,8 +2,9 @@
  * The SDK's types: sdk/src/openapi-types.ts is generated from docs/openapi.json before each
  * compile (sdk/scripts/types.ts), and the SDK's bodies, parameters and results follow it. The
  * type checks below are compiled by the project's `tsc` (`npm test` runs it first): each
- * `@ts-expect-error` fails the compile if the line it marks ever compiles. Every operation of the document has its
- * SDK method, and every method its operation; the package's version is the document's.
+ * `@ts-expect-error` fails the compile if the line it marks ever compiles. Every operation of the
+ * document has its SDK method, and every method its operation; the package's version is the
+ * document's.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
