@@ -8,20 +8,20 @@
  * transaction with its totals (shared/totals/backfill.ts); stop it anywhere and run it again.
  * Run it once after deploying the change that introduced the totals; summaries count entries
  * stored before it only once it has run. It prints one line per 1,000 entries and a last line
- * `counted N, skipped M`. `--workspace` counts one workspace's entries only (try it on one first);
- * the Scan still reads the whole table.
+ * `counted N, skipped M`. `--workspace` counts one workspace's entries only (try it on one first):
+ * a Query of its partition, which reads nothing of the others (`--segments` is then unused).
  *
  * The table comes from `--table`, TIMEBILL_TABLE_NAME, or cdk-outputs.json (`--stack-name`);
  * `--endpoint` (or DYNAMODB_ENDPOINT) points at DynamoDB Local (`npm start` with DATA_DIR).
- * A Scan is fine here: an operator's tool, never a request path. It needs dynamodb:Scan,
- * GetItem and UpdateItem on the table.
+ * A Scan is fine here: an operator's tool, never a request path. It needs dynamodb:Scan (Query
+ * with `--workspace`), GetItem and UpdateItem on the table.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { DATA_ATTRIBUTE } from '../shared/data/table.ts';
 import { countStoredEntry } from '../shared/totals/backfill.ts';
 import { COUNTED_ATTRIBUTE } from '../shared/totals/totals.ts';
-import { workspacePartition } from '../shared/data/keys.ts';
+import { typePrefix, workspacePartition } from '../shared/data/keys.ts';
 import { WORKSPACE_ID_PATTERN } from '../shared/data/registry.ts';
 import { OUTPUTS } from '../infra/names.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
@@ -36,9 +36,56 @@ const USAGE = 'Usage: npm run backfill:totals -- [--table <name>] [--endpoint <u
  */
 const SCAN_PAGE_ITEMS = 250;
 
+const ENTRY_PREFIX = typePrefix('TIME_ENTRY');
+
 export interface BackfillReport {
   counted: number;
   skipped: number;
+}
+
+/** The uncounted entries' filter: deletion records share the sort key (`TIME_ENTRY#<id>` in their own partition) and hold no data. */
+const UNCOUNTED = {
+  FilterExpression: 'attribute_exists(#data) AND attribute_not_exists(#counted)',
+  ExpressionAttributeNames: { '#counted': COUNTED_ATTRIBUTE, '#data': DATA_ATTRIBUTE },
+  ProjectionExpression: 'PK, SK',
+  Limit: SCAN_PAGE_ITEMS,
+};
+
+type EntryKey = { PK: string; SK: string };
+
+/**
+ * The keys of uncounted entries, a page at a time: of one workspace, a Query of its partition
+ * (its entries only, however large the table); of the whole table, one segment of a parallel Scan.
+ */
+async function* uncountedEntries(table: string, scope: { workspaceId: string } | { segment: number; segments: number }): AsyncGenerator<EntryKey[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const from = startKey ? { ExclusiveStartKey: startKey } : {};
+    const page =
+      'workspaceId' in scope
+        ? await dynamo().send(
+            new QueryCommand({
+              TableName: table,
+              ...UNCOUNTED,
+              KeyConditionExpression: 'PK = :workspace AND begins_with(SK, :entry)',
+              ExpressionAttributeValues: { ':workspace': workspacePartition(scope.workspaceId), ':entry': ENTRY_PREFIX },
+              ...from,
+            }),
+          )
+        : await dynamo().send(
+            new ScanCommand({
+              TableName: table,
+              ...UNCOUNTED,
+              Segment: scope.segment,
+              TotalSegments: scope.segments,
+              FilterExpression: `begins_with(SK, :entry) AND ${UNCOUNTED.FilterExpression}`,
+              ExpressionAttributeValues: { ':entry': ENTRY_PREFIX },
+              ...from,
+            }),
+          );
+    yield (page.Items ?? []) as EntryKey[];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
 }
 
 /** Counts every uncounted time entry (of `workspaceId` alone, if given) of the table the process is configured with (TABLE_NAME, DYNAMODB_ENDPOINT). */
@@ -50,28 +97,11 @@ export async function backfillTotals(options: {
 }): Promise<BackfillReport> {
   const report: BackfillReport = { counted: 0, skipped: 0 };
   const table = process.env.TABLE_NAME!;
+  const { workspaceId, segments } = options;
+  const scopes = workspaceId === undefined ? Array.from({ length: segments }, (_, segment) => ({ segment, segments })) : [{ workspaceId }];
   await Promise.all(
-    Array.from({ length: options.segments }, async (_, segment) => {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await dynamo().send(
-          new ScanCommand({
-            TableName: table,
-            Segment: segment,
-            TotalSegments: options.segments,
-            // Deletion records share the sort key (`TIME_ENTRY#<id>` in their own partition): they hold no data.
-            FilterExpression: `begins_with(SK, :entry) AND attribute_exists(#data) AND attribute_not_exists(#counted)${options.workspaceId === undefined ? '' : ' AND PK = :workspace'}`,
-            ExpressionAttributeNames: { '#counted': COUNTED_ATTRIBUTE, '#data': DATA_ATTRIBUTE },
-            ExpressionAttributeValues: {
-              ':entry': 'TIME_ENTRY#',
-              ...(options.workspaceId === undefined ? {} : { ':workspace': workspacePartition(options.workspaceId) }),
-            },
-            ProjectionExpression: 'PK, SK',
-            Limit: SCAN_PAGE_ITEMS,
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        const keys = (page.Items ?? []) as { PK: string; SK: string }[];
+    scopes.map(async (scope) => {
+      for await (const keys of uncountedEntries(table, scope)) {
         for (let i = 0; i < keys.length; i += options.concurrency) {
           const outcomes = await Promise.all(keys.slice(i, i + options.concurrency).map((key) => countStoredEntry(key)));
           for (const outcome of outcomes) {
@@ -79,8 +109,7 @@ export async function backfillTotals(options: {
             if ((report.counted + report.skipped) % 1000 === 0) options.progress?.(report);
           }
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      }
     }),
   );
   return report;
