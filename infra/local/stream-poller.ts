@@ -75,6 +75,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     // stack's stop does not wait for it (STOP_WAIT_MS).
     requestHandler: { connectionTimeout: 1000, requestTimeout: 30_000, throwOnRequestTimeout: true },
   });
+  // As for the table's client (shared/data/dynamo.ts): the SDK's logger middleware would copy
+  // every GetRecords output, both images of each record, through its schema for a logger that
+  // discards it.
+  streams.middlewareStack.remove('loggerMiddleware');
   const streamArn = await ensureStream(options.client, options.tableName);
   const idleMs = options.idleMs ?? 100;
   let stopping = false;

@@ -133,10 +133,22 @@ beforeAll(() => {
   envs = new Map([...readAssembly(inject('infraAssembly'))].map(([name, stacks]) => [name, Synth.fromAssembly(stacks)]));
 });
 
-/** One stack with another configuration (bundling skipped). */
-function withConfig(config: EnvironmentConfig): Synth {
-  return Synth.of(new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } }));
-}
+/** One environment's stacks with another configuration (bundling skipped). */
+const serviceWith = (config: EnvironmentConfig) => new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } });
+const withConfig = (config: EnvironmentConfig): Synth => Synth.of(serviceWith(config));
+
+const COPY_VAULT = 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies';
+/** prod with every option on, a custom domain and a copied backup: built once, for the tests of each option and cdk-nag's. */
+const fullyConfigured = (() => {
+  let built: { service: TimebillApi; synth: Synth } | undefined;
+  return () => {
+    if (!built) {
+      const service = serviceWith({ ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: COPY_VAULT, copyRetentionDays: 90 } });
+      built = { service, synth: Synth.of(service) };
+    }
+    return built;
+  };
+})();
 
 // ---- environments ----------------------------------------------------------------------------
 
@@ -238,14 +250,11 @@ describe('environments from one app', () => {
   });
 
   it('cdk-nag reports nothing unacknowledged in any environment, with a domain and a copied backup too', () => {
-    // Every environment: the shared assembly's synthesis ran cdk-nag as `cdk synth` does, and an
-    // in-memory synthesis throws on any finding (test/infra/support/assembly.ts). Here, the constructs.
+    // Every environment of the repository: the shared assembly's synthesis ran cdk-nag as `cdk synth`
+    // does, and throws on any finding (test/infra/support/assembly.ts), so no infra test runs then.
+    // Here, the options no environment has on yet.
     const nag = (scope: App, service: TimebillApi) => Object.values(service.stacks).flatMap((stack) => new AwsSolutionsChecks(scope).validateScope(stack).violations.map((v) => v.ruleName));
-    const repository = newApp();
-    for (const service of buildApp(repository).values()) expect(nag(repository, service)).toEqual([]);
-    const config = { ...ENVIRONMENTS.prod, domain: DOMAIN, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies' } };
-    const full = new TimebillApi(newApp(), { config, env: { account: config.account, region: config.region } });
-    expect(nag(newApp(), full)).toEqual([]);
+    expect(nag(newApp(), fullyConfigured().service)).toEqual([]);
   });
 });
 
@@ -475,7 +484,7 @@ describe('paging alarms', () => {
   });
 
   it('the hook for later alarms (DLQ depth, iterator age): paging.add() puts an alarm in the composite rule', () => {
-    const variant = new TimebillApi(newApp(), { config: ENVIRONMENTS.staging });
+    const variant = serviceWith(ENVIRONMENTS.staging);
     const dlq = new cloudwatch.Alarm(variant.operationsStack, 'DlqDepth', {
       metric: new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),
       threshold: 0,
@@ -565,10 +574,10 @@ describe('growth: many more functions and alarms still synthesize within the lim
     // per stack come first. The Operations stack (staging) is filled with alarms up to exactly
     // that limit: it still synthesizes, every alarm is in the paging rule, no rule is too long.
     // (How many more routes fit is in docs/deploy.md, checked by layout.test.ts.)
-    const base = Object.keys(Template.fromStack(new TimebillApi(newApp(), { config: ENVIRONMENTS.staging }).operationsStack).toJSON().Resources).length;
+    const base = Object.keys(readAssembly(inject('infraAssembly')).get('staging')!.Operations.template.Resources).length;
     const headroom = CLOUDFORMATION_RESOURCE_LIMIT - base;
     expect(headroom).toBeGreaterThanOrEqual(50);
-    const variant = new TimebillApi(newApp(), { config: ENVIRONMENTS.staging });
+    const variant = serviceWith(ENVIRONMENTS.staging);
     // One group composite per 40 alarms comes with them: leave room for those.
     const count = headroom - Math.ceil(headroom / ALARMS_PER_GROUP);
     const extra = Array.from({ length: count }, (_, i) =>
@@ -641,7 +650,7 @@ describe('growth: many more functions and alarms still synthesize within the lim
 describe('custom domain (when configured)', () => {
   let s: Synth;
   beforeAll(() => {
-    s = withConfig({ ...ENVIRONMENTS.prod, domain: DOMAIN });
+    s = fullyConfigured().synth;
   });
 
   it('regional API Gateway domain with an ACM certificate validated in the zone, TLS 1.2, mapped at the root to the stage', () => {
@@ -745,10 +754,8 @@ describe('backups', () => {
   });
 
   it('with a copy vault configured, every recovery point is copied to it', () => {
-    const vault = 'arn:aws:backup:eu-central-1:444444444444:backup-vault:timebill-copies';
-    const s = withConfig({ ...ENVIRONMENTS.prod, backup: { ...ENVIRONMENTS.prod.backup!, copyToVaultArn: vault, copyRetentionDays: 90 } });
-    const [rule] = s.one('AWS::Backup::BackupPlan')[1].Properties.BackupPlan.BackupPlanRule;
-    expect(rule.CopyActions).toEqual([{ DestinationBackupVaultArn: vault, Lifecycle: { DeleteAfterDays: 90 } }]);
+    const [rule] = fullyConfigured().synth.one('AWS::Backup::BackupPlan')[1].Properties.BackupPlan.BackupPlanRule;
+    expect(rule.CopyActions).toEqual([{ DestinationBackupVaultArn: COPY_VAULT, Lifecycle: { DeleteAfterDays: 90 } }]);
   });
 });
 
