@@ -3,7 +3,7 @@
  * `cdk deploy` run with `@aws-cdk/core:validateAgainstDefaultRules` on, cdk.json) over every
  * template of every environment, from the cloud assembly the infra project synthesizes once
  * (test/infra/support/assembly.ts). The plugin runs here, in a test worker beside the other
- * files, rather than in that synthesis, which every infra file waits for (about 12 s of CPU).
+ * files, rather than in that synthesis, which every infra file waits for.
  */
 import { describe, expect, inject, it } from 'vitest';
 import { App, CloudFormationValidatePlugin } from 'aws-cdk-lib';
@@ -18,14 +18,17 @@ describe('CloudFormation validation (what cdk synth runs)', () => {
   });
 
   it('finds nothing in any template of any environment: no error and no warning', () => {
-    const plugin = new CloudFormationValidatePlugin();
     // The plugin reads the templates; the app is part of its context, and synthesizes nothing here.
     const appConstruct = new App({ outdir: inject('infraAssembly') });
-    for (const [environment, stacks] of environments) {
-      const stackTemplates = Object.values(stacks).map((s) => ({ stackConstructPath: s.path, templatePath: s.templateFile, accountId: s.account, region: s.region }));
-      const report = plugin.validate({ templatePaths: stackTemplates.map((s) => s.templatePath), stackTemplates, appConstruct });
-      expect(report.violations, environment).toEqual([]);
-      expect(report.success, environment).toBe(true);
-    }
+    // Every template in one call: a call costs about 7 s of CPU however many templates it is
+    // given (measured: 7.5 s for one environment's four, 6.9 s for all twelve). A violation
+    // names its template, whose path names the environment (assembly-<environment>/).
+    const stackTemplates = [...environments.values()].flatMap((stacks) =>
+      Object.values(stacks).map((s) => ({ stackConstructPath: s.path, templatePath: s.templateFile, accountId: s.account, region: s.region })),
+    );
+    expect(stackTemplates).toHaveLength(12);
+    const report = new CloudFormationValidatePlugin().validate({ templatePaths: stackTemplates.map((s) => s.templatePath), stackTemplates, appConstruct });
+    expect(report.violations).toEqual([]);
+    expect(report.success).toBe(true);
   });
 });
