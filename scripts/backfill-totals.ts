@@ -30,7 +30,7 @@ import { stackOutput } from './stack-outputs.ts';
 const USAGE = 'Usage: npm run backfill:totals -- [--table <name>] [--endpoint <url>] [--segments 4] [--concurrency 8] [--workspace <id>] [--stack-name <name>] [--outputs-file <file>]';
 
 /**
- * Items a Scan call reads (before the filter): short calls, each well inside the SDK's request
+ * Items a Scan or Query call reads (before the filter): short calls, each well inside the SDK's request
  * timeout (shared/data/budget.ts) even on a busy DynamoDB Local, and an even draw on the table's
  * capacity instead of 1 MB bursts. A 1 MB page of the shared test table took over 1.5 s there.
  */

@@ -2,14 +2,19 @@
  * The totals' backfill (scripts/backfill-totals.ts) on a workspace as the code before the totals
  * wrote it: entries without `billable_rate` and uncounted, a client without `currency`, no totals.
  * It gives each entry its project's rate, counts it once, and can be stopped and run again; a
- * request that changes an uncounted entry first counts it itself.
+ * request that changes an uncounted entry first counts it itself. Run for one workspace (a Query)
+ * on the shared table, and for a whole table (a Scan) from the command line on a table of its own.
  */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { keys } from '../../shared/data/keys.ts';
 import { createClient, createProject, workspace } from '../support/api.ts';
 import { useSharedTable } from '../support/in-process.ts';
+import { startLocalTable } from '../support/local-table.ts';
 import { allEntries, referenceSummary, summaryRows, type SummaryQuery } from '../support/summaries.ts';
 
 let raw: DynamoDBDocumentClient;
@@ -84,4 +89,32 @@ it('gives old entries their project\'s rate and counts each once, resumably, bes
   expect(await summaryRows(api, q)).toEqual(referenceSummary(entries, q, () => 'USD'));
   // A rate the entry did not show is a change of it: a new version.
   expect((await api.get(`/time_entries/${logged[0]!.id}`)).headers.get('etag')).not.toBe(oldVersion);
+});
+
+it('counts a whole table without --workspace (the command line, over a table of its own): each entry once, then none', async () => {
+  const { id: ws, api } = await workspace('backfill-table');
+  const project = await createProject(api, (await createClient(api)).id, { hourly_rate: 80 });
+  for (const day of ['02', '03', '04']) {
+    expect((await api.post('/time_entries', { project_id: project.id, started_at: `2026-03-${day}T09:00:00Z`, duration_minutes: 30 })).status).toBe(201);
+  }
+  await asBeforeTotals(ws);
+  // The workspace's items, as the code before the totals left them, in a table of their own: the
+  // Scan reads that table whole, and no other file's items.
+  const name = 'totals-backfill-whole-table';
+  const own = await startLocalTable(name);
+  try {
+    const items = (await raw.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.workspacePartition(ws) } }))).Items ?? [];
+    for (const Item of items) await own.db.send(new PutCommand({ TableName: name, Item }));
+    const backfill = async () =>
+      (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/backfill-totals.ts', '--table', name, '--endpoint', inject('dynamoEndpoint'), '--segments', '3'], {
+        cwd: resolve(import.meta.dirname, '../..'),
+      })).stdout;
+    expect(await backfill()).toBe('counted 3, skipped 0\n');
+    expect(await backfill()).toBe('counted 0, skipped 0\n');
+    const totals = (await own.db.send(new QueryCommand({ TableName: name, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.totalsPartition(ws, 'CLIENT', '2026-03') } }))).Items ?? [];
+    const minutes = totals.flatMap((item) => Object.entries(item).filter(([counter]) => /^m\d+$/.test(counter)).map(([, value]) => Number(value)));
+    expect(minutes.reduce((sum, m) => sum + m, 0)).toBe(90);
+  } finally {
+    await own.stop();
+  }
 });
