@@ -124,13 +124,15 @@ const CLOUDFORMATION_RESOURCE_LIMIT = 500;
 const refId = (value: Json): string | undefined => value?.Ref ?? (value?.['Fn::GetAtt'] ? value['Fn::GetAtt'][0] : undefined);
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-/** Every environment as `npx cdk synth` builds it (cdk-nag included), synthesized once for the infra project. */
+/** Every environment as `npx cdk synth` builds it (cdk-nag included), synthesized once for the infra project: its stacks, and as one Synth. */
+let assembly: Map<string, Record<StackRole, AssemblyStack>>;
 let envs: Map<string, Synth>;
 const prod = () => envs.get('prod')!;
 const dev = () => envs.get('dev')!;
 
 beforeAll(() => {
-  envs = new Map([...readAssembly(inject('infraAssembly'))].map(([name, stacks]) => [name, Synth.fromAssembly(stacks)]));
+  assembly = readAssembly(inject('infraAssembly'));
+  envs = new Map([...assembly].map(([name, stacks]) => [name, Synth.fromAssembly(stacks)]));
 });
 
 /** One environment's stacks with another configuration (bundling skipped). */
@@ -574,7 +576,7 @@ describe('growth: many more functions and alarms still synthesize within the lim
     // per stack come first. The Operations stack (staging) is filled with alarms up to exactly
     // that limit: it still synthesizes, every alarm is in the paging rule, no rule is too long.
     // (How many more routes fit is in docs/deploy.md, checked by layout.test.ts.)
-    const base = Object.keys(readAssembly(inject('infraAssembly')).get('staging')!.Operations.template.Resources).length;
+    const base = Object.keys(assembly.get('staging')!.Operations.template.Resources).length;
     const headroom = CLOUDFORMATION_RESOURCE_LIMIT - base;
     expect(headroom).toBeGreaterThanOrEqual(50);
     const variant = serviceWith(ENVIRONMENTS.staging);
