@@ -14,14 +14,17 @@ export const started: ChildProcess[] = [];
 /** Folders to remove at the end (DATA_DIRs). */
 export const dirs: string[] = [];
 
-export function cleanUpStarted() {
-  for (const child of started) {
-    try {
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
+/** Kills a started stack's whole process group (npm, the stack, its Java) unless it is gone. */
+function cleanUp(child: ChildProcess) {
+  try {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    /* already gone */
   }
+}
+
+export function cleanUpStarted() {
+  for (const child of started) cleanUp(child);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
@@ -32,7 +35,28 @@ export interface Running {
   output: () => string;
 }
 
+/**
+ * A port that freePort() found free can be taken before the stack binds it: by another stack
+ * starting beside it (this file's tests run side by side), whose API or DynamoDB Local asked the
+ * system for a free port in between. Such a start is tried again on new ports; any other failure
+ * is the test's.
+ */
+const PORT_TAKEN = /EADDRINUSE|Address already in use/;
+const START_ATTEMPTS = 3;
+
 export async function npmStart(env: Record<string, string> = {}): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await npmStartOnce(env);
+    } catch (error) {
+      if (attempt === START_ATTEMPTS || !(error instanceof PortTaken)) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function npmStartOnce(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   // As `npm start` does, through npm itself: a kill of npm must also end the stack.
   const child = spawn('npm', ['start', '--silent'], {
@@ -47,7 +71,11 @@ export async function npmStart(env: Record<string, string> = {}): Promise<Runnin
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 150_000; // a ceiling for a failing start only: a loaded machine starts Java slowly
   while (!/API on /.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start failed: ${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      const failed = `npm start failed: ${output}`;
+      cleanUp(child);
+      throw PORT_TAKEN.test(output) ? new PortTaken(failed) : new Error(failed);
+    }
     await sleep(100);
   }
   const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
