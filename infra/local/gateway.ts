@@ -56,6 +56,8 @@ export interface GatewayOptions {
   authorizerCacheTtlSeconds?: number;
   /** How long a request's body may take to arrive once its headers have (BODY_TIMEOUT_MS by default). */
   bodyTimeoutMs?: number;
+  /** Called once the handler of a request that may write (any method but GET and HEAD) has answered or failed. */
+  afterWriteRequest?: () => void;
 }
 
 /** API Gateway's own limit on a request's size; the handlers enforce a smaller body limit. */
@@ -160,6 +162,8 @@ export function createLocalGateway(options: GatewayOptions): Server {
           if (error === TIMEOUT) return reply('INTEGRATION_TIMEOUT', 503);
           console.error('Handler threw', error);
           return reply('DEFAULT_5XX', 502);
+        } finally {
+          if (method !== 'GET' && method !== 'HEAD') options.afterWriteRequest?.();
         }
         sendProxyResult(res, result, requestId);
       })

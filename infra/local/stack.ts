@@ -175,6 +175,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.throttling ? { throttling: options.throttling } : {}),
       ...(options.clientLimits ? { clientLimits: options.clientLimits } : {}),
       invalidTokenKey: LOCAL_INVALID_TOKEN_API_KEY,
+      // Its writes are in the stream now: the poller reads them at once rather than after its idle pause.
+      afterWriteRequest: started.nudge,
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -247,6 +249,7 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
       deliveries,
       pause: () => poller.pause(),
       resume: () => poller.resume(),
+      nudge: () => poller.nudge(),
       // Side by side: what the poller still queues while it finishes its batch goes to the state file.
       stop: async () => {
         await Promise.all([poller.stop(), deliveries.stop()]);

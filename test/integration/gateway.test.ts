@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/dynamodb.ts';
-import { call, createClient, expectError, workspace, type ApiResponse } from '../support/api.ts';
+import { randomUUID } from 'node:crypto';
+import { call, createClient, expectError, token, validClient, workspace, type ApiResponse } from '../support/api.ts';
 
 function expectGatewayError(response: ApiResponse, status: number, type: string, what: string) {
   expect(response.status, `${what}: ${JSON.stringify(response.body)}`).toBe(status);
@@ -169,6 +170,38 @@ describe('throttling (a gateway of its own, 1 request per second, burst 1)', () 
     await get('/api/v1/clients');
     const responses = await Promise.all([get('/api/v1/nope'), get('/'), get('/api/v2/clients')]);
     for (const r of responses) expectGatewayError(r, 404, 'not_found', 'unknown route while throttled');
+  });
+});
+
+describe('the stack told of each write request (a gateway of its own)', () => {
+  it("calls afterWriteRequest once a write request's handler has answered, whatever it answered; never for a read or a request refused before the handler", async () => {
+    let writes = 0;
+    const server = createLocalGateway({ repoRoot: resolve(import.meta.dirname, '../..'), afterWriteRequest: () => writes++ });
+    const port = await freePort();
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(port, '127.0.0.1', () => done());
+    });
+    try {
+      const bearer = await token(`nudge-${randomUUID().slice(0, 8)}`, ['clients:read', 'clients:write']);
+      const send = (method: string, body?: unknown, authorization: string | undefined = `Bearer ${bearer}`) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/clients`, {
+          method,
+          headers: { ...(authorization ? { Authorization: authorization } : {}), 'Content-Type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }).then((response) => response.status);
+      expect(await send('GET')).toBe(200);
+      expect(writes).toBe(0);
+      expect(await send('POST', validClient({ company_name: 'Nudged' }))).toBe(201);
+      expect(writes).toBe(1);
+      expect(await send('POST', { company_name: '' })).toBe(400); // answered by the handler, which wrote nothing
+      expect(writes).toBe(2);
+      expect(await send('POST', validClient(), '')).toBe(401); // no token: the gateway refuses it before any handler
+      expect(writes).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    }
   });
 });
 

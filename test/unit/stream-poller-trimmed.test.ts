@@ -1,8 +1,9 @@
 /**
- * The local stream poller's trimmed reads (DynamoDB Local cannot be made to trim on cue, so its
- * answers are mocked): the one DynamoDB Local gives as a fresh stream starts skipped nothing and
- * is not reported; one after a handled record may have lost records and is, and the poller reads
- * on after that record.
+ * The local stream poller's trimmed reads and idle pauses (DynamoDB Local cannot be made to trim on
+ * cue, and its reads cannot be counted, so its answers are mocked): the trimmed read DynamoDB Local
+ * gives as a fresh stream starts skipped nothing and is not reported; one after a handled record
+ * may have lost records and is, and the poller reads on after that record. An idle poller pauses
+ * longer after each empty read, up to its ceiling, and a nudge ends an idle pause at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -29,7 +30,7 @@ const trimmed = () => new TrimmedDataAccessException({ message: 'The operation a
 const record = (sequence: string): StreamRecord => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: sequence, Keys: { PK: { S: 'a' } } } });
 
 /** A poller over one shard whose GetRecords answers come from `answers` (then empty pages); what it handled and reported. */
-async function pollWith(answers: (StreamRecord[] | Error)[]) {
+async function pollWith(answers: (StreamRecord[] | Error)[], idle: { idleMs: number; maxIdleMs?: number } = { idleMs: 5 }) {
   table.on(DescribeTableCommand).resolves({ Table: { StreamSpecification: { StreamEnabled: true }, LatestStreamArn: 'arn:stream' } });
   streams.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'shard-1' }] } });
   streams.on(GetShardIteratorCommand).resolves({ ShardIterator: 'iterator' });
@@ -43,11 +44,11 @@ async function pollWith(answers: (StreamRecord[] | Error)[]) {
     endpoint: 'http://127.0.0.1:9',
     region: 'us-east-1',
     tableName: 'table',
-    idleMs: 5,
+    ...idle,
     handle: async (records) => void handled.push(...records),
     onError: (error) => reported.push(error),
   });
-  return { handled, reported, stop: () => poller.stop() };
+  return { handled, reported, nudge: () => poller.nudge(), stop: () => poller.stop() };
 }
 
 describe('the local stream poller, on a trimmed read', () => {
@@ -70,6 +71,38 @@ describe('the local stream poller, on a trimmed read', () => {
       expect((run.reported[0] as Error).name).toBe('TrimmedDataAccessException');
       const second = streams.commandCalls(GetShardIteratorCommand)[1]!.args[0].input;
       expect(second).toMatchObject({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: '1' });
+    } finally {
+      await run.stop();
+    }
+  });
+});
+
+describe('the local stream poller, idle', () => {
+  const reads = () => streams.commandCalls(GetRecordsCommand).length;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('pauses twice as long after each empty read, up to maxIdleMs, and from idleMs again once a read finds records', async () => {
+    const run = await pollWith([], { idleMs: 10, maxIdleMs: 80 });
+    try {
+      await sleep(800);
+      // At a steady 10 ms it would read about 80 times; doubling to 80 ms: 10, 20, 40, then every
+      // 80 ms, about 12 reads (fewer on a loaded machine, never more).
+      const idleReads = reads();
+      expect(idleReads).toBeGreaterThanOrEqual(4);
+      expect(idleReads).toBeLessThanOrEqual(20);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('reads at once when nudged in an idle pause, however long the pause', async () => {
+    const run = await pollWith([], { idleMs: 60_000 });
+    try {
+      await vi.waitFor(() => expect(reads()).toBe(1), { timeout: 30_000 }); // the first read, then a minute's pause
+      await sleep(200);
+      expect(reads()).toBe(1);
+      run.nudge();
+      await vi.waitFor(() => expect(reads()).toBe(2), { timeout: 30_000 });
     } finally {
       await run.stop();
     }
