@@ -39,10 +39,16 @@ export interface StreamPollerOptions {
    * `maxIdleMs`, and starts again from `idleMs` once a poll finds records or `nudge()` is called.
    * An idle stack then reads its stream about once a second instead of ten times (each read costs
    * DynamoDB Local and this process CPU: about a tenth of a core, idle, at 100 ms), while a write
-   * the stack knows of is read at once (it nudges after each write request).
+   * the stack knows of is read at once, or `nudgeGapMs` after the last read began (it nudges after
+   * each write request).
    */
   idleMs?: number;
   maxIdleMs?: number;
+  /**
+   * The least time from one read's start to the next when nudged (100 ms by default): a stack
+   * serving write requests back to back reads at most ten times a second, not after each request.
+   */
+  nudgeGapMs?: number;
   onError?: (error: unknown) => void;
   /** Where the poller keeps its place across restarts (DATA_DIR only). */
   checkpointFile?: string;
@@ -63,7 +69,7 @@ export interface StreamPoller {
    */
   pause(): Promise<void>;
   resume(): void;
-  /** Records may have been written: the next read comes now (or right after the one in hand), and the idle pause starts short again. */
+  /** Records may have been written: the next read comes `nudgeGapMs` after the last one began (at once, if that is past), and the idle pause starts short again. */
   nudge(): void;
 }
 
@@ -91,21 +97,32 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const streamArn = await ensureStream(options.client, options.tableName);
   const idleMs = options.idleMs ?? 100;
   const maxIdleMs = Math.max(idleMs, options.maxIdleMs ?? 1000);
+  const nudgeGapMs = options.nudgeGapMs ?? 100;
   let nextIdleMs = idleMs;
-  /** A nudge came since the last read began: read again before any idle pause. */
+  /** A nudge came since the last read began: the next read comes `nudgeGapMs` after that one's start. */
   let nudged = false;
+  let readStartedAt = 0;
+  const nudgedWaitMs = () => Math.max(0, readStartedAt + nudgeGapMs - Date.now());
   let stopping = false;
   let wake: (() => void) | undefined;
-  /** Ends the pause in hand if it is an idle one: a pause after a failure runs its course. */
-  let wakeIdle: (() => void) | undefined;
+  /** Brings the end of the pause in hand forward to `ms` from now, if it is an idle one: a pause after a failure runs its course. */
+  let shortenIdle: ((ms: number) => void) | undefined;
   const pause = (ms: number, { idle = false } = {}) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      let endsAt = Date.now() + ms;
+      let timer = setTimeout(resolve, ms);
       wake = () => {
         clearTimeout(timer);
         resolve();
       };
-      wakeIdle = idle ? wake : undefined;
+      shortenIdle = idle
+        ? (sooner) => {
+            if (Date.now() + sooner >= endsAt) return;
+            clearTimeout(timer);
+            endsAt = Date.now() + sooner;
+            timer = setTimeout(resolve, sooner);
+          }
+        : undefined;
     });
 
   const saved = readCheckpoint(options.checkpointFile, streamArn);
@@ -149,6 +166,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       }
       let busy = false;
       nudged = false;
+      readStartedAt = Date.now();
       let reading: string | undefined; // the shard whose GetRecords is in hand
       try {
         if (Date.now() - listedAt > 1000) {
@@ -199,9 +217,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         if (unusable) iterators.clear();
         await pause(RETRY_MS);
       }
-      if (busy || nudged) nextIdleMs = idleMs;
+      if (busy) nextIdleMs = idleMs;
       else if (!stopping) {
-        await pause(nextIdleMs, { idle: true });
+        await pause(nudged ? nudgedWaitMs() : nextIdleMs, { idle: true });
         nextIdleMs = nudged ? idleMs : Math.min(nextIdleMs * 2, maxIdleMs);
       }
     }
@@ -236,7 +254,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     },
     nudge: () => {
       nudged = true;
-      if (!paused) wakeIdle?.();
+      if (!paused) shortenIdle?.(nudgedWaitMs());
     },
     stop: async () => {
       stopping = true;

@@ -30,7 +30,7 @@ const trimmed = () => new TrimmedDataAccessException({ message: 'The operation a
 const record = (sequence: string): StreamRecord => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: sequence, Keys: { PK: { S: 'a' } } } });
 
 /** A poller over one shard whose GetRecords answers come from `answers` (then empty pages); what it handled and reported. */
-async function pollWith(answers: (StreamRecord[] | Error)[], idle: { idleMs: number; maxIdleMs?: number } = { idleMs: 5 }) {
+async function pollWith(answers: (StreamRecord[] | Error)[], idle: { idleMs: number; maxIdleMs?: number; nudgeGapMs?: number } = { idleMs: 5 }) {
   table.on(DescribeTableCommand).resolves({ Table: { StreamSpecification: { StreamEnabled: true }, LatestStreamArn: 'arn:stream' } });
   streams.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'shard-1' }] } });
   streams.on(GetShardIteratorCommand).resolves({ ShardIterator: 'iterator' });
@@ -96,7 +96,7 @@ describe('the local stream poller, idle', () => {
   });
 
   it('reads at once when nudged in an idle pause, however long the pause', async () => {
-    const run = await pollWith([], { idleMs: 60_000 });
+    const run = await pollWith([], { idleMs: 60_000, nudgeGapMs: 0 });
     try {
       await vi.waitFor(() => expect(reads()).toBe(1), { timeout: 30_000 }); // the first read, then a minute's pause
       await sleep(200);
@@ -104,6 +104,21 @@ describe('the local stream poller, idle', () => {
       run.nudge();
       await vi.waitFor(() => expect(reads()).toBe(2), { timeout: 30_000 });
     } finally {
+      await run.stop();
+    }
+  });
+
+  it('reads no more often than once per nudgeGapMs, however often it is nudged', async () => {
+    const run = await pollWith([], { idleMs: 60_000, nudgeGapMs: 100 });
+    const nudging = setInterval(() => run.nudge(), 1); // a stack serving writes back to back
+    try {
+      await sleep(1000);
+      // Read after every nudge, it would read hundreds of times; once per 100 ms, about 10 times
+      // (fewer on a loaded machine, never more), and more than once: the nudges do wake it.
+      expect(reads()).toBeGreaterThanOrEqual(2);
+      expect(reads()).toBeLessThanOrEqual(12);
+    } finally {
+      clearInterval(nudging);
       await run.stop();
     }
   });
