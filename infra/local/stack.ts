@@ -175,7 +175,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.throttling ? { throttling: options.throttling } : {}),
       ...(options.clientLimits ? { clientLimits: options.clientLimits } : {}),
       invalidTokenKey: LOCAL_INVALID_TOKEN_API_KEY,
-      // Its writes are in the stream now: the poller reads them at once rather than after its idle pause.
+      // Its writes are in the stream now: the poller reads them within 100 ms of its last read, not after an idle pause of up to 1 s.
       afterWriteRequest: started.nudge,
     });
     await new Promise<void>((resolve, reject) => {
