@@ -5,13 +5,24 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { transform } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOrCreateOnce } from '../../infra/local/state-file.ts';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.ts';
 
 afterAll(removeTempDirs);
 
-const MODULE = pathToFileURL(resolve(import.meta.dirname, '../../infra/local/state-file.ts')).href;
+/**
+ * The module as JavaScript, so that each racer is a plain `node` (tsx's loader would cost each
+ * about half a core-second to start).
+ */
+let MODULE: string;
+beforeAll(async () => {
+  const source = readFileSync(resolve(import.meta.dirname, '../../infra/local/state-file.ts'), 'utf8');
+  const compiled = join(tempDir('state-file-module-'), 'state-file.mjs');
+  writeFileSync(compiled, (await transform(source, { loader: 'ts', format: 'esm' })).code);
+  MODULE = pathToFileURL(compiled).href;
+});
 
 /** A process that makes the file with a value of its own (a pause inside make widens the race) and prints what it read. */
 function racer(path: string, value: string): Promise<string> {
@@ -19,7 +30,7 @@ function racer(path: string, value: string): Promise<string> {
 const make = () => { const until = Date.now() + 50; while (Date.now() < until); return ${JSON.stringify(value)}; };
 process.stdout.write(readOrCreateOnce(${JSON.stringify(path)}, make).toString());`;
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
