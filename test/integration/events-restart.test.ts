@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAME } from '../../infra/local/stack.ts';
-import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, lastLine, npmRunToken, npmStart, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, localToken, npmStart, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
 import { startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
 
 afterAll(cleanUpStarted);
@@ -64,7 +64,7 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
     const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_BASE_MS: '6000' };
 
     const first = await npmStart(env);
-    const token = lastLine((await npmRunToken(first.port, WORKSPACE, SCOPES)).stdout);
+    const token = await localToken(first.port, WORKSPACE, SCOPES);
     expect((await call(first, token, 'POST', '/webhook_endpoints', { url: retried.url, enabled_events: ['client.created'] })).status).toBe(201);
     expect((await call(first, token, 'POST', '/webhook_endpoints', { url: delivered.url, enabled_events: ['client.created'] })).status).toBe(201);
     const created = await call(first, token, 'POST', '/clients', { company_name: 'Before the stop', company_email: 'a@a.test' });
@@ -79,7 +79,7 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
 
     const again = await npmStart(env);
     // The data is kept: the client made before the stop is listed, with a token minted on the new stack.
-    const readToken = lastLine((await npmRunToken(again.port, WORKSPACE, 'clients:read')).stdout);
+    const readToken = await localToken(again.port, WORKSPACE, 'clients:read');
     const listed = await call(again, readToken, 'GET', '/clients');
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((c: { company_name: string }) => c.company_name)).toEqual(['Before the stop']);

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, lastLine, npmRunToken, npmStart, sleep, started, tree, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, localToken, npmStart, sleep, started, tree, type Running } from '../support/npm-start.ts';
 
 afterAll(cleanUpStarted);
 
@@ -27,7 +27,7 @@ describe('the local stack when DynamoDB Local dies', { timeout: 180_000, concurr
   it('killed under load: requests in between get 503 (never 500), stderr names it, exit non-zero within 5 s, nothing left', async ({ expect }) => {
     const s = await npmStart(THROTTLING_OFF);
     const exited = exitOf(s);
-    const token = lastLine((await npmRunToken(s.port, 'doomed', 'clients:read,clients:write')).stdout);
+    const token = await localToken(s.port, 'doomed', 'clients:read,clients:write');
     const procs = tree(s.child.pid!);
     const java = javaOf(procs);
     const javaTempDir = javaTempDirOf(java);
