@@ -14,10 +14,11 @@ export interface ApiResponse<T = any> {
 }
 
 /**
- * Kept-alive connections to the local stack, each closed after 2 s unused: before the gateway's
- * own 5 s keep-alive timeout closes it, so a request never goes out on a closing connection.
+ * Kept-alive connections to the local stack, each closed after 30 s unused: well before the
+ * gateway closes an idle one (KEEP_ALIVE_TIMEOUT_MS, 65 s), so a request never goes out on a
+ * connection the gateway is closing.
  */
-const agent = new Agent({ keepAlive: true, timeout: 2_000 });
+const agent = new Agent({ keepAlive: true, timeout: 30_000 });
 
 /**
  * One HTTP exchange over node:http rather than fetch: undici's fetch costs the test workers about
