@@ -68,13 +68,17 @@ export async function call<T = any>(
   return { status: response.status, headers: response.headers, body: parsed as T };
 }
 
-/** A token from the local stack's token endpoint (what `npm run token` calls). */
-export async function token(workspace: string, scopes: readonly string[] = SCOPES, expiresIn?: number): Promise<string> {
+/** A token from the token endpoint (what `npm run token` calls) of the local stack at `stackUrl`. */
+export async function tokenFrom(stackUrl: string, workspace: string, scopes: readonly string[], expiresIn?: number): Promise<string> {
   const body = JSON.stringify({ workspace, scopes, ...(expiresIn !== undefined ? { expires_in: expiresIn } : {}) });
-  const response = await exchange('POST', `${baseUrl()}/_local/token`, { 'Content-Type': 'application/json' }, body);
+  const response = await exchange('POST', `${stackUrl}/_local/token`, { 'Content-Type': 'application/json' }, body);
   if (response.status < 200 || response.status > 299) throw new Error(`token: ${response.status} ${response.text}`);
   return (JSON.parse(response.text) as { access_token: string }).access_token;
 }
+
+/** A token from the shared test stack. */
+export const token = (workspace: string, scopes: readonly string[] = SCOPES, expiresIn?: number): Promise<string> =>
+  tokenFrom(baseUrl(), workspace, scopes, expiresIn);
 
 /** A fresh workspace with an all-scopes token, so tests never see each other's data. */
 export async function workspace(prefix = 'ws'): Promise<{ id: string; token: string; api: Api }> {

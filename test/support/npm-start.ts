@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb.ts';
+import { tokenFrom } from './api.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -104,15 +105,8 @@ export async function npmStartUntilExit(env: Record<string, string>): Promise<{ 
  * A token from a stack's token endpoint, which `npm run token` calls: for tests that need a token
  * rather than the command, without the start of npm and tsx (about 1.3 core-seconds each, measured).
  */
-export async function localToken(port: number, workspace: string, scopes: string): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${port}/_local/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ workspace, scopes: scopes.split(',') }),
-  });
-  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { access_token: string }).access_token;
-}
+export const localToken = (port: number, workspace: string, scopes: string): Promise<string> =>
+  tokenFrom(`http://127.0.0.1:${port}`, workspace, scopes.split(','));
 
 export function npmRunToken(port: number, workspace: string, scopes: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
