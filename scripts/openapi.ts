@@ -10,5 +10,4 @@ import { SDK_TYPES_PATH, writeSdkTypes } from '../sdk/scripts/types.ts';
 const target = resolve(import.meta.dirname, '../docs/openapi.json');
 writeFileSync(target, renderOpenApiDocument());
 console.log(`Wrote ${target}`);
-await writeSdkTypes();
-console.log(`Wrote ${SDK_TYPES_PATH}`);
+console.log(`${SDK_TYPES_PATH}: ${await writeSdkTypes()}`);

@@ -2,17 +2,19 @@
  * `npm run build` in sdk/, which `npm pack` runs (prepack): the generated types written
  * (scripts/types.ts), then src/ compiled into dist/, the files of the package
  * (docs/decisions/0020-sdk-package.md).
- * - dist/cjs: CommonJS JavaScript and declarations (tsc with tsconfig.build.json), marked
- *   CommonJS by a package.json of its own (the package is `"type": "module"`).
+ * - dist/cjs: CommonJS JavaScript and declarations (the repository's tsc, TypeScript 7, with
+ *   tsconfig.build.json), marked CommonJS by a package.json of its own (the package is
+ *   `"type": "module"`).
  * - dist/esm: the ES module entry, re-exporting the CommonJS build's exports, so that `import`
  *   and `require` share one implementation: one `TimebillError` class, one map of ETags.
  * Declarations name their imports `.js` (the sources name `.ts`), are indented by two spaces (the
  * generated openapi-types are most of the package), and modules of types only get no JavaScript.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import ts from 'typescript';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { writeSdkTypes } from './types.ts';
 
 const sdk = resolve(import.meta.dirname, '..');
@@ -31,25 +33,32 @@ function shipped(fileName: string, text: string): string | undefined {
   return code.trim() === '' ? undefined : text;
 }
 
+/**
+ * TypeScript 7's tsc (devDependency `typescript-native`, the compiler of `npm test`'s type check):
+ * the same output as 5.9's in a fifth of the CPU. It writes to a temporary directory; what the
+ * package ships of it goes to dist/cjs.
+ */
+const TSC = resolve(sdk, '../node_modules/typescript-native/bin/tsc');
+
 function compile(): void {
-  const config = ts.getParsedCommandLineOfConfigFile(resolve(sdk, 'tsconfig.build.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-    },
-  });
-  if (!config) throw new Error('sdk/tsconfig.build.json: unreadable');
-  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
-  const emitted = program.emit(undefined, (fileName, text) => {
-    const content = shipped(fileName, text);
-    if (content === undefined) return;
-    mkdirSync(dirname(fileName), { recursive: true });
-    writeFileSync(fileName, content);
-  });
-  const diagnostics = [...config.errors, ...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
-  if (diagnostics.length > 0) {
-    const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => sdk, getNewLine: () => '\n' };
-    throw new Error(`The SDK does not compile:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  const emitted = mkdtempSync(join(tmpdir(), 'timebill-sdk-build-'));
+  try {
+    try {
+      execFileSync(process.execPath, [TSC, '-p', resolve(sdk, 'tsconfig.build.json'), '--outDir', emitted, '--pretty', 'false'], { cwd: sdk, encoding: 'utf8', stdio: 'pipe' });
+    } catch (error) {
+      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+      throw new Error(`The SDK does not compile:\n${stdout}${stderr}`);
+    }
+    for (const file of readdirSync(emitted, { recursive: true, encoding: 'utf8' })) {
+      if (!/\.(js|d\.ts)$/.test(file)) continue;
+      const content = shipped(file, readFileSync(join(emitted, file), 'utf8'));
+      if (content === undefined) continue;
+      const target = resolve(dist, 'cjs', file);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, content);
+    }
+  } finally {
+    rmSync(emitted, { recursive: true, force: true });
   }
 }
 
