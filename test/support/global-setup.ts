@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/dynamodb.ts';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
+import type { LocalStack } from '../../infra/local/stack.ts';
 import { redirectLogs } from '../../shared/log.ts';
 import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
 import { stackLogFiles, unassertedWarnings } from './stack-log.ts';
@@ -32,6 +32,8 @@ interface Shared {
 }
 
 async function start(): Promise<Shared> {
+  // Loaded by the first integration project's setup only (the other loads this module afresh).
+  const { startLocalStack } = await import('../../infra/local/stack.ts');
   const stateDir = mkdtempSync(join(tmpdir(), 'timebill-test-'));
   const { log } = stackLogFiles(stateDir);
   redirectLogs((_level, line) => appendFileSync(log, line));

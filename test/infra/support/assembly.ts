@@ -12,12 +12,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
 import type { TestProject } from 'vitest/node';
-import { buildApp } from '../../../infra/app.ts';
 import type { DynamoDbLocal } from '../../../infra/local/dynamodb.ts';
 import { PROJECT_ROOT } from '../../../infra/bundling.ts';
-import { runBundleCommand, sourceFingerprint, writeBundles } from './bundles.ts';
 import { shareAcrossProjects, sharedDynamoDbLocal } from '../../support/shared-setup.ts';
 
 declare module 'vitest' {
@@ -40,6 +37,13 @@ interface Shared {
 }
 
 async function start(): Promise<Shared> {
+  // Loaded by the first infra project's setup only: each project loads this module afresh, and
+  // the stacks' modules took each of the other two setups seconds of vitest's main thread.
+  const [{ App }, { buildApp }, { runBundleCommand, sourceFingerprint, writeBundles }] = await Promise.all([
+    import('aws-cdk-lib'),
+    import('../../../infra/app.ts'),
+    import('./bundles.ts'),
+  ]);
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
   // Started first: the bundles are built, and the run's DynamoDB Local boots (this setup runs
