@@ -5,11 +5,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
-import ts from 'typescript';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
@@ -17,6 +17,7 @@ import { ROUTES } from '../../shared/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
 import { servedFrom } from '../../functions/openapi.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
+import { TSC } from '../support/typecheck.ts';
 import { eventsOfEach, eventsWhen } from '../support/events.ts';
 import { EVENT_TYPES } from '../../shared/events/types.ts';
 
@@ -319,31 +320,26 @@ describe('a client generated from the document', () => {
   const CONTRACT_FILES = ['readme-example.ts.txt', 'rejected-bodies.ts.txt'] as const;
   let compiled: Promise<Map<string, string[]>> | undefined;
   /**
-   * The diagnostics of `tsc --strict` on a file of test/contract/ beside the generated types. Both
-   * files are checked in one program (modules both, they share nothing but the types): the
-   * generation and the standard library's declarations are read once.
+   * The diagnostics of `tsc --strict` (the repository's, TypeScript 7) on a file of test/contract/
+   * beside the generated types, one message per diagnostic. Both files are checked in one program
+   * (modules both, they share nothing but the types): the generation and the standard library's
+   * declarations are read once. A diagnostic of the generated types themselves fails the compile.
    */
   async function compile(contractFile: (typeof CONTRACT_FILES)[number]): Promise<string[]> {
     compiled ??= (async () => {
       writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(JSON.parse(committed))));
-      const files = new Map(CONTRACT_FILES.map((file) => [file, join(dir, file.replace(/\.txt$/, ''))]));
-      for (const [file, path] of files) writeFileSync(path, readFileSync(join(repoRoot, 'test/contract', file), 'utf8'));
-      const program = ts.createProgram([...files.values()], {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ESNext,
-        moduleResolution: ts.ModuleResolutionKind.Bundler,
-        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-        skipLibCheck: true,
-        types: [],
-      });
-      return new Map(
-        [...files].map(([file, path]) => [
-          file,
-          ts.getPreEmitDiagnostics(program, program.getSourceFile(path)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
-        ]),
+      const files = new Map(CONTRACT_FILES.map((file) => [file.replace(/\.txt$/, ''), file]));
+      for (const [path, file] of files) writeFileSync(join(dir, path), readFileSync(join(repoRoot, 'test/contract', file), 'utf8'));
+      const compilerOptions = { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], skipLibCheck: true, types: [] };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: [...files.keys()] }));
+      const output = await new Promise<string>((resolveOutput) =>
+        execFile(process.execPath, [TSC, '-p', dir, '--pretty', 'false'], { cwd: dir }, (_error, stdout, stderr) => resolveOutput(`${stdout}${stderr}`)),
       );
+      // `file(line,col): error TS1234: message`, a message's further lines indented below it.
+      const diagnostics = [...output.matchAll(/^(\S[^(\n]*)\(\d+,\d+\): error TS\d+: (.*(?:\n {2}.*)*)/gm)].map(([, path, message]) => ({ path: path!, message: message!.replace(/\n {2}/g, '\n') }));
+      const elsewhere = output.split('\n').filter((line) => line.trim() !== '' && !/^\s|^Found \d+ errors?\b/.test(line) && ![...files.keys()].some((path) => line.startsWith(`${path}(`)));
+      if (elsewhere.length > 0) throw new Error(`tsc: ${elsewhere.join('\n')}`);
+      return new Map([...files].map(([path, file]) => [file, diagnostics.filter((d) => d.path === path).map((d) => d.message)]));
     })();
     return (await compiled).get(contractFile)!;
   }
