@@ -81,9 +81,16 @@ export default defineConfig({
       // The unit files that share workers include the type check (tsc), which `npm test` starts first.
       ...sharedAndIsolated('unit', 'test/unit', { testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } }, { shared: { globalSetup: ['test/support/typecheck.ts'] } }),
       ...(process.env.VITEST_MUTATION === '1' ? [MUTATION_PROJECT] : []),
-      // Global setups run in this order, one after the other: the infra projects' before the
-      // integration projects', so that DynamoDB Local's Java (shared by both) boots while the infra
-      // setup synthesizes, and the integration setup finds it ready instead of waiting for it.
+      // Both integration projects share one local stack (test/support/global-setup.ts).
+      ...sharedAndIsolated('integration', 'test/integration', {
+        globalSetup: ['test/support/global-setup.ts'],
+        // Ceilings for a failing test only (waits poll their condition): generous, so that a
+        // loaded machine (a second suite beside this one) does not fail a correct run.
+        testTimeout: 120_000,
+        hookTimeout: 180_000,
+        maxWorkers: 3,
+        sequence: { groupOrder: 1 },
+      }),
       // infra: every environment synthesized once per run (test/infra/support/assembly.ts, which both
       // infra projects share); no timeout that load could break. The files that change no
       // process-wide state share workers, as the unit and integration files do: each would
@@ -103,16 +110,6 @@ export default defineConfig({
         // CDK's bundling spawns esbuild with the worker's stdio, which a worker thread does not
         // have as file descriptors: the file that bundles runs in a child process.
         forks: ['test/infra/stack.test.ts'],
-      }),
-      // Both integration projects share one local stack (test/support/global-setup.ts).
-      ...sharedAndIsolated('integration', 'test/integration', {
-        globalSetup: ['test/support/global-setup.ts'],
-        // Ceilings for a failing test only (waits poll their condition): generous, so that a
-        // loaded machine (a second suite beside this one) does not fail a correct run.
-        testTimeout: 120_000,
-        hookTimeout: 180_000,
-        maxWorkers: 3,
-        sequence: { groupOrder: 1 },
       }),
     ],
   },

@@ -46,10 +46,11 @@ async function start(): Promise<Shared> {
   ]);
   const outdir = mkdtempSync(path.join(tmpdir(), 'timebill-assembly-'));
   const fingerprint = sourceFingerprint();
-  // Started first: the bundles are built, and the run's DynamoDB Local boots (this setup runs
-  // before the integration projects', vitest.config.ts), in their own processes while this one
-  // synthesizes. Java is spawned once a free port is found, a few event-loop turns from now: the
-  // synthesis, which holds this thread, starts 100 ms later (at once if Java already runs).
+  // Started first: the bundles are built, and the run's DynamoDB Local boots unless the
+  // integration setup started it (vitest runs the projects' setups one after the other, in the
+  // order their files were found), in their own processes while this one synthesizes. Java is
+  // spawned once a free port is found, a few event-loop turns from now: the synthesis, which holds
+  // this thread, starts 100 ms later (at once if Java already runs).
   const bundles = runBundleCommand(path.join(outdir, 'bundle-sizes.json'));
   const dynamo = sharedDynamoDbLocal.acquire();
   await Promise.race([dynamo.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 100))]);
