@@ -1,20 +1,16 @@
 /**
- * The order of the suite's files (vitest.config.ts), from vitest's own (the slowest or largest
- * files first). First every file that runs in a worker of its own (the `-isolated` projects), the
- * directories' in turn: one of unit, one of infra, one of integration, and again; then the files
- * that share workers, by directory: unit, infra, integration.
- * - Isolated files start a worker each whatever comes before them, so mixing them costs nothing:
- *   the unit ones that mostly wait (the SDK budget's real timeouts, the trimmed stream's poller)
- *   or mostly load modules run beside infra ones that keep a core busy.
- * - A directory's shared files follow one another, so that a worker that finishes one goes on
- *   with the next (a shared worker runs its own project's files only).
- * - The integration files end the run: their short ones keep both cores busy to the end, where
- *   the unit files (last until 002d5bb) left one idle for about 8 s (measured).
+ * The order of the suite's files (vitest.config.ts): vitest's own (the slowest or largest files
+ * first), by directory: unit, then infra, then integration; within each, the isolated files before
+ * the files that share workers (`unit-isolated` before `unit`; `infra-isolated` and
+ * `infra-isolated-forks` before `infra`). The unit files come first because some of them mostly
+ * wait (the SDK budget's real timeouts, the poller's trimmed stream): run last, they left a core
+ * idle for about 8 s at the end of `npm test` (measured), where now the integration files' short
+ * ones, which keep both cores busy, end the run.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const ISOLATED = '-isolated';
-/** The directories' order (their projects' names without `-isolated`); another project's files come first. */
+/** The directories' order (their projects' names without `-isolated`). */
 const FAMILY_ORDER = ['unit', 'infra', 'integration'];
 
 /** `infra` for `infra`, `infra-isolated` and `infra-isolated-forks`. */
@@ -22,25 +18,17 @@ function familyOf(projectName: string): string {
   return projectName.split(ISOLATED)[0]!;
 }
 
-const isIsolated = (file: TestSpecification) => file.project.name.includes(ISOLATED);
-const familyRank = (file: TestSpecification) => FAMILY_ORDER.indexOf(familyOf(file.project.name));
-
-/** One of each list in turn, each list's order kept. */
-function roundRobin<T>(lists: T[][]): T[] {
-  const longest = Math.max(0, ...lists.map((list) => list.length));
-  return Array.from({ length: longest }, (_, i) => lists.flatMap((list) => (i < list.length ? [list[i]!] : []))).flat();
-}
-
 export class IsolatedFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const groups = [...new Set(sorted.map((file) => file.project.config.sequence.groupOrder))].sort((a, b) => a - b);
-    return groups.flatMap((group) => {
-      const inGroup = sorted.filter((file) => file.project.config.sequence.groupOrder === group);
-      const ranks = [...new Set(inGroup.map(familyRank))].sort((a, b) => a - b);
-      const isolated = roundRobin(ranks.map((rank) => inGroup.filter((file) => isIsolated(file) && familyRank(file) === rank)));
-      const shared = ranks.flatMap((rank) => inGroup.filter((file) => !isIsolated(file) && familyRank(file) === rank));
-      return [...isolated, ...shared];
+    const rank = (file: TestSpecification) => (file.project.name.includes(ISOLATED) ? 0 : 1);
+    // Array.prototype.sort is stable: within a rank, vitest's order stands.
+    return (await super.sort(files)).sort((a, b) => {
+      const groups = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;
+      if (groups !== 0) return groups;
+      const familyA = familyOf(a.project.name);
+      const familyB = familyOf(b.project.name);
+      if (familyA !== familyB) return FAMILY_ORDER.indexOf(familyA) - FAMILY_ORDER.indexOf(familyB);
+      return rank(a) - rank(b);
     });
   }
 }
