@@ -12,8 +12,10 @@
  * (spreadStarters): on a fresh clone vitest has no durations and orders by size, which put two such
  * small files (local-stack, contract) last, where they held the run's last 10 s at about 1.5 cores;
  * all of them first ran three stacks of their own side by side at full load, and left the shared
- * stack's files, which wait on it and leave part of a core idle, to end the run alone (measured:
- * 231.8 s and 231.0 s that way, 220.4 s and 213.5 s spread, alternating on one machine).
+ * stack's files, which wait on it and leave part of a core idle, to end the run alone. Measured
+ * alternately on one idle 2-core machine (2026-11-29; two fresh clones and two reruns each): that
+ * way 226.1, 240.3, 231.8 and 231.0 s (36 to 50 idle core-seconds); spread 236.0, 218.6, 220.4
+ * and 213.5 s (29 to 41).
  */
 import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
