@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { TSC } from '../../scripts/tsc.ts';
 import { writeSdkTypes } from './types.ts';
 
 const sdk = resolve(import.meta.dirname, '..');
@@ -33,13 +34,7 @@ function shipped(fileName: string, text: string): string | undefined {
   return code.trim() === '' ? undefined : text;
 }
 
-/**
- * TypeScript 7's tsc (devDependency `typescript-native`, the compiler of `npm test`'s type check):
- * the same output as 5.9's in a fifth of the CPU. It writes to a temporary directory; what the
- * package ships of it goes to dist/cjs.
- */
-const TSC = resolve(sdk, '../node_modules/typescript-native/bin/tsc');
-
+/** The repository's tsc (TypeScript 7) writes to a temporary directory; what the package ships of it goes to dist/cjs. */
 function compile(): void {
   const emitted = mkdtempSync(join(tmpdir(), 'timebill-sdk-build-'));
   try {

@@ -10,6 +10,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { TSC } from '../../scripts/tsc.ts';
+
+export { TSC };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,12 +29,6 @@ export interface TypecheckResult {
 }
 
 const ROOT = resolve(import.meta.dirname, '../..');
-/**
- * TypeScript 7's compiler (native, devDependency `typescript-native`): the same checks over the
- * same files as 5.9's tsc in a fifth of the CPU (9 instead of 33 core-seconds). `typescript` 5.9
- * stays for what uses its JavaScript API (openapi-typescript, the SDK's build).
- */
-export const TSC = join(ROOT, 'node_modules/typescript-native/bin/tsc');
 const RESULT_FILE = 'result.json';
 
 type Finished = (error: ExecFileException | null, stdout: string, stderr: string) => void;
