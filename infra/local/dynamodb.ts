@@ -19,10 +19,13 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  ScanCommand,
+  UpdateItemCommand,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
+  type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE } from '../../shared/data/table.ts';
+import { PREFIXED_INDEX, SHARED_SORT_KEY, TABLE } from '../../shared/data/table.ts';
 import { waitAtMost } from './wait.ts';
 
 // These machines run Node 20 (the functions run on Lambda's newest runtime); the SDK's notice
@@ -209,7 +212,8 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
 
 /**
  * Creates the table as the CDK stack defines it; an existing table (DATA_DIR) is kept, and gets
- * the indexes declared since it was made (GSI4, issue 32), one at a time as DynamoDB allows.
+ * the indexes declared since it was made (GSI4, issue 32; GSI5, decision 0027), one at a time as
+ * DynamoDB allows. One made before decision 0027 is migrated first (migrateIndexKeys).
  */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
   const attributes = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
@@ -246,8 +250,15 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
     const existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const has = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    for (const index of TABLE.indexes.filter((i) => !has.has(i.name))) {
+    const sortKeyOf = new Map((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.KeySchema?.find((k) => k.KeyType === 'RANGE')?.AttributeName]));
+    const stale = TABLE.indexes.filter((i) => sortKeyOf.has(i.name) && sortKeyOf.get(i.name) !== i.sortKey);
+    if (stale.length > 0) await migrateIndexKeys(client, tableName);
+    for (const index of stale) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.name } }] }));
+      await indexesSettled(client, tableName);
+      sortKeyOf.delete(index.name);
+    }
+    for (const index of TABLE.indexes.filter((i) => !sortKeyOf.has(i.name))) {
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,
@@ -255,9 +266,58 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
           GlobalSecondaryIndexUpdates: [{ Create: indexOf(index) }],
         }),
       );
+      await indexesSettled(client, tableName);
     }
   }
   await client.send(new DescribeTableCommand({ TableName: tableName }));
+}
+
+/**
+ * Moves the items of a table made before decision 0027 to its index keys: each index had a sort
+ * key of its own (`GSI1SK` to `GSI4SK`, the same value in all but one), and projects and invoices
+ * listed a client's by status in GSI3 (`status#<status>#` leading its sort key). Each item gets
+ * the shared sort key, such a GSI3 entry becomes GSI5's, and the old sort keys go. Local only, at
+ * start, over the developer's own data: a Scan, never on a request path.
+ */
+async function migrateIndexKeys(client: DynamoDBClient, tableName: string): Promise<void> {
+  const old = ['GSI1SK', 'GSI2SK', 'GSI3SK', 'GSI4SK'];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ProjectionExpression: ['PK', 'SK', 'GSI3PK', ...old].join(', '), ExclusiveStartKey: startKey }));
+    for (const item of page.Items ?? []) {
+      const present = old.filter((name) => item[name]?.S !== undefined);
+      if (present.length === 0) continue;
+      const prefixed = item.GSI3SK?.S?.startsWith('status#') === true;
+      const shared = present.map((name) => item[name]!).find((value) => !(prefixed && value === item.GSI3SK));
+      const set: Record<string, AttributeValue> = {
+        ...(shared ? { [SHARED_SORT_KEY]: shared } : {}),
+        ...(prefixed ? { [`${PREFIXED_INDEX}PK`]: item.GSI3PK!, [`${PREFIXED_INDEX}SK`]: item.GSI3SK! } : {}),
+      };
+      const removed = [...present, ...(prefixed ? ['GSI3PK'] : [])];
+      const names = { ...Object.fromEntries(Object.keys(set).map((n, i) => [`#s${i}`, n])), ...Object.fromEntries(removed.map((n, i) => [`#r${i}`, n])) };
+      const setPart = Object.keys(set).map((_, i) => `#s${i} = :s${i}`).join(', ');
+      await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: { PK: item.PK!, SK: item.SK! },
+          UpdateExpression: `${setPart === '' ? '' : `SET ${setPart} `}REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}`,
+          ExpressionAttributeNames: names,
+          ...(setPart === '' ? {} : { ExpressionAttributeValues: Object.fromEntries(Object.values(set).map((v, i) => [`:s${i}`, v])) }),
+        }),
+      );
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Until every index of the table is ACTIVE (one made or deleted over existing items takes a moment): at most 30 s. */
+async function indexesSettled(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let tries = 0; tries < 300; tries++) {
+    const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+    if ((table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    await sleep(100);
+  }
+  throw new Error(`${tableName}: its indexes are still changing after 30 s`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

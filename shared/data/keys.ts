@@ -6,9 +6,10 @@
  * newest first by creation time (ties broken by id) with strongly consistent reads.
  *
  * The GSIs are generic: a resource declares (shared/resources/registry.ts) which of its fields
- * name an index partition, and optionally which field leads the sort key. Their keys are
+ * name an index partition, and (GSI5 alone) which field leads the sort key. Their keys are
  *   GSIxPK = `WS#<ws>#<TYPE>#<field>#<value>[#<field>#<value>...]`
- *   GSIxSK = `[<field>#<value>#]<TYPE>#<id>`
+ *   GSISK  = `<TYPE>#<id>`, one attribute for GSI1 to GSI4 (table.ts SHARED_SORT_KEY)
+ *   GSI5SK = `<field>#<value>#<TYPE>#<id>`
  * so every list is ordered the same way, and a field that leads a sort key can change without
  * knowing the partition's fields.
  *
@@ -19,7 +20,7 @@
  * it rewrites every sort key at once (docs/decisions/0017-time-entries-by-started-at.md). An
  * index with no partition fields lists the whole workspace's items of the type.
  */
-import { INDEX_NAMES, type IndexName } from './table.ts';
+import { INDEX_NAMES, indexKeyNames, PREFIXED_INDEX, type IndexName } from './table.ts';
 
 export interface PrimaryKey {
   PK: string;
@@ -124,12 +125,20 @@ export const webhookEndpointCount = (workspaceId: string): PrimaryKey => ({ PK: 
 export function indexes(resource: Keyed, workspaceId: string, id: string, fields: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of INDEX_NAMES) {
-    const index = resource.indexes?.[name];
+    const index = declared(resource, name);
     if (!index || index.partition.some((f) => fields[f] == null)) continue;
-    out[`${name}PK`] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
-    out[`${name}SK`] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
+    const { partitionKey, sortKey } = indexKeyNames(name);
+    out[partitionKey] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
+    out[sortKey] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
   }
   return out;
+}
+
+/** A resource's declaration of one index; a sort prefix only where the sort key is the index's own (GSI5). */
+function declared(resource: Keyed, name: IndexName) {
+  const index = resource.indexes?.[name];
+  if (index?.sortPrefix !== undefined && name !== PREFIXED_INDEX) throw new Error(`${resource.type}: ${name} shares its sort key; only ${PREFIXED_INDEX} takes a sort prefix`);
+  return index;
 }
 
 /**
@@ -141,8 +150,9 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
   const all = indexes(resource, workspaceId, id, changed);
   const out: Record<string, string> = {};
   for (const name of INDEX_NAMES) {
-    const index = resource.indexes?.[name];
+    const index = declared(resource, name);
     if (!index) continue;
+    const { partitionKey, sortKey } = indexKeyNames(name);
     const partitionChanged = index.partition.some((f) => f in changed);
     const orderChanged = resource.order !== undefined && resource.order.field in changed;
     if (orderChanged && index.sortPrefix !== undefined) throw new Error(`${resource.type}: ${name} has a sort prefix and an ordered sort key`);
@@ -150,13 +160,13 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
     if (partitionChanged && index.partition.some((f) => !(f in changed))) {
       throw new Error(`${resource.type}: ${name}'s partition mixes a changed field with others`);
     }
-    if (partitionChanged) out[`${name}PK`] = all[`${name}PK`]!;
+    if (partitionChanged) out[partitionKey] = all[partitionKey]!;
     if (sortChanged) {
-      out[`${name}SK`] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${indexSortKey(resource, id, changed)}`;
+      out[sortKey] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${indexSortKey(resource, id, changed)}`;
     }
     // Written for every index, also one whose partition the item is not in: the item then holds
     // a sort key alone, which lists nothing, and the move that puts it there writes both anew.
-    if (orderChanged) out[`${name}SK`] = indexSortKey(resource, id, changed);
+    if (orderChanged) out[sortKey] = indexSortKey(resource, id, changed);
   }
   return out;
 }
@@ -272,11 +282,12 @@ export function startKeyFor(source: ListSource, workspaceId: string, position: s
   if (source.index === undefined) return { PK: source.partitionKey, SK: position };
   const sortKey = source.range === undefined ? position : `${source.type}#${idOfPosition(position)}`;
   const base = { PK: ws(workspaceId), SK: sortKey };
-  return { ...base, [`${source.index}PK`]: source.partitionKey, [`${source.index}SK`]: `${source.sortKeyPrefix}${position}` };
+  const { partitionKey, sortKey: sortKeyName } = indexKeyNames(source.index);
+  return { ...base, [partitionKey]: source.partitionKey, [sortKeyName]: `${source.sortKeyPrefix}${position}` };
 }
 
 /** Where a list read from `source` stands after `item`: what its cursor carries. */
 export function positionOf(source: ListSource, item: Record<string, unknown>): string {
   if (source.range === undefined || source.index === undefined) return String(item.SK);
-  return String(item[`${source.index}SK`]).slice(source.sortKeyPrefix.length);
+  return String(item[indexKeyNames(source.index).sortKey]).slice(source.sortKeyPrefix.length);
 }

@@ -18,8 +18,20 @@ export const VERSION_ATTRIBUTE = 'version';
 const PROJECTED = [DATA_ATTRIBUTE, SEARCH_ATTRIBUTE] as const;
 
 /** The generic GSIs, by name; what each holds for a resource is declared in shared/resources/registry.ts. */
-export const INDEX_NAMES = ['GSI1', 'GSI2', 'GSI3', 'GSI4'] as const;
+export const INDEX_NAMES = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
 export type IndexName = (typeof INDEX_NAMES)[number];
+
+/**
+ * The sort key of GSI1 to GSI4: one attribute for all four. An item's sort key is the same in
+ * every index without a sort prefix (`<TYPE>#[<order value>#]<id>`, shared/data/keys.ts), so it is
+ * stored once: a time entry, in four indexes, holds one copy instead of four, and a locked entry
+ * stays under 1 KB (docs/decisions/0027-one-index-sort-key.md).
+ */
+export const SHARED_SORT_KEY = 'GSISK';
+/** The index whose sort key is its own (`GSI5SK`): the only one a declaration may give a sort prefix. */
+export const PREFIXED_INDEX = 'GSI5' satisfies IndexName;
+/** The attributes an index is keyed on: `<name>PK`, and the shared sort key or (GSI5) its own. */
+export const indexKeyNames = (name: IndexName) => ({ partitionKey: `${name}PK`, sortKey: name === PREFIXED_INDEX ? `${name}SK` : SHARED_SORT_KEY });
 
 /** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
 export const TTL_ATTRIBUTE = 'expires_at';
@@ -34,6 +46,6 @@ export const TABLE = /* @__PURE__ */ (() => ({
   ttlAttribute: TTL_ATTRIBUTE,
   /** The change stream that feeds the events (old and new images: `previous_attributes`, deletes' last state). */
   streamViewType: 'NEW_AND_OLD_IMAGES',
-  /** Each index's keys are `<name>PK` and `<name>SK`. */
-  indexes: INDEX_NAMES.map((name) => ({ name, partitionKey: `${name}PK` as const, sortKey: `${name}SK` as const, projected: PROJECTED })),
+  /** Each index's keys: indexKeyNames. */
+  indexes: INDEX_NAMES.map((name) => ({ name, ...indexKeyNames(name), projected: PROJECTED })),
 }) as const)();

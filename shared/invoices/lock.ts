@@ -10,7 +10,7 @@
 import * as keys from '../data/keys.ts';
 import { invoicedLevel } from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, indexKeyNames, VERSION_ATTRIBUTE } from '../data/table.ts';
 import type { TransactItem } from '../data/writes.ts';
 import { REQUEST_ID_ATTRIBUTE } from '../domain/entity.ts';
 import { NOT_INVOICED, timeEntryKeyed as timeEntry } from '../resources/registry.ts';
@@ -22,8 +22,12 @@ export const INVOICED_LEVELS = [invoicedLevel('CLIENT'), invoicedLevel('PROJECT'
 /** The field of a time entry naming its invoice, in `data`. */
 export const INVOICE_ID_FIELD = 'invoice_id';
 
-/** The index whose partition is an invoice's entries (declared in the registry: `partition: ['invoice_id']`). */
-const INVOICE_INDEX = 'GSI4';
+/**
+ * The index whose partition is an invoice's entries (declared in the registry: `partition:
+ * ['invoice_id']`). Its sort key is the one GSI1 to GSI3 share, which every entry holds: a lock
+ * sets the partition key alone, and a release removes it alone.
+ */
+const INVOICE_INDEX = /* @__PURE__ */ indexKeyNames('GSI4');
 
 /** The prefix of the invoiced totals' part names (`invoiced0`, `invoiced1`...): apart from `totals<n>`. */
 export const INVOICED_PART_PREFIX = 'invoiced';
@@ -58,8 +62,8 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
         '#version': VERSION_ATTRIBUTE,
         '#request_id': REQUEST_ID_ATTRIBUTE,
         '#counted': COUNTED_ATTRIBUTE,
-        '#index_pk': `${INVOICE_INDEX}PK`,
-        '#index_sk': `${INVOICE_INDEX}SK`,
+        '#index_pk': INVOICE_INDEX.partitionKey,
+        '#index_sk': INVOICE_INDEX.sortKey,
       },
       ExpressionAttributeValues: {
         ':invoice': invoiceId,
@@ -67,8 +71,8 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
         ':next': version + 1,
         ':request': requestId,
         ':one': 1,
-        ':index_pk': index[`${INVOICE_INDEX}PK`],
-        ':index_sk': index[`${INVOICE_INDEX}SK`],
+        ':index_pk': index[INVOICE_INDEX.partitionKey],
+        ':index_sk': index[INVOICE_INDEX.sortKey],
         ':read': version,
         ...NOT_INVOICED.values,
       },
@@ -78,7 +82,7 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
 
 /**
  * Releases the entry from the invoice (a deleted draft's or a void invoice's): `invoice_id` null,
- * a new version, `updated_at`, the request's id, its GSI4 keys removed. On condition that it still
+ * a new version, `updated_at`, the request's id, its GSI4 partition key removed. On condition that it still
  * names this invoice (nothing else changes a locked entry): a release that already landed cancels.
  */
 export function releaseEntryPart(workspaceId: string, stored: Record<string, unknown>, invoiceId: string, now: Date, requestId: string): TransactItem {
@@ -87,7 +91,7 @@ export function releaseEntryPart(workspaceId: string, stored: Record<string, unk
     Update: {
       TableName: tableName(),
       Key: keys.item(workspaceId, timeEntry.type, String(data.id)),
-      UpdateExpression: 'SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk, #index_sk',
+      UpdateExpression: 'SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk',
       ConditionExpression: '#data.#invoice_id = :invoice',
       ExpressionAttributeNames: {
         '#data': DATA_ATTRIBUTE,
@@ -95,8 +99,7 @@ export function releaseEntryPart(workspaceId: string, stored: Record<string, unk
         '#updated_at': 'updated_at',
         '#version': VERSION_ATTRIBUTE,
         '#request_id': REQUEST_ID_ATTRIBUTE,
-        '#index_pk': `${INVOICE_INDEX}PK`,
-        '#index_sk': `${INVOICE_INDEX}SK`,
+        '#index_pk': INVOICE_INDEX.partitionKey,
       },
       ExpressionAttributeValues: { ':none': null, ':updated': updatedAt(data, now), ':one': 1, ':request': requestId, ':invoice': invoiceId },
     },

@@ -84,8 +84,8 @@ export const project = /* @__PURE__ */ declareResource({
   indexes: {
     GSI1: { partition: ['status'] },
     GSI2: { partition: ['client_id'] },
-    // The status leads the sort key: a status change rewrites it without knowing the client.
-    GSI3: { partition: ['client_id'], sortPrefix: 'status' },
+    // The status leads the sort key (GSI5's own): a status change rewrites it without knowing the client.
+    GSI5: { partition: ['client_id'], sortPrefix: 'status' },
   },
   deleteHint: 'close the project instead by setting its status to COMPLETED or CANCELLED',
 });
@@ -189,7 +189,7 @@ const INVOICE_STORED = {
   indexes: {
     GSI1: { partition: ['status'] },
     GSI2: { partition: ['client_id'] },
-    GSI3: { partition: ['client_id'], sortPrefix: 'status' },
+    GSI5: { partition: ['client_id'], sortPrefix: 'status' },
   },
 } as const;
 

@@ -340,7 +340,7 @@ export const INVOICE_LIST_VARIANTS: readonly ListVariant[] = [
   { key: 'invoices', operation: 'listInvoices', query: () => ({}) },
   { key: 'invoices by status (GSI1)', operation: 'listInvoices', query: () => ({ status: 'draft' }) },
   { key: 'invoices of a client (GSI2)', operation: 'listInvoices', query: (ws) => ({ client_id: ws.clientId }) },
-  { key: 'invoices of a client by status (GSI3)', operation: 'listInvoices', query: (ws) => ({ client_id: ws.clientId, status: 'draft' }) },
+  { key: 'invoices of a client by status (GSI5)', operation: 'listInvoices', query: (ws) => ({ client_id: ws.clientId, status: 'draft' }) },
 ];
 
 /** A workspace of `size` invoices of one client, all drafts: one made by the handler, the others copies of it under fresh ids. */

@@ -796,12 +796,13 @@ function invoiceSection(r: BenchResults, table: (key: string) => string, verdict
   return `## 10. Invoices
 
 An invoice's create locks each entry in a transaction (decision 0023). Its floor per entry is the
-entry's transactional update (2 WCU) and its index items, 3 or 4 (GSI1, GSI3 and, with a project,
-GSI2 rewritten, since every index projects \`data\` and \`invoice_id\` is in it; GSI4 written):
-5 to 6 WCU. Each batch adds the invoice's update (5S: the item at 2 per KB and its three index
-items, S its KB) and its invoiced totals items (2 each, t a batch); the draft's transaction is the
-constant. The issue's "at most 2 write units per entry" is the transactional update alone: no lock
-that changes the entry is under it. DynamoDB Local charges a transaction the same whatever its
+entry's transactional update (2 WCU under 1 KB: GSI1 to GSI4 share one sort key, decision 0027)
+and its index items, 3 or 4 (GSI1, GSI3 and, with a project, GSI2 rewritten, since every index
+projects \`data\` and \`invoice_id\` is in it; GSI4 written): 5 to 6 WCU. Each batch adds the
+invoice's update (5S: the item at 2 per KB and its three index items, S its KB) and its invoiced
+totals items (2 each, t a batch); the draft's transaction is the constant. The issue's "at most 2
+write units per entry" is the transactional update alone: no lock that changes the entry is under
+it (decision 0027 gives what it would take). DynamoDB Local charges a transaction the same whatever its
 items (a batch of 90 entries as one of 1), so write units here are counted at AWS's documented
 rules from the items each transaction wrote, read before and after (DynamoDB Local's own figure
 beside them); read units are DynamoDB Local's. Times are one run, in process, over DynamoDB Local,

@@ -337,7 +337,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     key: 'listProjects+client+status',
     operation: 'listProjects',
-    label: 'list projects of a client by status (GSI3), limit 25',
+    label: 'list projects of a client by status (GSI5), limit 25',
     prepare: async (fx) => ({ operation: 'listProjects', query: { limit: '25', client_id: fx.clientId, status: 'ACTIVE' } }),
     floor: items(`${DOC}: list via a GSI`),
   },
@@ -498,8 +498,8 @@ export const SCENARIOS: readonly Scenario[] = [
     primary: true,
     prepare: async (fx) => ({ operation: 'createInvoice', body: invoiceBody(await freshTime(fx)) }),
     // Reads: the client 1, the project's name 1, the client's entries in the range 0.5 (GSI3). The draft's
-    // transaction 9 (invoice 2 + GSI1-3 3, client counter 2, plan 2); the batch: entry 2 + GSI1-4 4,
-    // invoice 2 + GSI1-3 3, two invoiced totals items 4.
+    // transaction 9 (invoice 2 + GSI1, GSI2, GSI5 3, client counter 2, plan 2); the batch: entry 2 + GSI1-4 4,
+    // invoice 2 + GSI1, GSI2, GSI5 3, two invoiced totals items 4.
     floor: fixed(2.5, 24, '', '', `${DECISION_0023} (create, one entry)`),
   },
   {
@@ -530,7 +530,7 @@ export const SCENARIOS: readonly Scenario[] = [
       const own = ownWorkspace(fx);
       return { operation: 'finalizeInvoice', id: await freshInvoice(own, 'draft'), caller: own.caller };
     },
-    // The invoice and the counter read; invoice 2 + GSI1, GSI3 2 each (keys move) + GSI2 1, counter 2.
+    // The invoice and the counter read; invoice 2 + GSI1, GSI5 2 each (keys move) + GSI2 1, counter 2.
     floor: fixed(2, 9, '', '', `${DECISION_0023} (finalize)`),
   },
   {
@@ -559,7 +559,7 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'delete invoice (a draft of one entry)',
     primary: true,
     prepare: async (fx) => ({ operation: 'deleteInvoice', id: await freshInvoice(fx, 'draft') }),
-    // The read; the work set 2; the release batch as a void's 12; the delete: invoice 2 + GSI1-3 3, client counter 2, plan 2, deletion record 2.
+    // The read; the work set 2; the release batch as a void's 12; the delete: invoice 2 + GSI1, GSI2, GSI5 3, client counter 2, plan 2, deletion record 2.
     floor: fixed(1, 25, '', '', `${DECISION_0023} (delete, one entry)`),
   },
   {
@@ -573,7 +573,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     key: 'listInvoices+client+status',
     operation: 'listInvoices',
-    label: 'list invoices of a client by status (GSI3), limit 25',
+    label: 'list invoices of a client by status (GSI5), limit 25',
     prepare: async (fx) => ({ operation: 'listInvoices', query: { limit: '25', client_id: await fixtureInvoiceClient(fx), status: 'draft' } }),
     floor: items(`${DOC}: list via a GSI`),
   },

@@ -217,13 +217,13 @@ describe('update', () => {
     await update(ctx, project, PROJECT_ID, { status: 'ON_HOLD', name: 'Nouveau' }, undefined, now);
     const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(input.UpdateExpression).toBe(
-      'SET #data.#f_status = :f_status, #data.#f_name = :f_name, #data.#f_updated_at = :f_updated_at, #a_GSI1PK = :a_GSI1PK, #a_GSI3SK = :a_GSI3SK, #a_search_text = :a_search_text, #a_request_id = :a_request_id, #version = if_not_exists(#version, :zero) + :one',
+      'SET #data.#f_status = :f_status, #data.#f_name = :f_name, #data.#f_updated_at = :f_updated_at, #a_GSI1PK = :a_GSI1PK, #a_GSI5SK = :a_GSI5SK, #a_search_text = :a_search_text, #a_request_id = :a_request_id, #version = if_not_exists(#version, :zero) + :one',
     );
     expect(input.ExpressionAttributeValues).toMatchObject({
       // The request that made this version: its event carries it (shared/events/build.ts).
       ':a_request_id': 'r',
       ':a_GSI1PK': 'WS#ws#PROJECT#status#ON_HOLD',
-      ':a_GSI3SK': `status#ON_HOLD#PROJECT#${PROJECT_ID}`,
+      ':a_GSI5SK': `status#ON_HOLD#PROJECT#${PROJECT_ID}`,
       ':a_search_text': 'nouveau',
     });
     expect(input.ConditionExpression).toBe('attribute_exists(PK) AND #data.#f_updated_at < :f_updated_at');

@@ -66,7 +66,8 @@ describe('lockEntryPart', () => {
       request_id: 'req-lock',
       counted: 1,
       GSI4PK: `WS#ws#TIME_ENTRY#invoice_id#${INVOICE}`,
-      GSI4SK: `TIME_ENTRY#${STARTED}#${ENTRY_ID}`,
+      // The sort key GSI1 to GSI4 share, as the entry already holds it.
+      GSISK: `TIME_ENTRY#${STARTED}#${ENTRY_ID}`,
     });
     expect(values[':read']).toBe(4);
     expect(values[':NULL']).toBe('NULL');
@@ -74,12 +75,13 @@ describe('lockEntryPart', () => {
 });
 
 describe('releaseEntryPart', () => {
-  it('clears invoice_id and removes the GSI4 keys, on condition that the entry names this invoice', () => {
+  it('clears invoice_id and removes the GSI4 partition key (not the shared sort key), on condition that the entry names this invoice', () => {
     const update = releaseEntryPart('ws', entryItem(5, INVOICE), INVOICE, now, 'req-void').Update!;
     expect(update.Key).toEqual({ PK: 'WS#ws', SK: `TIME_ENTRY#${ENTRY_ID}` });
-    expect(update.UpdateExpression).toBe('SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk, #index_sk');
+    expect(update.UpdateExpression).toBe('SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk');
     expect(update.ConditionExpression).toBe('#data.#invoice_id = :invoice');
-    expect(update.ExpressionAttributeNames).toMatchObject({ '#invoice_id': 'invoice_id', '#index_pk': 'GSI4PK', '#index_sk': 'GSI4SK', '#version': 'version', '#request_id': 'request_id' });
+    expect(update.ExpressionAttributeNames).toMatchObject({ '#invoice_id': 'invoice_id', '#index_pk': 'GSI4PK', '#version': 'version', '#request_id': 'request_id' });
+    expect(Object.values(update.ExpressionAttributeNames!)).not.toContain('GSISK');
     expect(update.ExpressionAttributeValues).toEqual({ ':none': null, ':updated': '2026-11-21T09:00:00.501Z', ':one': 1, ':request': 'req-void', ':invoice': INVOICE });
   });
 });

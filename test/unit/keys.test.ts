@@ -66,27 +66,32 @@ describe('key schema', () => {
   });
 
   it('builds the index keys each resource declares', () => {
+    // GSI1 to GSI4 share one sort key attribute (the same value in each); GSI5's is its own.
     expect(keys.indexes(project, 'a', 'prj_1', { client_id: 'cli_1', status: 'ACTIVE' })).toEqual({
       GSI1PK: 'WS#a#PROJECT#status#ACTIVE',
-      GSI1SK: 'PROJECT#prj_1',
       GSI2PK: 'WS#a#PROJECT#client_id#cli_1',
-      GSI2SK: 'PROJECT#prj_1',
-      GSI3PK: 'WS#a#PROJECT#client_id#cli_1',
-      GSI3SK: 'status#ACTIVE#PROJECT#prj_1',
+      GSISK: 'PROJECT#prj_1',
+      GSI5PK: 'WS#a#PROJECT#client_id#cli_1',
+      GSI5SK: 'status#ACTIVE#PROJECT#prj_1',
     });
-    expect(keys.indexes(client, 'a', 'cli_1', { status: 'LEAD' })).toEqual({ GSI1PK: 'WS#a#CLIENT#status#LEAD', GSI1SK: 'CLIENT#cli_1' });
+    expect(keys.indexes(client, 'a', 'cli_1', { status: 'LEAD' })).toEqual({ GSI1PK: 'WS#a#CLIENT#status#LEAD', GSISK: 'CLIENT#cli_1' });
+  });
+
+  it('refuses a sort prefix on an index whose sort key is shared', () => {
+    const prefixed = { type: 'X', indexes: { GSI2: { partition: ['a'], sortPrefix: 's' } } };
+    expect(() => keys.indexes(prefixed, 'w', 'x_1', { a: '1', s: '2' })).toThrow('X: GSI2 shares its sort key; only GSI5 takes a sort prefix');
+    expect(() => keys.changedIndexes(prefixed, 'w', 'x_1', { s: '2' })).toThrow(/shares its sort key/);
+    for (const resource of RESOURCE_LIST) expect(() => keys.indexes(resource, 'w', 'x_1', {})).not.toThrow();
   });
 
   it('leaves an item out of an index whose partition field is null', () => {
     const at = '2026-11-20T09:00:00.000Z';
-    expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at })).sort()).toEqual(['GSI1PK', 'GSI1SK', 'GSI3PK', 'GSI3SK']);
+    expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at })).sort()).toEqual(['GSI1PK', 'GSI3PK', 'GSISK']);
     expect(Object.keys(keys.indexes(timeEntry, 'a', 'te_1', { project_id: 'prj_1', client_id: 'cli_1', started_at: at })).sort()).toEqual([
       'GSI1PK',
-      'GSI1SK',
       'GSI2PK',
-      'GSI2SK',
       'GSI3PK',
-      'GSI3SK',
+      'GSISK',
     ]);
   });
 
@@ -94,21 +99,15 @@ describe('key schema', () => {
     const at = '2026-11-20T09:00:00.000Z';
     expect(keys.indexes(timeEntry, 'a', 'te_1', { project_id: 'prj_1', client_id: 'cli_1', started_at: at })).toEqual({
       GSI1PK: 'WS#a#TIME_ENTRY',
-      GSI1SK: `TIME_ENTRY#${at}#te_1`,
       GSI2PK: 'WS#a#TIME_ENTRY#project_id#prj_1',
-      GSI2SK: `TIME_ENTRY#${at}#te_1`,
       GSI3PK: 'WS#a#TIME_ENTRY#client_id#cli_1',
-      GSI3SK: `TIME_ENTRY#${at}#te_1`,
+      GSISK: `TIME_ENTRY#${at}#te_1`,
     });
     const later = '2026-11-21T10:00:00.000Z';
-    expect(keys.changedIndexes(timeEntry, 'a', 'te_1', { started_at: later })).toEqual({
-      GSI1SK: `TIME_ENTRY#${later}#te_1`,
-      GSI2SK: `TIME_ENTRY#${later}#te_1`,
-      GSI3SK: `TIME_ENTRY#${later}#te_1`,
-      GSI4SK: `TIME_ENTRY#${later}#te_1`,
-    });
+    // One attribute holds the sort key of all four indexes: one rewrite moves the entry in each.
+    expect(keys.changedIndexes(timeEntry, 'a', 'te_1', { started_at: later })).toEqual({ GSISK: `TIME_ENTRY#${later}#te_1` });
     expect(keys.changedIndexes(timeEntry, 'a', 'te_1', { duration_minutes: 5, billable: false })).toEqual({});
-    const prefixed = { type: 'X', order: { field: 'at' }, indexes: { GSI1: { partition: [], sortPrefix: 's' } } };
+    const prefixed = { type: 'X', order: { field: 'at' }, indexes: { GSI5: { partition: [], sortPrefix: 's' } } };
     expect(() => keys.changedIndexes(prefixed, 'w', 'x_1', { at })).toThrow(/sort prefix and an ordered sort key/);
   });
 
@@ -131,14 +130,14 @@ describe('key schema', () => {
     const item: Record<string, string> = { ...keys.item('a', 'TIME_ENTRY', 'te_1'), ...keys.indexes(timeEntry, 'a', 'te_1', { project_id: null, client_id: 'cli_1', started_at: at }) };
     const position = positionOf(ranged, item);
     expect(position).toBe(`TIME_ENTRY#${at}#te_1`);
-    expect(startKeyFor(ranged, 'a', position)).toEqual({ PK: item.PK, SK: item.SK, GSI3PK: item.GSI3PK, GSI3SK: item.GSI3SK });
+    expect(startKeyFor(ranged, 'a', position)).toEqual({ PK: item.PK, SK: item.SK, GSI3PK: item.GSI3PK, GSISK: item.GSISK });
     // An unordered source's position is the item's own sort key.
     expect(positionOf(listSource(client, 'a', {}), { SK: 'CLIENT#cli_1' })).toBe('CLIENT#cli_1');
   });
 
   it('reads one value\'s items over a span as a list filtered by it alone does, with the same query', () => {
     const span = { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' };
-    const after = { GSI3PK: 'WS#a#TIME_ENTRY#client_id#cli_1', GSI3SK: 'TIME_ENTRY#2026-11-02T00:00:00.000Z#te_1', PK: 'WS#a', SK: 'TIME_ENTRY#te_1' };
+    const after = { GSI3PK: 'WS#a#TIME_ENTRY#client_id#cli_1', GSISK: 'TIME_ENTRY#2026-11-02T00:00:00.000Z#te_1', PK: 'WS#a', SK: 'TIME_ENTRY#te_1' };
     for (const [field, value] of [['client_id', 'cli_1'], ['project_id', 'prj_1']] as const) {
       const source = spanSource(timeEntry, 'a', field, value, span);
       expect(source).toEqual(listSource(timeEntry, 'a', { [field]: value }, span));
@@ -152,12 +151,12 @@ describe('key schema', () => {
   it('keeps workspaces apart in every index partition', () => {
     const a = keys.indexes(project, 'a', 'prj_1', { client_id: 'cli_1', status: 'ACTIVE' });
     const b = keys.indexes(project, 'b', 'prj_1', { client_id: 'cli_1', status: 'ACTIVE' });
-    for (const name of ['GSI1PK', 'GSI2PK', 'GSI3PK']) expect(a[name]).not.toBe(b[name]);
+    for (const name of ['GSI1PK', 'GSI2PK', 'GSI5PK']) expect(a[name]).not.toBe(b[name]);
   });
 
   it('rewrites on a status change exactly the attributes built from the status, without the client', () => {
     const full = keys.indexes(project, 'a', 'prj_1', { client_id: 'cli_1', status: 'ON_HOLD' });
-    expect(keys.changedIndexes(project, 'a', 'prj_1', { status: 'ON_HOLD' })).toEqual({ GSI1PK: full.GSI1PK, GSI3SK: full.GSI3SK });
+    expect(keys.changedIndexes(project, 'a', 'prj_1', { status: 'ON_HOLD' })).toEqual({ GSI1PK: full.GSI1PK, GSI5SK: full.GSI5SK });
     expect(keys.changedIndexes(project, 'a', 'prj_1', { name: 'x' })).toEqual({});
     expect(keys.changedIndexes(client, 'a', 'cli_1', { status: 'LOST' })).toEqual({ GSI1PK: 'WS#a#CLIENT#status#LOST' });
   });
@@ -175,7 +174,7 @@ describe('key schema', () => {
     expect(listSource(project, 'a', { status: 'ACTIVE' }).index).toBe('GSI1');
     expect(listSource(project, 'a', { client_id: 'cli_1' })).toMatchObject({ index: 'GSI2', sortKeyPrefix: '' });
     expect(listSource(project, 'a', { client_id: 'cli_1', status: 'ACTIVE' })).toEqual({
-      index: 'GSI3',
+      index: 'GSI5',
       partitionKey: 'WS#a#PROJECT#client_id#cli_1',
       type: 'PROJECT',
       sortKeyPrefix: 'status#ACTIVE#',
@@ -210,7 +209,7 @@ describe('key schema', () => {
     const at = '2026-11-20T09:00:00.000Z';
     const fields = { project_id: null, client_id: 'cli_1', started_at: at };
     expect(keys.indexes(timeEntry, 'a', 'te_1', { ...fields, invoice_id: null })).not.toHaveProperty('GSI4PK');
-    expect(keys.indexes(timeEntry, 'a', 'te_1', { ...fields, invoice_id: 'inv_1' })).toMatchObject({ GSI4PK: 'WS#a#TIME_ENTRY#invoice_id#inv_1', GSI4SK: `TIME_ENTRY#${at}#te_1` });
+    expect(keys.indexes(timeEntry, 'a', 'te_1', { ...fields, invoice_id: 'inv_1' })).toMatchObject({ GSI4PK: 'WS#a#TIME_ENTRY#invoice_id#inv_1', GSISK: `TIME_ENTRY#${at}#te_1` });
   });
 
   it('names the invoiced totals levels beside the base ones, with the same groups', () => {
@@ -221,9 +220,9 @@ describe('key schema', () => {
   it('rebuilds a start key whose index keys match what the item stores', () => {
     const item: Record<string, string> = { ...keys.item('a', 'PROJECT', 'prj_1'), ...keys.indexes(project, 'a', 'prj_1', { client_id: 'cli_1', status: 'ACTIVE' }) };
     const source = listSource(project, 'a', { client_id: 'cli_1', status: 'ACTIVE' });
-    expect(startKeyFor(source, 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK, GSI3PK: item.GSI3PK, GSI3SK: item.GSI3SK });
+    expect(startKeyFor(source, 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK, GSI5PK: item.GSI5PK, GSI5SK: item.GSI5SK });
     const byStatus = listSource(project, 'a', { status: 'ACTIVE' });
-    expect(startKeyFor(byStatus, 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK, GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK });
+    expect(startKeyFor(byStatus, 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK, GSI1PK: item.GSI1PK, GSISK: item.GSISK });
     expect(startKeyFor(listSource(project, 'a', {}), 'a', item.SK!)).toEqual({ PK: item.PK, SK: item.SK });
   });
 
