@@ -20,7 +20,8 @@
  * it rewrites every sort key at once (docs/decisions/0017-time-entries-by-started-at.md). An
  * index with no partition fields lists the whole workspace's items of the type.
  */
-import { INDEX_NAMES, indexKeyNames, PREFIXED_INDEX, type IndexName } from './table.ts';
+import { INDEX_NAMES, PREFIXED_INDEX, sortKeyOf, type IndexName } from './table.ts';
+import type { IndexesDeclaration } from '../resources/declare.ts';
 
 export interface PrimaryKey {
   PK: string;
@@ -30,7 +31,7 @@ export interface PrimaryKey {
 /** What the key schema needs of a resource (see shared/resources/define.ts). */
 export interface Keyed {
   type: string;
-  indexes?: { readonly [I in IndexName]?: { partition: readonly string[]; sortPrefix?: string; bounded?: true } };
+  indexes?: IndexesDeclaration<string>;
   order?: { field: string };
 }
 
@@ -125,21 +126,14 @@ export const webhookEndpointCount = (workspaceId: string): PrimaryKey => ({ PK: 
 export function indexes(resource: Keyed, workspaceId: string, id: string, fields: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of INDEX_NAMES) {
-    const index = declared(resource, name);
+    const index = resource.indexes?.[name];
     if (!index || index.partition.some((f) => fields[f] == null)) continue;
-    const { partitionKey, sortKey } = indexKeyNames(name);
-    out[partitionKey] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
-    out[sortKey] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
+    out[`${name}PK`] = indexPartition(resource.type, workspaceId, index.partition.map((f) => pair(f, fields[f])));
+    out[sortKeyOf(name)] = `${index.sortPrefix === undefined ? '' : `${pair(index.sortPrefix, fields[index.sortPrefix])}#`}${indexSortKey(resource, id, fields)}`;
   }
   return out;
 }
 
-/** A resource's declaration of one index; a sort prefix only where the sort key is the index's own (GSI5). */
-function declared(resource: Keyed, name: IndexName) {
-  const index = resource.indexes?.[name];
-  if (index?.sortPrefix !== undefined && name !== PREFIXED_INDEX) throw new Error(`${resource.type}: ${name} shares its sort key; only ${PREFIXED_INDEX} takes a sort prefix`);
-  return index;
-}
 
 /**
  * The index attributes a change of `changed` fields rewrites: those built from a changed field.
@@ -150,9 +144,9 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
   const all = indexes(resource, workspaceId, id, changed);
   const out: Record<string, string> = {};
   for (const name of INDEX_NAMES) {
-    const index = declared(resource, name);
+    const index = resource.indexes?.[name];
     if (!index) continue;
-    const { partitionKey, sortKey } = indexKeyNames(name);
+    const sortKey = sortKeyOf(name);
     const partitionChanged = index.partition.some((f) => f in changed);
     const orderChanged = resource.order !== undefined && resource.order.field in changed;
     if (orderChanged && index.sortPrefix !== undefined) throw new Error(`${resource.type}: ${name} has a sort prefix and an ordered sort key`);
@@ -160,7 +154,7 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
     if (partitionChanged && index.partition.some((f) => !(f in changed))) {
       throw new Error(`${resource.type}: ${name}'s partition mixes a changed field with others`);
     }
-    if (partitionChanged) out[partitionKey] = all[partitionKey]!;
+    if (partitionChanged) out[`${name}PK`] = all[`${name}PK`]!;
     if (sortChanged) {
       out[sortKey] = `${pair(index.sortPrefix!, changed[index.sortPrefix!])}#${indexSortKey(resource, id, changed)}`;
     }
@@ -250,7 +244,8 @@ export function listSource(resource: Keyed, workspaceId: string, filters: Record
  * among indexes and filters.
  */
 export function spanSource(resource: Keyed, workspaceId: string, field: string, value: string, span: { from: string; to: string }): SpanSource {
-  const index = INDEX_NAMES.find((name) => resource.indexes?.[name]?.sortPrefix === undefined && resource.indexes?.[name]?.partition.join() === field);
+  // Not GSI5, whose sort key a field leads: a span is a range of the sort key itself.
+  const index = INDEX_NAMES.find((name) => name !== PREFIXED_INDEX && resource.indexes?.[name]?.partition.join() === field);
   if (!index) throw new Error(`No index of ${resource.type} is partitioned by ${field} alone`);
   const range = { low: `${resource.type}#${span.from}`, high: `${resource.type}#${span.to}` };
   return { index, partitionKey: indexPartition(resource.type, workspaceId, [pair(field, value)]), type: resource.type, sortKeyPrefix: '', remaining: {}, range };
@@ -282,12 +277,11 @@ export function startKeyFor(source: ListSource, workspaceId: string, position: s
   if (source.index === undefined) return { PK: source.partitionKey, SK: position };
   const sortKey = source.range === undefined ? position : `${source.type}#${idOfPosition(position)}`;
   const base = { PK: ws(workspaceId), SK: sortKey };
-  const { partitionKey, sortKey: sortKeyName } = indexKeyNames(source.index);
-  return { ...base, [partitionKey]: source.partitionKey, [sortKeyName]: `${source.sortKeyPrefix}${position}` };
+  return { ...base, [`${source.index}PK`]: source.partitionKey, [sortKeyOf(source.index)]: `${source.sortKeyPrefix}${position}` };
 }
 
 /** Where a list read from `source` stands after `item`: what its cursor carries. */
 export function positionOf(source: ListSource, item: Record<string, unknown>): string {
   if (source.range === undefined || source.index === undefined) return String(item.SK);
-  return String(item[indexKeyNames(source.index).sortKey]).slice(source.sortKeyPrefix.length);
+  return String(item[sortKeyOf(source.index)]).slice(source.sortKeyPrefix.length);
 }

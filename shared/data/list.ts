@@ -7,7 +7,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as keys from './keys.ts';
 import { startKeyFor, type ListSource, type SpanSource } from './keys.ts';
 import { dynamo, tableName } from './dynamo.ts';
-import { indexKeyNames } from './table.ts';
+import { sortKeyOf } from './table.ts';
 import type { Condition } from './writes.ts';
 
 export interface PageRequest {
@@ -31,10 +31,7 @@ export interface PageResult<T> {
 const MAX_FILTERED_BATCH = 1000;
 
 /** Where a read of `source` starts and ends: the partition's key and the sort key's names. */
-const keyNames = (source: ListSource) => {
-  const names = source.index ? indexKeyNames(source.index) : { partitionKey: 'PK', sortKey: 'SK' };
-  return { '#pk': names.partitionKey, '#sk': names.sortKey };
-};
+const keyNames = (source: ListSource) => ({ '#pk': source.index ? `${source.index}PK` : 'PK', '#sk': source.index ? sortKeyOf(source.index) : 'SK' });
 
 /** A range of the order's values (`source.range`): read exactly the items in it, nothing discarded. */
 const rangeValues = (source: ListSource, range: SpanSource['range']) => ({

@@ -30,8 +30,8 @@ export type IndexName = (typeof INDEX_NAMES)[number];
 export const SHARED_SORT_KEY = 'GSISK';
 /** The index whose sort key is its own (`GSI5SK`): the only one a declaration may give a sort prefix. */
 export const PREFIXED_INDEX = 'GSI5' satisfies IndexName;
-/** The attributes an index is keyed on: `<name>PK`, and the shared sort key or (GSI5) its own. */
-export const indexKeyNames = (name: IndexName) => ({ partitionKey: `${name}PK`, sortKey: name === PREFIXED_INDEX ? `${name}SK` : SHARED_SORT_KEY });
+/** An index's sort key attribute: the shared one, or (GSI5) its own. Its partition key is `<name>PK`. */
+export const sortKeyOf = (name: IndexName) => (name === PREFIXED_INDEX ? 'GSI5SK' : SHARED_SORT_KEY);
 
 /** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
 export const TTL_ATTRIBUTE = 'expires_at';
@@ -46,6 +46,6 @@ export const TABLE = /* @__PURE__ */ (() => ({
   ttlAttribute: TTL_ATTRIBUTE,
   /** The change stream that feeds the events (old and new images: `previous_attributes`, deletes' last state). */
   streamViewType: 'NEW_AND_OLD_IMAGES',
-  /** Each index's keys: indexKeyNames. */
-  indexes: INDEX_NAMES.map((name) => ({ name, ...indexKeyNames(name), projected: PROJECTED })),
+  /** Each index's keys: `<name>PK` and sortKeyOf. */
+  indexes: INDEX_NAMES.map((name) => ({ name, partitionKey: `${name}PK` as const, sortKey: sortKeyOf(name), projected: PROJECTED })),
 }) as const)();

@@ -15,7 +15,7 @@ import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serv
 import { isWellFormedId } from '../ids.ts';
 import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
-import { DATA_ATTRIBUTE, INDEX_NAMES, indexKeyNames, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, INDEX_NAMES, sortKeyOf, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { setExpression } from '../data/update.ts';
 import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
@@ -221,7 +221,7 @@ async function rewrite(
  */
 function entryUpdate(ctx: CallerContext, id: string, item: Record<string, unknown>, data: Record<string, unknown>, version: number): TransactItem {
   const indexes = keys.indexes(timeEntry, ctx.workspaceId, id, data);
-  const gone = [...new Set(INDEX_NAMES.flatMap((name) => Object.values(indexKeyNames(name))))].filter((name) => !(name in indexes) && name in item);
+  const gone = [...new Set(INDEX_NAMES.flatMap((name) => [`${name}PK`, sortKeyOf(name)]))].filter((name) => !(name in indexes) && name in item);
   const set = setExpression(data, { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, [COUNTED_ATTRIBUTE]: 1 });
   const removeNames = Object.fromEntries(gone.map((name, i) => [`#gone${i}`, name]));
   return {

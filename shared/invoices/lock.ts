@@ -10,7 +10,7 @@
 import * as keys from '../data/keys.ts';
 import { invoicedLevel } from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
-import { DATA_ATTRIBUTE, indexKeyNames, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import type { TransactItem } from '../data/writes.ts';
 import { REQUEST_ID_ATTRIBUTE } from '../domain/entity.ts';
 import { NOT_INVOICED, timeEntryKeyed as timeEntry } from '../resources/registry.ts';
@@ -24,10 +24,10 @@ export const INVOICE_ID_FIELD = 'invoice_id';
 
 /**
  * The index whose partition is an invoice's entries (declared in the registry: `partition:
- * ['invoice_id']`). Its sort key is the one GSI1 to GSI3 share, which every entry holds: a lock
- * sets the partition key alone, and a release removes it alone.
+ * ['invoice_id']`). Its sort key is the one GSI1 to GSI4 share, which every entry holds (GSI1
+ * lists them all): a lock sets its partition key alone, and a release removes it alone.
  */
-const INVOICE_INDEX = /* @__PURE__ */ indexKeyNames('GSI4');
+const INVOICE_INDEX = 'GSI4';
 
 /** The prefix of the invoiced totals' part names (`invoiced0`, `invoiced1`...): apart from `totals<n>`. */
 export const INVOICED_PART_PREFIX = 'invoiced';
@@ -40,8 +40,8 @@ const updatedAt = (data: Record<string, unknown>, now: Date) => new Date(Math.ma
 /**
  * Locks the entry (the item as readItem read it) into the invoice: `invoice_id` set, a new version
  * (its `time_entry.updated` event shows `previous_attributes.invoice_id: null`), `updated_at`, the
- * request's id, its GSI4 keys, and `counted` (an entry not counted before is counted by the same
- * transaction: invoicedTotalsParts with `counted: false`). On condition that the entry exists at
+ * request's id, its GSI4 partition key, and `counted` (an entry not counted before is counted by the
+ * same transaction: invoicedTotalsParts with `counted: false`). On condition that the entry exists at
  * the version read and names no invoice: a change or a lock since cancels the transaction.
  */
 export function lockEntryPart(workspaceId: string, stored: Record<string, unknown>, invoiceId: string, now: Date, requestId: string): TransactItem {
@@ -54,7 +54,7 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
       TableName: tableName(),
       Key: keys.item(workspaceId, timeEntry.type, id),
       UpdateExpression:
-        'SET #data.#invoice_id = :invoice, #data.#updated_at = :updated, #version = :next, #request_id = :request, #counted = :one, #index_pk = :index_pk, #index_sk = :index_sk',
+        'SET #data.#invoice_id = :invoice, #data.#updated_at = :updated, #version = :next, #request_id = :request, #counted = :one, #index_pk = :index_pk',
       ConditionExpression: `attribute_exists(PK) AND #version = :read AND ${NOT_INVOICED.expression}`,
       ExpressionAttributeNames: {
         ...NOT_INVOICED.names,
@@ -62,8 +62,7 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
         '#version': VERSION_ATTRIBUTE,
         '#request_id': REQUEST_ID_ATTRIBUTE,
         '#counted': COUNTED_ATTRIBUTE,
-        '#index_pk': INVOICE_INDEX.partitionKey,
-        '#index_sk': INVOICE_INDEX.sortKey,
+        '#index_pk': `${INVOICE_INDEX}PK`,
       },
       ExpressionAttributeValues: {
         ':invoice': invoiceId,
@@ -71,8 +70,7 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
         ':next': version + 1,
         ':request': requestId,
         ':one': 1,
-        ':index_pk': index[INVOICE_INDEX.partitionKey],
-        ':index_sk': index[INVOICE_INDEX.sortKey],
+        ':index_pk': index[`${INVOICE_INDEX}PK`],
         ':read': version,
         ...NOT_INVOICED.values,
       },
@@ -99,7 +97,7 @@ export function releaseEntryPart(workspaceId: string, stored: Record<string, unk
         '#updated_at': 'updated_at',
         '#version': VERSION_ATTRIBUTE,
         '#request_id': REQUEST_ID_ATTRIBUTE,
-        '#index_pk': INVOICE_INDEX.partitionKey,
+        '#index_pk': `${INVOICE_INDEX}PK`,
       },
       ExpressionAttributeValues: { ':none': null, ':updated': updatedAt(data, now), ':one': 1, ':request': requestId, ':invoice': invoiceId },
     },

@@ -11,7 +11,7 @@
  * each (both checked by tsc). Every resource also has `object`, `id`, `workspace_id`,
  * `created_at` and `updated_at`.
  */
-import type { IndexName } from '../data/table.ts';
+import type { IndexName, PREFIXED_INDEX } from '../data/table.ts';
 
 /** How a read-only field gets its value (ResourceDeclaration's `readOnly`). */
 export type ReadOnlyField = 'created_at' | 'server';
@@ -19,7 +19,7 @@ export type ReadOnlyField = 'created_at' | 'server';
 export interface IndexDeclaration<F extends string> {
   /** The fields whose values name the index partition (after the workspace and the type). */
   partition: readonly F[];
-  /** A field whose value leads the sort key: a second filter within the partition. */
+  /** A field whose value leads the sort key: a second filter within the partition (GSI5 alone: IndexesDeclaration). */
   sortPrefix?: F;
   /**
    * Its partitions are small and bounded (an invoice's entries, at most 2,000): it serves every
@@ -28,6 +28,15 @@ export interface IndexDeclaration<F extends string> {
    */
   bounded?: true;
 }
+
+/**
+ * Which indexes list a resource, and how. GSI1 to GSI4 share one sort key attribute, the same for
+ * every index of an item (docs/decisions/0027-one-index-sort-key.md): only GSI5, whose sort key is
+ * its own, may lead it with a field.
+ */
+export type IndexesDeclaration<F extends string> = {
+  readonly [I in IndexName]?: I extends typeof PREFIXED_INDEX ? IndexDeclaration<F> : Omit<IndexDeclaration<F>, 'sortPrefix'> & { sortPrefix?: never };
+};
 
 /**
  * A list order other than creation: every list of the resource is newest first by this field
@@ -72,7 +81,7 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   /** The text field `search` matches (case-insensitive substring). */
   search?: F;
   /** How the generic indexes of shared/data/table.ts list this resource. */
-  indexes?: { readonly [I in IndexName]?: IndexDeclaration<F> };
+  indexes?: IndexesDeclaration<F>;
   /** What to do instead of deleting, said by the 409 of a guarded delete. */
   deleteHint?: string;
   /**
@@ -150,7 +159,7 @@ export interface AnyResource {
   readonly references?: { readonly [field: string]: string | undefined };
   readonly filters?: readonly string[];
   readonly search?: string;
-  readonly indexes?: { readonly [I in IndexName]?: IndexDeclaration<string> };
+  readonly indexes?: IndexesDeclaration<string>;
   readonly deleteHint?: string;
   readonly createRequiresOneOf?: readonly string[];
   readonly notBefore?: { readonly [field: string]: string | undefined };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHANGE_TYPE, eventListSource, keys, listSource, positionOf, spanSource, startKeyFor } from '../../shared/data/keys.ts';
+import { CHANGE_TYPE, eventListSource, keys, listSource, positionOf, spanSource, startKeyFor, type Keyed } from '../../shared/data/keys.ts';
 import { pageQueryParams, spanQueryParams } from '../../shared/data/list.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { isWellFormedId, newId, orderOfId, sortableId } from '../../shared/ids.ts';
@@ -77,11 +77,16 @@ describe('key schema', () => {
     expect(keys.indexes(client, 'a', 'cli_1', { status: 'LEAD' })).toEqual({ GSI1PK: 'WS#a#CLIENT#status#LEAD', GSISK: 'CLIENT#cli_1' });
   });
 
-  it('refuses a sort prefix on an index whose sort key is shared', () => {
-    const prefixed = { type: 'X', indexes: { GSI2: { partition: ['a'], sortPrefix: 's' } } };
-    expect(() => keys.indexes(prefixed, 'w', 'x_1', { a: '1', s: '2' })).toThrow('X: GSI2 shares its sort key; only GSI5 takes a sort prefix');
-    expect(() => keys.changedIndexes(prefixed, 'w', 'x_1', { s: '2' })).toThrow(/shares its sort key/);
-    for (const resource of RESOURCE_LIST) expect(() => keys.indexes(resource, 'w', 'x_1', {})).not.toThrow();
+  it('takes a sort prefix on GSI5 alone, whose sort key is its own', () => {
+    // @ts-expect-error GSI1 to GSI4 share one sort key: a prefix there would reorder the others.
+    const shared: Keyed = { type: 'X', indexes: { GSI2: { partition: ['a'], sortPrefix: 's' } } };
+    const own: Keyed = { type: 'X', indexes: { GSI5: { partition: ['a'], sortPrefix: 's' } } };
+    expect(keys.indexes(own, 'w', 'x_1', { a: '1', s: '2' })).toEqual({ GSI5PK: 'WS#w#X#a#1', GSI5SK: 's#2#X#x_1' });
+    expect(shared.indexes?.GSI2?.sortPrefix).toBe('s');
+    for (const resource of RESOURCE_LIST) {
+      const prefixed = Object.entries(resource.indexes ?? {}).filter(([, index]) => index?.sortPrefix !== undefined);
+      for (const [name] of prefixed) expect(name).toBe('GSI5');
+    }
   });
 
   it('leaves an item out of an index whose partition field is null', () => {
