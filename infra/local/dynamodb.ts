@@ -250,15 +250,16 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
     const existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const sortKeyOf = new Map((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.KeySchema?.find((k) => k.KeyType === 'RANGE')?.AttributeName]));
-    const stale = TABLE.indexes.filter((i) => sortKeyOf.has(i.name) && sortKeyOf.get(i.name) !== i.sortKey);
+    // Each existing index by its sort key attribute: one that differs from the declaration is from before decision 0027.
+    const made = new Map((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.KeySchema?.find((k) => k.KeyType === 'RANGE')?.AttributeName]));
+    const stale = TABLE.indexes.filter((i) => made.has(i.name) && made.get(i.name) !== i.sortKey);
     if (stale.length > 0) await migrateIndexKeys(client, tableName);
     for (const index of stale) {
       await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.name } }] }));
       await indexesSettled(client, tableName);
-      sortKeyOf.delete(index.name);
+      made.delete(index.name);
     }
-    for (const index of TABLE.indexes.filter((i) => !sortKeyOf.has(i.name))) {
+    for (const index of TABLE.indexes.filter((i) => !made.has(i.name))) {
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,

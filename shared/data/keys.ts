@@ -134,7 +134,6 @@ export function indexes(resource: Keyed, workspaceId: string, id: string, fields
   return out;
 }
 
-
 /**
  * The index attributes a change of `changed` fields rewrites: those built from a changed field.
  * Each needs only the changed values (a declaration where a mutable field shares a key
