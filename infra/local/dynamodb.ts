@@ -25,7 +25,7 @@ import {
   UpdateTimeToLiveCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { PREFIXED_INDEX, SHARED_SORT_KEY, TABLE } from '../../shared/data/table.ts';
+import { PREFIXED_INDEX, SHARED_SORT_KEY, sortKeyOf, TABLE } from '../../shared/data/table.ts';
 import { waitAtMost } from './wait.ts';
 
 // These machines run Node 20 (the functions run on Lambda's newest runtime); the SDK's notice
@@ -292,7 +292,7 @@ async function migrateIndexKeys(client: DynamoDBClient, tableName: string): Prom
       const shared = present.map((name) => item[name]!).find((value) => !(prefixed && value === item.GSI3SK));
       const set: Record<string, AttributeValue> = {
         ...(shared ? { [SHARED_SORT_KEY]: shared } : {}),
-        ...(prefixed ? { [`${PREFIXED_INDEX}PK`]: item.GSI3PK!, [`${PREFIXED_INDEX}SK`]: item.GSI3SK! } : {}),
+        ...(prefixed ? { [`${PREFIXED_INDEX}PK`]: item.GSI3PK!, [sortKeyOf(PREFIXED_INDEX)]: item.GSI3SK! } : {}),
       };
       const removed = [...present, ...(prefixed ? ['GSI3PK'] : [])];
       const names = { ...Object.fromEntries(Object.keys(set).map((n, i) => [`#s${i}`, n])), ...Object.fromEntries(removed.map((n, i) => [`#r${i}`, n])) };

@@ -42,6 +42,7 @@ describe('counts in the docs', () => {
     const model = doc('docs/data-model.md');
     const header = model.split('\n').find((line) => line.startsWith('| item | PK | SK |'))!;
     expect(header.match(/GSI\dPK/g)).toHaveLength(TABLE.indexes.length);
+    expect(stated(model, /(\d+) projected attributes in all/)).toBe(TABLE.indexes.reduce((n, i) => n + i.projected.length, 0));
     const projectGsis = [...model.matchAll(/(\w+) project \|[^\n]*?Put 2 \+ (\d+) GSIs/g)].map((m) => Number(m[2]));
     expect(projectGsis).toEqual([Object.keys(project.indexes ?? {}).length]);
   });
