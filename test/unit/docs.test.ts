@@ -146,6 +146,18 @@ describe('docs/benchmarks.md', () => {
     expect(renderDeployCosts(results)).toMatch(/Whole bill at 100 M requests a month: \$\d+\.\d+ per million/);
   });
 
+  it('data-model.md\'s measured units of an invoice\'s create and void of 2,000 entries are section 10\'s', () => {
+    const perEntry = (label: string) => {
+      const run = results.invoices!.operations.find((o) => o.label === label && o.entries === 2000)!;
+      return [run.writeUnits, run.readUnits].map((units) => (units / run.entries).toFixed(2));
+    };
+    const [createWrite, createRead] = perEntry('create');
+    const [voidWrite, voidRead] = perEntry('void');
+    const model = doc('docs/data-model.md');
+    expect(model).toContain(`measured: ${createWrite} WCU and ${createRead} RCU per entry at 2,000 entries`);
+    expect(model).toContain(`measured: a void of 2,000 entries ${voidWrite} WCU and ${voidRead} RCU per entry`);
+  });
+
   it('numbers its sections 1, 2, 3… once each, and keeps the method out (test/bench/README.md)', () => {
     const numbers = [...markdown.matchAll(/^## (\d+)\./gm)].map((m) => Number(m[1]));
     expect(numbers).toEqual(numbers.map((_, i) => i + 1));
