@@ -8,10 +8,10 @@
  * workspace of their own: 60 project events and 30 time entry events, then 10,000 client events.
  */
 import { randomUUID } from 'node:crypto';
-import type { EventDraft } from '../../shared/events/build.ts';
 import { observe, unitsOf } from './lib/sdk-hooks.ts';
 import { invoke, type Caller } from './lib/invoke.ts';
 import { pageFloor } from './units.ts';
+import { eventDraft } from './scenarios.ts';
 
 export interface FeedViewRow {
   label: string;
@@ -28,31 +28,17 @@ const PROJECT_EVENTS = 60;
 const ENTRY_EVENTS = 30;
 const FEED = ['events:read'];
 
-const draft = (workspaceId: string, object: 'client' | 'project' | 'time_entry', n: number): EventDraft => {
-  const id = `${{ client: 'cli_', project: 'prj_', time_entry: 'te_' }[object]}${String(n % 100).padStart(26, '0')}`;
-  return {
-    workspaceId,
-    type: `${object}.created`,
-    kind: object.toUpperCase(),
-    objectId: id,
-    createdAt: new Date().toISOString(),
-    requestId: `bench-${n}`,
-    object: { object, id, name: `Bench ${object} ${n}` },
-    changeKey: `${object}#${n}#created`,
-  } as EventDraft;
-};
-
 export async function runFeedViewsBench(repoRoot: string, log: (s: string) => void): Promise<FeedViewRow[]> {
   const { appendEvents } = await import('../../shared/events/store.ts');
   const workspaceId = `bench-views-${randomUUID().slice(0, 8)}`;
   log(`events: feed views, appending ${PROJECT_EVENTS + ENTRY_EVENTS} project and time entry events, then ${OTHER_EVENTS} client events`);
   const started = performance.now();
   const first = await appendEvents(workspaceId, [
-    ...Array.from({ length: PROJECT_EVENTS }, (_, n) => draft(workspaceId, 'project', n)),
-    ...Array.from({ length: ENTRY_EVENTS }, (_, n) => draft(workspaceId, 'time_entry', n)),
+    ...Array.from({ length: PROJECT_EVENTS }, (_, n) => eventDraft(workspaceId, 'project', n)),
+    ...Array.from({ length: ENTRY_EVENTS }, (_, n) => eventDraft(workspaceId, 'time_entry', n)),
   ]);
   for (let n = 0; n < OTHER_EVENTS; n += 1000) {
-    await appendEvents(workspaceId, Array.from({ length: 1000 }, (_, i) => draft(workspaceId, 'client', n + i)));
+    await appendEvents(workspaceId, Array.from({ length: 1000 }, (_, i) => eventDraft(workspaceId, 'client', n + i)));
   }
   log(`events: feed views workspace written in ${Math.round((performance.now() - started) / 1000)} s`);
 

@@ -3,6 +3,7 @@
  * and its capacity floor as docs/data-model.md derives it. The cold-start, warm and units
  * sections all run these.
  */
+import type { EventDraft } from '../../shared/events/build.ts';
 import type { Operation } from '../../shared/routes.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -154,6 +155,46 @@ function fixtureDraft(fx: Fixture) {
 }
 const fixtureInvoice = async (fx: Fixture) => (await fixtureDraft(fx)).id;
 const fixtureInvoiceClient = async (fx: Fixture) => (await fixtureDraft(fx)).clientId;
+
+/** The n-th `<object>.created` event of a bench workspace, as the stream consumer would draft it. */
+export const eventDraft = (workspaceId: string, object: 'client' | 'project' | 'time_entry', n: number): EventDraft => {
+  const id = `${{ client: 'cli_', project: 'prj_', time_entry: 'te_' }[object]}${String(n % 100).padStart(26, '0')}`;
+  return {
+    workspaceId,
+    type: `${object}.created`,
+    kind: object.toUpperCase(),
+    objectId: id,
+    createdAt: new Date().toISOString(),
+    requestId: `bench-${n}`,
+    object: { object, id, name: `Bench ${object} ${n}` },
+    changeKey: `${object}#${n}#created`,
+  } as EventDraft;
+};
+
+/** The fixture workspace's feed: 30 client events, appended with the event store (what the stream consumer calls) on first use. */
+const fixtureFeeds = new WeakMap<Fixture, Promise<string[]>>();
+function fixtureEvents(fx: Fixture): Promise<string[]> {
+  let made = fixtureFeeds.get(fx);
+  if (!made) {
+    made = import('../../shared/events/store.ts').then(async ({ appendEvents }) =>
+      (await appendEvents(fx.caller.workspaceId, Array.from({ length: 30 }, (_, n) => eventDraft(fx.caller.workspaceId, 'client', n)))).map((s) => s.event.id),
+    );
+    fixtureFeeds.set(fx, made);
+  }
+  return made;
+}
+
+/**
+ * A webhook endpoint body. Its url names a public address, so the check resolves nothing (a
+ * lookup of an IP literal answers at once); a deployed create resolves its host's name as well.
+ */
+const endpointBody = (n: number) => ({ url: `https://8.8.8.8/hooks/${n}`, enabled_events: ['client.created', 'client.updated'], description: `Bench endpoint ${n}` });
+
+/** A fresh endpoint in a workspace of its own (a workspace holds at most 16), with that workspace's caller. */
+async function freshEndpoint(fx: Fixture): Promise<{ id: string; caller: Caller }> {
+  const own = ownWorkspace(fx);
+  return { id: await create(own, 'createWebhookEndpoint', endpointBody(next())), caller: own.caller };
+}
 
 /** The workspace every scenario runs in: 30 clients, 30 projects of one, 30 time entries on one project. */
 export async function createFixture(repoRoot: string, caller: Caller): Promise<Fixture> {
@@ -576,6 +617,91 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'list invoices of a client by status (GSI5), limit 25',
     prepare: async (fx) => ({ operation: 'listInvoices', query: { limit: '25', client_id: await fixtureInvoiceClient(fx), status: 'draft' } }),
     floor: items(`${DOC}: list via a GSI`),
+  },
+  // ---- the event feed
+  {
+    key: 'listEvents',
+    operation: 'listEvents',
+    label: 'list events, every collection readable, limit 25',
+    primary: true,
+    prepare: async (fx) => (await fixtureEvents(fx), { operation: 'listEvents', query: { limit: '25' } }),
+    floor: items(`${DOC}: list, unfiltered (the feed's Query, strongly consistent)`),
+  },
+  {
+    key: 'retrieveEvent',
+    operation: 'retrieveEvent',
+    label: 'retrieve event',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'retrieveEvent', id: (await fixtureEvents(fx))[0]! }),
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  // ---- webhook endpoints
+  {
+    key: 'createWebhookEndpoint',
+    operation: 'createWebhookEndpoint',
+    label: 'create webhook endpoint',
+    primary: true,
+    prepare: async (fx) => {
+      const own = ownWorkspace(fx);
+      return { operation: 'createWebhookEndpoint', body: endpointBody(next()), caller: own.caller };
+    },
+    floor: fixed(0, 4, 'create webhook endpoint', '4 WCU'),
+  },
+  {
+    key: 'retrieveWebhookEndpoint',
+    operation: 'retrieveWebhookEndpoint',
+    label: 'retrieve webhook endpoint',
+    primary: true,
+    prepare: async (fx) => {
+      const { id, caller } = await freshEndpoint(fx);
+      return { operation: 'retrieveWebhookEndpoint', id, caller };
+    },
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'updateWebhookEndpoint',
+    operation: 'updateWebhookEndpoint',
+    label: 'update webhook endpoint (its description)',
+    primary: true,
+    prepare: async (fx) => {
+      const { id, caller } = await freshEndpoint(fx);
+      return { operation: 'updateWebhookEndpoint', id, body: { description: `Renamed ${next()}` }, caller };
+    },
+    floor: fixed(1, 1, 'update webhook endpoint', '1 RCU + 1 WCU'),
+  },
+  {
+    key: 'updateWebhookEndpoint+idempotency',
+    operation: 'updateWebhookEndpoint',
+    label: 'update webhook endpoint, Idempotency-Key',
+    prepare: async (fx) => {
+      const { id, caller } = await freshEndpoint(fx);
+      return { operation: 'updateWebhookEndpoint', id, body: { description: `Renamed ${next()}` }, headers: { 'Idempotency-Key': randomUUID() }, caller };
+    },
+    // The record read (a replay's reply) and the endpoint's (its enabled_events), then one transaction: Update 2, the record's Put 2.
+    floor: keyed(2, 4, 'update webhook endpoint'),
+  },
+  {
+    key: 'deleteWebhookEndpoint',
+    operation: 'deleteWebhookEndpoint',
+    label: 'delete webhook endpoint',
+    primary: true,
+    prepare: async (fx) => {
+      const { id, caller } = await freshEndpoint(fx);
+      return { operation: 'deleteWebhookEndpoint', id, caller };
+    },
+    floor: fixed(0, 4, 'delete webhook endpoint', '4 WCU'),
+  },
+  {
+    key: 'listWebhookEndpoints',
+    operation: 'listWebhookEndpoints',
+    label: 'list webhook endpoints, limit 25',
+    primary: true,
+    prepare: async (fx) => {
+      const own = ownWorkspace(fx);
+      for (let i = 0; i < 3; i++) await create(own, 'createWebhookEndpoint', endpointBody(next()));
+      return { operation: 'listWebhookEndpoints', query: { limit: '25' }, caller: own.caller };
+    },
+    floor: items(`${DOC}: list, unfiltered`),
   },
 ];
 
