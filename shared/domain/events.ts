@@ -14,7 +14,7 @@ import { eventListSource, type EventView } from '../data/keys.ts';
 import { invalidParam, notFound } from '../errors.ts';
 import { isWellFormedId, orderOfId } from '../ids.ts';
 import type { ListEventsInput } from '../schemas/events.ts';
-import { changeAtOrBefore, changeSortKey, feedFilter, getEventItem, isKept, objectView, storedOf, typeSlot, typeView } from '../events/store.ts';
+import { changeAtOrBefore, changeSortKey, feedFilter, feedItemOfChange, getEventItem, isKept, objectView, storedOf, typeSlot, typeView } from '../events/store.ts';
 import { syncPage } from '../events/sync.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES, type Event } from '../events/types.ts';
 import { objectOfId, objectOfType, requireReadable, requireSomeReadable } from '../events/visibility.ts';
@@ -42,6 +42,9 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
   let known: Record<string, unknown> | undefined;
   if (query.after !== undefined && query.cursor === undefined) {
     known = await getEventItem(ctx.workspaceId, query.after);
+    // An event read in its object's view may not be in the feed yet (its item follows the append's
+    // transaction, decision 0018): its change record says where it is.
+    if (!known && query.object_id !== undefined) known = await feedItemOfChange(ctx.workspaceId, query.object_id, query.after);
     // An event the token may not read is, to it, no event at all.
     if (!known || !isKept(known, now) || !readable.includes(objectOfType(storedOf(known).event.type))) {
       throw invalidParam(
@@ -76,7 +79,7 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
       const position =
         query.object_id === undefined ? keys.event(ctx.workspaceId, query.after).SK
         : storedOf(known).event.data.object.id === query.object_id ? changeSortKey(String(known.position))
-        : await changeAtOrBefore(ctx.workspaceId, query.object_id, sequence);
+        : await changeAtOrBefore(ctx.workspaceId, query.object_id, sequence).then((record) => record && String(record.SK));
       start = { position, sequence };
     }
     return syncPage({

@@ -22,7 +22,7 @@ import * as keys from '../data/keys.ts';
 import { CHANGE_TYPE, type EventView } from '../data/keys.ts';
 import { TTL_ATTRIBUTE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
-import { sortableId } from '../ids.ts';
+import { orderOfId, sortableId } from '../ids.ts';
 import type { EventDraft } from './build.ts';
 import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event, type EventAction } from './types.ts';
 
@@ -290,7 +290,7 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
 }
 
 /** The change record of an object's last change made at or before `sequence` (where sync mode on its view starts). */
-export async function changeAtOrBefore(workspaceId: string, objectId: string, sequence: number): Promise<string | undefined> {
+export async function changeAtOrBefore(workspaceId: string, objectId: string, sequence: number): Promise<Record<string, unknown> | undefined> {
   const newestFirst = paginateQuery(
     { client: dynamo() },
     {
@@ -298,15 +298,23 @@ export async function changeAtOrBefore(workspaceId: string, objectId: string, se
       ConsistentRead: true,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :change)',
       ExpressionAttributeValues: { ':pk': keys.eventView(workspaceId, objectView(objectId)), ':change': `${CHANGE_TYPE}#` },
-      ProjectionExpression: 'SK, #sequence',
-      ExpressionAttributeNames: { '#sequence': 'sequence' },
       ScanIndexForward: false,
     },
   );
   for await (const page of newestFirst) {
     const found = (page.Items ?? []).find((item) => Number(item.sequence) <= sequence);
-    if (found) return String(found.SK);
+    if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * The feed item an event of `objectId` has, or will have within moments: built from its change
+ * record, which the append's transaction wrote before the feed item (decision 0018). Undefined
+ * when the object has no such change.
+ */
+export async function feedItemOfChange(workspaceId: string, objectId: string, eventId: string): Promise<Record<string, unknown> | undefined> {
+  const record = await changeAtOrBefore(workspaceId, objectId, orderOfId(EVENT_FEED.idPrefix, eventId));
+  return record && storedOf(record).event.id === eventId ? copiesOf(record)[0] : undefined;
 }
 

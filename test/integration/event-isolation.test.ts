@@ -155,4 +155,26 @@ describe('sync mode when a Query sees part of an append transaction', () => {
     expect(ids(await feed.listEvents(caller(ws), query))).toEqual(again.map((s) => s.event.id));
     expect(ids(await feed.listEvents(caller(ws), { ...query, type: 'client.updated' }))).toEqual(again.map((s) => s.event.id));
   });
+
+  it("syncs after an event read in its object's view before its feed item is written (object_id=)", async () => {
+    const ws = `iso-${randomUUID().slice(0, 8)}`;
+    await store.appendEvents(ws, [change(ws, 'client.created', 'cli_a', 1)]);
+    // The transaction commits; the feed items are not written yet (here: not at all, as after a crash).
+    docMock = mockClient(dynamoModule.dynamo());
+    docMock.on(GetCommand).callsFake((input) => real.send(new GetCommand(input)));
+    docMock.on(TransactWriteCommand).callsFake((input) => real.send(new TransactWriteCommand(input)));
+    docMock.on(BatchWriteCommand).rejects(new Error('the feed items come later'));
+    await expect(store.appendEvents(ws, [2, 3].map((v) => change(ws, 'client.updated', 'cli_a', v)))).rejects.toThrow('the feed items come later');
+    docMock.restore();
+    docMock = undefined;
+
+    // The object's view already shows both changes: a reader may take the older one as its place.
+    const seen = await feed.listEvents(caller(ws), { limit: 25, object_id: 'cli_a' } as Parameters<typeof feed.listEvents>[1]);
+    expect(seen.data.map((e) => e.type)).toEqual(['client.updated', 'client.updated', 'client.created']);
+    const [third, second] = ids(seen);
+    const synced = await feed.listEvents(caller(ws), { limit: 25, object_id: 'cli_a', after: second } as Parameters<typeof feed.listEvents>[1]);
+    expect(ids(synced)).toEqual([third]);
+    // The whole feed has no item of it yet, so there `after` names no event it can place.
+    await expect(feed.listEvents(caller(ws), { limit: 25, after: second } as Parameters<typeof feed.listEvents>[1])).rejects.toMatchObject({ status: 400, param: 'after' });
+  });
 });
