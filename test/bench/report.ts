@@ -850,7 +850,7 @@ export function renderDeployCosts(r: BenchResults): string {
   const row = (label: string, f: (v: (typeof at)[number]) => string) => `| ${label} | ${at.map(f).join(' | ')} |`;
   return [
     DEPLOY_COSTS_BEGIN,
-    `Per million API requests at the bench's mix (${MIX.length} operations, ${Math.round(MIX.filter((m) => /^(list|retrieve)/.test(m.scenario)).reduce((s, m) => s + m.share, 0) * 100)} % reads), measured by \`npm run bench\` (docs/benchmarks.md, section 7) on ${r.meta.updates?.at(-1)?.date.slice(0, 10) ?? r.meta.date.slice(0, 10)}, at AWS's us-east-1 prices of ${PRICES.asOf}, free tiers ignored:`,
+    `Per million API requests at the bench's mix (${MIX.length} operations, ${Math.round(MIX.filter((m) => /^(list|retrieve)/.test(m.scenario)).reduce((s, m) => s + m.share, 0) * 100)} % reads), measured by \`npm run bench\` (docs/benchmarks.md, section 7) on ${(r.meta.updates?.filter((u) => u.sections.includes('cost')).at(-1)?.date ?? r.meta.date).slice(0, 10)}, at AWS's us-east-1 prices of ${PRICES.asOf}, free tiers ignored:`,
     '',
     `| requests a month | ${at.map((v) => millions(v.requestsPerMonth)).join(' | ')} |`,
     `|---|${at.map(() => '---:').join('|')}|`,

@@ -49,8 +49,11 @@ import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 import { parseCommandLine } from '../../scripts/cli.ts';
 
 const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost', 'invoices'] as const;
-/** The sections `--merge` puts into the committed results, keeping the others. */
-const MERGEABLE = ['bundles', 'cold', 'events', 'cost', 'invoices'] as const satisfies readonly Section[];
+/**
+ * The sections `--merge` puts into the committed results, keeping the others. Not warm: its CPU
+ * times are comparable only within one run (units are counts: the same on any machine).
+ */
+const MERGEABLE = ['bundles', 'cold', 'units', 'events', 'cost', 'invoices'] as const satisfies readonly Section[];
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = [
@@ -495,6 +498,7 @@ async function main() {
       ...committed,
       ...(sections.has('bundles') ? { bundles: results.bundles } : {}),
       ...(sections.has('cold') ? { coldStarts: results.coldStarts } : {}),
+      ...(sections.has('units') ? { units: results.units } : {}),
       ...(sections.has('events') ? { events: results.events } : {}),
       ...(sections.has('cost') ? { cost: results.cost } : {}),
       ...(sections.has('invoices') ? { invoices: results.invoices } : {}),
