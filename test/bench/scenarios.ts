@@ -190,11 +190,13 @@ function fixtureEvents(fx: Fixture): Promise<string[]> {
  */
 const endpointBody = (n: number) => ({ url: `https://8.8.8.8/hooks/${n}`, enabled_events: ['client.created', 'client.updated'], description: `Bench endpoint ${n}` });
 
-/** A fresh endpoint in a workspace of its own (a workspace holds at most 16), with that workspace's caller. */
-async function freshEndpoint(fx: Fixture): Promise<{ id: string; caller: Caller }> {
-  const own = ownWorkspace(fx);
-  return { id: await create(own, 'createWebhookEndpoint', endpointBody(next())), caller: own.caller };
-}
+/** A request of `operation` on a fresh endpoint, made in a workspace of its own (a workspace holds at most 16). */
+const onFreshEndpoint =
+  (operation: Operation, rest: () => Pick<Request, 'body' | 'headers'> = () => ({})) =>
+  async (fx: Fixture): Promise<Request> => {
+    const own = ownWorkspace(fx);
+    return { operation, id: await create(own, 'createWebhookEndpoint', endpointBody(next())), caller: own.caller, ...rest() };
+  };
 
 /** The workspace every scenario runs in: 30 clients, 30 projects of one, 30 time entries on one project. */
 export async function createFixture(repoRoot: string, caller: Caller): Promise<Fixture> {
@@ -652,10 +654,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'retrieveWebhookEndpoint',
     label: 'retrieve webhook endpoint',
     primary: true,
-    prepare: async (fx) => {
-      const { id, caller } = await freshEndpoint(fx);
-      return { operation: 'retrieveWebhookEndpoint', id, caller };
-    },
+    prepare: onFreshEndpoint('retrieveWebhookEndpoint'),
     floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
   },
   {
@@ -663,20 +662,14 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'updateWebhookEndpoint',
     label: 'update webhook endpoint (its description)',
     primary: true,
-    prepare: async (fx) => {
-      const { id, caller } = await freshEndpoint(fx);
-      return { operation: 'updateWebhookEndpoint', id, body: { description: `Renamed ${next()}` }, caller };
-    },
+    prepare: onFreshEndpoint('updateWebhookEndpoint', () => ({ body: { description: `Renamed ${next()}` } })),
     floor: fixed(1, 1, 'update webhook endpoint', '1 RCU + 1 WCU'),
   },
   {
     key: 'updateWebhookEndpoint+idempotency',
     operation: 'updateWebhookEndpoint',
     label: 'update webhook endpoint, Idempotency-Key',
-    prepare: async (fx) => {
-      const { id, caller } = await freshEndpoint(fx);
-      return { operation: 'updateWebhookEndpoint', id, body: { description: `Renamed ${next()}` }, headers: { 'Idempotency-Key': randomUUID() }, caller };
-    },
+    prepare: onFreshEndpoint('updateWebhookEndpoint', () => ({ body: { description: `Renamed ${next()}` }, headers: { 'Idempotency-Key': randomUUID() } })),
     // The record read (a replay's reply) and the endpoint's (its enabled_events), then one transaction: Update 2, the record's Put 2.
     floor: keyed(2, 4, 'update webhook endpoint'),
   },
@@ -685,10 +678,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'deleteWebhookEndpoint',
     label: 'delete webhook endpoint',
     primary: true,
-    prepare: async (fx) => {
-      const { id, caller } = await freshEndpoint(fx);
-      return { operation: 'deleteWebhookEndpoint', id, caller };
-    },
+    prepare: onFreshEndpoint('deleteWebhookEndpoint'),
     floor: fixed(0, 4, 'delete webhook endpoint', '4 WCU'),
   },
   {
