@@ -158,6 +158,15 @@ describe('docs/benchmarks.md', () => {
     expect(model).toContain(`measured: a void of 2,000 entries ${voidWrite} WCU and ${voidRead} RCU per entry`);
   });
 
+  it('decision 0027 prices the other design from section 4\'s list page and the whole bill docs/deploy.md states', () => {
+    const decision = doc('docs/decisions/0027-one-index-sort-key.md');
+    const page = results.units.find((u) => u.key === 'listTimeEntries')!.measured.read;
+    const whole = Number(/Whole bill at 100 M requests a month: \$(\d+\.\d+) per million/.exec(renderDeployCosts(results))![1]);
+    expect(decision).toContain(`| a page of 25 time entries | ${page} RCU, one Query (section 4) |`);
+    const other = whole + 0.28;
+    expect(decision).toContain(`| the whole bill at 100 M requests a month | $${whole.toFixed(2)} per million | ≈ $${other.toFixed(2)}: ${other > 8 ? 'over' : 'under'} decision 0024's $8.00 |`);
+  });
+
   it('numbers its sections 1, 2, 3… once each, and keeps the method out (test/bench/README.md)', () => {
     const numbers = [...markdown.matchAll(/^## (\d+)\./gm)].map((m) => Number(m[1]));
     expect(numbers).toEqual(numbers.map((_, i) => i + 1));
