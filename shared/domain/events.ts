@@ -41,10 +41,16 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
   // Sync mode's first page starts after the named event; the next pages' cursors carry on from there.
   let known: Record<string, unknown> | undefined;
   if (query.after !== undefined && query.cursor === undefined) {
-    known = await getEventItem(ctx.workspaceId, query.after);
-    // An event read in its object's view may not be in the feed yet (its item follows the append's
-    // transaction, decision 0018): its change record says where it is.
-    if (!known && query.object_id !== undefined) known = await feedItemOfChange(ctx.workspaceId, query.object_id, query.after);
+    const after = query.after;
+    known = await getEventItem(ctx.workspaceId, after);
+    // An event read in a view may not be in the feed yet (decision 0018): its change record (the
+    // object's view) is in the append's transaction, and its type-view copy may land before its
+    // feed item. The views this list reads say where it is.
+    if (!known && query.object_id !== undefined) known = await feedItemOfChange(ctx.workspaceId, query.object_id, after);
+    else if (!known) {
+      const types = query.type !== undefined ? [query.type] : readable.length < EVENT_OBJECTS.length ? EVENT_TYPES.filter((t) => readable.includes(objectOfType(t))) : [];
+      known = (await Promise.all(types.map((type) => getEventItem(ctx.workspaceId, after, type)))).find((item) => item !== undefined);
+    }
     // An event the token may not read is, to it, no event at all.
     if (!known || !isKept(known, now) || !readable.includes(objectOfType(storedOf(known).event.type))) {
       throw invalidParam(

@@ -191,8 +191,11 @@ async function readCounter(workspaceId: string): Promise<Counter> {
   return { value: Number(item.value ?? 0), last: EVENT_TYPES.map((_, i) => Number(item[`l${i}`] ?? 0)) };
 }
 
-export async function getEventItem(workspaceId: string, eventId: string): Promise<Record<string, unknown> | undefined> {
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.event(workspaceId, eventId), ConsistentRead: true }));
+/** An event's feed item, or with `type` its copy in that type's view (the same sort key); undefined when there is none. */
+export async function getEventItem(workspaceId: string, eventId: string, type?: string): Promise<Record<string, unknown> | undefined> {
+  const key = keys.event(workspaceId, eventId);
+  const Key = type === undefined ? key : { PK: keys.eventView(workspaceId, typeView(type)), SK: key.SK };
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
   return out.Item;
 }
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventDraft } from '../../shared/events/build.ts';
@@ -176,5 +176,21 @@ describe('sync mode when a Query sees part of an append transaction', () => {
     expect(ids(synced)).toEqual([third]);
     // The whole feed has no item of it yet, so there `after` names no event it can place.
     await expect(feed.listEvents(caller(ws), { limit: 25, after: second } as Parameters<typeof feed.listEvents>[1])).rejects.toMatchObject({ status: 400, param: 'after' });
+  });
+
+  it('syncs after an event read in its type view before its feed item lands (type=, or a merged page)', async () => {
+    const ws = `iso-${randomUUID().slice(0, 8)}`;
+    await store.appendEvents(ws, [change(ws, 'client.created', 'cli_a', 1)]);
+    const [second, third] = (await store.appendEvents(ws, [2, 3].map((v) => change(ws, 'client.updated', 'cli_a', v)))).map((s) => s.event.id);
+    // The feed item and the type-view copy are one BatchWriteItem, whose items land in any order:
+    // here the copy is there and the feed item not yet.
+    await real.send(new DeleteCommand({ TableName: dynamoModule.tableName(), Key: { PK: `WS#${ws}#EVENT`, SK: `EVENT#${second}` } }));
+    const query = { limit: 25, after: second, type: 'client.updated' } as Parameters<typeof feed.listEvents>[1];
+    expect(ids(await feed.listEvents(caller(ws), query))).toEqual([third]);
+    // So does a token that reads some collections only: its pages merge their types' views.
+    const merged = { limit: 25, after: second } as Parameters<typeof feed.listEvents>[1];
+    expect(ids(await feed.listEvents(caller(ws, ['events:read', 'clients:read']), merged))).toEqual([third]);
+    // The whole feed, read by a token that reads everything, has no item of it yet.
+    await expect(feed.listEvents(caller(ws), merged)).rejects.toMatchObject({ status: 400, param: 'after' });
   });
 });
