@@ -14,7 +14,7 @@ import { eventListSource, type EventView } from '../data/keys.ts';
 import { invalidParam, notFound } from '../errors.ts';
 import { isWellFormedId, orderOfId } from '../ids.ts';
 import type { ListEventsInput } from '../schemas/events.ts';
-import { changeAtOrBefore, changeSortKey, feedFilter, feedItemOfChange, getEventItem, isKept, objectView, storedOf, typeSlot, typeView } from '../events/store.ts';
+import { changeAtOrBefore, changeSortKey, eventItemInView, feedFilter, getEventItem, isKept, objectView, storedOf, typeSlot, typeView } from '../events/store.ts';
 import { syncPage } from '../events/sync.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_RETENTION_DAYS, EVENT_TYPES, type Event } from '../events/types.ts';
 import { objectOfId, objectOfType, requireReadable, requireSomeReadable } from '../events/visibility.ts';
@@ -38,19 +38,21 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
   const idObject = query.object_id === undefined ? undefined : objectOfId(query.object_id);
   if (idObject !== undefined) requireReadable(ctx.scopes, idObject, `object_id=${query.object_id}`);
 
+  // The one partition (or the readable collections' type views) holding exactly the events asked for.
+  const views: (EventView | undefined)[] =
+    query.object_id !== undefined ? [objectView(query.object_id)]
+    : query.type !== undefined ? [typeView(query.type)]
+    : readable.length === EVENT_OBJECTS.length ? [undefined]
+    : EVENT_TYPES.filter((type) => readable.includes(objectOfType(type))).map(typeView);
+
   // Sync mode's first page starts after the named event; the next pages' cursors carry on from there.
   let known: Record<string, unknown> | undefined;
   if (query.after !== undefined && query.cursor === undefined) {
     const after = query.after;
-    known = await getEventItem(ctx.workspaceId, after);
-    // An event read in a view may not be in the feed yet (decision 0018): its change record (the
-    // object's view) is in the append's transaction, and its type-view copy may land before its
-    // feed item. The views this list reads say where it is.
-    if (!known && query.object_id !== undefined) known = await feedItemOfChange(ctx.workspaceId, query.object_id, after);
-    else if (!known) {
-      const types = query.type !== undefined ? [query.type] : readable.length < EVENT_OBJECTS.length ? EVENT_TYPES.filter((t) => readable.includes(objectOfType(t))) : [];
-      known = (await Promise.all(types.map((type) => getEventItem(ctx.workspaceId, after, type)))).find((item) => item !== undefined);
-    }
+    // An event read in a view may not be in the feed yet (decision 0018): the views this list reads say where it is.
+    known =
+      (await getEventItem(ctx.workspaceId, after)) ??
+      (await Promise.all(views.map((view) => view && eventItemInView(ctx.workspaceId, view, after)))).find((item) => item !== undefined);
     // An event the token may not read is, to it, no event at all.
     if (!known || !isKept(known, now) || !readable.includes(objectOfType(storedOf(known).event.type))) {
       throw invalidParam(
@@ -60,12 +62,6 @@ export async function listEvents(ctx: CallerContext, query: ListEventsInput, now
     }
   }
 
-  // The one partition (or the readable collections' type views) holding exactly the events asked for.
-  const views: (EventView | undefined)[] =
-    query.object_id !== undefined ? [objectView(query.object_id)]
-    : query.type !== undefined ? [typeView(query.type)]
-    : readable.length === EVENT_OBJECTS.length ? [undefined]
-    : EVENT_TYPES.filter((type) => readable.includes(objectOfType(type))).map(typeView);
   const sources = views.map((view) => eventListSource(ctx.workspaceId, view));
   // `after` is part of the binding: a sync-mode cursor does not continue a newest-first list, nor the
   // reverse; so is what the token could read, so a cursor never continues another set of collections.

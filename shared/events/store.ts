@@ -191,11 +191,8 @@ async function readCounter(workspaceId: string): Promise<Counter> {
   return { value: Number(item.value ?? 0), last: EVENT_TYPES.map((_, i) => Number(item[`l${i}`] ?? 0)) };
 }
 
-/** An event's feed item, or with `type` its copy in that type's view (the same sort key); undefined when there is none. */
-export async function getEventItem(workspaceId: string, eventId: string, type?: string): Promise<Record<string, unknown> | undefined> {
-  const key = keys.event(workspaceId, eventId);
-  const Key = type === undefined ? key : { PK: keys.eventView(workspaceId, typeView(type)), SK: key.SK };
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
+export async function getEventItem(workspaceId: string, eventId: string): Promise<Record<string, unknown> | undefined> {
+  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.event(workspaceId, eventId), ConsistentRead: true }));
   return out.Item;
 }
 
@@ -312,12 +309,16 @@ export async function changeAtOrBefore(workspaceId: string, objectId: string, se
 }
 
 /**
- * The feed item an event of `objectId` has, or will have within moments: built from its change
- * record, which the append's transaction wrote before the feed item (decision 0018). Undefined
- * when the object has no such change.
+ * An event as `view` holds it, where it may be before its feed item is (decision 0018): an object's
+ * change record is in the append's transaction (the feed item is built from it), and a type-view
+ * copy may land before the feed item (one BatchWriteItem). Undefined when the view has no such event.
  */
-export async function feedItemOfChange(workspaceId: string, objectId: string, eventId: string): Promise<Record<string, unknown> | undefined> {
-  const record = await changeAtOrBefore(workspaceId, objectId, orderOfId(EVENT_FEED.idPrefix, eventId));
-  return record && storedOf(record).event.id === eventId ? copiesOf(record)[0] : undefined;
+export async function eventItemInView(workspaceId: string, view: EventView, eventId: string): Promise<Record<string, unknown> | undefined> {
+  if (view.by === 'object_id') {
+    const record = await changeAtOrBefore(workspaceId, view.value, orderOfId(EVENT_FEED.idPrefix, eventId));
+    return record && storedOf(record).event.id === eventId ? copiesOf(record)[0] : undefined;
+  }
+  const Key = { PK: keys.eventView(workspaceId, view), SK: keys.event(workspaceId, eventId).SK };
+  return (await dynamo().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
 }
 
