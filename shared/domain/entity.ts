@@ -237,15 +237,33 @@ export function list<R extends AnyResource>(
 }
 
 /**
- * An empty PATCH: nothing to write, so no record, unless the key names an earlier change (a move
- * retried after it landed becomes empty), which is what to answer. It still honours If-Match.
+ * An empty PATCH: the resource as it is, on If-Match. It changes nothing, but a key still keeps its
+ * reply (`answerUnchanged`).
  */
 export async function unchanged<R extends AnyResource>(ctx: CallerContext, resource: R, id: string, expectedVersion: IfMatch): Promise<Versioned<ObjectOf<R>>> {
-  const earlier = await ctx.record?.lookup();
-  if (earlier) throw ctx.record!.taken(earlier);
+  return answerUnchanged(ctx, await currentAt(ctx, resource, id, expectedVersion));
+}
+
+/** The resource as it is, when it is at `expectedVersion` (412 otherwise). */
+export async function currentAt<R extends AnyResource>(ctx: CallerContext, resource: R, id: string, expectedVersion: IfMatch): Promise<Versioned<ObjectOf<R>>> {
   const current = await retrieve(ctx, resource, id);
   if (!matchesVersion(expectedVersion, current.version)) throw preconditionFailed(resource.noun, id);
   return current;
+}
+
+/**
+ * The reply of a request that changes nothing, with its key's record alone (contract,
+ * "Idempotency"): a retry replays this reply, another request with the key is a 422, and a key
+ * that already names a change answers as that change's record says.
+ */
+export async function answerUnchanged<O extends Outcome>(ctx: CallerContext, outcome: O): Promise<O> {
+  if (!ctx.record) return outcome;
+  const cancelled = await transact(recordPart(ctx, outcome));
+  if (cancelled) {
+    refuseIfRecordTaken(ctx, cancelled);
+    throw new Error(`record write cancelled: ${cancelled.codes.join(',')}`);
+  }
+  return outcome;
 }
 
 /** The search filter: the folded text, or, where the fold of older items differs, either (paging.ts). */
@@ -365,6 +383,9 @@ export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id
   return deleted;
 }
 
+/** Referrers of which a DELETE removes only some: the 409 that they block says which (contract, "Invoices"). */
+const DELETABLE_ONLY: Partial<Record<string, string>> = { invoice: 'an invoice only while it is a draft: one finalized stays, void or not' };
+
 /**
  * Why a delete's condition failed: gone (404), changed (412) or still referenced (409). The 409
  * counts a referrer only for a token that could list it (its collection's read scope); to any
@@ -384,5 +405,6 @@ function refusedDelete(ctx: CallerContext, resource: AnyResource, id: string, ol
     )
     .join(' and ');
   const noun = resource.noun.charAt(0).toUpperCase() + resource.noun.slice(1);
-  return conflict(`${noun} ${id} still has ${named} and cannot be deleted. Delete those first${resource.deleteHint ? `, or ${resource.deleteHint}` : ''}`);
+  const only = blockers.flatMap((b) => DELETABLE_ONLY[b.referrer.kind] ?? []);
+  return conflict(`${noun} ${id} still has ${named} and cannot be deleted. Delete those first${only.length > 0 ? ` (${only.join('; ')})` : ''}${resource.deleteHint ? `, or ${resource.deleteHint}` : ''}`);
 }

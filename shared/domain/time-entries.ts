@@ -21,7 +21,7 @@ import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem }
 import { objectOf, type TimeEntry } from '../resources/objects.ts';
 import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
-import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, unchanged, unknownReference } from './entity.ts';
+import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, answerUnchanged, currentAt, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
 import { oneOfRequiredMessage } from '../schemas/cross-field.ts';
 import type { ListEnvelope } from './paging.ts';
@@ -101,9 +101,9 @@ async function ownersAfter(ctx: CallerContext, current: Owners, patch: Patch): P
 export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Patch, expectedVersion?: IfMatch, now = new Date()): Promise<Versioned<TimeEntry>> {
   if (!isWellFormedId(timeEntry.idPrefix, id)) throw notFound(timeEntry.noun, id);
   if (Object.keys(patch).length === 0) {
-    const current = await unchanged(ctx, timeEntry, id, expectedVersion);
+    const current = await currentAt(ctx, timeEntry, id, expectedVersion);
     refuseIfInvoiced(id, current.resource.invoice_id);
-    return current;
+    return answerUnchanged(ctx, current);
   }
   const { project_id: _project, client_id: _client, ...fields } = patch;
   // A rewrite races other changes of the entry: it retries on the entry's new version, which

@@ -30,13 +30,18 @@ function formatOf(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
-/** True for a zone name the runtime knows (IANA names and their links, `UTC`). */
+/**
+ * True for a zone name the runtime knows (IANA names and their links, `UTC`), spelled as IANA
+ * spells it: the runtime also matches `europe/paris`, which an invoice would keep and a reader's
+ * own zone database (Java's, Python's) would not know.
+ */
 export function isTimeZone(name: string): boolean {
   if (isUtc(name)) return true;
-  if (name.length === 0 || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return false;
+  if (name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return false;
   try {
-    formatOf(name);
-    return true;
+    const known = formatOf(name).resolvedOptions().timeZone;
+    // A link resolves to another name, whose case says nothing of the link's.
+    return known === name || known.toLowerCase() !== name.toLowerCase();
   } catch {
     return false;
   }

@@ -100,6 +100,27 @@ describe('a replay is the first response, byte for byte', () => {
     expect(stored.headers.get('etag')).toBe('"2"');
   });
 
+  it('an empty PATCH keeps its reply under the key: replayed after a later change, and the key taken for another request', async () => {
+    const { token, api } = await workspace();
+    const client = await createClient(api);
+    const entry = await logTime(api, { client_id: client.id });
+    for (const path of [`/clients/${client.id}`, `/time_entries/${entry.id}`]) {
+      const key = randomUUID();
+      const first = await raw(token, 'PATCH', path, { body: '{}', key });
+      expect(first.status, path).toBe(200);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const change = path.startsWith('/clients') ? { company_name: 'Moved On' } : { duration_minutes: 77 };
+      expect((await api.patch(path, change)).headers.get('etag')).toBe('"2"');
+      const retry = await raw(token, 'PATCH', path, { body: '{}', key });
+      expect([retry.status, retry.headers.get('idempotent-replayed'), retry.headers.get('etag')], path).toEqual([200, 'true', '"1"']);
+      expect(retry.text).toBe(first.text);
+      expectError(await keyed(token, 'PATCH', path, key, path.startsWith('/clients') ? { company_name: 'Other' } : { duration_minutes: 5 }), 422, 'idempotency_key_reused');
+      const stored = await api.get(path);
+      expect(stored.headers.get('etag'), path).toBe('"2"');
+      expect(stored.body).toMatchObject(change);
+    }
+  });
+
   it('a refused request stores nothing: the corrected request runs with the same key', async () => {
     const { token, api } = await workspace();
     const client = await createClient(api);

@@ -166,6 +166,8 @@ describe('invoices', () => {
       [{ client_id: client.id, from: '2026-01-01', to: '2036-12-01' }, 'to'],
       [{ client_id: client.id, from: '2026-02-30', to: '2026-03-01' }, 'from'],
       [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', timezone: 'Mars/Olympus' }, 'timezone'],
+      // The runtime would take it; an invoice keeps its zone, and Java's or Python's zone database would not know it.
+      [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', timezone: 'europe/paris' }, 'timezone'],
       [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', project_ids: [otherProject.id] }, 'project_ids'],
       [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', project_ids: [] }, 'project_ids'],
       [{ client_id: client.id, from: '2026-11-01', to: '2026-12-01', discount_rate: 100.5 }, 'discount_rate'],
@@ -236,7 +238,8 @@ describe('invoices', () => {
     expect(finalized.body).toMatchObject({ status: 'open', number: 'INV-000001', issue_date: today });
     expect(Date.parse(finalized.body.due_date) - Date.parse(today)).toBe(30 * 86_400_000);
     expect(finalized.headers.get('etag')).toBeTruthy();
-    for (const [method, path, body] of [['PATCH', '', { memo: 'x' }], ['DELETE', '', undefined], ['POST', '/finalize', {}]] as const) {
+    // An empty PATCH too: only a draft takes one.
+    for (const [method, path, body] of [['PATCH', '', { memo: 'x' }], ['PATCH', '', {}], ['DELETE', '', undefined], ['POST', '/finalize', {}]] as const) {
       const r = method === 'PATCH' ? await a.patch(`/invoices/${draft.id}${path}`, body) : method === 'DELETE' ? await a.delete(`/invoices/${draft.id}`) : await a.post(`/invoices/${draft.id}${path}`, body);
       expect([r.status, r.body.error.type], `${method} ${path}`).toEqual([409, 'invalid_state']);
       expect(r.body.error.message).toContain('open');
@@ -283,8 +286,21 @@ describe('invoices', () => {
     expect(third).toMatchObject({ time_entry_count: 1, total: '25.00' });
     // The deleted draft took no number: the next finalize is the second.
     expect((await post(a, `/invoices/${third.id}/finalize`)).body.number).toBe('INV-000002');
-    // A void invoice still blocks its client's delete.
-    expect((await a.delete(`/clients/${client.id}`)).status).toBe(409);
+    // A void invoice still blocks its client's delete, and the 409 does not tell to delete it.
+    const blocked = await a.delete(`/clients/${client.id}`);
+    expect([blocked.status, blocked.body.error.type]).toEqual([409, 'conflict']);
+    expect(blocked.body.error.message).toContain('2 invoices and cannot be deleted. Delete those first (an invoice only while it is a draft');
+  });
+
+  it('finalizes on the last dates a date holds: a default due date stops at 9999-12-31', async () => {
+    const a = await fresh();
+    const client = await createClient(a, { company_name: 'Far Future Co' });
+    await log(a, { client_id: client.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30, billable_rate: 10 });
+    const draft = (await a.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01' })).body;
+    expect(draft.due_date).toBeNull();
+    const finalized = await a.post(`/invoices/${draft.id}/finalize`, { issue_date: '9999-12-15' });
+    expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+    expect(finalized.body).toMatchObject({ issue_date: '9999-12-15', due_date: '9999-12-31' });
   });
 
   it('numbers 10 parallel finalizes uniquely, gaplessly', async () => {

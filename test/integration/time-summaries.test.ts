@@ -271,6 +271,7 @@ describe('hostile parameters', () => {
       ['from=2026-01-02&to=2026-01-01', 'to'],
       ['from=2000-01-01&to=2010-01-09', 'to'],
       ['from=2026-01-01&to=2026-02-01&timezone=Mars/Olympus', 'timezone'],
+      ['from=2026-01-01&to=2026-02-01&timezone=europe/paris', 'timezone'],
       ['from=2026-01-01&to=2026-02-01&timezone=', 'timezone'],
       ['from=2026-01-01&to=2026-02-01&group_by=week', 'group_by'],
       ['from=2026-01-01&to=2026-02-01&period=year', 'period'],

@@ -76,5 +76,10 @@ describe('local calendars', () => {
   it('knows IANA zone names and refuses the rest', () => {
     expect(['UTC', 'Europe/Paris', 'Asia/Kathmandu', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'].every(isTimeZone)).toBe(true);
     expect(['Mars/Olympus', '', 'Europe/Paris ', '../etc', 'x'.repeat(65)].some(isTimeZone)).toBe(false);
+    // Links: the runtime names their target (Asia/Kolkata is Asia/Calcutta to it), so their own spelling is kept.
+    expect(['Asia/Kolkata', 'Asia/Calcutta', 'US/Eastern', 'GMT', 'Etc/UTC'].every(isTimeZone)).toBe(true);
+    // The runtime matches a zone's name regardless of case; only IANA's spelling is taken (where the
+    // runtime names the zone itself: to it Asia/Kathmandu is a link, to Asia/Katmandu).
+    expect(['europe/paris', 'utc', 'EUROPE/PARIS', 'america/new_york', 'etc/gmt+5'].some(isTimeZone)).toBe(false);
   });
 });

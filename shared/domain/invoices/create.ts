@@ -70,14 +70,14 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const span = spanOf(input.timezone, input.from, input.to);
   const selected = await selectEntries(ctx, input, span);
   if (selected.length === 0) {
-    throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `Client ${input.client_id} has no billable time on no invoice from ${input.from} to ${input.to} (${input.timezone})${input.project_ids ? ' in those projects' : ''}`);
+    throw nothingToInvoice(input.client_id, input.from, input.to, input.timezone, input.project_ids ? ' in those projects' : '');
   }
   const unpriced = selected.filter((e) => dataOfItem(e).billable_rate == null);
   if (unpriced.length > 0) {
     const n = unpriced.length;
     throw new ApiError(
       'unpriced_time', ERROR_TYPES.unpriced_time,
-      `${n} billable time ${n === 1 ? 'entry in the range has' : 'entries in the range have'} no billable_rate (e.g. ${dataOfItem(unpriced[0]!).id as string}): give ${n === 1 ? 'it a rate, or mark it' : 'them a rate, or mark them'} non-billable, then create the invoice`,
+      `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range without a billable_rate (e.g. ${dataOfItem(unpriced[0]!).id as string}): give each a rate, or mark it non-billable, then create the invoice`,
     );
   }
   const lineCount = new Set(selected.map((e) => lineKeyOf(dataOfItem(e)))).size;
@@ -123,6 +123,10 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   return build(ctx, item, now);
 }
 
+/** 409 nothing_to_invoice: the client's time of the dates `from`..`to` (exclusive) in `timeZone`, and why. */
+const nothingToInvoice = (clientId: string, from: string, to: string, timeZone: string, why: string) =>
+  new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `Client ${clientId} has no uninvoiced billable time from ${from} to ${to} (${timeZone})${why}`);
+
 /** Each of `projectIds` is a project of the client (400 naming `project_ids` otherwise). */
 async function checkProjects(ctx: CallerContext, clientId: string, projectIds: readonly string[]) {
   const items = await Promise.all(projectIds.map((id) => readItem(ctx, project, id)));
@@ -157,12 +161,14 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
       startKey = out.LastEvaluatedKey;
     } while (startKey);
   }
-  return selected.sort((a, b) => compareEntries(dataOfItem(a) as Ordered, dataOfItem(b) as Ordered));
+  return selected.sort((a, b) => (orderOf(a) < orderOf(b) ? -1 : 1));
 }
 
-/** What entries are ordered by: both stored as strings. */
-type Ordered = { started_at: string; id: string };
-const compareEntries = (a: Ordered, b: Ordered) => a.started_at.localeCompare(b.started_at) || a.id.localeCompare(b.id);
+/**
+ * An entry's place, as the indexes order it (by code unit, not by a locale's collation): its start,
+ * then its id (unique, so never a tie). `started_at` is stored at one length (UTC, milliseconds).
+ */
+const orderOf = (item: Record<string, unknown>) => `${dataOfItem(item).started_at as string}${dataOfItem(item).id as string}`;
 
 /**
  * A keyed retry meets its own unfinished create: answers it when done, waits while its holder
@@ -305,5 +311,5 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): 
     ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
-  throw new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `The time of client ${data.client_id as string} from ${data.period_start as string} to ${data.period_end as string} (${data.timezone as string}) was changed or invoiced by other requests meanwhile: nothing is left to invoice`);
+  throw nothingToInvoice(data.client_id as string, data.period_start as string, data.period_end as string, data.timezone as string, ' left: other requests changed or invoiced it meanwhile');
 }

@@ -13,10 +13,11 @@ import { getItem, matchesVersion, transact, versionOf, type TransactItem } from 
 import { invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
 import type { Invoice } from '../../resources/objects.ts';
 import { invoice, type invoiceSchemas } from '../../resources/registry.ts';
+import { LIMITS } from '../../schemas/fields.ts';
 import type { InvoiceStatus } from '../../schemas/invoices.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../totals/calendar.ts';
 import type { CallerContext, IfMatch, Versioned } from '../context.ts';
-import { readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unchanged } from '../entity.ts';
+import { readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, answerUnchanged } from '../entity.ts';
 import { dataOfItem, invoiceUpdate, ITEM, versioned, WORK, workOf, type Work } from './common.ts';
 
 type UpdateInput = InferOutput<(typeof invoiceSchemas)['update']>;
@@ -87,16 +88,18 @@ export async function commit(ctx: CallerContext, parts: Record<string, TransactI
 /** PATCH of a draft: its terms; the totals follow. */
 export async function updateInvoice(ctx: CallerContext, id: string, patch: UpdateInput, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
   if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
-  if (Object.keys(patch).length === 0) return unchanged(ctx, invoice, id, expectedVersion);
   for (;;) {
     const item = mustBe(await mustRead(ctx, id), 'draft', 'only a draft can be changed', expectedVersion);
+    // Even an empty PATCH: only a draft takes one (contract, "Invoices").
+    if (Object.keys(patch).length === 0) return answerUnchanged(ctx, versioned(item));
     const data: Record<string, unknown> = { ...dataOfItem(item), ...patch };
     const { parts, after } = await step(ctx, item, { ...patch, ...invoiceAmounts(data.lines as InvoiceLine[], Number(data.discount_rate), Number(data.tax_rate), String(data.currency)) }, now);
     if ((await commit(ctx, parts)) === undefined) return versioned(after);
   }
 }
 
-const addDays = (date: string, days: number) => dateOfDayNumber(dayNumberOf(date) + days);
+/** 30 days after the issue date, or the last date a date field holds (9999-12-31) when that is sooner. */
+const defaultDueDate = (issueDate: string) => dateOfDayNumber(Math.min(dayNumberOf(issueDate) + DUE_DAYS, dayNumberOf(`${LIMITS.yearMax}-12-31`)));
 
 /** draft → open, with the next number of the workspace, taken in the same transaction (gapless, in commit order). */
 export async function finalizeInvoice(ctx: CallerContext, id: string, body: { issue_date?: string | undefined }, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
@@ -106,7 +109,7 @@ export async function finalizeInvoice(ctx: CallerContext, id: string, body: { is
     const item = mustBe(read, 'draft', 'only a draft can be finalized', expectedVersion);
     const data = dataOfItem(item);
     const issueDate = body.issue_date ?? todayIn(String(data.timezone), now);
-    const dueDate = (data.due_date as string | null) ?? addDays(issueDate, DUE_DAYS);
+    const dueDate = (data.due_date as string | null) ?? defaultDueDate(issueDate);
     if (dueDate < issueDate) {
       throw invalidParam('issue_date', `issue_date ${issueDate} is after the draft's due_date ${dueDate}: send an issue_date on or before it, or change due_date first`);
     }
