@@ -80,13 +80,25 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
   for (const span of periodsOf(query.timezone, query.period, from, to, position?.day ?? from)) {
     const after = position !== undefined && span.firstDay === position.day ? position.group : undefined;
     const cursors = levels.flatMap(([at, sign]) => monthsOf(span).map((month) => ({ sign, ...partition(at, month, after).cursor() })));
-    const edges = await edgeEntries(ctx, span, level, scope, query.invoiced);
+    const windows = partialQuarters(span);
+    let edges: Map<string, Sums> | undefined;
     for (;;) {
       const heads = await Promise.all(cursors.map((c) => c.peek()));
       const group = heads.filter((h): h is string => h !== undefined).sort()[0];
       if (group === undefined) break;
-      const sums = edges.get(group) ?? zero();
-      for (const [i, c] of cursors.entries()) if (heads[i] === group) addDays(sums, await c.take(), span, c.sign);
+      const sums = zero();
+      let atEdge = false;
+      for (const [i, c] of cursors.entries()) {
+        if (heads[i] !== group) continue;
+        const items = await c.take();
+        addDays(sums, items, span, c.sign);
+        atEdge ||= countsIn(items, windows);
+      }
+      // Only a group with time in a partial quarter-hour can have entries in it: the entries are read then, once a span.
+      if (atEdge) {
+        edges ??= await edgeEntries(ctx, windows, level, scope, query.invoiced);
+        for (const counter of COUNTERS) sums[counter] += edges.get(group)?.[counter] ?? 0n;
+      }
       if (sums.m > 0n) rows.push({ day: span.firstDay, group, sums });
       if (rows.length > query.limit) break;
     }
@@ -165,9 +177,7 @@ function monthsOf(span: PeriodSpan): string[] {
 /** Adds a group's day items to `sums`, times `sign`: the quarter-hours that start inside the span and are whole in it. */
 function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan, sign: bigint): void {
   for (const item of items) {
-    const sk = String(item.SK);
-    const month = String(item.PK).slice(-7);
-    const dayStart = Date.parse(`${month}-${sk.slice(-2)}T00:00:00Z`);
+    const dayStart = dayStartOf(item);
     const low = Math.max(span.start, dayStart);
     const high = Math.min(span.end, dayStart + DAY_MS);
     if (low >= high) continue;
@@ -182,18 +192,35 @@ function addDays(sums: Sums, items: Record<string, unknown>[], span: PeriodSpan,
   }
 }
 
-/**
- * The entries of the partial quarter-hours at a span's edges (a historic offset that is not a
- * whole number of quarter-hours), by group: read from the workspace's time entry index; with
- * `invoiced`, only those on an invoice (`true`) or on none (`false`).
- */
-async function edgeEntries(ctx: CallerContext, span: PeriodSpan, level: TotalsLevel, scope: Scope, invoiced: 'true' | 'false' | undefined): Promise<Map<string, Sums>> {
-  const byGroup = new Map<string, Sums>();
+/** The parts of quarter-hours inside a span, at its edges (`[low, high)`): none unless a historic offset is not a whole number of quarter-hours. */
+function partialQuarters(span: PeriodSpan): [number, number][] {
   const windows: [number, number][] = [];
   const startQuarter = Math.ceil(span.start / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
   if (startQuarter > span.start) windows.push([span.start, startQuarter]);
   const endQuarter = Math.floor(span.end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
   if (endQuarter < span.end) windows.push([endQuarter, span.end]);
+  return windows;
+}
+
+/** Whether a group's day items count time in a quarter-hour that holds one of the windows. */
+function countsIn(items: Record<string, unknown>[], windows: [number, number][]): boolean {
+  return windows.some(([low]) => {
+    const quarter = Math.floor(low / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+    const dayStart = Math.floor(quarter / DAY_MS) * DAY_MS;
+    const minutes = `m${(quarter - dayStart) / QUARTER_HOUR_MS}`;
+    return items.some((item) => dayStartOf(item) === dayStart && item[minutes] !== undefined && BigInt(item[minutes] as number | bigint) !== 0n);
+  });
+}
+
+/** The first instant of a totals item's UTC day: its month is its partition's, its day its sort key's last two digits. */
+const dayStartOf = (item: Record<string, unknown>) => Date.parse(`${String(item.PK).slice(-7)}-${String(item.SK).slice(-2)}T00:00:00Z`);
+
+/**
+ * The entries of the partial quarter-hours at a span's edges, by group: read from the workspace's
+ * time entry index; with `invoiced`, only those on an invoice (`true`) or on none (`false`).
+ */
+async function edgeEntries(ctx: CallerContext, windows: [number, number][], level: TotalsLevel, scope: Scope, invoiced: 'true' | 'false' | undefined): Promise<Map<string, Sums>> {
+  const byGroup = new Map<string, Sums>();
   for (const [low, high] of windows) {
     const source = listSource(timeEntry, ctx.workspaceId, {}, { from: new Date(low).toISOString(), to: new Date(high).toISOString() });
     const page = { source, workspaceId: ctx.workspaceId, limit: EDGE_BATCH, after: undefined };

@@ -136,6 +136,23 @@ describe('a historic offset that is not a whole number of quarter-hours', () => 
       expect(rows.length).toBeGreaterThan(0);
     }
   });
+
+  it('answers ten years of days at once: it reads the entries of an edge only where the totals count time in its quarter-hour', async () => {
+    const { api } = await workspace('sum-kathmandu-decade');
+    const c = await createClient(api);
+    const p = await createProject(api, c.id, { hourly_rate: 60 });
+    // Kathmandu was UTC+05:41:16 until 1920: each of its days starts at 18:18:44Z, inside a quarter-hour.
+    // It read two edges of every period, even empty ones: 7,300 queries, past the request's deadline (a 503).
+    await logAll(api, [
+      { project_id: p.id, started_at: '1905-03-01T18:18:00Z', duration_minutes: 11 },
+      { project_id: p.id, started_at: '1905-03-01T18:20:00Z', duration_minutes: 13 },
+      { project_id: p.id, started_at: '1909-12-31T06:00:00Z', duration_minutes: 17 },
+    ]);
+    const q: SummaryQuery = { from: '1900-01-01', to: '1910-01-01', timezone: 'Asia/Kathmandu', period: 'day', group_by: 'project' };
+    const rows = await summaryRows(api, { ...q, limit: 100 });
+    expect(rows).toEqual(referenceSummary(await allEntries(api), q, () => 'USD'));
+    expect(rows).toHaveLength(3);
+  });
 });
 
 describe('exact under change', () => {
