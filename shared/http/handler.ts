@@ -295,12 +295,13 @@ export function header(event: APIGatewayProxyEvent, name: string): string | unde
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 const UTF8 = /^utf-?8$/i;
 
-/** The charset parameter of a media type (quotes removed), if any. */
-function charsetOf(contentType: string): string | undefined {
+/** A charset parameter of a media type that is not UTF-8 (quotes removed), if any: a reader that takes another of the repeated parameter would decode otherwise. */
+function foreignCharsetOf(contentType: string): string | undefined {
   for (const parameter of contentType.split(';').slice(1)) {
     const equals = parameter.indexOf('=');
     if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
-    return parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
+    const charset = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (!UTF8.test(charset)) return charset;
   }
   return undefined;
 }
@@ -334,8 +335,8 @@ function checkMediaType(event: APIGatewayProxyEvent) {
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, 'Send the request body as JSON with Content-Type: application/json');
   }
-  const charset = charsetOf(contentType);
-  if (charset !== undefined && !UTF8.test(charset)) {
+  const charset = foreignCharsetOf(contentType);
+  if (charset !== undefined) {
     // Decoding the bytes as UTF-8 anyway would store mojibake (é as U+FFFD); say which charset is refused.
     throw new ApiError('unsupported_media_type', ERROR_TYPES.unsupported_media_type, `The charset ${named(charset)} is not supported: send the body in UTF-8 (Content-Type: application/json; charset=utf-8)`);
   }

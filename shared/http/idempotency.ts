@@ -192,7 +192,9 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
         expected = fingerprint();
       } else {
         // Refused on its own, or outlasted by a concurrent write: was it done before, under this key?
-        const refused = error instanceof ApiError && error.status < 500;
+        // Not when the refusal is what this caller may not do (403: a webhook endpoint's events its
+        // token cannot read): a replay would show it what the first caller was allowed (the secret).
+        const refused = error instanceof ApiError && error.status < 500 && error.status !== 403;
         if (!refused && !isKeyConflict(error)) throw error;
         try {
           expected = fingerprint();

@@ -32,8 +32,6 @@ const INVOICE_INDEX = 'GSI4';
 /** The prefix of the invoiced totals' part names (`invoiced0`, `invoiced1`...): apart from `totals<n>`. */
 export const INVOICED_PART_PREFIX = 'invoiced';
 
-const dataOf = (stored: Record<string, unknown>) => stored[DATA_ATTRIBUTE] as Record<string, unknown>;
-
 /** `updated_at` of the lock or release: now, or past the stored one when it comes from a faster clock. */
 const updatedAt = (data: Record<string, unknown>, now: Date) => new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)) + 1)).toISOString();
 
@@ -45,7 +43,7 @@ const updatedAt = (data: Record<string, unknown>, now: Date) => new Date(Math.ma
  * the version read and names no invoice: a change or a lock since cancels the transaction.
  */
 export function lockEntryPart(workspaceId: string, stored: Record<string, unknown>, invoiceId: string, now: Date, requestId: string): TransactItem {
-  const data = dataOf(stored);
+  const data = stored[DATA_ATTRIBUTE] as Record<string, unknown>;
   const id = String(data.id);
   const version = Number(stored[VERSION_ATTRIBUTE]);
   const index = keys.indexes(timeEntry, workspaceId, id, { ...data, [INVOICE_ID_FIELD]: invoiceId });
@@ -84,7 +82,7 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
  * names this invoice (nothing else changes a locked entry): a release that already landed cancels.
  */
 export function releaseEntryPart(workspaceId: string, stored: Record<string, unknown>, invoiceId: string, now: Date, requestId: string): TransactItem {
-  const data = dataOf(stored);
+  const data = stored[DATA_ATTRIBUTE] as Record<string, unknown>;
   return {
     Update: {
       TableName: tableName(),

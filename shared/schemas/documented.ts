@@ -26,22 +26,27 @@ const plainPattern = (lines: Lines) => `^[^${hidden(lines)}]*$`;
  */
 export const textPattern = (lines: Lines) => `^[^\\S${hidden(lines)}]*[^\\s${hidden(lines)}][^${hidden(lines)}]*$`;
 
+const TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?';
+const OFFSET = '(?:[01]\\d|2[0-3]):[0-5]\\d';
 /**
  * RFC 3339 date-time with seconds and a zone, each field in its range, years from 1900 as
- * written (the UTC year the API checks comes after the offset, which no pattern can apply).
+ * written, or 1899-12-31 with a negative offset (UTC year 1900 at the late hours): the UTC year
+ * the API checks comes after the offset, which a pattern can only approach from the wide side.
  */
 export const DATE_TIME_PATTERN =
-  '^(?:19|[2-9]\\d)\\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$';
+  `^(?:(?:19|[2-9]\\d)\\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt]${TIME}(?:[Zz]|[+-]${OFFSET})|1899-12-31[Tt]${TIME}-${OFFSET})$`;
 
 /**
  * The characters of a URL in the form the API takes (fields.ts canonicalUrl): RFC 3986's, so
- * ASCII only; the authority's (brackets for an IPv6 literal), and those after it.
+ * ASCII only, a `%` only as an escape of two hex digits; the authority's (brackets for an IPv6
+ * literal), and those after it.
  */
-const AUTHORITY = "A-Za-z0-9\\-._~:@!$&'()*+,;=%\\[\\]";
-const AFTER_AUTHORITY = "A-Za-z0-9\\-._~:/?#@!$&'()*+,;=%";
+const charOf = (set: string) => `(?:[${set}]|%[0-9A-Fa-f]{2})`;
+const AUTHORITY = charOf("A-Za-z0-9\\-._~:@!$&'()*+,;=\\[\\]");
+const AFTER_AUTHORITY = charOf("A-Za-z0-9\\-._~:/?#@!$&'()*+,;=");
 
 /** An http(s) URL with a host: what isWebUrl takes, in the form the API takes. */
-const WEB_URL_PATTERN = `^https?://[${AUTHORITY}]+(?:[/?#][${AFTER_AUTHORITY}]*)?$`;
+const WEB_URL_PATTERN = `^https?://${AUTHORITY}+(?:[/?#]${AFTER_AUTHORITY}*)?$`;
 
 /**
  * TAX_ID without \p{…}, which tools that compile patterns without the `u` flag (spectral's
@@ -54,8 +59,8 @@ const TAX_ID_PATTERN = '^[A-Za-z0-9\\u00AA-\\uFFFF][A-Za-z0-9\\u00AA-\\uFFFF .\\
  * A webhook URL: https:// and a dotted host (or an IPv6 literal), no credentials (what
  * events/ssrf.ts takes before its address checks); or the local stack's loopback form.
  */
-const HOST = "A-Za-z0-9\\-._~:!$&'()*+,;=%";
-const WEBHOOK_URL_PATTERN = `^(?:https://(?:[${HOST}]*\\.[${HOST}]*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|http://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#][${AFTER_AUTHORITY}]*)?$`;
+const HOST = charOf("A-Za-z0-9\\-._~:!$&'()*+,;=");
+const WEBHOOK_URL_PATTERN = `^(?:https://(?:${HOST}*\\.${HOST}*|\\[[0-9A-Fa-f:.]+\\](?::\\d+)?)|http://(?:127\\.0\\.0\\.1|localhost):\\d+)(?:[/?#]${AFTER_AUTHORITY}*)?$`;
 
 /**
  * The JSON Schema of a pipe after one of its actions, when the document says more than the

@@ -97,6 +97,8 @@ const urlCharacters = (field: string) =>
   [
     v.check((s: string) => !NOT_IN_URL.test(s), `${field} must not hold whitespace or control characters: percent-encode them`),
     v.check((s: string) => !INVISIBLE.test(s), `${field} must not hold invisible characters (such as U+200B or U+180E)`),
+    // The WHATWG parser keeps `%zz`; RFC 3986 (and every `format: uri` check) does not.
+    v.check((s: string) => !/%(?![\dA-Fa-f]{2})/.test(s), `${field} must use % only to start an escape of two hex digits (a % itself is %25)`),
   ] as const;
 
 /** What RFC 3986 leaves out of a path, query or fragment that the WHATWG serialization keeps (`|`, `^`, `[`...). */

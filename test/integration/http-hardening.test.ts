@@ -22,9 +22,10 @@ describe('charset', () => {
   it('refuses a charset other than UTF-8 with 415 naming it, storing nothing', async () => {
     const { api, token: t } = await workspace();
     const body = '{"company_name":"Caf\u00e9","company_email":"a@b.test"}';
-    for (const charset of ['iso-8859-1', 'ISO-8859-1', '"windows-1252"', 'utf-16']) {
+    // A charset given twice is refused when either is not UTF-8: a reader that took the other would decode otherwise.
+    for (const charset of ['iso-8859-1', 'ISO-8859-1', '"windows-1252"', 'utf-16', 'utf-8; charset=latin1']) {
       const error = expectError(await send('POST', '/clients', t, body, `application/json; charset=${charset}`), 415, 'unsupported_media_type');
-      expect(error.message).toContain(charset.replaceAll('"', ''));
+      expect(error.message).toContain(charset.replaceAll('"', '').split('=').at(-1)!);
     }
     expect((await api.get('/clients')).body.data).toHaveLength(0);
     const client = await api.get('/clients');

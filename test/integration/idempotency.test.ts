@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { baseUrl, call, createClient, createProject, expectError, logTime, validClient, workspace } from '../support/api.ts';
+import { baseUrl, call, createClient, createProject, expectError, logTime, token, validClient, workspace } from '../support/api.ts';
 
 /** A request as sent, and its response with the body's exact bytes. */
 async function raw(token: string, method: string, path: string, options: { body?: string; key?: string; headers?: Record<string, string> } = {}) {
@@ -119,6 +119,28 @@ describe('a replay is the first response, byte for byte', () => {
       expect(stored.headers.get('etag'), path).toBe('"2"');
       expect(stored.body).toMatchObject(change);
     }
+  });
+
+  it("a key repeated by a token refused on its own (403) is refused, not replayed: no webhook endpoint's secret for a token that cannot read its events", async () => {
+    const { id, token: all } = await workspace();
+    const narrow = await token(id, ['webhook_endpoints:read', 'webhook_endpoints:write']);
+    const key = randomUUID();
+    const body = { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] };
+    const created = await keyed(all, 'POST', '/webhook_endpoints', key, body);
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    for (const t of [narrow, all]) {
+      const again = await keyed(t, 'POST', '/webhook_endpoints', key, body);
+      if (t === narrow) {
+        expectError(again, 403, 'insufficient_scope');
+        expect(JSON.stringify(again.body)).not.toContain('whsec_');
+      } else {
+        expect([again.status, again.headers.get('idempotent-replayed'), again.body.secret]).toEqual([201, 'true', created.body.secret]);
+      }
+    }
+    const patch = randomUUID();
+    expect((await keyed(all, 'PATCH', `/webhook_endpoints/${created.body.id}`, patch, { enabled_events: ['client.created'] })).status).toBe(200);
+    expectError(await keyed(narrow, 'PATCH', `/webhook_endpoints/${created.body.id}`, patch, { enabled_events: ['client.created'] }), 403, 'insufficient_scope');
   });
 
   it('a refused request stores nothing: the corrected request runs with the same key', async () => {

@@ -89,6 +89,19 @@ describe('timestamps', () => {
     expect(entry.status).toBe(201);
     expect(entry.body.started_at).toBe('2026-11-21T15:30:00.123Z');
   });
+
+  it('drops the digits past the millisecond before any rule or filter compares the time', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    const entry = (await api.post('/time_entries', { client_id: client.id, started_at: '2026-01-01T10:00:00.0009Z', duration_minutes: 5 })).body;
+    expect(entry.started_at).toBe('2026-01-01T10:00:00.000Z');
+    const listed = async (query: string) => (await api.get(`/time_entries?${query}`)).body.data.map((e: { id: string }) => e.id);
+    expect(await listed('started_from=2026-01-01T10:00:00.0005Z')).toEqual([entry.id]);
+    expect(await listed('started_to=2026-01-01T10:00:00.0005Z')).toEqual([]);
+    expect(await listed('started_from=2026-01-01T10:00:00.0005Z&started_to=2026-01-01T10:00:00.0004Z')).toEqual([]);
+    const project = await api.post('/projects', { name: 'P', client_id: client.id, billing_type: 'Monthly', start_date: '2026-01-01T10:00:00.0009Z', end_date: '2026-01-01T10:00:00.0001Z' });
+    expect(project.body).toMatchObject({ start_date: '2026-01-01T10:00:00.000Z', end_date: '2026-01-01T10:00:00.000Z' });
+  });
 });
 
 describe('text', () => {
@@ -169,6 +182,19 @@ describe('URLs in another spelling than their standard form', () => {
     const refused = expectInvalid(await api.patch(`/clients/${client.id}`, { website: 'https://caf\u00e9.test/' }), ['website']);
     expect(refused.message).toContain('https://xn--caf-dma.test/');
     expect((await api.get(`/clients/${client.id}`)).body.website).toBe('https://xn--caf-dma.test/%C3%BCn?q=%7C');
+  });
+});
+
+describe('a % in a URL', () => {
+  it('starts an escape of two hex digits, or the URL is refused (the WHATWG parser would keep it; RFC 3986 does not)', async () => {
+    const { api } = await workspace();
+    for (const website of ['https://acme.test/%zz', 'https://acme.test/?a=%', 'https://acme.test/%4', 'https://ac%me.test/']) {
+      expectInvalid(await api.post('/clients', { company_name: 'A', company_email: 'a@b.co', website }), ['website']);
+      expectInvalid(await api.post('/webhook_endpoints', { url: website.replace('https://acme.test', 'http://127.0.0.1:9'), enabled_events: ['*'] }), ['url']);
+    }
+    expect((await api.get('/clients')).body.data).toHaveLength(0);
+    expect((await api.get('/webhook_endpoints')).body.data).toHaveLength(0);
+    expect((await createClient(api, { website: 'https://acme.test/100%25?q=%7c' })).website).toBe('https://acme.test/100%25?q=%7c');
   });
 });
 

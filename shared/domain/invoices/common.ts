@@ -69,15 +69,16 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
   const work = workOf(item)!;
   if (work.lease_until > now.getTime()) throw workInUse((work.lease_until - now.getTime()) / 1000);
   const next: Work = { ...(turn ?? work), owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
+  const held = heldBy(work.owner);
   const cancelled = await transact<string>({
     [ITEM]: {
       Update: {
         TableName: tableName(),
         Key: { PK: item.PK, SK: item.SK },
         UpdateExpression: 'SET #work = :work',
-        ConditionExpression: '#work.#owner = :owner AND #work.#lease = :lease',
-        ExpressionAttributeNames: { '#work': WORK, '#owner': 'owner', '#lease': 'lease_until' },
-        ExpressionAttributeValues: { ':work': next, ':owner': work.owner, ':lease': work.lease_until },
+        ConditionExpression: `${held.expression} AND #work.#lease = :lease`,
+        ExpressionAttributeNames: { ...held.names, '#lease': 'lease_until' },
+        ExpressionAttributeValues: { ...held.values, ':work': next, ':lease': work.lease_until },
       },
     },
   });
