@@ -176,11 +176,13 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 const oauthScope = (scope: string) => `${RESOURCE_SERVER_IDENTIFIER}/${scope}`;
 
 function queryParameters(schema: v.GenericSchema): Json[] {
-  const properties = (documentedJsonSchema(schema).properties ?? {}) as Record<string, Json>;
+  const json = documentedJsonSchema(schema);
+  const properties = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({
     name,
     in: 'query',
-    required: false,
+    required: required.has(name),
     schema:
       name === 'limit'
         ? { type: 'integer', minimum: 1, maximum: LIMITS.pageSizeMax, description: `Page size. Default: ${LIMITS.pageSizeDefault}.` }

@@ -146,7 +146,8 @@ export class Http {
           continue;
         }
         if (error.retryAfter * 1000 <= this.#maxRetryDelayMs) {
-          await this.#sleep(error.retryAfter * 1000);
+          // Retry-After is the least to wait; a run of them backs off as docs/api.md advises.
+          await this.#sleep(Math.max(error.retryAfter * 1000, backoff(attempt)));
           continue;
         }
       }
@@ -155,7 +156,7 @@ export class Http {
   }
 }
 
-/** 0.5 s, 1 s, 2 s… with full jitter over the upper half, when the API named no delay. */
+/** Up to 0.5 s, 1 s, 2 s… (8 s at most), with jitter over the upper half of each. */
 const backoff = (attempt: number) => {
   const ceiling = Math.min(500 * 2 ** attempt, 8_000);
   return ceiling / 2 + Math.random() * (ceiling / 2);

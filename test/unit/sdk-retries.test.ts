@@ -63,6 +63,16 @@ describe('the SDK\'s requests', () => {
     expect(new Set(calls.map((c) => c.body)).size).toBe(1);
   });
 
+  it('waits at least Retry-After, and longer as a run of them goes on: the backoff grows past it', async () => {
+    const answers = Array.from({ length: 5 }, () => apiError(503, 'service_unavailable', { 'Retry-After': '1' }));
+    const { tb, sleeps } = fake([...answers, json(200, client)], 5);
+    await expect(tb.clients.retrieve(client.id)).resolves.toEqual(client);
+    expect(sleeps.slice(0, 3).every((ms) => ms >= 1000 && ms <= 2000)).toBe(true);
+    expect(sleeps[3]).toBeGreaterThanOrEqual(2000);
+    expect(sleeps[4]).toBeGreaterThanOrEqual(4000);
+    expect(sleeps[4]).toBeLessThanOrEqual(8000);
+  });
+
   it('retries a network failure with backoff, keeping the generated key across the attempts', async () => {
     const { tb, calls, sleeps } = fake([new TypeError('fetch failed'), apiError(503, 'service_unavailable'), json(200, { object: 'client', id: client.id, deleted: true })]);
     await expect(tb.clients.del(client.id)).resolves.toEqual({ object: 'client', id: client.id, deleted: true });
