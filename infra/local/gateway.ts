@@ -114,7 +114,8 @@ export function createLocalGateway(options: GatewayOptions): Server {
 
         const matched = findRoute(method, url.pathname);
         if (!matched) return reply('MISSING_AUTHENTICATION_TOKEN', 404);
-        const authorization = headerValue(req, 'authorization');
+        // Sent twice, the first non-empty one: the function refuses two (400), whichever is empty.
+        const authorization = req.rawHeaders.filter((_, i) => i % 2 === 1 && /^authorization$/i.test(req.rawHeaders[i - 1]!)).find((v) => v.trim() !== '');
         // Without a token there is no API client: the anonymous bucket applies, never the stage's.
         if ((matched.route.scope === null || !authorization) && !anonymous.take()) return reply('THROTTLED', 429);
         if (matched.route.scope === null) {
@@ -381,12 +382,6 @@ function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, fal
 /** A value as it may stand inside a JSON string (API Gateway substitutes without escaping; ours are plain). */
 function jsonText(value: string): string {
   return JSON.stringify(value).slice(1, -1);
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  const single = Array.isArray(value) ? value[0] : value;
-  return single && single.trim() !== '' ? single : undefined;
 }
 
 const TOO_SLOW = Symbol('too slow');

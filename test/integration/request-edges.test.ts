@@ -36,6 +36,8 @@ describe('two Authorization headers', () => {
       [`Authorization: Bearer ${token}`, `authorization: Bearer ${other}`],
       [`Authorization: Bearer ${other}`, `Authorization: Bearer ${token}`],
       [`Authorization: Bearer not-a-token`, `Authorization: Bearer ${token}`],
+      ['Authorization:', `Authorization: Bearer ${token}`],
+      [`Authorization: Bearer ${token}`, 'Authorization: '],
     ];
     for (const [first, second] of cases) {
       const response = await raw(
