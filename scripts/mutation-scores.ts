@@ -4,8 +4,9 @@
  * Score = killed (or timed out) / (killed + timed out + survived + no coverage); mutants that
  * do not compile or fail at run time for another reason do not count, as in Stryker's own score.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 
 export const MODULES = [
   'shared/auth/',
@@ -37,16 +38,22 @@ export function scores(report: Report): { module: string; killed: number; total:
   });
 }
 
-const report = JSON.parse(readFileSync(resolve(import.meta.dirname, '../reports/mutation/mutation.json'), 'utf8')) as Report;
-let failed = false;
-for (const row of scores(report)) {
-  if (row.total === 0) {
-    // Not mutated in this run (stryker run --mutate ... on a part): no score, not a pass.
-    console.log(`${row.module.padEnd(28)}     –    (no mutants in this run)`);
-    continue;
+const REPORT = resolve(import.meta.dirname, '../reports/mutation/mutation.json');
+
+runWhenMain(import.meta.url, async () => {
+  parseCommandLine({ options: {} }, `Usage: npm run mutation  (stryker run, then this: each module's score from ${REPORT}; exit 1 when one is under ${MIN_SCORE} %)`);
+  if (!existsSync(REPORT)) throw new UsageError(`no report at ${REPORT}: run \`npm run mutation\` (stryker writes it first)`);
+  const report = JSON.parse(readFileSync(REPORT, 'utf8')) as Report;
+  let failed = false;
+  for (const row of scores(report)) {
+    if (row.total === 0) {
+      // Not mutated in this run (stryker run --mutate ... on a part): no score, not a pass.
+      console.log(`${row.module.padEnd(28)}     –    (no mutants in this run)`);
+      continue;
+    }
+    const ok = row.score >= MIN_SCORE;
+    failed ||= !ok;
+    console.log(`${row.module.padEnd(28)} ${row.score.toFixed(1).padStart(5)} %  (${row.killed}/${row.total})${ok ? '' : `  under ${MIN_SCORE} %`}`);
   }
-  const ok = row.score >= MIN_SCORE;
-  failed ||= !ok;
-  console.log(`${row.module.padEnd(28)} ${row.score.toFixed(1).padStart(5)} %  (${row.killed}/${row.total})${ok ? '' : `  under ${MIN_SCORE} %`}`);
-}
-if (failed) process.exitCode = 1;
+  if (failed) process.exitCode = 1;
+}, 'mutation-scores');

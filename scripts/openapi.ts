@@ -6,6 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { renderOpenApiDocument } from './openapi-document.ts';
 import { SDK_TYPES_PATH, writeSdkTypes } from '../sdk/scripts/types.ts';
+import { parseCommandLine } from './cli.ts';
+
+parseCommandLine({ options: {} }, 'Usage: npm run openapi  (writes docs/openapi.json from the code, then the SDK\'s types from it; no options)');
 
 const target = resolve(import.meta.dirname, '../docs/openapi.json');
 writeFileSync(target, renderOpenApiDocument());

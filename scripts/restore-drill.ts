@@ -229,18 +229,21 @@ runWhenMain(import.meta.url, async () => {
   };
   const at = values.at === undefined ? undefined : new Date(values.at);
   if (at && Number.isNaN(at.getTime())) throw new UsageError('--at must be an ISO date-time, e.g. 2026-11-22T03:00:00Z');
+  const options = {
+    ...(at ? { at } : {}),
+    sampleSize: number('sample', values.sample, 1, 10_000),
+    maxDriftPercent: number('max-drift-percent', values['max-drift-percent'], 0, 100),
+    waitMinutes: number('wait-minutes', values['wait-minutes'], 1, 24 * 60),
+    keep: values.keep,
+  };
   const client = new DynamoDBClient({});
-  const report = await restoreDrill(
-    { control: client, data: client, log: (line) => console.error(line) },
-    {
-      table: resolveTable(values, process.env, process.cwd()),
-      ...(at ? { at } : {}),
-      sampleSize: number('sample', values.sample, 1, 10_000),
-      maxDriftPercent: number('max-drift-percent', values['max-drift-percent'], 0, 100),
-      waitMinutes: number('wait-minutes', values['wait-minutes'], 1, 24 * 60),
-      keep: values.keep,
-    },
-  );
+  let report: Awaited<ReturnType<typeof restoreDrill>>;
+  try {
+    report = await restoreDrill({ control: client, data: client, log: (line) => console.error(line) }, { table: resolveTable(values, process.env, process.cwd()), ...options });
+  } catch (error) {
+    // No verdict (no table named, no credentials or region, no point-in-time recovery, a restore that did not finish): exit 2, not a failed drill's 1.
+    throw new UsageError(`could not run: ${error instanceof Error ? error.message : String(error)}`);
+  }
   if (values.json) console.log(JSON.stringify(report, null, 2));
   else {
     console.log(

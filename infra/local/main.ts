@@ -2,6 +2,7 @@
  * `npm start`: the whole API on http://127.0.0.1:$PORT (default 3000) over an embedded
  * DynamoDB Local, in memory, or on disk under $DATA_DIR.
  */
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../names.ts';
@@ -14,6 +15,15 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
   console.error(`PORT must be a port number, not '${process.env.PORT}'`);
+  process.exit(2);
+}
+// A port in use says so at once, before DynamoDB Local starts (its own port is free: it asks the OS for one).
+const taken = await new Promise<boolean>((done) => {
+  const probe = createServer().once('error', () => done(true));
+  probe.listen(port, '127.0.0.1', () => probe.close(() => done(false)));
+});
+if (taken) {
+  console.error(`Port ${port} is in use (another npm start?): set PORT to a free one, e.g. PORT=${port === 65535 ? 3001 : port + 1} npm start`);
   process.exit(2);
 }
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;

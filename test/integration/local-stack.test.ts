@@ -3,6 +3,8 @@
  * no Java process left behind however the stack ends. DATA_DIR persistence (a client made before
  * a stop is listed after the restart) is events-restart.test.ts's, on the stacks it starts anyway.
  */
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { cleanUpStarted, ctrlC, lastLine, localToken, npmRunToken, npmStart, npmStartUntilExit, waitUntilClosed } from '../support/npm-start.ts';
@@ -63,6 +65,19 @@ describe('npm start', { timeout: 180_000, concurrent: true }, () => {
     const result = await npmStartUntilExit({ THROTTLE_BURST: 'many' });
     expect(result.output).toContain(`THROTTLE_BURST must be a positive integer, not 'many'`);
     expect(result.code).toBe(2);
+  });
+
+  it('says at once that PORT is in use, before DynamoDB Local starts, and exits 2', async ({ expect }) => {
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const result = await npmStartUntilExit({ PORT: String(port) });
+      expect(result.output).toContain(`Port ${port} is in use`);
+      expect(result.code).toBe(2);
+    } finally {
+      busy.close();
+    }
   });
 
   it('npm run token explains when no stack runs on the port', async ({ expect }) => {

@@ -88,7 +88,7 @@ async function npmStartOnce(env: Record<string, string>): Promise<Running> {
  * exited. A stack that starts anyway is stopped and reported as code null.
  */
 export async function npmStartUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, env: { ...process.env, ...env, PORT: String(await freePort()) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, env: { ...process.env, PORT: String(await freePort()), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   started.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => {
