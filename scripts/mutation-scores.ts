@@ -41,7 +41,7 @@ export function scores(report: Report): { module: string; killed: number; total:
 const REPORT = resolve(import.meta.dirname, '../reports/mutation/mutation.json');
 
 runWhenMain(import.meta.url, async () => {
-  parseCommandLine({ options: {} }, `Usage: npm run mutation  (stryker run, then this: each module's score from ${REPORT}; exit 1 when one is under ${MIN_SCORE} %)`);
+  parseCommandLine({ options: {} }, `Usage: npm run mutation -- [--help]  (stryker run, then this check: each module's score from ${REPORT}; exit 1 when one is under ${MIN_SCORE} %)`);
   if (!existsSync(REPORT)) throw new UsageError(`no report at ${REPORT}: run \`npm run mutation\` (stryker writes it first)`);
   const report = JSON.parse(readFileSync(REPORT, 'utf8')) as Report;
   let failed = false;

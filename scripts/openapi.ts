@@ -8,7 +8,7 @@ import { renderOpenApiDocument } from './openapi-document.ts';
 import { SDK_TYPES_PATH, writeSdkTypes } from '../sdk/scripts/types.ts';
 import { parseCommandLine } from './cli.ts';
 
-parseCommandLine({ options: {} }, 'Usage: npm run openapi  (writes docs/openapi.json from the code, then the SDK\'s types from it; no options)');
+parseCommandLine({ options: {} }, 'Usage: npm run openapi -- [--help]  (writes docs/openapi.json from the code, then the SDK\'s types from it)');
 
 const target = resolve(import.meta.dirname, '../docs/openapi.json');
 writeFileSync(target, renderOpenApiDocument());

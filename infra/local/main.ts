@@ -2,6 +2,7 @@
  * `npm start`: the whole API on http://127.0.0.1:$PORT (default 3000) over an embedded
  * DynamoDB Local, in memory, or on disk under $DATA_DIR.
  */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
@@ -27,6 +28,41 @@ if (taken) {
   process.exit(2);
 }
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
+if (dataDir) holdDataDir(dataDir);
+
+/**
+ * One stack per DATA_DIR: two DynamoDB Locals on one database file would corrupt it. The holder's
+ * pid, in a file created exclusively; one whose process is gone (a SIGKILL) is taken over.
+ */
+function holdDataDir(dir: string): void {
+  const lock = resolve(dir, 'npm-start.pid');
+  mkdirSync(dir, { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      process.on('exit', () => rmSync(lock, { force: true }));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lock, 'utf8'));
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
+        console.error(`DATA_DIR ${dir} is in use by another npm start (pid ${holder}): stop it, or give this one another DATA_DIR`);
+        process.exit(2);
+      }
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new Error(`DATA_DIR ${dir}: could not take ${lock}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Everything stops within this long of a signal or of DynamoDB Local's death (contract: 5 s). */
 const STOP_DEADLINE_MS = 4000;

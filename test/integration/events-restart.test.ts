@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAME } from '../../infra/local/stack.ts';
-import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, localToken, npmStart, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
+import { allGone, cleanUpStarted, dirs, javaOf, javaTempDirOf, localToken, npmStart, npmStartUntilExit, sleep, tree, waitUntilClosed, type Running } from '../support/npm-start.ts';
 import { startReceiver, storedEvents, waitFor, type Receiver } from '../support/events.ts';
 
 afterAll(cleanUpStarted);
@@ -64,6 +64,9 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
     const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_BASE_MS: '6000' };
 
     const first = await npmStart(env);
+    // A second stack on the same DATA_DIR is refused: two DynamoDB Locals on one file would corrupt it.
+    const second = await npmStartUntilExit(env);
+    expect([second.code, second.output]).toEqual([2, expect.stringContaining(`DATA_DIR ${dataDir} is in use by another npm start`)]);
     const token = await localToken(first.port, WORKSPACE, SCOPES);
     expect((await call(first, token, 'POST', '/webhook_endpoints', { url: retried.url, enabled_events: ['client.created'] })).status).toBe(201);
     expect((await call(first, token, 'POST', '/webhook_endpoints', { url: delivered.url, enabled_events: ['client.created'] })).status).toBe(201);
