@@ -10,9 +10,14 @@ const DAY_MS = 86_400_000;
 /** Whether a zone name is one whose calendar is UTC's at every instant. */
 const isUtc = (timeZone: string) => timeZone === 'UTC' || timeZone === 'Etc/UTC';
 
+/**
+ * Formats by zone name, regardless of case as the runtime matches it: a caller's spellings are
+ * many (any case of a link), the zones a few hundred, so the cache stays that small.
+ */
 const formats = new Map<string, Intl.DateTimeFormat>();
 function formatOf(timeZone: string): Intl.DateTimeFormat {
-  let format = formats.get(timeZone);
+  const key = timeZone.toLowerCase();
+  let format = formats.get(key);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -25,7 +30,7 @@ function formatOf(timeZone: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
     });
-    formats.set(timeZone, format);
+    formats.set(key, format);
   }
   return format;
 }

@@ -81,5 +81,8 @@ describe('local calendars', () => {
     // The runtime matches a zone's name regardless of case; only IANA's spelling is taken (where the
     // runtime names the zone itself: to it Asia/Kathmandu is a link, to Asia/Katmandu).
     expect(['europe/paris', 'utc', 'EUROPE/PARIS', 'america/new_york', 'etc/gmt+5'].some(isTimeZone)).toBe(false);
+    // Formats are kept by name regardless of case (so a caller's many spellings add none): a refused spelling spoils nothing.
+    expect(['Europe/Paris', 'America/New_York', 'Etc/GMT+5'].every(isTimeZone)).toBe(true);
+    expect(startOfDay('europe/paris', dayNumberOf('2026-07-01'))).toBe(startOfDay('Europe/Paris', dayNumberOf('2026-07-01')));
   });
 });
