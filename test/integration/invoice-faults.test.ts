@@ -297,15 +297,27 @@ describe('a release killed part-way', () => {
     expect(entries.filter((e) => e.invoice_id !== null)).toEqual([]);
     expect((await ok('listTimeSummaries', query(ws, '/api/v1/time_summaries', { ...SUMMARY, invoiced: 'true', limit: '100' }))).data).toEqual([]);
   };
-  /** Part of the entries released; the same step again waits out the dead request's lease (409 invalid_state, Retry-After), then the clock passes it. */
-  const stillReleasing = async (ws: string, id: string, billable: number, operation: Operation, request: APIGatewayProxyEvent) => {
+  /**
+   * Part of the entries released. While the dead request's lease runs, a retry with its own key is
+   * 409 idempotency_key_in_use (its reply comes once the release ends, Retry-After 1), and another
+   * request waits out the lease (409 invalid_state naming the status, Retry-After); then the clock passes it.
+   */
+  const stillReleasing = async (ws: string, id: string, billable: number, operation: Operation, request: APIGatewayProxyEvent, status: 'void' | 'draft') => {
     const { entries } = await expectConsistent(ws);
     const named = entries.filter((e) => e.invoice_id === id).length;
     expect(named).toBeGreaterThan(0);
     expect(named).toBeLessThan(billable);
-    const waiting = await invoke(operation, again(request));
-    expect([waiting.status, waiting.body.error?.type]).toEqual([409, 'invalid_state']);
-    expect(waiting.headers['Retry-After']).toBe(String(Math.ceil(LEASE_MS / 1000)));
+    const key = request.headers['Idempotency-Key'];
+    if (key !== undefined) {
+      const own = await invoke(operation, again(request));
+      expect([own.status, own.body.error?.type], JSON.stringify(own.body)).toEqual([409, 'idempotency_key_in_use']);
+      expect(own.headers['Retry-After']).toBe('1');
+    }
+    const { 'Idempotency-Key': _key, ...headers } = request.headers;
+    const other = await invoke(operation, again({ ...request, headers }));
+    expect([other.status, other.body.error?.type]).toEqual([409, 'invalid_state']);
+    expect(other.body.error.message).toContain(`is ${status}, its time entries being released by another request`);
+    expect(other.headers['Retry-After']).toBe(String(Math.ceil(LEASE_MS / 1000)));
     afterTheLease();
   };
 
@@ -316,7 +328,7 @@ describe('a release killed part-way', () => {
     const voidRequest = event(ws, 'POST', '/api/v1/invoices/{id}/void', { id: invoice, headers: { 'Idempotency-Key': key } });
     // The void's own write, then one batch released, then killed.
     await killedAt(2, 'voidInvoice', voidRequest);
-    await stillReleasing(ws, invoice, billable, 'voidInvoice', voidRequest);
+    await stillReleasing(ws, invoice, billable, 'voidInvoice', voidRequest, 'void');
     const voided = await invoke('voidInvoice', again(voidRequest));
     expect(voided.status, JSON.stringify(voided.body)).toBe(200);
     expect(voided.body).toMatchObject({ id: invoice, status: 'void', time_entry_count: billable });
@@ -334,7 +346,7 @@ describe('a release killed part-way', () => {
     // The release records the version of the draft's last event: invoice.deleted follows it (events/build.ts).
     const stored = await storedInvoice(ws, invoice);
     expect(stored.work).toMatchObject({ kind: 'release', then: 'delete', announced: stored.version });
-    await stillReleasing(ws, invoice, billable, 'deleteInvoice', deleteRequest);
+    await stillReleasing(ws, invoice, billable, 'deleteInvoice', deleteRequest, 'draft');
     const deleted = await invoke('deleteInvoice', again(deleteRequest));
     expect([deleted.status, deleted.body]).toEqual([200, { object: 'invoice', id: invoice, deleted: true }]);
     await released(ws);

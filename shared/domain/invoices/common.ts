@@ -34,6 +34,8 @@ export interface Work {
   announced?: number;
   /** A delete of a draft whose build was abandoned: never announced, so it goes without an event. */
   unannounced?: true;
+  /** A release's: the sort key of its request's Idempotency-Key record, so that a retry with that key knows it is in use. */
+  key?: string;
 }
 
 export const WORK = 'work';

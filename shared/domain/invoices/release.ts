@@ -14,6 +14,7 @@ import { invoice } from '../../resources/registry.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
 import type { Invoice } from '../../resources/objects.ts';
 import { recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE } from '../entity.ts';
+import { keyInUse } from '../../http/idempotency.ts';
 import {
   BATCH_ENTRIES, dataOfItem, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
   readEntries, takeOver, versioned, WORK, workOf, type Work,
@@ -28,7 +29,7 @@ export async function voidInvoice(ctx: CallerContext, id: string, expectedVersio
     const work = workOf(read);
     if (work?.then === 'void') return versioned(await release(ctx, await takeOverRelease(ctx, read, now), now));
     const item = mustBe(read, 'open', 'only an open invoice can be voided', expectedVersion);
-    const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'void' };
+    const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'void', ...keyOf(ctx) };
     const { parts, after } = await step(ctx, item, { status: 'void', voided_at: now.toISOString() }, now, { work: releaseWork });
     if ((await commit(ctx, parts)) === undefined) return versioned(await release(ctx, after, now));
   }
@@ -52,7 +53,7 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
       }
     } else {
       const draft = mustBe(read, 'draft', 'only a draft can be deleted (void an open invoice instead)', expectedVersion);
-      const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'delete', announced: versionOf(draft) };
+      const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'delete', announced: versionOf(draft), ...keyOf(ctx) };
       const started = { ...draft, [WORK]: releaseWork };
       const cancelled = await transact<string>({
         [ITEM]: invoiceUpdate(draft, {
@@ -77,12 +78,20 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
   }
 }
 
-/** A release left by a request that is gone is this one's now (409 while its holder may still be running). */
+/** The release's own key, for a retry with it to be told apart from another request. */
+const keyOf = (ctx: CallerContext) => (ctx.record ? { key: String(ctx.record.key.SK) } : {});
+
+/**
+ * A release left by a request that is gone is this one's now. While its holder may still be
+ * running: a retry with the holder's own key is 409 idempotency_key_in_use (its reply is replayed
+ * once the release ends), any other request 409 invalid_state naming the status.
+ */
 async function takeOverRelease(ctx: CallerContext, item: Record<string, unknown>, now: Date) {
   const work = workOf(item)!;
-  const id = String(dataOfItem(item).id);
+  const data = dataOfItem(item);
   if (work.lease_until > now.getTime()) {
-    throw new ApiError('invalid_state', ERROR_TYPES.invalid_state, `Invoice ${id}'s time entries are being released by another request: retry after the time in Retry-After`, {
+    if (work.key !== undefined && work.key === keyOf(ctx).key) throw keyInUse(1, "releasing this invoice's time entries: its reply is replayed once that ends");
+    throw new ApiError('invalid_state', ERROR_TYPES.invalid_state, `Invoice ${String(data.id)} is ${String(data.status)}, its time entries being released by another request: retry after the time in Retry-After`, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil((work.lease_until - now.getTime()) / 1000))) },
     });
   }
