@@ -242,7 +242,9 @@ runWhenMain(import.meta.url, async () => {
     report = await restoreDrill({ control: client, data: client, log: (line) => console.error(line) }, { table: resolveTable(values, process.env, process.cwd()), ...options });
   } catch (error) {
     // No verdict (no table named, no credentials or region, no point-in-time recovery, a restore that did not finish): exit 2, not a failed drill's 1.
-    throw new UsageError(`could not run: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`restore-drill: could not run: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 2;
+    return;
   }
   if (values.json) console.log(JSON.stringify(report, null, 2));
   else {

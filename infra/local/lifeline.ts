@@ -36,7 +36,8 @@ export function ancestorsToWatch(maxDepth = 4): number[] {
   return chain.slice(0, 1); // not under npm: our parent alone
 }
 
-const alive = (pid: number) => {
+/** Whether process `pid` still runs (EPERM: it does, as another user's). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

@@ -10,7 +10,7 @@ import { STAGE_THROTTLING } from '../names.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { clientLimitsFromEnv, stageLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { retryBaseMsFromEnv } from './deliveries.ts';
-import { onOrphaned } from './lifeline.ts';
+import { alive, onOrphaned } from './lifeline.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const port = Number(process.env.PORT ?? 3000);
@@ -45,7 +45,7 @@ function holdDataDir(dir: string): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(lock, 'utf8'));
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
         console.error(`DATA_DIR ${dir} is in use by another npm start (pid ${holder}): stop it, or give this one another DATA_DIR`);
         process.exit(2);
       }
@@ -53,15 +53,6 @@ function holdDataDir(dir: string): void {
     }
   }
   throw new Error(`DATA_DIR ${dir}: could not take ${lock}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Everything stops within this long of a signal or of DynamoDB Local's death (contract: 5 s). */
