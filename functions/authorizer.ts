@@ -3,24 +3,24 @@
  * locally; both with aws-jwt-verify), resolves the API client's workspace from the registry,
  * and returns a policy allowing exactly the routes granted by both the token's scopes and the
  * registry's (the registry bounds what a client may do), with the API
- * client's API key as usageIdentifierKey (its usage plan throttles it; shared/limits.ts).
+ * client's API key as usageIdentifierKey (its usage plan throttles it; shared/core/plan-limits.ts).
  */
 import { get } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { FetchError } from 'aws-jwt-verify/error';
-import * as logger from '../shared/log.ts';
-import { authorizerConfig, invalidTokenUsageKey } from '../shared/config.ts';
+import * as logger from '../shared/core/log.ts';
+import { authorizerConfig, invalidTokenUsageKey } from '../shared/core/config.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
-import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/registry.ts';
+import { REGISTRY_CACHE_SECONDS, findApiClient } from '../shared/data/api-clients.ts';
 import { grantedScopes } from '../shared/auth/scopes.ts';
-import type { Scope } from '../shared/routes.ts';
+import type { Scope } from '../shared/api/routes.ts';
 import { invalidTokenPolicy, policyFor } from '../shared/auth/policy.ts';
 import { AuthorizerDependencyFailure, isKeyFetchFailure } from '../shared/auth/dependency-failure.ts';
 import { dependencyFailureOf } from '../shared/data/faults.ts';
 import { withRequestDeadline } from '../shared/data/budget.ts';
-import { DEFAULT_PLAN } from '../shared/limits.ts';
+import { DEFAULT_PLAN } from '../shared/core/plan-limits.ts';
 
 const settings = authorizerConfig();
 const invalidTokenKey = invalidTokenUsageKey();

@@ -9,7 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { TABLE } from '../shared/data/table.ts';
-import type { TableAccess } from '../shared/routes.ts';
+import type { TableAccess } from '../shared/api/routes.ts';
 
 const READ = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'] as const;
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'] as const;
@@ -21,12 +21,12 @@ export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
   read: READ,
   write: [...READ, ...WRITE],
   authorizer: ['dynamodb:GetItem'],
-  // The stream consumer (shared/events/consumer.ts): GetItem (deletion records, the sequence),
+  // The stream consumer (shared/webhooks/consumer.ts): GetItem (deletion records, the sequence),
   // Query (the workspace's webhook endpoints, on the table), transactions of Put (change records)
   // and Update (the sequence), and BatchWriteItem of Puts (feed items, type-view copies:
   // decision 0018). No Delete, no index.
   events: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
-  // The delivery worker (shared/events/attempt.ts): the endpoint and the event, by key.
+  // The delivery worker (shared/webhooks/attempt.ts): the endpoint and the event, by key.
   getItem: ['dynamodb:GetItem'],
 };
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
-/** The repository root: entries in shared/routes.ts are relative to it. */
+/** The repository root: entries in shared/api/routes.ts are relative to it. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** esbuild target matching the Lambda runtime (Runtime.NODEJS_24_X in infra/stack.ts). */

@@ -1,7 +1,7 @@
 /**
  * Fair limits in AWS: the usage plans that throttle and meter each API client, the API key of
  * invalid-token traffic, and the AWS WAF web ACL on the stage. The plans come from
- * shared/limits.ts (the local gateway emulates the same ones); rates, bursts, quotas and the
+ * shared/core/plan-limits.ts (the local gateway emulates the same ones); rates, bursts, quotas and the
  * firewall's per-IP threshold are stack properties. See docs/deploy.md (plans, keys, WAF, costs).
  */
 import { Aws, CfnOutput, Fn } from 'aws-cdk-lib';
@@ -9,14 +9,14 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName, type PlanLimits, type PlanName } from '../shared/limits.ts';
+import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName, type PlanLimits, type PlanName } from '../shared/core/plan-limits.ts';
 import { usagePlanOutput } from './names.ts';
 import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
-import { WWW_AUTHENTICATE_REALM } from '../shared/errors.ts';
-import { ROUTES } from '../shared/routes.ts';
+import { WWW_AUTHENTICATE_REALM } from '../shared/core/errors.ts';
+import { ROUTES } from '../shared/api/routes.ts';
 
 export interface ClientLimitsProps {
-  /** Rate, burst and monthly quota of each plan; the values of shared/limits.ts by default. */
+  /** Rate, burst and monthly quota of each plan; the values of shared/core/plan-limits.ts by default. */
   readonly usagePlans?: Partial<Record<PlanName, PlanLimits>>;
   /** The plan of the invalid-token API key; INVALID_TOKEN_PLAN by default. */
   readonly invalidTokenPlan?: PlanLimits;

@@ -1,6 +1,6 @@
 /**
  * The API Gateway side of an integration, for the operator scripts: its API key, named after its
- * Cognito app client id, held by the usage plan of its plan (shared/limits.ts). The authorizer
+ * Cognito app client id, held by the usage plan of its plan (shared/core/plan-limits.ts). The authorizer
  * returns the key's value as usageIdentifierKey; the plan that holds the key throttles and meters
  * the integration.
  */
@@ -12,7 +12,7 @@ import {
   DeleteUsagePlanKeyCommand,
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
-import { PLAN_NAMES, isPlanName, type PlanName } from '../shared/limits.ts';
+import { PLAN_NAMES, isPlanName, type PlanName } from '../shared/core/plan-limits.ts';
 
 import { UsageError } from './cli.ts';
 

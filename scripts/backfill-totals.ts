@@ -22,7 +22,7 @@ import { DATA_ATTRIBUTE } from '../shared/data/table.ts';
 import { countStoredEntry } from '../shared/totals/backfill.ts';
 import { COUNTED_ATTRIBUTE } from '../shared/totals/totals.ts';
 import { typePrefix, workspacePartition } from '../shared/data/keys.ts';
-import { WORKSPACE_ID_PATTERN } from '../shared/data/registry.ts';
+import { WORKSPACE_ID_PATTERN } from '../shared/data/api-clients.ts';
 import { OUTPUTS } from '../infra/names.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { stackOutput } from './stack-outputs.ts';

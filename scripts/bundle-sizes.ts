@@ -16,8 +16,8 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { AUTHORIZER_ENTRY } from '../shared/routes.ts';
-import { FUNCTION_ENTRIES } from '../shared/background.ts';
+import { AUTHORIZER_ENTRY } from '../shared/api/routes.ts';
+import { FUNCTION_ENTRIES } from '../shared/api/background.ts';
 import { PROJECT_ROOT, esbuildOptions } from '../infra/bundling.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 

@@ -6,7 +6,7 @@
  * 1. creates a Cognito app client: client-credentials grant only, with a secret, allowed exactly
  *    the given scopes (as `<resource server>/<scope>`);
  * 2. creates its API Gateway API key and adds it to the usage plan of --plan (default `default`,
- *    shared/limits.ts), which throttles and meters it;
+ *    shared/core/plan-limits.ts), which throttles and meters it;
  * 3. registers it in the table: `API_CLIENT#<clientId>` → workspace, plan and API key (the
  *    authorizer resolves the workspace and the key of every request from this item), and creates
  *    the workspace item unless it exists;
@@ -33,9 +33,9 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_STACK_NAME, OUTPUTS, OUTPUTS_FILE, RESOURCE_SERVER_IDENTIFIER, usagePlanOutput } from '../infra/names.ts';
-import { WORKSPACE_ID_PATTERN, registerApiClient } from '../shared/data/registry.ts';
-import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
-import { SCOPES, type Scope } from '../shared/routes.ts';
+import { WORKSPACE_ID_PATTERN, registerApiClient } from '../shared/data/api-clients.ts';
+import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/core/plan-limits.ts';
+import { SCOPES, type Scope } from '../shared/api/routes.ts';
 import { createIntegrationKey, deleteApiKey, usagePlanIdOf } from './api-keys.ts';
 import { UsageError, describe, parseCommandLine, runWhenMain } from './cli.ts';
 
@@ -61,7 +61,7 @@ export interface IntegrationRequest {
   name: string;
   /** Bare (`clients:read`) or resource-server form (`timebill-api/clients:read`). */
   scopes: readonly string[];
-  /** A plan of shared/limits.ts; `default` when absent. */
+  /** A plan of shared/core/plan-limits.ts; `default` when absent. */
   plan?: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Moves an integration to another usage plan (shared/limits.ts):
+ * Moves an integration to another usage plan (shared/core/plan-limits.ts):
  *
  *   npm run integration:plan -- --client-id <Cognito app client id> --plan <plan>
  *
@@ -13,8 +13,8 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { findApiClient, setApiClientPlan } from '../shared/data/registry.ts';
-import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/limits.ts';
+import { findApiClient, setApiClientPlan } from '../shared/data/api-clients.ts';
+import { DEFAULT_PLAN, PLAN_NAMES, describePlan, type PlanName } from '../shared/core/plan-limits.ts';
 import { createIntegrationKey, moveKey, usagePlanIdOf } from './api-keys.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { STACK_OPTIONS, resolveStackConfig, type StackConfig } from './integration-create.ts';

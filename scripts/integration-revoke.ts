@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { REGISTRY_CACHE_SECONDS, deleteApiClient } from '../shared/data/registry.ts';
+import { REGISTRY_CACHE_SECONDS, deleteApiClient } from '../shared/data/api-clients.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/names.ts';
 import { deleteApiKey } from './api-keys.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';

@@ -10,12 +10,14 @@ import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 
 export const MODULES = [
   'shared/auth/',
-  'shared/cursor.ts',
-  'shared/ids.ts',
+  'shared/data/cursor.ts',
+  'shared/core/ids.ts',
   'shared/http/conditional.ts',
-  'shared/schemas/',
+  'shared/model/',
+  'shared/api/object-schemas.ts',
+  'shared/api/event-schemas.ts',
+  'shared/api/time-summary-schemas.ts',
   'shared/data/keys.ts',
-  'shared/resources/',
 ] as const;
 export const MIN_SCORE = 80;
 

@@ -6,25 +6,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as v from 'valibot';
-import { ROUTES, SCOPES, type Route } from '../shared/routes.ts';
+import { ROUTES, SCOPES, type Route } from '../shared/api/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
-import { contractOf, subjectOf } from '../shared/operations.ts';
-import { RESOURCE_LIST } from '../shared/resources/registry.ts';
-import { SCHEMAS } from '../shared/resources/schemas.ts';
-import { eventFeedSchemas } from '../shared/schemas/events.ts';
-import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/schemas/time-summaries.ts';
-import { LIMITS } from '../shared/schemas/fields.ts';
-import { documentedJsonSchema } from '../shared/schemas/documented.ts';
-import { ERROR_SCHEMA, listSchemaName, objectSchemaName, responseSchemas, schemaName, TIME_SUMMARY } from '../shared/schemas/objects.ts';
+import { contractOf, subjectOf } from '../shared/api/operations.ts';
+import { RESOURCE_LIST } from '../shared/model/resources.ts';
+import { SCHEMAS } from '../shared/model/schemas.ts';
+import { eventFeedSchemas } from '../shared/api/event-schemas.ts';
+import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/api/time-summary-schemas.ts';
+import { LIMITS } from '../shared/model/fields.ts';
+import { documentedJsonSchema } from '../shared/model/documented.ts';
+import { ERROR_SCHEMA, listSchemaName, objectSchemaName, responseSchemas, schemaName, TIME_SUMMARY } from '../shared/api/object-schemas.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../shared/http/idempotency.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 import { ANY_OPERATION, DESCRIPTION_TAG, OPERATION_DOCS, PROTECTED_OPERATION, TAG_DOCS } from './openapi-operations.ts';
-import { PLAN_NAMES, describePlan } from '../shared/limits.ts';
+import { PLAN_NAMES, describePlan } from '../shared/core/plan-limits.ts';
 import { MAX_IF_MATCH_TAGS } from '../shared/http/conditional.ts';
-import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES, hasPreviousAttributes } from '../shared/events/types.ts';
-import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../shared/events/signature.ts';
-import { DELIVERY_TIMEOUT_MS } from '../shared/events/delivery.ts';
-import { RETRY_SPAN_MS } from '../shared/events/retry.ts';
+import { EVENT_FEED, EVENT_RETENTION_DAYS, EVENT_TYPES, hasPreviousAttributes } from '../shared/model/event-types.ts';
+import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../shared/core/webhook-signature.ts';
+import { DELIVERY_TIMEOUT_MS } from '../shared/webhooks/delivery.ts';
+import { RETRY_SPAN_MS } from '../shared/core/retry-schedule.ts';
 
 type Json = Record<string, unknown>;
 
@@ -477,7 +477,7 @@ function tagDescription(tag: string): string {
 /**
  * The `webhooks` section: what a delivery of each event type posts (the event object with that
  * type, that resource in data.object, previous_attributes but on *.created and *.deleted), and the Standard
- * Webhooks headers that sign it (shared/events/signature.ts, docs/events.md).
+ * Webhooks headers that sign it (shared/core/webhook-signature.ts, docs/events.md).
  */
 function webhooks(): Record<string, Json> {
   return Object.fromEntries(

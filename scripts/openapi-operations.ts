@@ -1,9 +1,9 @@
 /**
  * What the OpenAPI document says of each operation in words. Everything else about an operation
  * (its path, scope, body, query, responses and errors) comes from the route table, the registry
- * and the contracts of shared/operations.ts.
+ * and the contracts of shared/api/operations.ts.
  */
-import type { Operation } from '../shared/routes.ts';
+import type { Operation } from '../shared/api/routes.ts';
 
 export interface OperationDoc {
   summary: string;

@@ -4,7 +4,7 @@
  * prints a bearer token as the last line of standard output. The scopes go into the token
  * exactly as given, so refusals (a foreign resource server's prefix, unknown scopes) can be tried.
  */
-import { SCOPES } from '../shared/routes.ts';
+import { SCOPES } from '../shared/api/routes.ts';
 import { RESOURCE_SERVER_IDENTIFIER } from '../infra/names.ts';
 import { parseCommandLine } from './cli.ts';
 

@@ -4,7 +4,7 @@
  *
  *   npm run usage -- --from 2026-11-01 --to 2026-11-30 [--json]
  *
- * Every plan of shared/limits.ts is read (GetUsage, all pages); an integration that changed
+ * Every plan of shared/core/plan-limits.ts is read (GetUsage, all pages); an integration that changed
  * plans in the range is summed over them. Integrations are named by their API key (named after
  * the Cognito app client id by `npm run integration:create`, described with the workspace).
  * Days are UTC. Requests refused by the usage plan (429) or by WAF are not counted; requests with
@@ -13,7 +13,7 @@
  * Where the stack is: as for `npm run integration:create` (cdk-outputs.json, TIMEBILL_*, flags).
  */
 import { APIGatewayClient, GetApiKeysCommand, GetUsageCommand } from '@aws-sdk/client-api-gateway';
-import { PLAN_NAMES, type PlanName } from '../shared/limits.ts';
+import { PLAN_NAMES, type PlanName } from '../shared/core/plan-limits.ts';
 import { usagePlanIdOf } from './api-keys.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 import { STACK_OPTIONS, resolveStackConfig } from './integration-create.ts';

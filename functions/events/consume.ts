@@ -4,8 +4,8 @@
  * sends the failing record's description to the on-failure queue (infra/stack.ts, from BACKGROUND_FUNCTIONS).
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { consumeChanges } from '../../shared/events/consumer.ts';
-import * as logger from '../../shared/log.ts';
+import { consumeChanges } from '../../shared/webhooks/consumer.ts';
+import * as logger from '../../shared/core/log.ts';
 import type { StreamChange } from '../../shared/events/build.ts';
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {

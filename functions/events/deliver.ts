@@ -7,10 +7,10 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { attemptDelivery, metrics } from '../../shared/events/attempt.ts';
-import * as logger from '../../shared/log.ts';
-import { parseDeliveryMessage } from '../../shared/events/queue.ts';
-import { AWS_RETRY_SCHEDULE } from '../../shared/events/retry.ts';
+import { attemptDelivery, metrics } from '../../shared/webhooks/attempt.ts';
+import * as logger from '../../shared/core/log.ts';
+import { parseDeliveryMessage } from '../../shared/webhooks/queue.ts';
+import { AWS_RETRY_SCHEDULE } from '../../shared/core/retry-schedule.ts';
 
 const sqs = new SQSClient({ region: process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 3 });
 

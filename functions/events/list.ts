@@ -1,8 +1,8 @@
 import { ok } from '../../shared/http/handler.ts';
 import { defineListHandler } from '../../shared/http/list-handler.ts';
-import { listEvents } from '../../shared/domain/events.ts';
-import { eventFeedSchemas } from '../../shared/schemas/events.ts';
-import { readCursorKeyAtLoad } from '../../shared/config.ts';
+import { listEvents } from '../../shared/domain/event-feed.ts';
+import { eventFeedSchemas } from '../../shared/api/event-schemas.ts';
+import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 

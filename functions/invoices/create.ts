@@ -1,7 +1,7 @@
 import { defineCreateHandler } from '../../shared/http/write-handler.ts';
 import { createInvoice } from '../../shared/domain/invoices/create.ts';
-import { invoiceStored } from '../../shared/resources/registry.ts';
-import { invoiceAcrossFields, invoiceCreateBody } from '../../shared/schemas/invoices.ts';
+import { invoiceStored } from '../../shared/model/resources.ts';
+import { invoiceAcrossFields, invoiceCreateBody } from '../../shared/model/invoice-fields.ts';
 
 /**
  * What the invoice's writes read of its declaration (invoiceStored), this action's body and its

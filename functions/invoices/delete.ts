@@ -1,5 +1,5 @@
 import { defineDeleteHandler } from '../../shared/http/write-handler.ts';
 import { deleteInvoice } from '../../shared/domain/invoices/release.ts';
-import { invoice } from '../../shared/resources/registry.ts';
+import { invoice } from '../../shared/model/resources.ts';
 
 export const handler = defineDeleteHandler('deleteInvoice', 'delete', invoice, (req) => deleteInvoice(req.caller, req.id(), req.expectedVersion()));

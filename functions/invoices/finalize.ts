@@ -1,7 +1,7 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { finalizeInvoice } from '../../shared/domain/invoices/lifecycle.ts';
-import { invoiceWith } from '../../shared/resources/registry.ts';
-import { invoiceFinalizeBody } from '../../shared/schemas/invoices.ts';
+import { invoiceWith } from '../../shared/model/resources.ts';
+import { invoiceFinalizeBody } from '../../shared/model/invoice-fields.ts';
 
 /** The declaration and this action's body alone: this bundle holds no other action's rules. */
 const schemas = invoiceWith('finalize', invoiceFinalizeBody());

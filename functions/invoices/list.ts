@@ -1,9 +1,9 @@
 import { ok } from '../../shared/http/handler.ts';
 import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { list } from '../../shared/domain/entity.ts';
-import { withListQuery } from '../../shared/resources/define.ts';
-import { invoiceFields } from '../../shared/resources/registry.ts';
-import { readCursorKeyAtLoad } from '../../shared/config.ts';
+import { withListQuery } from '../../shared/model/define.ts';
+import { invoiceFields } from '../../shared/model/resources.ts';
+import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 

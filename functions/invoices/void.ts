@@ -1,7 +1,7 @@
 import { defineWriteHandler } from '../../shared/http/write-handler.ts';
 import { voidInvoice } from '../../shared/domain/invoices/release.ts';
-import { invoiceWith } from '../../shared/resources/registry.ts';
-import { invoiceVoidBody } from '../../shared/schemas/invoices.ts';
+import { invoiceWith } from '../../shared/model/resources.ts';
+import { invoiceVoidBody } from '../../shared/model/invoice-fields.ts';
 
 /** The declaration and this action's body alone: this bundle holds no other action's rules. */
 const schemas = invoiceWith('void', invoiceVoidBody());

@@ -12,8 +12,8 @@
  */
 import { CodeDeployClient, GetDeploymentCommand, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import * as logger from '../../shared/log.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import * as logger from '../../shared/core/log.ts';
+import { ROUTES } from '../../shared/api/routes.ts';
 
 /** The operation that stands for the authorizer in SMOKE_TARGETS. */
 export const AUTHORIZER_TARGET = 'authorizer';

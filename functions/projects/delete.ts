@@ -1,5 +1,5 @@
 import { defineDeleteHandler } from '../../shared/http/write-handler.ts';
 import { remove } from '../../shared/domain/entity.ts';
-import { project } from '../../shared/resources/registry.ts';
+import { project } from '../../shared/model/resources.ts';
 
 export const handler = defineDeleteHandler('deleteProject', 'delete', project, (req) => remove(req.caller, project, req.id(), req.expectedVersion()));

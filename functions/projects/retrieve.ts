@@ -1,5 +1,5 @@
 import { current, defineHandler } from '../../shared/http/handler.ts';
 import { retrieve } from '../../shared/domain/entity.ts';
-import { project } from '../../shared/resources/registry.ts';
+import { project } from '../../shared/model/resources.ts';
 
 export const handler = defineHandler('retrieveProject', 'retrieve', project, async (req) => current(await retrieve(req.caller, project, req.id())));

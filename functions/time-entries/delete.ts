@@ -1,5 +1,5 @@
 import { defineDeleteHandler } from '../../shared/http/write-handler.ts';
 import { deleteTimeEntry } from '../../shared/domain/time-entries.ts';
-import { timeEntry } from '../../shared/resources/registry.ts';
+import { timeEntry } from '../../shared/model/resources.ts';
 
 export const handler = defineDeleteHandler('deleteTimeEntry', 'delete', timeEntry, (req) => deleteTimeEntry(req.caller, req.id(), req.expectedVersion()));

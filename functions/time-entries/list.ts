@@ -1,9 +1,9 @@
 import { ok } from '../../shared/http/handler.ts';
 import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { listTimeEntries } from '../../shared/domain/time-entries.ts';
-import { withListQuery } from '../../shared/resources/define.ts';
-import { timeEntryFields } from '../../shared/resources/registry.ts';
-import { readCursorKeyAtLoad } from '../../shared/config.ts';
+import { withListQuery } from '../../shared/model/define.ts';
+import { timeEntryFields } from '../../shared/model/resources.ts';
+import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 

@@ -1,8 +1,8 @@
 import { ok } from '../../shared/http/handler.ts';
 import { defineListHandler } from '../../shared/http/list-handler.ts';
 import { listTimeSummaries } from '../../shared/domain/time-summaries.ts';
-import { timeSummarySchemas } from '../../shared/schemas/time-summaries.ts';
-import { readCursorKeyAtLoad } from '../../shared/config.ts';
+import { timeSummarySchemas } from '../../shared/api/time-summary-schemas.ts';
+import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 

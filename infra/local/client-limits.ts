@@ -1,6 +1,6 @@
 /**
  * The local stand-in for API Gateway's usage plans: a token bucket and a monthly count per API
- * key (the authorizer's usageIdentifierKey), with the limits of shared/limits.ts. The local
+ * key (the authorizer's usageIdentifierKey), with the limits of shared/core/plan-limits.ts. The local
  * gateway asks it after the authorizer and before the stage's bucket, in API Gateway's order
  * (per-client limits first, then the stage's), so that a client over its limit never spends the
  * stage's tokens and never slows another client.
@@ -8,7 +8,7 @@
  * In AWS the plan of a key is the usage plan that holds it; locally it is the registry's `plan`,
  * which the authorizer passes in its context (`usagePlan`).
  */
-import { DEFAULT_PLAN, INVALID_TOKEN_PLAN, USAGE_PLANS, isPlanName, type PlanLimits } from '../../shared/limits.ts';
+import { DEFAULT_PLAN, INVALID_TOKEN_PLAN, USAGE_PLANS, isPlanName, type PlanLimits } from '../../shared/core/plan-limits.ts';
 
 export interface BucketLimits {
   rateLimit: number;

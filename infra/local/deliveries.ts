@@ -10,9 +10,9 @@
  * in flight end (one of those may then be made again: deliveries are at least once).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { Next } from '../../shared/events/attempt.ts';
-import { parseDeliveryMessage, type DeliveryMessage, type DeliveryQueue } from '../../shared/events/queue.ts';
-import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, type RetrySchedule } from '../../shared/events/retry.ts';
+import type { Next } from '../../shared/webhooks/attempt.ts';
+import { parseDeliveryMessage, type DeliveryMessage, type DeliveryQueue } from '../../shared/webhooks/queue.ts';
+import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, type RetrySchedule } from '../../shared/core/retry-schedule.ts';
 import { waitAtMost } from './wait.ts';
 
 /**

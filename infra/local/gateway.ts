@@ -19,14 +19,14 @@ import type {
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import { AUTHORIZER_ENTRY, ROUTES, type Route } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, type Route } from '../../shared/api/routes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, FUNCTION_MEMORY_MB, STAGE_THROTTLING } from '../names.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/data/budget.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
 import { dependencyFailureOf } from '../../shared/data/faults.ts';
 import { SECURITY_HEADERS } from '../../shared/http/security-headers.ts';
 import { errorResponse } from '../../shared/http/respond.ts';
-import { ApiError, ERROR_TYPES } from '../../shared/errors.ts';
+import { ApiError, ERROR_TYPES } from '../../shared/core/errors.ts';
 import { clientLimiter, tokenBucket, type ClientLimitOptions } from './client-limits.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -49,7 +49,7 @@ export interface GatewayOptions {
    * limits. In AWS the firewall refuses a protected route without a bearer token before the stage.
    */
   anonymousThrottling?: { rateLimit: number; burstLimit: number };
-  /** The usage plans' per-client limits; defaults are the plans of shared/limits.ts. */
+  /** The usage plans' per-client limits; defaults are the plans of shared/core/plan-limits.ts. */
   clientLimits?: ClientLimitOptions;
   /** The API key the authorizer returns for invalid tokens (its own small plan); INVALID_TOKEN_API_KEY by default. */
   invalidTokenKey?: string;

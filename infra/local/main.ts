@@ -59,7 +59,7 @@ function holdDataDir(dir: string): void {
 const STOP_DEADLINE_MS = 4000;
 
 // The stage's bucket (STAGE_THROTTLING unless set), and each API client's: its plan's limits
-// (shared/limits.ts) unless these override them. A value that is no limit stops the start.
+// (shared/core/plan-limits.ts) unless these override them. A value that is no limit stops the start.
 let throttling: BucketLimits;
 let clientOverride: Partial<BucketLimits>;
 try {

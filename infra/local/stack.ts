@@ -11,8 +11,8 @@ import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { WORKSPACE_ID_PATTERN, findApiClient, registerApiClient } from '../../shared/data/registry.ts';
-import { DEFAULT_PLAN, PLAN_NAMES } from '../../shared/limits.ts';
+import { WORKSPACE_ID_PATTERN, findApiClient, registerApiClient } from '../../shared/data/api-clients.ts';
+import { DEFAULT_PLAN, PLAN_NAMES } from '../../shared/core/plan-limits.ts';
 import type { ClientLimitOptions } from './client-limits.ts';
 import { LOCAL_AWS_ENV, createTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
 import { createLocalGateway, type LocalRoute } from './gateway.ts';
@@ -23,9 +23,9 @@ import { startStreamPoller } from './stream-poller.ts';
 import { readOrCreateOnce } from './state-file.ts';
 import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
 import { waitAtMost } from './wait.ts';
-import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
-import { AUTHORIZER_ENTRY } from '../../shared/routes.ts';
-import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/events/retry.ts';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/api/background.ts';
+import { AUTHORIZER_ENTRY } from '../../shared/api/routes.ts';
+import { AWS_RETRY_BASE_MS, retrySchedule } from '../../shared/core/retry-schedule.ts';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 
 export const LOCAL_TABLE_NAME = 'timebill-local';
@@ -55,7 +55,7 @@ export interface LocalStackOptions {
    * to print (see supervisor.ts). Unwatched when absent.
    */
   onDynamoDbDeath?: (message: string) => void;
-  /** Per-API-client limits (usage plans); the plans of shared/limits.ts by default. */
+  /** Per-API-client limits (usage plans); the plans of shared/core/plan-limits.ts by default. */
   clientLimits?: ClientLimitOptions;
   /** First webhook retry delay (ms); each later one doubles. Default: AWS's 60 s (main.ts reads WEBHOOK_RETRY_BASE_MS). */
   webhookRetryBaseMs?: number;
@@ -224,8 +224,8 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
   if (streamConsumer?.trigger !== 'table-stream') throw new Error('No stream consumer in BACKGROUND_FUNCTIONS');
   // The same module instances as the handlers the gateway loads (same URLs), so useDeliveryQueue reaches the consumer's.
   const load = <T>(entry: string) => import(pathToFileURL(join(options.repoRoot, entry)).href) as Promise<T>;
-  const { attemptDelivery } = await load<typeof import('../../shared/events/attempt.ts')>('shared/events/attempt.ts');
-  const { useDeliveryQueue } = await load<typeof import('../../shared/events/queue.ts')>('shared/events/queue.ts');
+  const { attemptDelivery } = await load<typeof import('../../shared/webhooks/attempt.ts')>('shared/webhooks/attempt.ts');
+  const { useDeliveryQueue } = await load<typeof import('../../shared/webhooks/queue.ts')>('shared/webhooks/queue.ts');
   const consumer = await load<{ handler: (event: DynamoDBStreamEvent) => Promise<void> }>(streamConsumer.entry);
   const deliveries = startLocalDeliveries({
     schedule: retrySchedule(baseMs),

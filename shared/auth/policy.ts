@@ -4,7 +4,7 @@
  * and applies it to every later route, so it must be right for all of them.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { PROTECTED_ROUTES, policyResource, type Scope } from '../routes.ts';
+import { PROTECTED_ROUTES, policyResource, type Scope } from '../api/routes.ts';
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/api/v1/clients` → `arn:...:api/stage`. */
 export function apiStageArn(methodArn: string): string {
@@ -45,7 +45,7 @@ export function policyFor(
 /**
  * Every route allowed, so that the handler itself answers 401 with `error="invalid_token"`. The
  * API key of all invalid-token traffic keeps that 401 (an Allow without a key would be API
- * Gateway's 403) and throttles garbage tokens in a plan of their own (shared/limits.ts).
+ * Gateway's 403) and throttles garbage tokens in a plan of their own (shared/core/plan-limits.ts).
  */
 export function invalidTokenPolicy(methodArn: string, usageKey: string): APIGatewayAuthorizerResult {
   const base = apiStageArn(methodArn);

@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from '../routes.ts';
+import { SCOPES, type Scope } from '../api/routes.ts';
 
 /** The Cognito resource server of this API, unless the stack names another (RESOURCE_SERVER_IDENTIFIER). */
 export const DEFAULT_RESOURCE_SERVER_IDENTIFIER = 'timebill-api';

@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config.ts';
+import { config } from '../core/config.ts';
 import { SDK_BUDGET, enforceRequestDeadline, retryStrategy } from './budget.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;

@@ -6,7 +6,7 @@
  * See docs/decisions/0007-dependency-failures.md.
  */
 import { isThrottlingError, isTransientError } from '@smithy/core/retry';
-import { RETRY_AFTER_SECONDS } from '../errors.ts';
+import { RETRY_AFTER_SECONDS } from '../core/errors.ts';
 
 export interface DependencyFailure {
   /** The error's name as DynamoDB or the SDK gave it (or its code, for a network error). */

@@ -5,7 +5,7 @@
  * `<TYPE>#<id>`. Ids embed a time-ordered ULID, so a descending Query on `<TYPE>#` lists
  * newest first by creation time (ties broken by id) with strongly consistent reads.
  *
- * The GSIs are generic: a resource declares (shared/resources/registry.ts) which of its fields
+ * The GSIs are generic: a resource declares (shared/model/resources.ts) which of its fields
  * name an index partition, and (GSI5 alone) which field leads the sort key. Their keys are
  *   GSIxPK = `WS#<ws>#<TYPE>#<field>#<value>[#<field>#<value>...]`
  *   GSISK  = `<TYPE>#<id>`, one attribute for GSI1 to GSI4 (table.ts SHARED_SORT_KEY)
@@ -21,14 +21,14 @@
  * index with no partition fields lists the whole workspace's items of the type.
  */
 import { INDEX_NAMES, PREFIXED_INDEX, sortKeyOf, type IndexName } from './table.ts';
-import type { IndexesDeclaration } from '../resources/declare.ts';
+import type { IndexesDeclaration } from '../model/declare.ts';
 
 export interface PrimaryKey {
   PK: string;
   SK: string;
 }
 
-/** What the key schema needs of a resource (see shared/resources/define.ts). */
+/** What the key schema needs of a resource (see shared/model/define.ts). */
 export interface Keyed {
   type: string;
   indexes?: IndexesDeclaration<string>;
@@ -44,7 +44,7 @@ export const CHANGE_TYPE = 'CHANGE';
 /**
  * The levels of time totals: by client, and by client and project; and the same two of the
  * entries on an invoice alone (`_INVOICED`, written only by an invoice's lock and release,
- * shared/invoices/lock.ts): what `invoiced=true` reads, and `invoiced=false` subtracts.
+ * shared/domain/invoices/lock.ts): what `invoiced=true` reads, and `invoiced=false` subtracts.
  */
 export type TotalsLevel = 'CLIENT' | 'PROJECT' | 'CLIENT_INVOICED' | 'PROJECT_INVOICED';
 /** The invoiced level beside a base one: `CLIENT_INVOICED`, `PROJECT_INVOICED`. */
@@ -166,7 +166,7 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
 
 /**
  * Every key builder as one object, for tests and scripts. Code that runs in a function imports
- * this module as a namespace (`import * as keys from '../data/keys.ts'`), so its bundle keeps
+ * this module as a namespace (`import * as keys from './keys.ts'`), so its bundle keeps
  * only the builders it calls; nothing bundled reads this object.
  */
 export const keys = /* @__PURE__ */ (() => ({

@@ -5,7 +5,7 @@
 
 /** Where an item keeps its API fields: one map, so the indexes project one attribute for all of them. */
 export const DATA_ATTRIBUTE = 'data';
-/** The folded copy of a resource's searched field (see shared/domain/paging.ts). */
+/** The folded copy of a resource's searched field (see shared/data/paging.ts). */
 export const SEARCH_ATTRIBUTE = 'search_text';
 /** Optimistic concurrency: every change increments it; ETag and If-Match name it. */
 export const VERSION_ATTRIBUTE = 'version';
@@ -17,7 +17,7 @@ export const VERSION_ATTRIBUTE = 'version';
  */
 const PROJECTED = [DATA_ATTRIBUTE, SEARCH_ATTRIBUTE] as const;
 
-/** The generic GSIs, by name; what each holds for a resource is declared in shared/resources/registry.ts. */
+/** The generic GSIs, by name; what each holds for a resource is declared in shared/model/resources.ts. */
 export const INDEX_NAMES = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
 export type IndexName = (typeof INDEX_NAMES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * The operations every resource has, driven by its declaration (shared/resources/registry.ts):
+ * The operations every resource has, driven by its declaration (shared/model/resources.ts):
  * create, retrieve, list, update and delete, with the references and deletion guards it declares.
  * A resource with rules of its own (domain/projects.ts, domain/time-entries.ts) wraps these.
  *
@@ -9,8 +9,8 @@
  * its delete is conditional on all of them being 0 (docs/decisions/0004-deletion-guards.md).
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError, conflict, invalidParam, notFound, preconditionFailed } from '../errors.ts';
-import { isWellFormedId, newId } from '../ids.ts';
+import { ApiError, conflict, invalidParam, notFound, preconditionFailed } from '../core/errors.ts';
+import { isWellFormedId, newId } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
 import { listSource } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
@@ -31,15 +31,15 @@ import {
   type Condition,
   type TransactItem,
 } from '../data/writes.ts';
-import { pluralOf, type AnyResource } from '../resources/declare.ts';
-import { dataOf, objectOf, type ObjectOf } from '../resources/objects.ts';
-import { counterOf, referrersOf, resourceOf } from '../resources/registry.ts';
-import { deletionRecordPut } from '../events/deletions.ts';
-import { scopeFor } from '../routes.ts';
-import { notBeforeMessage } from '../schemas/cross-field.ts';
-import { EVENT_OBJECTS } from '../events/types.ts';
+import { pluralOf, type AnyResource } from '../model/declare.ts';
+import { dataOf, objectOf, type ObjectOf } from '../model/objects.ts';
+import { counterOf, referrersOf, resourceOf } from '../model/resources.ts';
+import { deletionRecordPut } from '../data/deletion-records.ts';
+import { scopeFor } from '../api/routes.ts';
+import { notBeforeMessage } from '../model/cross-field.ts';
+import { EVENT_OBJECTS } from '../model/event-types.ts';
 import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
-import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from './paging.ts';
+import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from '../data/paging.ts';
 
 const ITEM = 'item';
 

@@ -1,10 +1,10 @@
 /** Projects: units of work of a client, with their billing configuration. Their one rule of their own: the dates. */
 import * as v from 'valibot';
-import { invalidParam } from '../errors.ts';
-import { notBeforeMessage } from '../schemas/cross-field.ts';
+import { invalidParam } from '../core/errors.ts';
+import { notBeforeMessage } from '../model/cross-field.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
-import { project, type projectSchemas } from '../resources/registry.ts';
-import type { Project } from '../resources/objects.ts';
+import { project, type projectSchemas } from '../model/resources.ts';
+import type { Project } from '../model/objects.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
 import { createReferring, update, type UpdateRules } from './entity.ts';
 

@@ -11,20 +11,20 @@
  * field, nothing changed; one being deleted waits on its counter, which the move holds.
  */
 import * as v from 'valibot';
-import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../errors.ts';
-import { isWellFormedId } from '../ids.ts';
+import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../core/errors.ts';
+import { isWellFormedId } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, INDEX_NAMES, sortKeyOf, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { setExpression } from '../data/update.ts';
 import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
-import { objectOf, type TimeEntry } from '../resources/objects.ts';
-import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../resources/registry.ts';
+import { objectOf, type TimeEntry } from '../model/objects.ts';
+import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, answerUnchanged, currentAt, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
-import { oneOfRequiredMessage } from '../schemas/cross-field.ts';
-import type { ListEnvelope } from './paging.ts';
+import { oneOfRequiredMessage } from '../model/cross-field.ts';
+import type { ListEnvelope } from '../data/paging.ts';
 
 type Patch = v.InferOutput<typeof timeEntrySchemas.update>;
 type Query = v.InferOutput<typeof timeEntrySchemas.listQuery>;

@@ -10,25 +10,25 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { InferOutput } from 'valibot';
-import type { TimeSummaryObject } from '../schemas/objects.ts';
-import { cursorSigningKey } from '../config.ts';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
+import type { TimeSummaryObject } from '../api/object-schemas.ts';
+import { cursorSigningKey } from '../core/config.ts';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../data/cursor.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { pageQueryParams } from '../data/list.ts';
 import * as keys from '../data/keys.ts';
 import { invoicedLevel, listSource, NO_PROJECT, type TotalsLevel } from '../data/keys.ts';
 import { DATA_ATTRIBUTE } from '../data/table.ts';
-import { invalidParam } from '../errors.ts';
-import { isWellFormedId } from '../ids.ts';
-import { amountOfRateMinutes } from '../money.ts';
-import { client, project, timeEntry } from '../resources/registry.ts';
-import { objectOf } from '../resources/objects.ts';
-import { dateRangeErrors, TIME_SUMMARIES, type ListTimeSummariesInput } from '../schemas/time-summaries.ts';
-import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../totals/calendar.ts';
+import { invalidParam } from '../core/errors.ts';
+import { isWellFormedId } from '../core/ids.ts';
+import { amountOfRateMinutes } from '../core/money.ts';
+import { client, project, timeEntry } from '../model/resources.ts';
+import { objectOf } from '../model/objects.ts';
+import { dateRangeErrors, TIME_SUMMARIES, type ListTimeSummariesInput } from '../api/time-summary-schemas.ts';
+import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../core/calendar.ts';
 import { COUNTERS, countedOf, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
 import type { CallerContext } from './context.ts';
 import { readItem } from './entity.ts';
-import type { ListEnvelope } from './paging.ts';
+import type { ListEnvelope } from '../data/paging.ts';
 
 /** A row, as objects.ts declares it (the OpenAPI document's `TimeSummary`). */
 export type TimeSummary = InferOutput<typeof TimeSummaryObject>;

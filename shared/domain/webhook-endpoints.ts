@@ -9,17 +9,17 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { conflict, invalidParam } from '../errors.ts';
+import { conflict, invalidParam } from '../core/errors.ts';
 import * as keys from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { getItem, type TransactItem } from '../data/writes.ts';
-import { isWellFormedId } from '../ids.ts';
-import { objectOf, type WebhookEndpoint } from '../resources/objects.ts';
-import { checkWebhookUrl, urlPolicy } from '../events/ssrf.ts';
-import { newSecret } from '../events/signature.ts';
-import { EVENT_OBJECTS, type EventType } from '../events/types.ts';
+import { isWellFormedId } from '../core/ids.ts';
+import { objectOf, type WebhookEndpoint } from '../model/objects.ts';
+import { checkWebhookUrl, urlPolicy } from '../core/ssrf.ts';
+import { newSecret } from '../core/webhook-signature.ts';
+import { EVENT_OBJECTS, type EventType } from '../model/event-types.ts';
 import { objectOfType, requireReadable } from '../events/visibility.ts';
-import { webhookEndpoint, type webhookEndpointSchemas } from '../resources/registry.ts';
+import { webhookEndpoint, type webhookEndpointSchemas } from '../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
 import { create, remove, update } from './entity.ts';
 

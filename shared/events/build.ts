@@ -6,10 +6,10 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { objectOf } from '../resources/objects.ts';
-import { resourceOf } from '../resources/registry.ts';
+import { objectOf } from '../model/objects.ts';
+import { resourceOf } from '../model/resources.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
-import { EVENT_OBJECTS, hasPreviousAttributes, type ApiObject, type EventAction, type EventType } from './types.ts';
+import { EVENT_OBJECTS, hasPreviousAttributes, type ApiObject, type EventAction, type EventType } from '../model/event-types.ts';
 
 /** A resource's type in the key schema (`CLIENT`). */
 export type Kind = string;

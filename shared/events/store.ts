@@ -22,9 +22,9 @@ import * as keys from '../data/keys.ts';
 import { CHANGE_TYPE, type EventView } from '../data/keys.ts';
 import { TTL_ATTRIBUTE } from '../data/table.ts';
 import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
-import { orderOfId, sortableId } from '../ids.ts';
+import { orderOfId, sortableId } from '../core/ids.ts';
 import type { EventDraft } from './build.ts';
-import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event, type EventAction } from './types.ts';
+import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event, type EventAction } from '../model/event-types.ts';
 
 /** The type view and the object view of an event (keys.eventView); the feed holds every event. */
 export const typeView = (type: string): EventView => ({ by: 'type', value: type });

@@ -14,19 +14,19 @@
  * every other view has been read up to that view's last event before it (its `vec`).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cursorSigningKey } from '../config.ts';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.ts';
+import { cursorSigningKey } from '../core/config.ts';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../data/cursor.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import * as keys from '../data/keys.ts';
 import { startKeyFor, type ListSource } from '../data/keys.ts';
-import type { ListEnvelope } from '../domain/paging.ts';
+import type { ListEnvelope } from '../data/paging.ts';
 import { decodeVec } from './store.ts';
 
 /**
  * How long a missing predecessor may still be written: until its stream record can no longer be
  * read, by the consumer's retries (12 h, STREAM_MAX_RECORD_AGE) or by an operator's replay of the
  * records it gave up on (the stream keeps them 24 h: docs/deploy.md), plus the consumer's longest
- * invocation (60 s, shared/background.ts) and an hour for clocks. test/infra/events-pipeline.test.ts
+ * invocation (60 s, shared/api/background.ts) and an hour for clocks. test/infra/events-pipeline.test.ts
  * checks it against the stack.
  */
 export const GAP_BOUND_MS = 25 * 60 * 60 * 1000;

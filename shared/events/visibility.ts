@@ -3,9 +3,9 @@
  * collection are visible to a token that holds that collection's read scope, in the feed and in
  * what a webhook endpoint it creates or updates may subscribe to.
  */
-import { insufficientScope } from '../errors.ts';
-import { RESOURCES } from '../resources/registry.ts';
-import { EVENT_OBJECTS, type EventObject, type EventType } from './types.ts';
+import { insufficientScope } from '../core/errors.ts';
+import { RESOURCES } from '../model/resources.ts';
+import { EVENT_OBJECTS, type EventObject, type EventType } from '../model/event-types.ts';
 
 export const readScopeOf = (object: EventObject) => `${RESOURCES[object].collection}:read`;
 

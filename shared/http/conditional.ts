@@ -2,7 +2,7 @@
  * ETag and If-Match. A resource's ETag is its version, which every change increments; the
  * writes compare it in their condition expressions, never by reading first.
  */
-import { invalidParam } from '../errors.ts';
+import { invalidParam } from '../core/errors.ts';
 import type { IfMatch } from '../domain/context.ts';
 
 export const etagOf = (version: number) => `"${version}"`;

@@ -3,8 +3,8 @@
  * one structured log line without a stack (the stack of an SDK error names only SDK internals;
  * a bug keeps its stack, logged by the handler frame).
  */
-import * as logger from '../log.ts';
-import { type ApiError, serviceUnavailable } from '../errors.ts';
+import * as logger from '../core/log.ts';
+import { type ApiError, serviceUnavailable } from '../core/errors.ts';
 import { dependencyFailureOf } from '../data/faults.ts';
 
 export function asServiceUnavailable(
@@ -14,7 +14,7 @@ export function asServiceUnavailable(
   const failure = dependencyFailureOf(error);
   if (!failure) return undefined;
   logger.error('Dependency failure', {
-    // DynamoDB, unless the error names another (the cursor key's Secrets Manager, shared/config.ts).
+    // DynamoDB, unless the error names another (the cursor key's Secrets Manager, shared/core/config.ts).
     dependency: (error as { dependency?: string }).dependency ?? 'dynamodb',
     errorName: failure.name,
     operation: where.operation,

@@ -3,9 +3,9 @@
  * installs them as gateway responses; the local gateway renders the same definitions.
  * Templates allow only simple `$context` substitution (no VTL), as in API Gateway.
  */
-import { RETRY_AFTER_SECONDS, WWW_AUTHENTICATE_REALM, type ErrorType } from '../errors.ts';
+import { RETRY_AFTER_SECONDS, WWW_AUTHENTICATE_REALM, type ErrorType } from '../core/errors.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
-import { QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS } from '../limits.ts';
+import { QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS } from '../core/plan-limits.ts';
 
 export type GatewayResponseType =
   | 'UNAUTHORIZED'

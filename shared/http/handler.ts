@@ -4,21 +4,21 @@
  * validate, call the domain, say what to return.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ApiError, ERROR_TYPES, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../errors.ts';
+import { ApiError, ERROR_TYPES, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../core/errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
-import { scopeFor, type Action, type Operation, type RouteOf } from '../routes.ts';
-import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../operations.ts';
-import type { parseOrThrow } from '../schemas/parse.ts';
-import type { AcrossFields } from '../schemas/cross-field.ts';
-import type { AnyResource } from '../resources/declare.ts';
-import { repeatedMember } from '../schemas/json-members.ts';
-import { LIMITS } from '../schemas/fields.ts';
+import { scopeFor, type Action, type Operation, type RouteOf } from '../api/routes.ts';
+import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../api/operations.ts';
+import type { parseOrThrow } from '../model/parse.ts';
+import type { AcrossFields } from '../model/cross-field.ts';
+import type { AnyResource } from '../model/declare.ts';
+import { repeatedMember } from '../model/json-members.ts';
+import { LIMITS } from '../model/fields.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
 import { refuseQuery } from './query.ts';
-import * as logger from '../log.ts';
+import * as logger from '../core/log.ts';
 
 export interface Request<O extends Operation> {
   caller: CallerContext;
@@ -81,7 +81,7 @@ export interface InputReaders {
   body: BodyReader;
   /** The query, each parameter given once (`singleValuedQuery`). */
   query?: (event: APIGatewayProxyEvent) => Record<string, string>;
-  /** What checks the body or query against the contract's schema (`parseOrThrow`, schemas/parse.ts). */
+  /** What checks the body or query against the contract's schema (`parseOrThrow`, model/parse.ts). */
   parse?: typeof parseOrThrow;
   /** If-Match as the versions it names (`ifMatchHeader`): a conditional operation's (PATCH, DELETE, a step). */
   ifMatch?: typeof ifMatchHeader;
@@ -152,7 +152,7 @@ export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 /**
  * The handler of `operation` under `contract`: what defineHandler does once it has looked the
  * contract up (and checked it is this frame's, `framed`, which also refuses a public operation). A create's frame (write-handler.ts) gives the create's contract itself, so its
- * bundle holds no other action's contract (shared/operations.ts).
+ * bundle holds no other action's contract (shared/api/operations.ts).
  */
 export function handlerOf<O extends Operation>(
   operation: O,

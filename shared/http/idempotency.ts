@@ -15,7 +15,7 @@
  *   once, so a retry of a done request replays it. A refused request stores nothing.
  */
 import { createHash } from 'node:crypto';
-import { ApiError, ERROR_TYPES, invalidParam } from '../errors.ts';
+import { ApiError, ERROR_TYPES, invalidParam } from '../core/errors.ts';
 import * as keys from '../data/keys.ts';
 import { type PrimaryKey } from '../data/keys.ts';
 import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';

@@ -1,6 +1,6 @@
 /** The rule of every operation that takes no query parameter (all but the lists). */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { invalidRequest } from '../errors.ts';
+import { invalidRequest } from '../core/errors.ts';
 
 /** Any query parameter is a 400 naming each one: a mistake worth saying, never ignored. */
 export function refuseQuery(event: APIGatewayProxyEvent): void {

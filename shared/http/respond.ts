@@ -1,6 +1,6 @@
 /** The one mapping from results and errors to HTTP responses. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

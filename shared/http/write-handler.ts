@@ -6,14 +6,14 @@
  * the others read If-Match and look their contract up.
  */
 import { bodyReader, conditionalRequest, created, current, framed, handlerOf, ifMatchHeader, noBody, ok, type FrameResource, type InputReaders, type Reply, type Request } from './handler.ts';
-import { parseOrThrow } from '../schemas/parse.ts';
+import { parseOrThrow } from '../model/parse.ts';
 import { idempotentWrites, type RevealedBody } from './idempotency.ts';
-import type { Operation, RouteOf } from '../routes.ts';
-import { contractOf, type OperationOf, type ResourceFor } from '../operations.ts';
+import type { Operation, RouteOf } from '../api/routes.ts';
+import { contractOf, type OperationOf, type ResourceFor } from '../api/operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
-import type { AnyResource } from '../resources/declare.ts';
+import type { AnyResource } from '../model/declare.ts';
 import type * as v from 'valibot';
-import type { AcrossFields } from '../schemas/cross-field.ts';
+import type { AcrossFields } from '../model/cross-field.ts';
 
 /**
  * What a write runs and how it retries: its reply to what the change answers (`replyOf`, which
@@ -29,7 +29,7 @@ const createdReply = (outcome: Outcome, path: string): Reply => created(outcome 
 /** A change's or a delete's: 200 with the resource and its ETag, or the delete's result. */
 const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(outcome) : current(outcome));
 
-/** The contract of `operation` (shared/operations.ts), for a frame that looks it up, checked to be this frame's (`framed`). */
+/** The contract of `operation` (shared/api/operations.ts), for a frame that looks it up, checked to be this frame's (`framed`). */
 const lookedUp = <O extends Operation>(operation: O, action: RouteOf<O>['action'], resource: ResourceFor<O>, readers: InputReaders) =>
   framed(operation, contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource), true, readers);
 
@@ -49,7 +49,7 @@ type CreateResource<O extends Operation> = Pick<ResourceFor<O>, 'create' & keyof
 
 /**
  * A POST that creates: reads and parses a JSON body (the resource's `create` schema, which tsc
- * requires it to carry: what the frame reads of the create's contract, shared/operations.ts, whose
+ * requires it to carry: what the frame reads of the create's contract, shared/api/operations.ts, whose
  * other terms only the OpenAPI document reads); answers 201 with Location. A create whose reply reveals attributes stored
  * beside the resource (a webhook endpoint's secret) gives `revealedBody` (shared/http/revealed.ts)
  * for its replays.

@@ -6,13 +6,13 @@
  *
  * An entry counts in two items: its client's and its (client, project)'s, of the UTC day in which
  * it starts, at the UTC quarter-hour in which it starts, in four counters: minutes, billable
- * minutes, unpriced billable minutes, and its value in rate-minutes (shared/money.ts).
+ * minutes, unpriced billable minutes, and its value in rate-minutes (shared/core/money.ts).
  */
 import * as keys from '../data/keys.ts';
 import { type PrimaryKey, type TotalsLevel } from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
 import type { TransactItem } from '../data/writes.ts';
-import { rateMinutes } from '../money.ts';
+import { rateMinutes } from '../core/money.ts';
 
 /** The item attribute that says an entry is counted in the totals (entries written before them are not, until the backfill). */
 export const COUNTED_ATTRIBUTE = 'counted';

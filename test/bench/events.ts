@@ -15,7 +15,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../shared/data/table.ts';
-import { newId } from '../../shared/ids.ts';
+import { newId } from '../../shared/core/ids.ts';
 import { observe, unitsOf, type ObservedCall, type Units } from './lib/sdk-hooks.ts';
 import { itemSize } from './scenarios.ts';
 import { quantile } from './lib/stats.ts';
@@ -101,7 +101,7 @@ const writtenItems = (call: ObservedCall): Record<string, unknown>[] => {
  * client items (copies of one, each its own id) in a workspace of their own, divided by `size`.
  */
 async function consumerUnits(baseUrl: string, token: string, workspaceId: string, size: number): Promise<{ rows: ChangeUnits[]; ms: number }> {
-  const { consumeChanges } = await import('../../shared/events/consumer.ts');
+  const { consumeChanges } = await import('../../shared/webhooks/consumer.ts');
   const created = await api(baseUrl, token, 'POST', '/clients', { company_name: 'Units Inc', company_email: 'units@bench.test', website: 'https://units.test' });
   // Let the stream poller consume that change first: only the measured call may run in the window.
   for (;;) {
@@ -210,7 +210,7 @@ export async function runEventsBench(baseUrl: string, token: string, workspaceId
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   const endpoint = await api(baseUrl, token, 'POST', '/webhook_endpoints', { url, enabled_events: ['client.updated'] });
-  const { observeAttempts } = await import('../../shared/events/attempt.ts');
+  const { observeAttempts } = await import('../../shared/webhooks/attempt.ts');
   observeAttempts((r) => r.outcome && durations.push(r.outcome.durationMs));
   const delivery: number[] = [];
   try {

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import { createLocalGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { LOCAL_INVALID_TOKEN_API_KEY } from '../../infra/local/stack.ts';
-import { DEFAULT_PLAN, USAGE_PLANS } from '../../shared/limits.ts';
+import { DEFAULT_PLAN, USAGE_PLANS } from '../../shared/core/plan-limits.ts';
 import { median } from './lib/stats.ts';
 import { loadOnce, type LoadRun, type LoadTarget } from './throughput.ts';
 

@@ -11,11 +11,11 @@
  * or level change makes the bytes drift from what the bench committed.
  */
 import { ACCESS_LOG_FORMAT, FUNCTION_LOGGING, logged, type LogLevel } from '../../infra/logging.ts';
-import { metrics, recordAttempt, type AttemptRecord } from '../../shared/events/attempt.ts';
-import { EVENT_FEED } from '../../shared/events/types.ts';
-import { sortableId } from '../../shared/ids.ts';
-import { redirectLogs } from '../../shared/log.ts';
-import { webhookEndpoint } from '../../shared/resources/registry.ts';
+import { metrics, recordAttempt, type AttemptRecord } from '../../shared/webhooks/attempt.ts';
+import { EVENT_FEED } from '../../shared/model/event-types.ts';
+import { sortableId } from '../../shared/core/ids.ts';
+import { redirectLogs } from '../../shared/core/log.ts';
+import { webhookEndpoint } from '../../shared/model/resources.ts';
 
 /** What CloudWatch Logs adds to each event's bytes when it bills ingestion. */
 export const LOG_EVENT_OVERHEAD_BYTES = 26;

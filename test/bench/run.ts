@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
-import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf, signsCursors } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SCOPES, accessOf, signsCursors } from '../../shared/api/routes.ts';
 import { BUNDLE_TARGETS } from '../../scripts/bundle-sizes.ts';
 import { buildFloorBundle, buildFunctionBundle, excessPackages, type BuiltBundle } from './bundles.ts';
 import { authorizerFloorCalls, floorCallsFor, routeTarget, runColdStarts, type ColdTarget } from './cold-start.ts';

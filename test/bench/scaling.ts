@@ -9,7 +9,7 @@
  * started_at holds a known share of them. Each list is walked page by page with its cursors;
  * pages 1, 10 and 100 are measured (units and latency, median of a few repeats of the same page).
  */
-import type { Operation } from '../../shared/routes.ts';
+import type { Operation } from '../../shared/api/routes.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { intercept, observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';

@@ -4,7 +4,7 @@
  * sections all run these.
  */
 import type { EventDraft } from '../../shared/events/build.ts';
-import type { Operation } from '../../shared/routes.ts';
+import type { Operation } from '../../shared/api/routes.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -11,7 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
 import { keys } from '../../shared/data/keys.ts';
-import { timeEntry } from '../../shared/resources/registry.ts';
+import { timeEntry } from '../../shared/model/resources.ts';
 import { COUNTED_ATTRIBUTE, COUNTERS, countedOf, countersOf, placesOf } from '../../shared/totals/totals.ts';
 import { intercept, observe, unitsOf } from './lib/sdk-hooks.ts';
 import { invoke, type Caller } from './lib/invoke.ts';

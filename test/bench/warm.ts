@@ -10,7 +10,7 @@
  * answered from their own recording the same way; the two are measured in alternating blocks.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { routeByOperation } from '../../shared/routes.ts';
+import { routeByOperation } from '../../shared/api/routes.ts';
 import { floorCallsFor } from './cold-start.ts';
 import { runFloorCalls, type FloorCall } from './lib/floor.ts';
 import { handlerOf, lambdaContext, proxyEvent } from './lib/invoke.ts';

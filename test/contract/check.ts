@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { parseCommandLine, runWhenMain } from '../../scripts/cli.ts';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import { startLocalStack } from '../../infra/local/stack.ts';
-import { redirectLogs } from '../../shared/log.ts';
+import { redirectLogs } from '../../shared/core/log.ts';
 import { Traffic, startPrism, violationsOf, walkthrough } from '../support/prism.ts';
 
 const USAGE = `Usage: npm run check:contract -- [--help]

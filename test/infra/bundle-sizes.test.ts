@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { BUNDLE_TARGETS, MAX_BUNDLE_BYTES, type BundleSize } from '../../scripts/bundle-sizes.ts';
-import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
-import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
-import { SCHEMAS } from '../../shared/resources/schemas.ts';
+import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/api/routes.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/api/background.ts';
+import { SCHEMAS } from '../../shared/model/schemas.ts';
 import { readBundles, type BundleCommand } from './support/bundles.ts';
 
 let sizes: BundleSize[];
@@ -61,13 +61,13 @@ describe('bundle sizes', () => {
  * schema at all.
  */
 describe('what a function carries of the resources', () => {
-  /** Messages of the field builders of shared/schemas/fields.ts: present only where a builder is. */
+  /** Messages of the field builders of shared/model/fields.ts: present only where a builder is. */
   const BUILDER_MESSAGES = ['must contain at least one visible character', 'must be a valid email address', 'decimal places', 'RFC 3339 date-time'];
   /** A literal only each resource's field schemas hold (a time entry's schemas have none of their own). */
   const SCHEMA_MARKERS: Partial<Record<string, string>> = { client: 'ENGLISH', project: 'BiMonthly', webhook_endpoint: 'enabled_events may hold only' };
 
   it('each resource\'s schemas are declared beside it, in the registry', async () => {
-    const registry = (await import(path.join(PROJECT_ROOT, 'shared/resources/registry.ts'))) as Record<string, unknown>;
+    const registry = (await import(path.join(PROJECT_ROOT, 'shared/model/resources.ts'))) as Record<string, unknown>;
     for (const [kind, schemas] of Object.entries(SCHEMAS)) expect(Object.values(registry), kind).toContain(schemas);
   });
 
@@ -76,9 +76,9 @@ describe('what a function carries of the resources', () => {
       if (route.resource === null || !(route.resource in SCHEMAS)) continue;
       const size = sizes.find((s) => s.name === route.operation)!;
       const parsesFields = route.action !== 'retrieve' && route.action !== 'delete';
-      // An invoice's writes build their own bodies (shared/schemas/invoices.ts), none derived by define.ts.
+      // An invoice's writes build their own bodies (shared/model/invoice-fields.ts), none derived by define.ts.
       const derivesSchemas = parsesFields && (route.resource !== 'invoice' || route.action === 'list');
-      expect(size.inputs.includes('shared/resources/define.ts'), route.operation).toBe(derivesSchemas);
+      expect(size.inputs.includes('shared/model/define.ts'), route.operation).toBe(derivesSchemas);
       const text = Buffer.from(size.contents).toString('utf8');
       if (!parsesFields) for (const message of BUILDER_MESSAGES) expect(text.includes(message), `${route.operation}: ${message}`).toBe(false);
       for (const [kind, marker] of Object.entries(SCHEMA_MARKERS)) {
@@ -88,11 +88,11 @@ describe('what a function carries of the resources', () => {
   });
 
   it('a function that parses fields holds its own action\'s schema alone (an update function neither the create rules nor the list query)', () => {
-    // Markers of each action's schema builder (shared/resources/define.ts).
+    // Markers of each action's schema builder (shared/model/define.ts).
     const LIST_QUERY = 'limit must be an integer from 1 to';
     const UPDATE_BODY = 'cannot be changed: ';
     for (const route of ROUTES) {
-      // Invoices declare their bodies themselves (shared/schemas/invoices.ts): the next test.
+      // Invoices declare their bodies themselves (shared/model/invoice-fields.ts): the next test.
       if (route.resource === null || !(route.resource in SCHEMAS) || route.resource === 'invoice') continue;
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
       expect(text.includes(LIST_QUERY), `${route.operation} holds the list query`).toBe(route.action === 'list');
@@ -101,7 +101,7 @@ describe('what a function carries of the resources', () => {
   });
 
   it('an invoice function holds its own action\'s body alone, and only its list the object\'s field schemas', () => {
-    // Markers of each body (shared/schemas/invoices.ts), and of the object's fields (its `number`).
+    // Markers of each body (shared/model/invoice-fields.ts), and of the object's fields (its `number`).
     const BODIES: Record<string, string> = {
       create: 'project_ids must name at least one project',
       finalize: "The invoice's date (default: today",
@@ -130,7 +130,7 @@ describe('what a function carries of the resources', () => {
 
   it('a function reads only its own input: a list its query, a POST or PATCH a body, a retrieve or a delete neither; If-Match all writes but a create', () => {
     // Markers of the readers the list and write frames inject (shared/http/handler.ts), and of the
-    // contracts table (shared/operations.ts: the list's), which a create's frame does without.
+    // contracts table (shared/api/operations.ts: the list's), which a create's frame does without.
     const QUERY_READER = 'may be given only once';
     const BODY_READER = 'The request body is not valid JSON';
     const IF_MATCH_READER = 'If-Match must be * or a comma-separated list of ETags';

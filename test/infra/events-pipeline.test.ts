@@ -16,9 +16,9 @@ import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { EVENTS_BATCHING_WINDOW, ITERATOR_AGE_ALARM_MS, QUEUE_CONSUMER_MAX_CONCURRENCY, QUEUE_RETENTION, STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from '../../infra/stack.ts';
 import { GAP_BOUND_MS } from '../../shared/events/sync.ts';
 import { OUTPUTS } from '../../infra/names.ts';
-import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
-import { AWS_RETRY_SCHEDULE, RETRY_CAP_MS, RETRY_SPAN_MS, nextDelayMs } from '../../shared/events/retry.ts';
-import { DELIVERY_TIMEOUT_MS } from '../../shared/events/delivery.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/api/background.ts';
+import { AWS_RETRY_SCHEDULE, RETRY_CAP_MS, RETRY_SPAN_MS, nextDelayMs } from '../../shared/core/retry-schedule.ts';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/delivery.ts';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface CfnResource {
@@ -81,7 +81,7 @@ describe('the table stream and its consumer', () => {
     expect(m).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BatchSize: 100, ParallelizationFactor: 1, BisectBatchOnFunctionError: true });
     // A second of a shard's changes per batch: one append transaction per workspace (decision 0018).
     expect(m.MaximumBatchingWindowInSeconds).toBe(EVENTS_BATCHING_WINDOW.toSeconds());
-    // The consumer throws on any failure (shared/events/consumer.ts): no per-record responses are
+    // The consumer throws on any failure (shared/webhooks/consumer.ts): no per-record responses are
     // claimed; bisection isolates the record it fails on.
     expect(m.FunctionResponseTypes).toBeUndefined();
   });

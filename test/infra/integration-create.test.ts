@@ -19,7 +19,7 @@ import {
   DeleteApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { findApiClient } from '../../shared/data/registry.ts';
+import { findApiClient } from '../../shared/data/api-clients.ts';
 import { keys } from '../../shared/data/keys.ts';
 import {
   UsageError,

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CognitoIdentityProviderClient, DeleteUserPoolClientCommand, ResourceNotFoundException } from '@aws-sdk/client-cognito-identity-provider';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { findApiClient, registerApiClient } from '../../shared/data/registry.ts';
+import { findApiClient, registerApiClient } from '../../shared/data/api-clients.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/names.ts';
 import { UsageError } from '../../scripts/api-keys.ts';
 import type { StackConfig } from '../../scripts/integration-create.ts';

@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { ENVIRONMENTS } from '../../infra/config/environments.ts';
 import { STACK_ROLES, TimebillApi, constructName, stackNameOf, type StackRole } from '../../infra/stack.ts';
 import { templateContext } from './support/assembly.ts';
-import { ROUTES, SCOPES } from '../../shared/routes.ts';
+import { ROUTES, SCOPES } from '../../shared/api/routes.ts';
 import { isPublished, readAssembly, templatesOf, type AssemblyStack } from './support/templates.ts';
 import { tempApp } from './support/temp-app.ts';
 import { removeTempDirs } from '../support/temp-dirs.ts';

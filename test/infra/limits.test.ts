@@ -1,7 +1,7 @@
 /**
  * The limits of infra/limits.ts in the synthesized template: API keys from the authorizer, every
  * authorized method requiring one, the usage plans with the throttles and quotas of
- * shared/limits.ts (or of the stack properties), the invalid-token key given to the authorizer,
+ * shared/core/plan-limits.ts (or of the stack properties), the invalid-token key given to the authorizer,
  * and the web ACL (rules, custom responses, association with the stage): prod's stacks from the
  * infra project's cloud assembly (test/infra/support/assembly.ts), and a variant with other limits.
  * Bundling is skipped: these assertions do not look at the functions' code (stack.test.ts does).
@@ -13,8 +13,8 @@ import { COUNTED_RULES, WAF_MAX_REGEX_LENGTH, WAF_RATE_LIMIT_PER_IP, WAF_RESPONS
 import { TimebillApi, type TimebillApiProps } from '../../infra/stack.ts';
 import { environmentTemplate, mergedFromAssembly, readAssembly } from './support/templates.ts';
 import { templateContext } from './support/assembly.ts';
-import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName } from '../../shared/limits.ts';
-import { PROTECTED_ROUTES, ROUTES } from '../../shared/routes.ts';
+import { INVALID_TOKEN_PLAN, PLAN_NAMES, USAGE_PLANS, usagePlanName } from '../../shared/core/plan-limits.ts';
+import { PROTECTED_ROUTES, ROUTES } from '../../shared/api/routes.ts';
 import { tempApp } from './support/temp-app.ts';
 import { removeTempDirs } from '../support/temp-dirs.ts';
 
@@ -61,7 +61,7 @@ describe('API keys', () => {
 });
 
 describe('usage plans', () => {
-  it('one per plan of shared/limits.ts, on the stage, with its rate, burst and monthly quota', () => {
+  it('one per plan of shared/core/plan-limits.ts, on the stage, with its rate, burst and monthly quota', () => {
     for (const plan of PLAN_NAMES) {
       const found = planNamed(usagePlanName(plan));
       expect(found, plan).toBeDefined();

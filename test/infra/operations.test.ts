@@ -31,8 +31,8 @@ import { QUEUE_CONSUMER_MAX_CONCURRENCY, STACK_ROLES, TimebillApi, functionKinds
 import { environmentTemplate, mergedFromAssembly, readAssembly, type AssemblyStack } from './support/templates.ts';
 import { LIVE_ALIAS } from '../../infra/operations/deployments.ts';
 import { OUTPUTS } from '../../infra/names.ts';
-import { ROUTES, accessOf } from '../../shared/routes.ts';
-import { BACKGROUND_FUNCTIONS } from '../../shared/background.ts';
+import { ROUTES, accessOf } from '../../shared/api/routes.ts';
+import { BACKGROUND_FUNCTIONS } from '../../shared/api/background.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { tempApp } from './support/temp-app.ts';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_AWS_ENV, freePort } from '../../infra/local/dynamodb.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer } from '../../infra/local/issuer.ts';
 import { keys } from '../../shared/data/keys.ts';
-import { registerApiClient } from '../../shared/data/registry.ts';
+import { registerApiClient } from '../../shared/data/api-clients.ts';
 import { startLocalTable, type LocalTable } from '../support/local-table.ts';
 
 const TABLE_NAME = 'timebill-registry-scopes';

@@ -12,7 +12,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { startLocalTable, type LocalTable } from '../support/local-table.ts';
-import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES } from '../../shared/api/routes.ts';
 import { captureLogs } from './support/logs.ts';
 import {
   AUTHORIZER_TARGET,

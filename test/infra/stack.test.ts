@@ -21,7 +21,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { TABLE_ACTIONS } from '../../infra/access.ts';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../../infra/bundling.ts';
 import { DEFAULT_STACK_NAME, OUTPUTS, RESOURCE_SERVER_IDENTIFIER, STAGE_NAME, usagePlanOutput } from '../../infra/names.ts';
-import { PLAN_NAMES } from '../../shared/limits.ts';
+import { PLAN_NAMES } from '../../shared/core/plan-limits.ts';
 import {
   ACCESS_LOG_FORMAT,
   FUNCTION_MEMORY_MB,
@@ -34,8 +34,8 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import type { BundleSize } from '../../scripts/bundle-sizes.ts';
-import { ROUTES, SCOPES, accessOf } from '../../shared/routes.ts';
-import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/background.ts';
+import { ROUTES, SCOPES, accessOf } from '../../shared/api/routes.ts';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/api/background.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../shared/http/gateway-responses.ts';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 // Every route but the public OpenAPI document needs a token.
-import { PROTECTED_ROUTES as ROUTES, SCOPES, type Route, type Scope } from '../../shared/routes.ts';
+import { PROTECTED_ROUTES as ROUTES, SCOPES, type Route, type Scope } from '../../shared/api/routes.ts';
 import { issuerFromKey, LOCAL_ISSUER } from '../../infra/local/issuer.ts';
 import { apiFor, call, createClient, expectError, token, workspace, type Api } from '../support/api.ts';
 

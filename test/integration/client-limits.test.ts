@@ -17,8 +17,8 @@ import { createLocalGateway, type GatewayOptions } from '../../infra/local/gatew
 import { LOCAL_AWS_ENV, freePort } from '../../infra/local/dynamodb.ts';
 import { LOCAL_ISSUER, loadOrCreateIssuer } from '../../infra/local/issuer.ts';
 import { JWKS_PATH, LOCAL_INVALID_TOKEN_API_KEY } from '../../infra/local/stack.ts';
-import { registerApiClient } from '../../shared/data/registry.ts';
-import { QUOTA_RETRY_AFTER_SECONDS } from '../../shared/limits.ts';
+import { registerApiClient } from '../../shared/data/api-clients.ts';
+import { QUOTA_RETRY_AFTER_SECONDS } from '../../shared/core/plan-limits.ts';
 import { expectError, token, type ApiResponse } from '../support/api.ts';
 import { valueWithLogs } from '../support/logs.ts';
 

@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import { keys } from '../../shared/data/keys.ts';
-import { RESOURCES } from '../../shared/resources/registry.ts';
+import { RESOURCES } from '../../shared/model/resources.ts';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import {
   apiFor,

@@ -19,7 +19,7 @@ import {
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { routeByOperation } from '../../shared/routes.ts';
+import { routeByOperation } from '../../shared/api/routes.ts';
 import { importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DEPENDENCY_ERRORS, transactionConflictCancellation, type DependencyErrorCase } from '../support/dependency-errors.ts';

@@ -1,5 +1,5 @@
 /**
- * The stream consumer's work (shared/events/consumer.ts) in process over DynamoDB Local, fed
+ * The stream consumer's work (shared/webhooks/consumer.ts) in process over DynamoDB Local, fed
  * stream records built from the items the API wrote: events in order with the request ids the
  * items carry, a delete's request id from its deletion record, no second event for a record
  * seen again, and one delivery message per enabled endpoint that wants the event.
@@ -9,22 +9,22 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
 import type { StreamChange } from '../../shared/events/build.ts';
-import type { DeliveryMessage } from '../../shared/events/queue.ts';
+import type { DeliveryMessage } from '../../shared/webhooks/queue.ts';
 import { requestIdOf } from '../support/assertions.ts';
 import { workspace } from '../support/api.ts';
 import { startReceiver, waitFor } from '../support/events.ts';
 import { streamRecord } from '../support/stream.ts';
 
-let consumer: typeof import('../../shared/events/consumer.ts');
-let queue: typeof import('../../shared/events/queue.ts');
+let consumer: typeof import('../../shared/webhooks/consumer.ts');
+let queue: typeof import('../../shared/webhooks/queue.ts');
 let dynamo: typeof import('../../shared/data/dynamo.ts');
 let keys: typeof import('../../shared/data/keys.ts').keys;
 const sent: DeliveryMessage[] = [];
 
 beforeAll(async () => {
   Object.assign(process.env, { ...LOCAL_AWS_ENV, TABLE_NAME: inject('tableName'), DYNAMODB_ENDPOINT: inject('dynamoEndpoint') });
-  consumer = await import('../../shared/events/consumer.ts');
-  queue = await import('../../shared/events/queue.ts');
+  consumer = await import('../../shared/webhooks/consumer.ts');
+  queue = await import('../../shared/webhooks/queue.ts');
   dynamo = await import('../../shared/data/dynamo.ts');
   ({ keys } = await import('../../shared/data/keys.ts'));
   queue.useDeliveryQueue({ send: async (messages) => void sent.push(...messages) });

@@ -16,7 +16,7 @@ import type { CallerContext } from '../../shared/domain/context.ts';
 import { useSharedTable } from '../support/in-process.ts';
 
 let store: typeof import('../../shared/events/store.ts');
-let feed: typeof import('../../shared/domain/events.ts');
+let feed: typeof import('../../shared/domain/event-feed.ts');
 let real: DynamoDBDocumentClient;
 let dynamoModule: typeof import('../../shared/data/dynamo.ts');
 let docMock: AwsStub<any, any, any> | undefined;
@@ -24,7 +24,7 @@ let docMock: AwsStub<any, any, any> | undefined;
 beforeAll(async () => {
   useSharedTable('isolation-cursor-key-0123456789abcdef');
   store = await import('../../shared/events/store.ts');
-  feed = await import('../../shared/domain/events.ts');
+  feed = await import('../../shared/domain/event-feed.ts');
   dynamoModule = await import('../../shared/data/dynamo.ts');
   real = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: process.env.AWS_REGION }));
 });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROTECTED_ROUTES, SCOPES, type ProtectedRoute } from '../../shared/routes.ts';
+import { PROTECTED_ROUTES, SCOPES, type ProtectedRoute } from '../../shared/api/routes.ts';
 import { importHandler, lambdaContext, proxyEvent, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 
 const handlers = new Map<string, ProxyHandler>();

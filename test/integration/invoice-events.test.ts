@@ -8,7 +8,7 @@
  * entry and no invoice event of its own.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routeByOperation, type Operation } from '../../shared/routes.ts';
+import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
 import { createClient, createProject, logTime, workspace, type Api } from '../support/api.ts';
 import { allEvents, waitFor } from '../support/events.ts';
 import { handlerCalls, importHandler, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';

@@ -19,7 +19,7 @@ import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-s
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { routeByOperation, type Operation } from '../../shared/routes.ts';
+import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
 import { handlerCalls, importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
 import { valueWithLogs } from '../support/logs.ts';

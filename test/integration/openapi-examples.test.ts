@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { EXAMPLES_FILE } from '../../scripts/openapi-document.ts';
-import { ROUTES, type Operation } from '../../shared/routes.ts';
-import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { ROUTES, type Operation } from '../../shared/api/routes.ts';
+import { EVENT_TYPES } from '../../shared/model/event-types.ts';
 import { call, workspace } from '../support/api.ts';
 import { eventsOfEach } from '../support/events.ts';
 

@@ -13,13 +13,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
 import { SDK_TYPES_PATH, writeSdkTypes } from '../../sdk/scripts/types.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/api/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
 import { servedFrom } from '../../functions/openapi.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
 import { TSC } from '../support/typecheck.ts';
 import { eventsOfEach, eventsWhen } from '../support/events.ts';
-import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { EVENT_TYPES } from '../../shared/model/event-types.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const committed = readFileSync(join(repoRoot, 'docs/openapi.json'), 'utf8');

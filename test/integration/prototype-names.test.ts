@@ -4,8 +4,8 @@
  * unknown query parameter is a 400 naming it; a header nobody reads changes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { ROUTES, type Route } from '../../shared/routes.ts';
-import { RESOURCES } from '../../shared/resources/registry.ts';
+import { ROUTES, type Route } from '../../shared/api/routes.ts';
+import { RESOURCES } from '../../shared/model/resources.ts';
 import { call, expectError, workspace, type Api } from '../support/api.ts';
 import { FIXTURES, unknownId } from '../support/fixtures.ts';
 

@@ -6,8 +6,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, isRegistryRoute } from '../../shared/routes.ts';
-import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/resources/registry.ts';
+import { ROUTES, isRegistryRoute } from '../../shared/api/routes.ts';
+import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/model/resources.ts';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import { expectError, workspace, type ApiResponse } from '../support/api.ts';
 import { FIXTURES, createOne, readBack, readyFor, unknownId } from '../support/fixtures.ts';

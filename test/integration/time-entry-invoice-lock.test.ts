@@ -4,7 +4,7 @@
  * 409 time_entry_invoiced that changes nothing), its release, the lock's and release's events,
  * `GET /time_entries?invoice_id=` and `GET /time_summaries?invoiced=` against a brute-force
  * reference. Entries are locked and released as an invoice's batches do it: the parts of
- * shared/invoices/lock.ts in one transaction (test/support/invoice-lock.ts).
+ * shared/domain/invoices/lock.ts in one transaction (test/support/invoice-lock.ts).
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';

@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { routeByOperation, type Operation } from '../../shared/routes.ts';
+import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
 import { handlerCalls, importHandler, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
 import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
 import { valueWithLogs } from '../support/logs.ts';

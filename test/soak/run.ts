@@ -21,7 +21,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_AWS_ENV, freePort } from '../../infra/local/dynamodb.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
-import { SCOPES } from '../../shared/routes.ts';
+import { SCOPES } from '../../shared/api/routes.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { quantile } from '../bench/lib/stats.ts';
 import { renderSoakSection, soakVerdict, withSoakSection, type SoakResult } from './report.ts';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { inject } from 'vitest';
-import { SCOPES } from '../../shared/routes.ts';
+import { SCOPES } from '../../shared/api/routes.ts';
 import { assertDeclaredStatus } from './declared-statuses.ts';
 
 export const baseUrl = () => inject('baseUrl');

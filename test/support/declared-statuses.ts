@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/api/routes.ts';
 import { matchPath } from '../../infra/local/gateway.ts';
 
 type Operations = Record<string, Record<string, { responses: Record<string, unknown> }>>;

@@ -3,7 +3,7 @@
  * first) and a valid change. The registry-driven suites (request-frame.test.ts) run every
  * resource through them; a resource added to the registry without a fixture fails them.
  */
-import { RESOURCES, type ResourceKind } from '../../shared/resources/registry.ts';
+import { RESOURCES, type ResourceKind } from '../../shared/model/resources.ts';
 import { createClient, createProject, type Api } from './api.ts';
 
 export interface Fixture {

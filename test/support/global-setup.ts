@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/dynamodb.ts';
 import type { LocalStack } from '../../infra/local/stack.ts';
-import { redirectLogs } from '../../shared/log.ts';
+import { redirectLogs } from '../../shared/core/log.ts';
 import { WEBHOOK_RETRY_BASE_MS } from './events.ts';
 import { stackLogFiles, unassertedWarnings } from './stack-log.ts';
 import { shareAcrossProjects, sharedDynamoDbLocal } from './shared-setup.ts';

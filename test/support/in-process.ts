@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { expect, inject } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
-import { SCOPES, type Operation } from '../../shared/routes.ts';
+import { SCOPES, type Operation } from '../../shared/api/routes.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
 

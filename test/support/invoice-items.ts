@@ -2,7 +2,7 @@
  * An invoice's items as shared/domain/invoices/ writes them (decision 0023), version by version,
  * for the event tests: stream images without a stack.
  */
-import { addToLines, invoiceAmounts } from '../../shared/invoices/amounts.ts';
+import { addToLines, invoiceAmounts } from '../../shared/domain/invoices/amounts.ts';
 
 export type Item = Record<string, unknown> & { data: Record<string, unknown>; version: number };
 /** The item without its unfinished work: the write that finishes it removes `work`. */

@@ -1,13 +1,13 @@
 /**
  * Locks and releases time entries as an invoice's create, void and delete do: the parts of
- * shared/invoices/lock.ts in one `transact` call, run in the test process over the shared stack's
+ * shared/domain/invoices/lock.ts in one `transact` call, run in the test process over the shared stack's
  * table (no invoice item: these tests are of the entries' side). Call `useSharedTable` first.
  */
 import { randomUUID } from 'node:crypto';
-import { newId } from '../../shared/ids.ts';
+import { newId } from '../../shared/core/ids.ts';
 
 const modules = async () => ({
-  lock: await import('../../shared/invoices/lock.ts'),
+  lock: await import('../../shared/domain/invoices/lock.ts'),
   writes: await import('../../shared/data/writes.ts'),
   keys: (await import('../../shared/data/keys.ts')).keys,
   totals: await import('../../shared/totals/totals.ts'),

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SCOPES } from '../../shared/routes.ts';
+import { SCOPES } from '../../shared/api/routes.ts';
 
 export const DOCUMENT = resolve(import.meta.dirname, '../../docs/openapi.json');
 

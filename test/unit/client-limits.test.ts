@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientLimiter, clientLimitsFromEnv, stageLimitsFromEnv } from '../../infra/local/client-limits.ts';
-import { INVALID_TOKEN_PLAN, USAGE_PLANS } from '../../shared/limits.ts';
+import { INVALID_TOKEN_PLAN, USAGE_PLANS } from '../../shared/core/plan-limits.ts';
 
 const INVALID = 'invalid-token-key-0123456789';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../shared/core/errors.ts';
 import { ifMatchOf, MAX_IF_MATCH_TAGS } from '../../shared/http/conditional.ts';
 
 describe('If-Match (RFC 9110 strong comparison)', () => {

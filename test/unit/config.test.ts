@@ -1,5 +1,5 @@
 /**
- * The functions' configuration (shared/config.ts `config`), checked by hand at first use: what it
+ * The functions' configuration (shared/core/config.ts `config`), checked by hand at first use: what it
  * refuses, and what it defaults.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,7 +13,7 @@ async function configWith(env: Partial<Record<keyof typeof SAVED, string>>) {
     if (env[name] === undefined) delete process.env[name];
     else process.env[name] = env[name];
   }
-  return (await import('../../shared/config.ts')).config;
+  return (await import('../../shared/core/config.ts')).config;
 }
 
 afterEach(() => {

@@ -1,5 +1,5 @@
 /**
- * The cursor signing key read at run time (shared/config.ts): in AWS through the Parameters and
+ * The cursor signing key read at run time (shared/core/config.ts): in AWS through the Parameters and
  * Secrets extension's local HTTP server (played here by a server of the test), locally from the
  * environment. No AWS service is mocked: the extension is an HTTP server on localhost.
  */
@@ -37,7 +37,7 @@ async function inAws() {
     PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((server.address() as AddressInfo).port),
     AWS_SESSION_TOKEN: 'session-token',
   });
-  return import('../../shared/config.ts');
+  return import('../../shared/core/config.ts');
 }
 
 beforeEach(() => {
@@ -87,14 +87,14 @@ describe('cursor signing key', () => {
     vi.resetModules();
     delete process.env.CURSOR_SIGNING_KEY_SECRET;
     process.env.CURSOR_SIGNING_KEY = 'x'.repeat(31);
-    await expect((await import('../../shared/config.ts')).cursorSigningKey()).rejects.toThrow(/at least 32 characters/);
+    await expect((await import('../../shared/core/config.ts')).cursorSigningKey()).rejects.toThrow(/at least 32 characters/);
   });
 
   it('is read from CURSOR_SIGNING_KEY where no secret is named (the local stack), never from the extension', async () => {
     vi.resetModules();
     delete process.env.CURSOR_SIGNING_KEY_SECRET;
     process.env.CURSOR_SIGNING_KEY = KEY;
-    expect(await (await import('../../shared/config.ts')).cursorSigningKey()).toBe(KEY);
+    expect(await (await import('../../shared/core/config.ts')).cursorSigningKey()).toBe(KEY);
     expect(requests).toHaveLength(0);
   });
 

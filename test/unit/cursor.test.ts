@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../../shared/cursor.ts';
-import { ApiError } from '../../shared/errors.ts';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../../shared/data/cursor.ts';
+import { ApiError } from '../../shared/core/errors.ts';
 
 const key = 'k'.repeat(32);
 const binding: CursorBinding = { list: 'clients', workspaceId: 'acme', filters: { status: 'LEAD', search: undefined } };

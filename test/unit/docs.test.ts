@@ -10,12 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { renderDeployCosts, renderMarkdown, standings } from '../bench/report.ts';
 import type { BenchResults, Target } from '../bench/results.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
-import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { EVENT_TYPES } from '../../shared/model/event-types.ts';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/domain/webhook-endpoints.ts';
 import { TABLE } from '../../shared/data/table.ts';
-import { project } from '../../shared/resources/registry.ts';
-import { LIMITS } from '../../shared/schemas/fields.ts';
-import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/limits.ts';
+import { project } from '../../shared/model/resources.ts';
+import { LIMITS } from '../../shared/model/fields.ts';
+import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/core/plan-limits.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { WAF_RATE_LIMIT_PER_IP } from '../../infra/limits.ts';
 
@@ -65,7 +65,7 @@ describe('limits in the docs', () => {
     return line!.split('|').slice(2, -1).map((cell) => cell.trim());
   };
 
-  it('api.md and the README state each plan as shared/limits.ts holds it', () => {
+  it('api.md and the README state each plan as shared/core/plan-limits.ts holds it', () => {
     const readme = doc('README.md');
     for (const plan of PLAN_NAMES) {
       const { rateLimit, burstLimit, monthlyQuota } = USAGE_PLANS[plan];
@@ -78,7 +78,7 @@ describe('limits in the docs', () => {
     expect(row('the client\'s monthly quota').at(-1)).toBe(`\`${QUOTA_RETRY_AFTER_SECONDS}\``);
   });
 
-  it('api.md\'s field limits are those of shared/schemas/fields.ts', () => {
+  it('api.md\'s field limits are those of shared/model/fields.ts', () => {
     expect(row('`company_name`, `name`')[0]).toBe(`1–${LIMITS.nameLength} characters, at least one visible`);
     expect(row('`company_email`')[0]).toContain(`at most ${LIMITS.emailLength} characters`);
     expect(row('`company_address`')[0]).toContain(`1–${LIMITS.addressLength.toLocaleString('en-US')} characters`);
@@ -97,7 +97,7 @@ describe('limits in the docs', () => {
     expect(api).toContain(`the year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}`);
   });
 
-  it('api.md\'s invoice limits are those of shared/schemas/invoices.ts and shared/domain/invoices/', () => {
+  it('api.md\'s invoice limits are those of shared/model/invoice-fields.ts and shared/domain/invoices/', () => {
     const invoices = api.slice(api.indexOf('## Invoices'), api.indexOf('## Limits'));
     const grouped = (n: number) => n.toLocaleString('en-US');
     expect(invoices).toContain(`more than ${grouped(LIMITS.invoiceEntries)} entries or ${LIMITS.invoiceLines} lines, 400 \`param: "to"\``);

@@ -12,8 +12,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 Object.assign(process.env, { TABLE_NAME: 'timebill-unit', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'unit', AWS_SECRET_ACCESS_KEY: 'unit' });
 const { create, remove, update, retrieve } = await import('../../shared/domain/entity.ts');
 const { updateProject } = await import('../../shared/domain/projects.ts');
-const { client, project, timeEntry } = await import('../../shared/resources/registry.ts');
-const { ApiError } = await import('../../shared/errors.ts');
+const { client, project, timeEntry } = await import('../../shared/model/resources.ts');
+const { ApiError } = await import('../../shared/core/errors.ts');
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const ctx = { workspaceId: 'ws', apiClientId: 'c', scopes: [], requestId: 'r' };
@@ -85,7 +85,7 @@ describe('delete', () => {
     expect((await refusal(remove(ctx, project, PROJECT_ID, [3]))).status).toBe(412);
   });
 
-  /** The deletion record a delete of an event-making resource writes in its own transaction (shared/events/deletions.ts). */
+  /** The deletion record a delete of an event-making resource writes in its own transaction (shared/data/deletion-records.ts). */
   const expectDeletionRecord = (put: { Item?: Record<string, unknown>; ConditionExpression?: string } | undefined, type: string, id: string) => {
     expect(put!.Item).toMatchObject({ PK: 'WS#ws#DELETION', SK: `${type}#${id}`, request_id: 'r' });
     const deletedAt = Date.parse(String(put!.Item!.deleted_at));

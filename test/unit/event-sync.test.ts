@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { changePlace, decodeVec, encodeVec, typeSlot } from '../../shared/events/store.ts';
 import { GAP_BOUND_MS, follows, walk, type Chain } from '../../shared/events/sync.ts';
-import { orderOfId, sortableId } from '../../shared/ids.ts';
-import { EVENT_TYPES } from '../../shared/events/types.ts';
+import { orderOfId, sortableId } from '../../shared/core/ids.ts';
+import { EVENT_TYPES } from '../../shared/model/event-types.ts';
 
 const now = new Date('2026-11-26T12:00:00Z');
 const fresh = now.getTime() - 1000;

@@ -1,12 +1,12 @@
 /** The field schemas: each rule, and each message naming its field. */
-import { documentedJsonSchema } from '../../shared/schemas/documented.ts';
+import { documentedJsonSchema } from '../../shared/model/documented.ts';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { canonicalUrl, emailPattern, email, enumOf, instantOf, money, percent, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../../shared/schemas/fields.ts';
+import { canonicalUrl, emailPattern, email, enumOf, instantOf, money, percent, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../../shared/model/fields.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { toFieldErrors, parseOrThrow } from '../../shared/schemas/parse.ts';
-import { ApiError } from '../../shared/errors.ts';
+import { toFieldErrors, parseOrThrow } from '../../shared/model/parse.ts';
+import { ApiError } from '../../shared/core/errors.ts';
 
 const messageOf = (schema: v.GenericSchema, input: unknown) => {
   const out = v.safeParse(schema, input);

@@ -2,9 +2,9 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineHandler, ok } from '../../shared/http/handler.ts';
 import { defineListHandler } from '../../shared/http/list-handler.ts';
-import { withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
-import { client } from '../../shared/resources/registry.ts';
-import { SCHEMAS } from '../../shared/resources/schemas.ts';
+import { withCreate, withListQuery, withUpdate } from '../../shared/model/define.ts';
+import { client } from '../../shared/model/resources.ts';
+import { SCHEMAS } from '../../shared/model/schemas.ts';
 
 const handler = defineHandler('retrieveClient', 'retrieve', client, async () => ok({ fine: true }));
 

@@ -1,13 +1,13 @@
 /**
- * An invoice's lines and amounts (shared/invoices/amounts.ts) against a reference computed here
+ * An invoice's lines and amounts (shared/domain/invoices/amounts.ts) against a reference computed here
  * with integer arithmetic of its own: decimals read digit by digit, values as BigInt, one rounding.
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFromLines, type InvoiceLine, type InvoiceableEntry } from '../../shared/invoices/amounts.ts';
-import { percent } from '../../shared/schemas/fields.ts';
+import { addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFromLines, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
+import { percent } from '../../shared/model/fields.ts';
 
-// ---- The reference: nothing from the module under test, nor from shared/money.ts. ----
+// ---- The reference: nothing from the module under test, nor from shared/core/money.ts. ----
 const DIGITS: Record<string, number> = { USD: 2, EUR: 2, JPY: 0, KWD: 3 };
 /** A decimal's digits as an integer of 10^-places units: "12.5" at 4 places is 125000. */
 function units(value: number, places: number): bigint {

@@ -8,14 +8,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { draftOf } from '../../shared/events/build.ts';
 import { changePlace } from '../../shared/events/store.ts';
 import { objectOfType, readScopeOf } from '../../shared/events/visibility.ts';
-import { addToLines, invoiceAmounts } from '../../shared/invoices/amounts.ts';
+import { addToLines, invoiceAmounts } from '../../shared/domain/invoices/amounts.ts';
 import { streamRecord } from '../support/stream.ts';
 
 // Until the registry declares `invoice` (issue 32's resource), a stand-in with the contract's
 // fields, and `invoice` among the objects that make events; once it does, the real ones are used.
-vi.mock('../../shared/resources/registry.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../shared/resources/registry.ts')>();
-  const { declareResource } = await import('../../shared/resources/declare.ts');
+vi.mock('../../shared/model/resources.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../shared/model/resources.ts')>();
+  const { declareResource } = await import('../../shared/model/declare.ts');
   const declared = real.RESOURCES as Record<string, unknown>;
   const invoice = declared.invoice ?? declareResource({
     kind: 'invoice',
@@ -33,8 +33,8 @@ vi.mock('../../shared/resources/registry.ts', async (importOriginal) => {
   };
   return { ...real, RESOURCES, resourceOf };
 });
-vi.mock('../../shared/events/types.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../shared/events/types.ts')>();
+vi.mock('../../shared/model/event-types.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../shared/model/event-types.ts')>();
   const objects: readonly string[] = real.EVENT_OBJECTS;
   return { ...real, EVENT_OBJECTS: objects.includes('invoice') ? objects : [...objects, 'invoice'] };
 });

@@ -1,5 +1,5 @@
 /**
- * The time-entry side of invoices (shared/invoices/lock.ts, decision 0023): the shapes of the lock,
+ * The time-entry side of invoices (shared/domain/invoices/lock.ts, decision 0023): the shapes of the lock,
  * release and invoiced-totals parts; and the lock's rule in a PATCH and a DELETE when the lock
  * lands between their read and their write (a mocked client: DynamoDB Local cannot be made to
  * land it there on demand). Over HTTP: test/integration/time-entry-invoice-lock.test.ts.
@@ -10,10 +10,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 Object.assign(process.env, { TABLE_NAME: 'timebill-unit', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'unit', AWS_SECRET_ACCESS_KEY: 'unit' });
-const { lockEntryPart, releaseEntryPart, invoicedTotalsParts, INVOICED_LEVELS } = await import('../../shared/invoices/lock.ts');
+const { lockEntryPart, releaseEntryPart, invoicedTotalsParts, INVOICED_LEVELS } = await import('../../shared/domain/invoices/lock.ts');
 const { deleteTimeEntry, updateTimeEntry } = await import('../../shared/domain/time-entries.ts');
 const { countersOf, totalsParts } = await import('../../shared/totals/totals.ts');
-const { ApiError } = await import('../../shared/errors.ts');
+const { ApiError } = await import('../../shared/core/errors.ts');
 
 const INVOICE = 'inv_01M80V5Z1BGJ4D4KG6XRMJFSS9';
 const ENTRY_ID = 'te_01M80V5Z1BGJ4D4KG6XRMJFSS7';

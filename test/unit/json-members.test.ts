@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repeatedMember } from '../../shared/schemas/json-members.ts';
+import { repeatedMember } from '../../shared/model/json-members.ts';
 
 describe('a JSON member given twice (issue 19)', () => {
   it.each([

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CHANGE_TYPE, eventListSource, keys, listSource, positionOf, spanSource, startKeyFor, type Keyed } from '../../shared/data/keys.ts';
 import { pageQueryParams, spanQueryParams } from '../../shared/data/list.ts';
 import { TABLE } from '../../shared/data/table.ts';
-import { isWellFormedId, newId, orderOfId, sortableId } from '../../shared/ids.ts';
-import { RESOURCE_LIST, client, project, timeEntry } from '../../shared/resources/registry.ts';
+import { isWellFormedId, newId, orderOfId, sortableId } from '../../shared/core/ids.ts';
+import { RESOURCE_LIST, client, project, timeEntry } from '../../shared/model/resources.ts';
 
 // The span read's query names the table (shared/data/list.ts spanQueryParams).
 process.env.TABLE_NAME ??= 'unit-test-table';

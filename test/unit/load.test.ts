@@ -5,16 +5,16 @@
 import { expect, it } from 'vitest';
 
 it('loads the registry, the response schemas and the operations', async () => {
-  const { RESOURCE_LIST } = await import('../../shared/resources/registry.ts');
-  const { responseSchemas } = await import('../../shared/schemas/objects.ts');
-  const { contractOf } = await import('../../shared/operations.ts');
-  const { SCHEMAS } = await import('../../shared/resources/schemas.ts');
-  const { ROUTES } = await import('../../shared/routes.ts');
+  const { RESOURCE_LIST } = await import('../../shared/model/resources.ts');
+  const { responseSchemas } = await import('../../shared/api/object-schemas.ts');
+  const { contractOf } = await import('../../shared/api/operations.ts');
+  const { SCHEMAS } = await import('../../shared/model/schemas.ts');
+  const { ROUTES } = await import('../../shared/api/routes.ts');
   expect(RESOURCE_LIST.length).toBe(5);
   // Each resource's object and list, the event's, DeleteResult and Error.
   expect(Object.keys(responseSchemas()).length).toBe(5 * 2 + 2 + 2 + 2);
-  const { eventFeedSchemas } = await import('../../shared/schemas/events.ts');
-  const { timeSummarySchemas } = await import('../../shared/schemas/time-summaries.ts');
+  const { eventFeedSchemas } = await import('../../shared/api/event-schemas.ts');
+  const { timeSummarySchemas } = await import('../../shared/api/time-summary-schemas.ts');
   for (const route of ROUTES) {
     const schemas = route.resource === null ? undefined : route.resource === 'event' ? eventFeedSchemas : route.resource === 'time_summary' ? timeSummarySchemas : SCHEMAS[route.resource];
     expect(route.resource === null || contractOf(route, schemas) !== undefined).toBe(true);

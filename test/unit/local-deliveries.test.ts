@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.ts';
 import { retryBaseMsFromEnv, startLocalDeliveries } from '../../infra/local/deliveries.ts';
-import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, nextDelayMs, retrySchedule } from '../../shared/events/retry.ts';
-import type { Next } from '../../shared/events/attempt.ts';
+import { AWS_RETRY_BASE_MS, RETRY_CAP_MS, nextDelayMs, retrySchedule } from '../../shared/core/retry-schedule.ts';
+import type { Next } from '../../shared/webhooks/attempt.ts';
 
 const message = { workspace_id: 'w', endpoint_id: 'we_1', event_id: 'evt_1' };
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

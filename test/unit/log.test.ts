@@ -1,11 +1,11 @@
 /**
- * shared/log.ts: one JSON line per record, warnings and errors on stderr, records below
+ * shared/core/log.ts: one JSON line per record, warnings and errors on stderr, records below
  * AWS_LAMBDA_LOG_LEVEL dropped (vitest.config.ts sets WARN), and redirectLogs for a host that runs
  * the handlers in its own process (the tests' shared local stack).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as logger from '../../shared/log.ts';
-import { redirectLogs } from '../../shared/log.ts';
+import * as logger from '../../shared/core/log.ts';
+import { redirectLogs } from '../../shared/core/log.ts';
 
 afterEach(() => {
   redirectLogs(undefined);

@@ -1,8 +1,8 @@
-/** Money and local calendars without binary floats or guesses (shared/money.ts, shared/totals/calendar.ts). */
+/** Money and local calendars without binary floats or guesses (shared/core/money.ts, shared/core/calendar.ts). */
 import { describe, expect, it } from 'vitest';
-import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/money.ts';
-import { dateOfDayNumber, dayNumberOf, isTimeZone, periodsOf, startOfDay } from '../../shared/totals/calendar.ts';
-import { isKnownCurrency } from '../../shared/schemas/fields.ts';
+import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
+import { dateOfDayNumber, dayNumberOf, isTimeZone, periodsOf, startOfDay } from '../../shared/core/calendar.ts';
+import { isKnownCurrency } from '../../shared/model/fields.ts';
 
 describe('money', () => {
   it('reads a rate from its decimal spelling, never multiplying a double', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { apiStageArn, invalidTokenPolicy, policyFor } from '../../shared/auth/policy.ts';
 import { grantedScopes } from '../../shared/auth/scopes.ts';
 import { isAllowed, matchPath } from '../../infra/local/gateway.ts';
-import { PROTECTED_ROUTES, ROUTES, accessOf } from '../../shared/routes.ts';
+import { PROTECTED_ROUTES, ROUTES, accessOf } from '../../shared/api/routes.ts';
 
 const base = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod';
 const arnOf = (method: string, path: string) => `${base}/${method}${path}`;

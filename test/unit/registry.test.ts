@@ -2,15 +2,15 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
-import { declareResource, pluralOf } from '../../shared/resources/declare.ts';
-import { dataOf, objectOf } from '../../shared/resources/objects.ts';
-import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/resources/define.ts';
-import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, clientIdentity, counterOf, invoiceSchemas, projectIdentity, referrersOf, resourceOf, timeEntryKeyed } from '../../shared/resources/registry.ts';
-import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/resources/schemas.ts';
-import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/routes.ts';
-import { contractOf } from '../../shared/operations.ts';
-import { DeleteResult, responseSchemas, schemaName } from '../../shared/schemas/objects.ts';
-import { text } from '../../shared/schemas/fields.ts';
+import { declareResource, pluralOf } from '../../shared/model/declare.ts';
+import { dataOf, objectOf } from '../../shared/model/objects.ts';
+import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/model/define.ts';
+import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, clientIdentity, counterOf, invoiceSchemas, projectIdentity, referrersOf, resourceOf, timeEntryKeyed } from '../../shared/model/resources.ts';
+import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/model/schemas.ts';
+import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/api/routes.ts';
+import { contractOf } from '../../shared/api/operations.ts';
+import { DeleteResult, responseSchemas, schemaName } from '../../shared/api/object-schemas.ts';
+import { text } from '../../shared/model/fields.ts';
 
 // The resources with their schemas (each is its declaration plus what derives from its fields).
 const { client, project, time_entry: timeEntry } = SCHEMAS;
@@ -88,7 +88,7 @@ describe('declarations', () => {
   });
 
   it('name each field in its own messages', () => {
-    // An invoice's bodies are its own (schemas/invoices.ts): a create names the range, a PATCH the draft's terms.
+    // An invoice's bodies are its own (model/invoice-fields.ts): a create names the range, a PATCH the draft's terms.
     const takes = (schema: v.GenericSchema, field: string) => field in (schema as v.ObjectSchema<v.ObjectEntries, undefined>).entries;
     expect(Object.keys((invoiceSchemas.update as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual(['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate']);
     expect(Object.keys((invoiceSchemas.create as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual([
@@ -380,7 +380,7 @@ describe('contracts', () => {
     // Every delete takes an Idempotency-Key: 409 while it is in use, 422 when it was used for another request.
     expect(contractOf(routeByOperation('deleteTimeEntry'), RESOURCES.time_entry)).toMatchObject({ idempotent: true, errors: expect.arrayContaining([409, 422]) });
     expect(() => contractOf(routeByOperation('retrieveClient'), RESOURCES.project)).toThrow('retrieveClient is an operation of client, not of project');
-    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's create schema (shared/resources/define.ts)");
+    expect(() => contractOf(routeByOperation('createClient'), RESOURCES.client)).toThrow("createClient parses fields: give it the resource's create schema (shared/model/define.ts)");
     // A function passes its own action's schema alone; another action's is refused.
     const clientCreate = withCreate(clientFields);
     expect(contractOf(routeByOperation('createClient'), clientCreate)?.body).toBe(clientCreate.create);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/errors.ts';
-import { parseOrThrow } from '../../shared/schemas/parse.ts';
-import { LIMITS, codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/schemas/fields.ts';
-import { clientSchemas as client, projectSchemas as project, webhookEndpointSchemas as webhookEndpoint } from '../../shared/resources/registry.ts';
-import { EVENT_TYPES } from '../../shared/events/types.ts';
-import { ListEventsQuery } from '../../shared/schemas/events.ts';
+import { ApiError } from '../../shared/core/errors.ts';
+import { parseOrThrow } from '../../shared/model/parse.ts';
+import { LIMITS, codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/model/fields.ts';
+import { clientSchemas as client, projectSchemas as project, webhookEndpointSchemas as webhookEndpoint } from '../../shared/model/resources.ts';
+import { EVENT_TYPES } from '../../shared/model/event-types.ts';
+import { ListEventsQuery } from '../../shared/api/event-schemas.ts';
 
 const CreateClientBody = client.create;
 const UpdateClientBody = client.update;

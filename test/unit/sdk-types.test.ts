@@ -12,7 +12,7 @@ import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
 import { Timebill } from '../../sdk/src/index.ts';
-import { API_PREFIX, ROUTES } from '../../shared/routes.ts';
+import { API_PREFIX, ROUTES } from '../../shared/api/routes.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const readJson = (path: string) => JSON.parse(readFileSync(resolve(root, path), 'utf8'));
@@ -49,7 +49,7 @@ function recordingSdk() {
 }
 
 describe('the SDK\'s methods', () => {
-  it('are read from every operation of docs/openapi.json, which holds every route of shared/routes.ts', () => {
+  it('are read from every operation of docs/openapi.json, which holds every route of shared/api/routes.ts', () => {
     expect(operations.map((o) => o.id).sort()).toEqual(ROUTES.map((r) => r.operation).sort());
   });
 

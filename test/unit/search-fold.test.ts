@@ -1,11 +1,11 @@
 /**
- * Search's fold (shared/domain/paging.ts) against Unicode's full case folding (CaseFolding.txt,
+ * Search's fold (shared/data/paging.ts) against Unicode's full case folding (CaseFolding.txt,
  * statuses C and F, in test/support/case-folding.json): two texts fold alike exactly when
  * Unicode folds them alike, after NFKC.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { foldForSearch, legacyFoldForSearch } from '../../shared/domain/paging.ts';
+import { foldForSearch, legacyFoldForSearch } from '../../shared/data/paging.ts';
 
 const { mappings } = JSON.parse(readFileSync(new URL('../support/case-folding.json', import.meta.url), 'utf8')) as { mappings: Record<string, string> };
 const hex = (c: string) => c.codePointAt(0)!.toString(16).toUpperCase();

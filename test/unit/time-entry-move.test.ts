@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 Object.assign(process.env, { TABLE_NAME: 'timebill-unit', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'unit', AWS_SECRET_ACCESS_KEY: 'unit' });
 const { updateTimeEntry } = await import('../../shared/domain/time-entries.ts');
-const { ApiError } = await import('../../shared/errors.ts');
+const { ApiError } = await import('../../shared/core/errors.ts');
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const ctx = { workspaceId: 'ws', apiClientId: 'c', scopes: [], requestId: 'req-move' };

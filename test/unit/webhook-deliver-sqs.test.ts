@@ -23,11 +23,11 @@ Object.assign(process.env, {
   WEBHOOK_ALLOW_LOOPBACK: 'true',
 });
 const { handler } = await import('../../functions/events/deliver.ts');
-const { AWS_RETRY_SCHEDULE, JITTER, baseDelayMs } = await import('../../shared/events/retry.ts');
+const { AWS_RETRY_SCHEDULE, JITTER, baseDelayMs } = await import('../../shared/core/retry-schedule.ts');
 const { eventItem } = await import('../../shared/events/store.ts');
-const { newSecret } = await import('../../shared/events/signature.ts');
+const { newSecret } = await import('../../shared/core/webhook-signature.ts');
 const { keys } = await import('../../shared/data/keys.ts');
-const { webhookEndpoint } = await import('../../shared/resources/registry.ts');
+const { webhookEndpoint } = await import('../../shared/model/resources.ts');
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);

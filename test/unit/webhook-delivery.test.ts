@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver, RESPONSE_READ_CAP_BYTES } from '../../shared/events/delivery.ts';
+import { deliver, RESPONSE_READ_CAP_BYTES } from '../../shared/webhooks/delivery.ts';
 import { Webhook } from 'standardwebhooks';
-import { newSecret } from '../../shared/events/signature.ts';
+import { newSecret } from '../../shared/core/webhook-signature.ts';
 
 /** A receiver whose behaviour each test picks by path. */
 let server: Server;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AWS_RETRY_SCHEDULE, JITTER, RETRY_CAP_MS, RETRY_SPAN_MS, baseDelayMs, nextDelayMs, retrySchedule } from '../../shared/events/retry.ts';
+import { AWS_RETRY_SCHEDULE, JITTER, RETRY_CAP_MS, RETRY_SPAN_MS, baseDelayMs, nextDelayMs, retrySchedule } from '../../shared/core/retry-schedule.ts';
 
 const totalWait = (schedule: ReturnType<typeof retrySchedule>, random: () => number) => {
   let total = 0;

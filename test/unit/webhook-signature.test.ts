@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newSecret, signatureHeaders } from '../../shared/events/signature.ts';
+import { newSecret, signatureHeaders } from '../../shared/core/webhook-signature.ts';
 
 /** Signatures per Standard Webhooks, checked with that project's own library (`standardwebhooks`). */
 describe('webhook signatures', () => {

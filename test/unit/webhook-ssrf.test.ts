@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUrlSyntax, checkWebhookUrl, ipv6Groups, isForbiddenAddress, type Resolver } from '../../shared/events/ssrf.ts';
+import { checkUrlSyntax, checkWebhookUrl, ipv6Groups, isForbiddenAddress, type Resolver } from '../../shared/core/ssrf.ts';
 
 const aws = { allowLoopback: false };
 const local = { allowLoopback: true };

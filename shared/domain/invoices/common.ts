@@ -6,15 +6,15 @@
  * bundle holds its own operation's code and this.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
+import { serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from '../../invoices/amounts.ts';
-import { invoicedTotalsParts } from '../../invoices/lock.ts';
-import { objectOf, type Invoice } from '../../resources/objects.ts';
-import { clientIdentity, counterOf, invoiceStored as invoice, timeEntryKeyed } from '../../resources/registry.ts';
+import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
+import { invoicedTotalsParts } from './lock.ts';
+import { objectOf, type Invoice } from '../../model/objects.ts';
+import { clientIdentity, counterOf, invoiceStored as invoice, timeEntryKeyed } from '../../model/resources.ts';
 import { keyInUse } from '../../http/idempotency.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
 import type { CallerContext, Versioned } from '../context.ts';

@@ -4,18 +4,18 @@
  * record, on the version read. A void's step is here too; its release is in release.ts.
  */
 import type { InferOutput } from 'valibot';
-import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../errors.ts';
-import { isWellFormedId } from '../../ids.ts';
+import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
+import { isWellFormedId } from '../../core/ids.ts';
 import { tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { getItem, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts, type InvoiceLine } from '../../invoices/amounts.ts';
-import type { Invoice } from '../../resources/objects.ts';
-import { invoice, type invoiceSchemas } from '../../resources/registry.ts';
-import { LIMITS } from '../../schemas/fields.ts';
-import type { InvoiceStatus } from '../../schemas/invoices.ts';
-import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../totals/calendar.ts';
+import { invoiceAmounts, type InvoiceLine } from './amounts.ts';
+import type { Invoice } from '../../model/objects.ts';
+import { invoice, type invoiceSchemas } from '../../model/resources.ts';
+import { LIMITS } from '../../model/fields.ts';
+import type { InvoiceStatus } from '../../model/invoice-fields.ts';
+import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Versioned } from '../context.ts';
 import { readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, answerUnchanged } from '../entity.ts';
 import { dataOfItem, invoiceUpdate, ITEM, versioned, WORK, workOf, type Work } from './common.ts';

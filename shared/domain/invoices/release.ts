@@ -3,16 +3,16 @@
  * DELETE free its time entries batch by batch, each batch one transaction holding the invoice
  * (on condition that this request holds the work) and the entries it releases.
  */
-import { ApiError, ERROR_TYPES, notFound } from '../../errors.ts';
-import { isWellFormedId } from '../../ids.ts';
+import { ApiError, ERROR_TYPES, notFound } from '../../core/errors.ts';
+import { isWellFormedId } from '../../core/ids.ts';
 import { DATA_ATTRIBUTE } from '../../data/table.ts';
 import { matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
-import { deletionRecordPut } from '../../events/deletions.ts';
-import { removeFromLines, type InvoiceLine } from '../../invoices/amounts.ts';
-import { releaseEntryPart } from '../../invoices/lock.ts';
-import { invoice } from '../../resources/registry.ts';
+import { deletionRecordPut } from '../../data/deletion-records.ts';
+import { removeFromLines, type InvoiceLine } from './amounts.ts';
+import { releaseEntryPart } from './lock.ts';
+import { invoice } from '../../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
-import type { Invoice } from '../../resources/objects.ts';
+import type { Invoice } from '../../model/objects.ts';
 import { recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE } from '../entity.ts';
 import { keyInUse } from '../../http/idempotency.ts';
 import {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { SCOPES, routeByOperation, type Operation, type Route } from '../../../shared/routes.ts';
+import { SCOPES, routeByOperation, type Operation, type Route } from '../../../shared/api/routes.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
 

@@ -2,7 +2,7 @@
  * The AWS Parameters and Secrets Lambda Extension as a list function meets it in AWS once the
  * extension holds the secret: a local HTTP server answering `GET /secretsmanager/get?secretId=`
  * with the secret, for the cold starts of the functions that read the cursor key
- * (shared/config.ts). What it does not play: the extension's own start and its first call to
+ * (shared/core/config.ts). What it does not play: the extension's own start and its first call to
  * Secrets Manager (see test/bench/README.md).
  */
 import { createServer } from 'node:http';

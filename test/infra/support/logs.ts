@@ -1,5 +1,5 @@
 /**
- * The structured log lines (shared/log.ts) a piece of code writes, captured instead of printed, so
+ * The structured log lines (shared/core/log.ts) a piece of code writes, captured instead of printed, so
  * that a test which provokes an error asserts its line and a green run stays quiet.
  */
 import { vi } from 'vitest';

@@ -1,0 +1,157 @@
+/**
+ * Each operation's contract: the body and query it takes, what it answers, and the errors it
+ * can answer besides those of every protected operation. Declared once per action here, for the
+ * resource of the route, which the caller passes in: the handler frame (shared/http/handler.ts)
+ * gets it from its function (a read or delete function passes the resource's declaration alone,
+ * so its bundle holds no field schema) and parses with the contract; the OpenAPI generator
+ * (scripts/openapi-document.ts) documents it.
+ */
+import type * as v from 'valibot';
+import { resourceOf, type RESOURCES } from '../model/resources.ts';
+import type { AnyResource } from '../model/declare.ts';
+import type { SchemasByKind } from '../model/schemas.ts';
+import { EVENT_FEED } from '../model/event-types.ts';
+import type { EventFeedSchemas } from './event-schemas.ts';
+import type { TimeSummarySchemas } from './time-summary-schemas.ts';
+import type { Action, Operation, Route, RouteOf, Transition } from './routes.ts';
+
+export interface Contract {
+  body?: v.GenericSchema;
+  query?: v.GenericSchema;
+  /** A path parameter `{id}` names the resource. */
+  takesId: boolean;
+  /** What a success answers: the resource (with its ETag), a list of them, or a deletion. */
+  success: { status: 200 | 201; returns: 'object' | 'list' | 'deleted' };
+  /** The success carries the object's version as an ETag (a registry resource's object). */
+  versioned: boolean;
+  /** Retries are safe with an Idempotency-Key (POST, PATCH and DELETE). */
+  idempotent: boolean;
+  /** If-Match is honoured (PATCH and DELETE). */
+  conditional: boolean;
+  /** The body may be left out (an invoice's transitions): none is parsed as `{}`. */
+  optionalBody?: true;
+  /** Error statuses besides 401, 403, 429 and 500. */
+  errors: number[];
+}
+
+const WRITE_BODY = [400, 409, 413, 415, 422];
+
+/** The actions whose contract parses the resource's fields, and the schema each parses with. */
+const PARSED_BY = { list: 'listQuery', create: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
+type ParsesFields = 'list' | 'create' | 'update' | Transition;
+type ParsedBy = typeof PARSED_BY;
+/** A resource with the schema of `A` (its function passes `withCreate(clientFields)`, …: define.ts). */
+type WithSchemaOf<A extends ParsesFields> = AnyResource & { readonly [K in ParsedBy[A]]: v.GenericSchema };
+
+/** A lifecycle step (`POST /invoices/{id}/finalize`): an optional body, the object after it; If-Match and keys as any write. */
+const transition =
+  (step: Transition) =>
+  (r: AnyResource & Partial<Record<Transition, v.GenericSchema>>): Contract => ({
+    body: r[step]!,
+    optionalBody: true,
+    takesId: true,
+    success: { status: 200, returns: 'object' },
+    versioned: true,
+    idempotent: true,
+    conditional: true,
+    errors: [...WRITE_BODY, 404, 412],
+  });
+
+
+/** The schema `schema` (`create`, `update`, …) that `resource` must carry for `operation` to parse it; thrown at the function's load. */
+export function requireSchema(operation: string, resource: object, schema: string): void {
+  if (!(schema in resource)) throw new Error(`${operation} parses fields: give it the resource's ${schema} schema (shared/model/define.ts)`);
+}
+
+const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchemaOf<A> : AnyResource) => Contract } = {
+  list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
+  retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: [404] }),
+  create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
+  update: (r) => ({ body: r.update, takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: [...WRITE_BODY, 404, 412] }),
+  delete: () => ({
+    takesId: true,
+    success: { status: 200, returns: 'deleted' },
+    versioned: false,
+    idempotent: true,
+    conditional: true,
+    // 409: a guard refused it, or its Idempotency-Key is in use; 422: the key was used for another request.
+    errors: [400, 404, 409, 412, 422],
+  }),
+  finalize: /* @__PURE__ */ transition('finalize'),
+  pay: /* @__PURE__ */ transition('pay'),
+  void: /* @__PURE__ */ transition('void'),
+};
+
+/**
+ * The events feed (events.md): read-only. Its list function passes the feed with its query
+ * schema (filters and `after=`, sync mode), its retrieve function the feed's names alone; an
+ * event has no version, so no ETag.
+ */
+const FEED_CONTRACTS = {
+  list: (feed: { listQuery: v.GenericSchema }): Contract => ({ query: feed.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
+  retrieve: (): Contract => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] }),
+};
+type Feed = typeof EVENT_FEED;
+type Summaries = TimeSummarySchemas['kind'];
+
+type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
+type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
+
+/**
+ * What an operation's function passes to the handler frame: its resource, with its action's
+ * schema where the contract parses fields (`withUpdate(clientFields)`; `clientSchemas`, with
+ * every action's, passes too).
+ */
+export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Summaries
+  ? TimeSummarySchemas
+  : RouteOf<O>['resource'] extends Feed['kind']
+  ? RouteOf<O>['action'] extends 'list'
+    ? EventFeedSchemas
+    : Feed
+  : RouteOf<O>['action'] extends ParsesFields
+    ? Omit<ResourceOf<O>, Exclude<ParsedBy[ParsesFields], ParsedBy[RouteOf<O>['action']]> | 'entries' | 'acrossFields'>
+    : (typeof RESOURCES)[KindOf<O>];
+
+/** What the operation's body parses to (create and update). */
+export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
+  ? v.InferOutput<ResourceOf<O>['create']>
+  : RouteOf<O>['action'] extends 'update'
+    ? v.InferOutput<ResourceOf<O>['update']>
+    : RouteOf<O>['action'] extends Transition
+      ? v.InferOutput<ResourceOf<O>[RouteOf<O>['action'] & keyof ResourceOf<O>] & v.GenericSchema>
+      : never;
+
+/** What the operation's query string parses to (lists). */
+export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
+  ? RouteOf<O>['resource'] extends Summaries
+    ? v.InferOutput<TimeSummarySchemas['listQuery']>
+    : RouteOf<O>['resource'] extends Feed['kind']
+    ? v.InferOutput<EventFeedSchemas['listQuery']>
+    : v.InferOutput<ResourceOf<O>['listQuery']>
+  : never;
+
+/** What a contract is chosen by: the operation's name, resource and action (a route, or a handler's own statement of them). */
+export type OperationOf = { [O in Operation]: Pick<RouteOf<O>, 'operation' | 'resource' | 'action'> }[Operation];
+
+/** The contract of a resource's or the feed's operation, given that resource or the feed; undefined for the public API description. */
+export function contractOf(route: OperationOf, resource: AnyResource | WithSchemaOf<ParsesFields> | Feed | EventFeedSchemas | TimeSummarySchemas | undefined): Contract | undefined {
+  if (route.resource === null) return undefined;
+  if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
+  // Summaries are a list whose query the feed's list contract takes as it is.
+  if (route.resource === 'time_summary') return FEED_CONTRACTS.list(resource as TimeSummarySchemas);
+  if (route.resource === EVENT_FEED.kind) {
+    if (route.action === 'retrieve') return FEED_CONTRACTS.retrieve();
+    if (!('listQuery' in resource)) throw new Error(`${route.operation} parses its query: give it the feed's schemas (shared/api/event-schemas.ts)`);
+    return FEED_CONTRACTS.list(resource);
+  }
+  if (route.action !== 'retrieve' && route.action !== 'delete') requireSchema(route.operation, resource, PARSED_BY[route.action]);
+  return CONTRACTS[route.action](resource as never);
+}
+
+/** What an operation answers about, for its OpenAPI schemas and tag: a resource or the feed. */
+export function subjectOf(route: Route): { kind: string; tag: string } | undefined {
+  if (route.resource === null) return undefined;
+  if (route.resource === EVENT_FEED.kind) return EVENT_FEED;
+  if (route.resource === 'time_summary') return { kind: 'time_summary', tag: 'Time summaries' };
+  return resourceOf(route.resource);
+}

@@ -1,0 +1,139 @@
+/**
+ * What invoices take and show (contract, "Invoices"), beside their declaration in registry.ts.
+ * An invoice's object is made by the service from time; what a caller sends is a create (the
+ * client and the range whose time to take), a PATCH of a draft's terms, and the transitions'
+ * optional bodies. Built inside functions, never at load (as define.ts).
+ */
+import * as v from 'valibot';
+import { LIMITS, enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
+import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
+import type { FieldError } from '../core/errors.ts';
+
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** An amount as the API answers it: a decimal string in the currency's minor unit. */
+const amount = (what: string) =>
+  v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/), v.metadata({ description: `${what}: a decimal string in the currency's minor unit ("1234.50", JPY "1235", KWD "12.345")` }));
+
+/**
+ * What the OpenAPI document says of the dates a create and a PATCH take: given only where the
+ * document's schemas are built (`invoiceBodies`, the object's fields), so the create's and the
+ * PATCH's bundles do not hold these words (built by a pure call: its template is not pure to the bundler).
+ */
+const SAID = /* @__PURE__ */ (() => ({
+  from: 'The first date whose time to invoice (inclusive), in `timezone`',
+  to: `The date after the last one (exclusive), in \`timezone\`: after \`from\`, at most ${MAX_SUMMARY_DAYS} days from it`,
+  due_date: 'The date payment is due (in the invoice\'s `timezone`); never before `issue_date`',
+}))();
+type Said = Partial<typeof SAID>;
+
+const memo = () => v.nullable(text('memo', LIMITS.memoLength, 'multi'));
+const purchaseOrder = () => v.nullable(text('purchase_order', LIMITS.purchaseOrderLength));
+const dueDate = (said: Said) => v.nullable(calendarDate('due_date', said.due_date));
+
+/** The invoice's fields as its object shows them (registry.ts declares their order and `invoiceFields` from them). */
+export const invoiceFieldSchemas = () => ({
+  client_id: reference('client_id'),
+  status: enumOf('status', INVOICE_STATUSES),
+  number: v.nullable(v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.metadata({ description: 'Given at finalize: unique, gapless and in order of finalization in the workspace (`INV-000042`)' }))),
+  currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.metadata({ description: "The client's currency" })),
+  timezone: timeZoneName('timezone'),
+  period_start: calendarDate('period_start', 'The `from` the invoice was created with'),
+  period_end: calendarDate('period_end', 'The `to` the invoice was created with (exclusive)'),
+  project_ids: v.nullable(v.array(reference('project_ids'))),
+  lines: v.array(
+    v.strictObject({
+      project_id: v.nullable(reference('project_id')),
+      description: v.string(),
+      billable_rate: v.number(),
+      minutes: v.pipe(v.number(), v.integer()),
+      time_entry_count: v.pipe(v.number(), v.integer()),
+      amount: amount('minutes × billable_rate / 60, rounded once, half to even'),
+    }),
+  ),
+  time_entry_count: v.pipe(v.number(), v.integer()),
+  subtotal: amount('The sum of the lines'),
+  discount_rate: percent('discount_rate'),
+  discount_amount: amount('subtotal × discount_rate / 100, rounded once, half to even'),
+  tax_rate: percent('tax_rate'),
+  tax_amount: amount('(subtotal − discount_amount) × tax_rate / 100, rounded once, half to even'),
+  total: amount('subtotal − discount_amount + tax_amount'),
+  memo: memo(),
+  purchase_order: purchaseOrder(),
+  issue_date: v.nullable(calendarDate('issue_date', 'Set at finalize')),
+  due_date: dueDate(SAID),
+  finalized_at: v.nullable(timestamp('finalized_at')),
+  paid_at: v.nullable(timestamp('paid_at')),
+  voided_at: v.nullable(timestamp('voided_at')),
+});
+
+/** One line of an invoice, as its object shows it: a project (or time without one) at one rate. */
+export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];
+
+/** At most LIMITS.invoiceProjects: a check, which the OpenAPI document states as maxItems (model/documented.ts). */
+export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;
+
+const projectIds = () =>
+  v.pipe(
+    v.array(reference('project_ids'), 'project_ids must be an array of project ids'),
+    v.check<string[], string>(isNonEmpty, 'project_ids must name at least one project (or be left out: every project of the client, and its time without a project)'),
+    v.check(hasAtMostProjects, `project_ids may name at most ${LIMITS.invoiceProjects} projects`),
+    v.check(isUniqueList, 'project_ids must not repeat a project'),
+  );
+
+/**
+ * What each invoice operation takes, built apart: a function builds only its own action's body
+ * (registry.ts `invoiceWith`), so a pay carries neither the create's rules nor the invoice's fields.
+ */
+export const invoiceCreateBody = (said: Said = {}) =>
+  v.strictObject({
+    client_id: reference('client_id'),
+    from: calendarDate('from', said.from),
+    to: calendarDate('to', said.to),
+    timezone: v.optional(timeZoneName('timezone'), 'UTC'),
+    project_ids: v.optional(projectIds()),
+    discount_rate: v.optional(percent('discount_rate'), 0),
+    tax_rate: v.optional(percent('tax_rate'), 0),
+    memo: v.optional(memo()),
+    purchase_order: v.optional(purchaseOrder()),
+    due_date: v.optional(dueDate(said)),
+  });
+
+/** A PATCH of a draft: its terms. */
+export const invoiceUpdateBody = (said: Said = {}) =>
+  v.strictObject({
+    memo: v.optional(memo()),
+    purchase_order: v.optional(purchaseOrder()),
+    due_date: v.optional(dueDate(said)),
+    discount_rate: v.optional(percent('discount_rate')),
+    tax_rate: v.optional(percent('tax_rate')),
+  });
+
+export const invoiceFinalizeBody = () =>
+  v.strictObject({
+    issue_date: v.optional(calendarDate('issue_date', "The invoice's date (default: today in its `timezone`)")),
+  });
+
+export const invoicePayBody = () =>
+  v.strictObject({
+    paid_at: v.optional(v.pipe(timestamp('paid_at'), v.metadata({ description: 'When it was paid; not after the request (default: now)' }))),
+  });
+
+export const invoiceVoidBody = () => v.strictObject({});
+
+/** Every operation's body: for what documents or checks the whole API (registry.ts `invoiceSchemas`). */
+export const invoiceBodies = () => ({
+  create: invoiceCreateBody(SAID),
+  update: invoiceUpdateBody(SAID),
+  finalize: invoiceFinalizeBody(),
+  pay: invoicePayBody(),
+  void: invoiceVoidBody(),
+});
+
+/**
+ * The create's range rule, beside the other errors (model/cross-field.ts). The other bodies and
+ * the list take neither `from` nor `to`: each is an unknown member there, whose error names `to`
+ * before this rule could, so they need it not.
+ */
+export const invoiceAcrossFields = (given: Record<string, unknown>): FieldError[] => ('from' in given || 'to' in given ? dateRangeErrors(given) : []);

@@ -1,0 +1,51 @@
+/** Runs a schema and turns every issue into the contract's field errors. */
+import * as v from 'valibot';
+import { invalidRequest, type FieldError } from '../core/errors.ts';
+
+/**
+ * The parsed input, or a 400 listing every failing field: the schema's, every unknown one, and
+ * those that `acrossFields` (rules across fields, model/cross-field.ts) finds in what was sent.
+ */
+export function parseOrThrow<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  noun: 'field' | 'query parameter' = 'field',
+  acrossFields?: (input: unknown) => FieldError[],
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  if (result.success) return result.output;
+  const errors = toFieldErrors(result.issues, noun);
+  // valibot's strict object names only its first unknown key: the contract lists every one.
+  const more = [...unknownNames(schema, input).map((name) => ({ param: name, message: unknown(name, noun) })), ...(acrossFields?.(input) ?? [])];
+  for (const error of more) if (!errors.some((e) => e.param === error.param)) errors.push(error);
+  throw invalidRequest(errors);
+}
+
+/** The names of `input` that a strict object schema (piped or not) does not declare. */
+function unknownNames(schema: v.GenericSchema, input: unknown): string[] {
+  if (schema.type !== 'strict_object' || typeof input !== 'object' || input === null) return [];
+  const { entries } = schema as unknown as v.StrictObjectSchema<v.ObjectEntries, undefined>;
+  return Object.keys(input).filter((name) => !Object.hasOwn(entries, name));
+}
+
+const unknown = (param: string, noun: string) => `${param} is not a known ${noun}`;
+
+export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], noun = 'field'): FieldError[] {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const issue of issues) {
+    const param = v.getDotPath(issue) ?? 'body';
+    if (seen.has(param)) continue; // the first (most basic) problem of a field is the useful one
+    seen.add(param);
+    errors.push({ param, message: messageOf(issue, param, noun) });
+  }
+  return errors;
+}
+
+function messageOf(issue: v.BaseIssue<unknown>, param: string, noun: string): string {
+  const objectLevel = issue.type === 'strict_object' || issue.type === 'object';
+  if (objectLevel && issue.expected === 'never') return unknown(param, noun);
+  if (objectLevel && issue.input === undefined) return `${param} is required`;
+  if (issue.input === null && issue.kind === 'schema') return `${param} cannot be null`;
+  return issue.message;
+}
