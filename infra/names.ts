@@ -10,7 +10,7 @@
  */
 export const DEFAULT_STACK_NAME = 'TimebillApi';
 
-import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../shared/auth/scopes.ts';
+import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../shared/core/config.ts';
 
 /**
  * The Cognito resource server by default (stack property `resourceServerIdentifier`): tokens

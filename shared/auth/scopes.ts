@@ -1,8 +1,5 @@
 import { SCOPES, type Scope } from '../api/routes.ts';
 
-/** The Cognito resource server of this API, unless the stack names another (RESOURCE_SERVER_IDENTIFIER). */
-export const DEFAULT_RESOURCE_SERVER_IDENTIFIER = 'timebill-api';
-
 /**
  * The API scopes a token grants. Exactly two forms grant one: the bare scope (`clients:read`) and
  * `<identifier>/clients:read` with this API's own resource-server identifier. Anything else grants

@@ -4,7 +4,6 @@
  */
 import { get } from 'node:http';
 import * as v from 'valibot';
-import { DEFAULT_RESOURCE_SERVER_IDENTIFIER } from '../auth/scopes.ts';
 
 /** The functions' configuration (TABLE_NAME; DYNAMODB_ENDPOINT locally; AWS_REGION). */
 export interface FunctionConfig {
@@ -125,6 +124,9 @@ const authorizerEnvSchema = () =>
       LOCAL_JWKS_URI: v.pipe(v.string(), v.regex(/^http:\/\/(127\.0\.0\.1|localhost):\d+\//)),
     }),
   ]);
+
+/** The Cognito resource server of this API, unless the stack names another (RESOURCE_SERVER_IDENTIFIER). */
+export const DEFAULT_RESOURCE_SERVER_IDENTIFIER = 'timebill-api';
 
 const resourceServerEnvSchema = () =>
   v.object({

@@ -80,6 +80,19 @@ export const notFound = (kind: string, id: string) =>
 
 export const conflict = (message: string) => new ApiError('conflict', ERROR_TYPES.conflict, message);
 
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/**
+ * 409 idempotency_key_in_use: a request with this key is still at work; Retry-After is `seconds`
+ * rounded up, at least 1. Said by the HTTP frame's replay (shared/http/idempotency.ts) and by the
+ * invoices' builds and releases, which know how long their work has left.
+ */
+export const keyInUse = (seconds = 1, doing = 'being processed: retry shortly') =>
+  new ApiError('idempotency_key_in_use', ERROR_TYPES.idempotency_key_in_use, `A request with this ${IDEMPOTENCY_KEY_HEADER} is still ${doing}`, {
+    param: IDEMPOTENCY_KEY_HEADER,
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
+  });
+
 export const WWW_AUTHENTICATE_REALM = 'Bearer realm="timebill-api"';
 
 export const authenticationRequired = (headerPresent: boolean, message?: string) =>

@@ -5,7 +5,7 @@
  * answered, rounding half to even to the currency's minor unit. Currencies come from the runtime's
  * `Intl` (ISO 4217 as ICU knows it), their minor units from Intl's table, kept here (below).
  */
-import { LIMITS } from '../model/fields.ts';
+import { LIMITS } from './field-limits.ts';
 
 /** 10^4: a rate's integer units per currency unit (4 decimal places). */
 const RATE_SCALE = 10n ** BigInt(LIMITS.moneyDecimals);

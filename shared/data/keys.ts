@@ -21,7 +21,7 @@
  * index with no partition fields lists the whole workspace's items of the type.
  */
 import { INDEX_NAMES, PREFIXED_INDEX, sortKeyOf, type IndexName } from './table.ts';
-import type { IndexesDeclaration } from '../model/declare.ts';
+import type { IndexesDeclaration } from './table.ts';
 
 export interface PrimaryKey {
   PK: string;

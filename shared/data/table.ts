@@ -9,6 +9,8 @@ export const DATA_ATTRIBUTE = 'data';
 export const SEARCH_ATTRIBUTE = 'search_text';
 /** Optimistic concurrency: every change increments it; ETag and If-Match name it. */
 export const VERSION_ATTRIBUTE = 'version';
+/** The item attribute naming the request that made the item's current version. */
+export const REQUEST_ID_ATTRIBUTE = 'request_id';
 
 /**
  * What every index projects besides the keys: the API fields (one map attribute, whatever the
@@ -49,3 +51,26 @@ export const TABLE = /* @__PURE__ */ (() => ({
   /** Each index's keys: `<name>PK` and sortKeyOf. */
   indexes: INDEX_NAMES.map((name) => ({ name, partitionKey: `${name}PK` as const, sortKey: sortKeyOf(name), projected: PROJECTED })),
 }) as const)();
+
+/** How a resource declaration (shared/model/declare.ts) names its indexes: said here, beside the indexes themselves, so keys.ts derives keys without the model. */
+export interface IndexDeclaration<F extends string> {
+  /** The fields whose values name the index partition (after the workspace and the type). */
+  partition: readonly F[];
+  /** A field whose value leads the sort key: a second filter within the partition (GSI5 alone: IndexesDeclaration). */
+  sortPrefix?: F;
+  /**
+   * Its partitions are small and bounded (an invoice's entries, at most 2,000): it serves every
+   * list whose filters name its partition, before any index serving more of them, the others read
+   * as a filter over at most that bound (shared/data/keys.ts, listSource).
+   */
+  bounded?: true;
+}
+
+/**
+ * Which indexes list a resource, and how. GSI1 to GSI4 share one sort key attribute, the same for
+ * every index of an item (docs/decisions/0027-one-index-sort-key.md): only GSI5, whose sort key is
+ * its own, may lead it with a field.
+ */
+export type IndexesDeclaration<F extends string> = {
+  readonly [I in IndexName]?: I extends typeof PREFIXED_INDEX ? IndexDeclaration<F> : Omit<IndexDeclaration<F>, 'sortPrefix'> & { sortPrefix?: never };
+};

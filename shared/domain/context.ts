@@ -43,9 +43,9 @@ export interface Revealed extends PrimaryKey {
 }
 
 /**
- * A record of a change, written in the same transaction as the change (the idempotency record
- * of shared/http/idempotency.ts): built from what the change will answer, before it is sent, so
- * the change exists exactly when its record does.
+ * A record of a change, written in the same transaction as the change (an Idempotency-Key's,
+ * shared/http/idempotency.ts): built from what the change will answer, before it is sent, so the
+ * change exists exactly when its record does.
  */
 export interface ChangeRecord {
   write(outcome: Outcome, revealed?: Revealed): TransactItem;
@@ -55,10 +55,14 @@ export interface ChangeRecord {
   lookup(): Promise<Record<string, unknown> | undefined>;
   /** Where the record is kept (the key's item). */
   readonly key: PrimaryKey;
-  /**
-   * What the record stores of this request: its fingerprint and request id, and with an outcome
-   * the reply. What a change made in several transactions (an invoice's create, decision 0023)
-   * builds its marker and its last record from (shared/http/idempotency-work.ts).
-   */
-  stored(outcome?: Outcome, revealed?: Revealed): Record<string, unknown>;
+  // A change made in several transactions (an invoice's create, decision 0023) puts a marker at the
+  // key first, naming its work; a marker is never replayed: a retry of the same request finishes it.
+  /** The marker of the change's first transaction, on the record's own condition. */
+  pending(workId: string): TransactItem;
+  /** The record that replaces this change's marker in its last transaction. */
+  sealed(outcome: Outcome, workId: string): TransactItem;
+  /** The marker's Delete, when the change ends in a refusal after all. */
+  discarded(workId: string): TransactItem;
+  /** The work a stored marker names, when it was put for this same request (else undefined). */
+  pendingWork(stored: Record<string, unknown>): string | undefined;
 }

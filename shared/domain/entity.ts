@@ -14,7 +14,7 @@ import { isWellFormedId, newId } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
 import { listSource } from '../data/keys.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
-import { DATA_ATTRIBUTE, SEARCH_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, SEARCH_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { conditionalUpdate, type ConditionalUpdate } from '../data/update.ts';
 import {
   allOf,
@@ -120,8 +120,6 @@ export const recordPart = (ctx: CallerContext, outcome: Outcome, revealed?: Reve
 export function refuseIfRecordTaken(ctx: CallerContext, cancelled: CancelledTransaction<string>): void {
   if (ctx.record && cancelled.failed(RECORD_PART)) throw ctx.record.taken(cancelled.item(RECORD_PART));
 }
-/** The item attribute naming the request that made the item's current version. */
-export const REQUEST_ID_ATTRIBUTE = 'request_id';
 const makesEvents = (resource: AnyResource) => (EVENT_OBJECTS as readonly string[]).includes(resource.kind);
 
 /**

@@ -15,13 +15,13 @@ import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serv
 import { isWellFormedId } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
-import { DATA_ATTRIBUTE, INDEX_NAMES, sortKeyOf, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, INDEX_NAMES, REQUEST_ID_ATTRIBUTE, sortKeyOf, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { setExpression } from '../data/update.ts';
 import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
 import { objectOf, type TimeEntry } from '../model/objects.ts';
 import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
-import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, REQUEST_ID_ATTRIBUTE, answerUnchanged, currentAt, unknownReference } from './entity.ts';
+import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, answerUnchanged, currentAt, unknownReference } from './entity.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
 import { oneOfRequiredMessage } from '../model/cross-field.ts';
 import type { ListEnvelope } from '../data/paging.ts';

@@ -8,7 +8,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { objectOf } from '../model/objects.ts';
 import { resourceOf } from '../model/resources.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { EVENT_OBJECTS, hasPreviousAttributes, type ApiObject, type EventAction, type EventType } from '../model/event-types.ts';
 
 /** A resource's type in the key schema (`CLIENT`). */
@@ -153,7 +153,7 @@ export function draftOf(record: StreamChange): EventDraft | undefined {
     type: `${object.object}.${action}` as EventType,
     // A delete's time and request come from its deletion record (consumer.ts).
     createdAt: action === 'deleted' ? undefined : str(dataOf(item)[record.eventName === 'INSERT' ? 'created_at' : 'updated_at']),
-    requestId: action === 'deleted' ? undefined : strOrNull(item.request_id),
+    requestId: action === 'deleted' ? undefined : strOrNull(item[REQUEST_ID_ATTRIBUTE]),
     object,
     ...(previous === undefined ? {} : { previousAttributes: previous }),
     changeKey: version === undefined ? `${keys.SK}#${action}#${record.eventID}` : `${keys.SK}#${action}#v${String(version)}${order}`,

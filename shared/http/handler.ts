@@ -13,7 +13,7 @@ import type { parseOrThrow } from '../model/parse.ts';
 import type { AcrossFields } from '../model/cross-field.ts';
 import type { AnyResource } from '../model/declare.ts';
 import { repeatedMember } from '../model/json-members.ts';
-import { LIMITS } from '../model/fields.ts';
+import { LIMITS } from '../core/field-limits.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';

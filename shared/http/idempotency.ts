@@ -15,18 +15,14 @@
  *   once, so a retry of a done request replays it. A refused request stores nothing.
  */
 import { createHash } from 'node:crypto';
-import { ApiError, ERROR_TYPES, invalidParam } from '../core/errors.ts';
+import { ApiError, ERROR_TYPES, IDEMPOTENCY_KEY_HEADER, invalidParam, keyInUse } from '../core/errors.ts';
 import * as keys from '../data/keys.ts';
-import { type PrimaryKey } from '../data/keys.ts';
-import { getItem, RECORD_PART, type TransactItem } from '../data/writes.ts';
-import { tableName } from '../data/dynamo.ts';
-import { TTL_ATTRIBUTE } from '../data/table.ts';
+import { RECORD_PART } from '../data/writes.ts';
+import { liveRecord, markedWorkOf, markerDelete, markerPut, recordOverMarker, recordPut } from '../data/idempotency-records.ts';
 import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
 import { header, type Reply, type RetryPolicy } from './handler.ts';
 import { JsonText } from './respond.ts';
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export function idempotencyKeyOf(headerValue: string | undefined): string | undefined {
@@ -47,24 +43,6 @@ export interface StoredRecord {
   body: string;
   revealed?: Revealed;
 }
-
-/** The record's Put, part of the change's transaction: only where the key holds no live record. */
-export function recordPut(key: PrimaryKey, record: Record<string, unknown>, now: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...key, ...record, [TTL_ATTRIBUTE]: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
-      // DynamoDB's TTL deletes expired items late (up to days): an expired record counts as none.
-      ConditionExpression: 'attribute_not_exists(PK) OR #expires < :now',
-      ExpressionAttributeNames: { '#expires': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-}
-
-/** A multi-transaction change's marker (shared/http/idempotency-work.ts): it names the work, and is never replayed. */
-export const PENDING_ATTRIBUTE = 'pending';
 
 /**
  * What the record of a reply stores: the body (a create's reply holds no revealed attribute: they
@@ -129,24 +107,12 @@ class KeyTaken extends Error {
   }
 }
 
-/**
- * 409 idempotency_key_in_use: a request with this key is still at work; Retry-After is `seconds`
- * rounded up, at least 1. The invoices' builds and releases (domain/invoices/common.ts) say so too.
- */
-export const keyInUse = (seconds = 1, doing = 'being processed: retry shortly') =>
-  new ApiError('idempotency_key_in_use', ERROR_TYPES.idempotency_key_in_use, `A request with this ${IDEMPOTENCY_KEY_HEADER} is still ${doing}`, {
-    param: IDEMPOTENCY_KEY_HEADER,
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
-  });
-
 const keyReused = () =>
   new ApiError(
     'idempotency_key_reused', ERROR_TYPES.idempotency_key_reused,
     `This ${IDEMPOTENCY_KEY_HEADER} was used for a different request in the last 24 hours: use a new key for a new request`,
     { param: IDEMPOTENCY_KEY_HEADER },
   );
-
-const isLive = (item: Record<string, unknown> | undefined) => item !== undefined && Number(item[TTL_ATTRIBUTE]) >= Math.floor(Date.now() / 1000);
 
 /** The change's transaction met another one on the record's key (a first request writing it) until our retries ran out. */
 function isKeyConflict(error: unknown): boolean {
@@ -166,19 +132,21 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
     const recordKey = keys.idempotency(caller.workspaceId, caller.apiClientId, key);
     // Only ever called once the body was validated (the domain writes after parsing it).
     const fingerprint = () => fingerprintOf(operation, request.id(), hasBody ? request.body() : null);
+    /** What the record stores of this request: its fingerprint and request id, and with an outcome the reply. */
+    const stored = (outcome?: Outcome, revealed?: Revealed) => ({
+      fingerprint: fingerprint(),
+      request_id: caller.requestId,
+      ...(outcome ? storedReply(replyOf(outcome, request.path), revealed) : {}),
+    });
     const record: ChangeRecord = {
       key: recordKey,
-      stored: (outcome, revealed) => ({
-        fingerprint: fingerprint(),
-        request_id: caller.requestId,
-        ...(outcome ? storedReply(replyOf(outcome, request.path), revealed) : {}),
-      }),
-      write: (outcome, revealed) => recordPut(recordKey, record.stored(outcome, revealed), Date.now()),
+      write: (outcome, revealed) => recordPut(recordKey, stored(outcome, revealed), Date.now()),
       taken: (stored) => new KeyTaken(stored),
-      lookup: async () => {
-        const stored = await getItem(recordKey);
-        return isLive(stored) ? stored : undefined;
-      },
+      lookup: () => liveRecord(recordKey),
+      pending: (workId) => markerPut(recordKey, stored(), workId),
+      sealed: (outcome, workId) => recordOverMarker(recordKey, stored(outcome), workId),
+      discarded: (workId) => markerDelete(recordKey, workId),
+      pendingWork: (found) => (found.fingerprint === fingerprint() ? markedWorkOf(found) : undefined),
     };
     try {
       return await run({ ...caller, record });
@@ -201,16 +169,13 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
         } catch {
           throw error; // the body itself is refused: exactly as without a key
         }
-        stored = await getItem(recordKey);
-        if (!isLive(stored)) {
-          if (refused) throw error;
-          stored = undefined;
-        }
+        stored = await liveRecord(recordKey);
+        if (stored === undefined && refused) throw error;
       }
       if (stored === undefined) throw keyInUse();
       if (stored.fingerprint !== expected) throw keyReused();
       // A change still being made under this key (its marker): finished by a retry, never replayed.
-      if (stored[PENDING_ATTRIBUTE] !== undefined) throw keyInUse();
+      if (markedWorkOf(stored) !== undefined) throw keyInUse();
       return replayOf(stored as unknown as StoredRecord, caller.requestId, revealedBody);
     }
   };

@@ -1,7 +1,7 @@
 /** Calendar dates and time zone names, as the time summaries and invoices take them. */
 import * as v from 'valibot';
 import { isTimeZone } from '../core/calendar.ts';
-import { LIMITS } from './fields.ts';
+import { LIMITS } from '../core/field-limits.ts';
 import type { FieldError } from '../core/errors.ts';
 
 /** The longest range a summary or an invoice covers, in days (`to` − `from`). */

@@ -11,32 +11,10 @@
  * each (both checked by tsc). Every resource also has `object`, `id`, `workspace_id`,
  * `created_at` and `updated_at`.
  */
-import type { IndexName, PREFIXED_INDEX } from '../data/table.ts';
+import type { IndexesDeclaration } from '../data/table.ts';
 
 /** How a read-only field gets its value (ResourceDeclaration's `readOnly`). */
 export type ReadOnlyField = 'created_at' | 'server';
-
-export interface IndexDeclaration<F extends string> {
-  /** The fields whose values name the index partition (after the workspace and the type). */
-  partition: readonly F[];
-  /** A field whose value leads the sort key: a second filter within the partition (GSI5 alone: IndexesDeclaration). */
-  sortPrefix?: F;
-  /**
-   * Its partitions are small and bounded (an invoice's entries, at most 2,000): it serves every
-   * list whose filters name its partition, before any index serving more of them, the others read
-   * as a filter over at most that bound (shared/data/keys.ts, listSource).
-   */
-  bounded?: true;
-}
-
-/**
- * Which indexes list a resource, and how. GSI1 to GSI4 share one sort key attribute, the same for
- * every index of an item (docs/decisions/0027-one-index-sort-key.md): only GSI5, whose sort key is
- * its own, may lead it with a field.
- */
-export type IndexesDeclaration<F extends string> = {
-  readonly [I in IndexName]?: I extends typeof PREFIXED_INDEX ? IndexDeclaration<F> : Omit<IndexDeclaration<F>, 'sortPrefix'> & { sortPrefix?: never };
-};
 
 /**
  * A list order other than creation: every list of the resource is newest first by this field

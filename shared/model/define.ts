@@ -19,7 +19,8 @@
  */
 import * as v from 'valibot';
 import { ULID_PATTERN } from '../core/ids.ts';
-import { LIMITS, text, timestamp as timestampField } from './fields.ts';
+import { LIMITS } from '../core/field-limits.ts';
+import { text, timestamp as timestampField } from './fields.ts';
 import type { AnyResource } from './declare.ts';
 import { crossFieldErrors, type AcrossFields } from './cross-field.ts';
 

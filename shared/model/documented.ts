@@ -8,7 +8,8 @@ import { toJsonSchema, type OverrideActionContext } from '@valibot/to-json-schem
 import type * as v from 'valibot';
 import { isTimeZone } from '../core/calendar.ts';
 import { hasAtMostProjects } from './invoice-fields.ts';
-import { LIMITS, TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isNonEmpty, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
+import { LIMITS } from '../core/field-limits.ts';
+import { TAX_ID, WEBHOOK_URL, hasMoneyDecimals, hasPercentDecimals, isNonEmpty, isPercentage, hasVisibleCharacter, isMultiLineText, isSingleLineText, isTimestamp, isUniqueList, isWebUrl, type Lines } from './fields.ts';
 
 type Json = Record<string, unknown>;
 

@@ -3,41 +3,7 @@
  * says what is wrong in words an integrator can act on. Limits are documented in docs/api.md.
  */
 import * as v from 'valibot';
-
-/**
- * The limits of the fields and requests, by name. A const enum: the bundler puts each value where
- * it is used, so a function's bundle holds only the numbers its own rules read, not the table.
- */
-export const enum LIMITS {
-  nameLength = 200,
-  emailLength = 254,
-  addressLength = 1000,
-  urlLength = 2048,
-  taxIdLength = 32,
-  descriptionLength = 5000,
-  idLength = 64,
-  searchLength = 100,
-  cursorLength = 1024,
-  money = 1_000_000_000,
-  moneyDecimals = 4,
-  percent = 100,
-  percentDecimals = 3,
-  yearMin = 1900,
-  yearMax = 9999,
-  intervalCount = 1000,
-  durationMinutes = 10_080,
-  bodyBytes = 64 * 1024,
-  pageSizeDefault = 25,
-  pageSizeMax = 100,
-  /** Entries one invoice takes; more is a 400 naming `to` (narrow the range). */
-  invoiceEntries = 2000,
-  /** Lines (project × rate) of one invoice. */
-  invoiceLines = 100,
-  /** `project_ids` of one invoice create. */
-  invoiceProjects = 50,
-  memoLength = 2000,
-  purchaseOrderLength = 100,
-}
+import { LIMITS } from '../core/field-limits.ts';
 
 /** Length in Unicode code points, as JSON Schema's maxLength counts: an emoji is one character. */
 export const codePointLength = (s: string): number => {

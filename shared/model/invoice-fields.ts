@@ -5,7 +5,8 @@
  * optional bodies. Built inside functions, never at load (as define.ts).
  */
 import * as v from 'valibot';
-import { LIMITS, enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
+import { LIMITS } from '../core/field-limits.ts';
+import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import type { FieldError } from '../core/errors.ts';
 

@@ -12,7 +12,8 @@
  * docs/extending.md walks through adding a resource.
  */
 import * as v from 'valibot';
-import { LIMITS, currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from './fields.ts';
+import { LIMITS } from '../core/field-limits.ts';
+import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from './fields.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, identityOf, storedResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';

@@ -9,9 +9,8 @@
  */
 import * as keys from '../data/keys.ts';
 import { tableName } from '../data/dynamo.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { getItem, transact, versionOf } from '../data/writes.ts';
-import { REQUEST_ID_ATTRIBUTE } from '../domain/entity.ts';
 import { objectOf } from '../model/objects.ts';
 import { project } from '../model/resources.ts';
 import { COUNTED_ATTRIBUTE, countedOf, totalsParts } from './totals.ts';

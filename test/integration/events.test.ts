@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useSharedTable } from '../support/in-process.ts';
 import type { EventDraft } from '../../shared/events/build.ts';
 import { EVENT_TYPES, hasPreviousAttributes } from '../../shared/model/event-types.ts';
-import { LIMITS } from '../../shared/model/fields.ts';
+import { LIMITS } from '../../shared/core/field-limits.ts';
 import { apiFor, createClient, createProject, expectError, token, workspace, type Api } from '../support/api.ts';
 import { allEvents, eventsWhen, invoiceLifecycle, syncFrom, waitFor } from '../support/events.ts';
 

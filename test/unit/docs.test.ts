@@ -14,7 +14,7 @@ import { EVENT_TYPES } from '../../shared/model/event-types.ts';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../shared/domain/webhook-endpoints.ts';
 import { TABLE } from '../../shared/data/table.ts';
 import { project } from '../../shared/model/resources.ts';
-import { LIMITS } from '../../shared/model/fields.ts';
+import { LIMITS } from '../../shared/core/field-limits.ts';
 import { INVALID_TOKEN_PLAN, PLAN_NAMES, QUOTA_RETRY_AFTER_SECONDS, THROTTLE_RETRY_AFTER_SECONDS, USAGE_PLANS } from '../../shared/core/plan-limits.ts';
 import { STAGE_THROTTLING } from '../../infra/names.ts';
 import { WAF_RATE_LIMIT_PER_IP } from '../../infra/limits.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/core/errors.ts';
 import { parseOrThrow } from '../../shared/model/parse.ts';
-import { LIMITS, codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/model/fields.ts';
+import { LIMITS } from '../../shared/core/field-limits.ts';
+import { codePointLength, hasAtMostDecimals, hasVisibleCharacter, instantOf } from '../../shared/model/fields.ts';
 import { clientSchemas as client, projectSchemas as project, webhookEndpointSchemas as webhookEndpoint } from '../../shared/model/resources.ts';
 import { EVENT_TYPES } from '../../shared/model/event-types.ts';
 import { ListEventsQuery } from '../../shared/api/event-schemas.ts';

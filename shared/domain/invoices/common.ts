@@ -6,7 +6,7 @@
  * bundle holds its own operation's code and this.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
+import { keyInUse, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
@@ -15,7 +15,6 @@ import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from './amoun
 import { invoicedTotalsParts } from './lock.ts';
 import { objectOf, type Invoice } from '../../model/objects.ts';
 import { clientIdentity, counterOf, invoiceStored as invoice, timeEntryKeyed } from '../../model/resources.ts';
-import { keyInUse } from '../../http/idempotency.ts';
 import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 

@@ -19,18 +19,17 @@ import { newId } from '../../core/ids.ts';
 import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { spanQueryParams } from '../../data/list.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import { lockEntryPart } from './lock.ts';
 import { dataOf, type Invoice } from '../../model/objects.ts';
 import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoiceStored as invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../model/resources.ts';
-import { LIMITS } from '../../model/fields.ts';
+import { LIMITS } from '../../core/field-limits.ts';
 import { dateRangeErrors } from '../../model/dates.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
-import { discardedRecord, pendingRecord, pendingWorkOf, sealedRecord } from '../../http/idempotency-work.ts';
-import { readItem, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, unknownReference } from '../entity.ts';
+import { readItem, refuseIfRecordTaken, unknownReference } from '../entity.ts';
 import {
   dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
   readEntries, takeOver, versioned, WORK, workOf, BATCH_ENTRIES, type Work,
@@ -55,7 +54,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   if (ctx.record) {
     const stored = await ctx.record.lookup();
     if (stored) {
-      const workId = pendingWorkOf(ctx.record, stored);
+      const workId = ctx.record.pendingWork(stored);
       if (workId === undefined) throw ctx.record.taken(stored);
       const resumed = await resume(ctx, workId, now);
       if (resumed) return resumed;
@@ -113,7 +112,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     [ITEM]: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
     [ENTRIES]: { Put: { TableName: tableName(), Item: { ...keys.invoiceEntries(ctx.workspaceId, id), ids: selected.map((e) => String(dataOfItem(e).id)) } } },
-    ...(ctx.record ? { record: pendingRecord(ctx.record, id) } : {}),
+    ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
   });
   if (cancelled) {
     refuseIfRecordTaken(ctx, cancelled);
@@ -181,10 +180,10 @@ async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versio
   if (!item || !work || work.kind !== 'build') {
     // Sealed meanwhile (its record replaced the marker after our read): the record says.
     const stored = await ctx.record!.lookup();
-    if (stored && pendingWorkOf(ctx.record!, stored) === undefined) throw ctx.record!.taken(stored);
+    if (stored && ctx.record!.pendingWork(stored) === undefined) throw ctx.record!.taken(stored);
     // The marker is written with the draft, so a marker without its draft is one a DELETE left.
     if (!item && stored) {
-      const cancelled = await transact<string>({ record: discardedRecord(ctx.record!, id) });
+      const cancelled = await transact<string>({ record: ctx.record!.discarded(id) });
       if (!cancelled) return undefined;
     }
     throw workInUse(1);
@@ -283,7 +282,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         },
         ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
         ...totals,
-        ...(last && ctx.record ? { record: sealedRecord(ctx.record, versioned(after), id) } : {}),
+        ...(last && ctx.record ? { record: ctx.record.sealed(versioned(after), id) } : {}),
       };
       const cancelled = await transact<string>(parts);
       if (!cancelled) {
@@ -308,7 +307,7 @@ async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): 
   const id = String(data.id);
   const cancelled = await transact<string>({
     ...draftRemoval(ctx, item, workOf(item)!.owner),
-    ...(ctx.record ? { record: discardedRecord(ctx.record, id) } : {}),
+    ...(ctx.record ? { record: ctx.record.discarded(id) } : {}),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
   throw nothingToInvoice(data.client_id as string, data.period_start as string, data.period_end as string, data.timezone as string, ' left: other requests changed or invoiced it meanwhile');

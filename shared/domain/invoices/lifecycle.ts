@@ -8,16 +8,16 @@ import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serv
 import { isWellFormedId } from '../../core/ids.ts';
 import { tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { getItem, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import type { Invoice } from '../../model/objects.ts';
 import { invoice, type invoiceSchemas } from '../../model/resources.ts';
-import { LIMITS } from '../../model/fields.ts';
+import { LIMITS } from '../../core/field-limits.ts';
 import type { InvoiceStatus } from '../../model/invoice-fields.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Versioned } from '../context.ts';
-import { readItem, recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE, answerUnchanged } from '../entity.ts';
+import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged } from '../entity.ts';
 import { dataOfItem, invoiceUpdate, ITEM, versioned, WORK, workOf, type Work } from './common.ts';
 
 type UpdateInput = InferOutput<(typeof invoiceSchemas)['update']>;

@@ -10,9 +10,8 @@
 import * as keys from '../../data/keys.ts';
 import { invoicedLevel } from '../../data/keys.ts';
 import { tableName } from '../../data/dynamo.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import type { TransactItem } from '../../data/writes.ts';
-import { REQUEST_ID_ATTRIBUTE } from '../entity.ts';
 import { NOT_INVOICED, timeEntryKeyed as timeEntry } from '../../model/resources.ts';
 import { addEntry, COUNTED_ATTRIBUTE, deltaParts, type CountedEntry, type TotalsDeltas } from '../../totals/totals.ts';
 

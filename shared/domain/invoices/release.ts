@@ -3,9 +3,9 @@
  * DELETE free its time entries batch by batch, each batch one transaction holding the invoice
  * (on condition that this request holds the work) and the entries it releases.
  */
-import { ApiError, ERROR_TYPES, notFound } from '../../core/errors.ts';
+import { ApiError, ERROR_TYPES, keyInUse, notFound } from '../../core/errors.ts';
 import { isWellFormedId } from '../../core/ids.ts';
-import { DATA_ATTRIBUTE } from '../../data/table.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../data/table.ts';
 import { matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { deletionRecordPut } from '../../data/deletion-records.ts';
 import { removeFromLines, type InvoiceLine } from './amounts.ts';
@@ -13,8 +13,7 @@ import { releaseEntryPart } from './lock.ts';
 import { invoice } from '../../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
 import type { Invoice } from '../../model/objects.ts';
-import { recordPart, refuseIfRecordTaken, REQUEST_ID_ATTRIBUTE } from '../entity.ts';
-import { keyInUse } from '../../http/idempotency.ts';
+import { recordPart, refuseIfRecordTaken } from '../entity.ts';
 import {
   BATCH_ENTRIES, dataOfItem, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
   readEntries, takeOver, versioned, WORK, workOf, type Work,
