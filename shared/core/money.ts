@@ -24,13 +24,11 @@ export const MINOR_UNIT_EXCEPTIONS = {
   3: 'BHD JOD KWD LYD OMR TND',
 } as const;
 
-// Built on first use: built at load, it would stay in every bundle that imports this module.
-let minorUnits: Map<string, number> | undefined;
+const MINOR_UNITS = new Map(Object.entries(MINOR_UNIT_EXCEPTIONS).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)));
 
 /** Digits after the decimal point of a currency's minor unit: USD 2, JPY 0, KWD 3. */
 export function minorUnitDigits(currency: string): number {
-  minorUnits ??= new Map(Object.entries(MINOR_UNIT_EXCEPTIONS).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)));
-  return minorUnits.get(currency) ?? 2;
+  return MINOR_UNITS.get(currency) ?? 2;
 }
 
 /**

@@ -9,8 +9,8 @@ import { dynamo, tableName } from './dynamo.ts';
 import * as keys from './keys.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
-/** Three days, by a pure call, so a bundle that does not write deletion records drops it (as EVENT_RETENTION_MS). */
-const DELETION_RECORD_TTL_SECONDS = /* @__PURE__ */ (() => 3 * 24 * 60 * 60)();
+/** Three days: past the stream's 24-hour retention, with room for a consumer that is behind. */
+const DELETION_RECORD_TTL_SECONDS = 3 * 24 * 60 * 60;
 
 export interface DeletionFacts {
   requestId: string | null;

@@ -38,11 +38,8 @@ export const sortKeyOf = (name: IndexName) => (name === PREFIXED_INDEX ? 'GSI5SK
 /** Epoch seconds; DynamoDB's TTL deletes expired records (idempotency records, for one). */
 export const TTL_ATTRIBUTE = 'expires_at';
 
-/**
- * The table as the stack and create-table build it, by a pure call: functions read the names
- * above (INDEX_NAMES, TTL_ATTRIBUTE), so their bundles hold none of this.
- */
-export const TABLE = /* @__PURE__ */ (() => ({
+/** The table as the stack and the local stack's create-table build it. */
+export const TABLE = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: TTL_ATTRIBUTE,
@@ -50,7 +47,7 @@ export const TABLE = /* @__PURE__ */ (() => ({
   streamViewType: 'NEW_AND_OLD_IMAGES',
   /** Each index's keys: `<name>PK` and sortKeyOf. */
   indexes: INDEX_NAMES.map((name) => ({ name, partitionKey: `${name}PK` as const, sortKey: sortKeyOf(name), projected: PROJECTED })),
-}) as const)();
+} as const;
 
 /** How a resource declaration (shared/model/declare.ts) names its indexes: said here, beside the indexes themselves, so keys.ts derives keys without the model. */
 export interface IndexDeclaration<F extends string> {

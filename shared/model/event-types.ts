@@ -72,5 +72,4 @@ export interface Event {
 
 /** Events are kept this long (TTL), then the feed forgets them. */
 export const EVENT_RETENTION_DAYS = 30;
-/** In ms, by a pure call: esbuild keeps a top-level product nothing reads (it cannot tell it has no effect), a call marked pure it drops. */
-export const EVENT_RETENTION_MS = /* @__PURE__ */ (() => EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000)();
+export const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000;

@@ -120,15 +120,14 @@ const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
  * octets (RFC 5321 §4.5.3.1.1; its characters are ASCII, one octet each) at a domain name of two
  * labels or more whose last starts with a letter (`.com`, punycode `.xn--p1ai`). valibot's own
  * email pattern refuses valid ones (an apostrophe, a punycode domain).
- * Built when a schema asks (a template at load would stay in every bundle that imports this module).
  */
-export const emailPattern = () => `^(?=[^@]{1,64}@)${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`;
+export const EMAIL = new RegExp(`^(?=[^@]{1,64}@)${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])$`);
 
 export const email = (field: string) =>
   v.pipe(
     v.string(`${field} must be a string`),
     ...maxChars(field, LIMITS.emailLength),
-    v.regex(new RegExp(emailPattern()), `${field} must be a valid email address, at most 64 characters before the @`),
+    v.regex(EMAIL, `${field} must be a valid email address, at most 64 characters before the @`),
     v.metadata({ format: 'email' }),
   );
 

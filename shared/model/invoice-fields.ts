@@ -19,14 +19,13 @@ const amount = (what: string) =>
 
 /**
  * What the OpenAPI document says of the dates a create and a PATCH take: given only where the
- * document's schemas are built (`invoiceBodies`, the object's fields), so the create's and the
- * PATCH's bundles do not hold these words (built by a pure call: its template is not pure to the bundler).
+ * document's schemas are built (`invoiceBodies`, the object's fields).
  */
-const SAID = /* @__PURE__ */ (() => ({
+const SAID = {
   from: 'The first date whose time to invoice (inclusive), in `timezone`',
   to: `The date after the last one (exclusive), in \`timezone\`: after \`from\`, at most ${MAX_SUMMARY_DAYS} days from it`,
   due_date: 'The date payment is due (in the invoice\'s `timezone`); never before `issue_date`',
-}))();
+};
 type Said = Partial<typeof SAID>;
 
 const memo = () => v.nullable(text('memo', LIMITS.memoLength, 'multi'));

@@ -1,10 +1,11 @@
 /**
- * The docs stay true: every count they state is compared with the code it counts, the README's
- * layout names every script and folder, and docs/benchmarks.md is exactly what the bench's report
- * renders from docs/benchmarks.json (results and verdicts only, each section number once).
+ * The docs stay true: every count they state is compared with the code it counts, every path
+ * they name exists, the README's layout names every script and folder, and docs/benchmarks.md
+ * is exactly what the bench's report renders from docs/benchmarks.json (results and verdicts
+ * only, each section number once).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderDeployCosts, renderMarkdown, standings } from '../bench/report.ts';
@@ -78,7 +79,7 @@ describe('limits in the docs', () => {
     expect(row('the client\'s monthly quota').at(-1)).toBe(`\`${QUOTA_RETRY_AFTER_SECONDS}\``);
   });
 
-  it('api.md\'s field limits are those of shared/model/fields.ts', () => {
+  it('api.md\'s field limits are those of shared/core/field-limits.ts', () => {
     expect(row('`company_name`, `name`')[0]).toBe(`1–${LIMITS.nameLength} characters, at least one visible`);
     expect(row('`company_email`')[0]).toContain(`at most ${LIMITS.emailLength} characters`);
     expect(row('`company_address`')[0]).toContain(`1–${LIMITS.addressLength.toLocaleString('en-US')} characters`);
@@ -97,7 +98,7 @@ describe('limits in the docs', () => {
     expect(api).toContain(`the year must be from ${LIMITS.yearMin} to ${LIMITS.yearMax}`);
   });
 
-  it('api.md\'s invoice limits are those of shared/model/invoice-fields.ts and shared/domain/invoices/', () => {
+  it('api.md\'s invoice limits are those of shared/core/field-limits.ts and shared/domain/invoices/', () => {
     const invoices = api.slice(api.indexOf('## Invoices'), api.indexOf('## Limits'));
     const grouped = (n: number) => n.toLocaleString('en-US');
     expect(invoices).toContain(`more than ${grouped(LIMITS.invoiceEntries)} entries or ${LIMITS.invoiceLines} lines, 400 \`param: "to"\``);
@@ -110,6 +111,23 @@ describe('limits in the docs', () => {
     expect(stated(invoices, /lease of (\d+) s\b/)).toBe(lease / 1000);
     const dueDays = Number(/const DUE_DAYS = (\d+);/.exec(doc('shared/domain/invoices/lifecycle.ts'))?.[1]);
     expect(stated(invoices, /`due_date` defaults to (\d+) days after it/)).toBe(dueDays);
+  });
+});
+
+describe('paths in the docs', () => {
+  const docs = ['README.md', ...readdirSync(join(repoRoot, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  /** A file of the repository, backticked or bare, from the root or from a doc (`../`); not the tail of a longer path. */
+  const PATH = /(?<![\w./-])(?:\.\.\/)*((?:shared|functions|infra|scripts|test|sdk)\/[\w./<>*-]+\.(?:ts|mjs|json|md))(?![\w-])/g;
+  /** docs/extending.md's example resource, which is not written. */
+  const EXAMPLES = ['functions/expenses/create.ts'];
+
+  it('every file of shared/, functions/, infra/, scripts/, test/ and sdk/ that README.md and docs/ name exists', () => {
+    expect(docs.length).toBeGreaterThan(30);
+    const named = docs.flatMap((file) => [...doc(file).matchAll(PATH)].map((m) => ({ file, path: m[1]! })));
+    expect(named.length).toBeGreaterThan(150);
+    // A placeholder (`<kind>`) or a glob (`*`) names no one file.
+    const missing = named.filter(({ path }) => !/[<*]/.test(path) && !EXAMPLES.includes(path) && !existsSync(join(repoRoot, path)));
+    expect(missing.map(({ file, path }) => `${file}: ${path}`), 'paths the docs name that do not exist').toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 import { documentedJsonSchema } from '../../shared/model/documented.ts';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { canonicalUrl, emailPattern, email, enumOf, instantOf, money, percent, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../../shared/model/fields.ts';
+import { canonicalUrl, EMAIL, email, enumOf, instantOf, money, percent, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from '../../shared/model/fields.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { toFieldErrors, parseOrThrow } from '../../shared/model/parse.ts';
@@ -137,7 +137,7 @@ describe('rules', () => {
   });
 
   it('say their shape to the OpenAPI document', () => {
-    expect(json(email('e'))).toMatchObject({ type: 'string', format: 'email', maxLength: 254, pattern: new RegExp(emailPattern()).source });
+    expect(json(email('e'))).toMatchObject({ type: 'string', format: 'email', maxLength: 254, pattern: EMAIL.source });
     expect(json(webUrl('w'))).toMatchObject({ type: 'string', format: 'uri' });
     const webUrlPattern = new RegExp(String(json(webUrl('w')).pattern));
     expect(['https://acme.test/100%25?q=%7c', 'http://[::1]:8080/a'].every((u) => webUrlPattern.test(u))).toBe(true);
