@@ -1,4 +1,4 @@
-/** The events feed's query (events.md); the event object is in objects.ts. */
+/** The events feed's query (events.md); the event object is in object-schemas.ts. */
 import * as v from 'valibot';
 import { ULID_PATTERN } from '../core/ids.ts';
 import { listBase } from '../model/define.ts';

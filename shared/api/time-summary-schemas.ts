@@ -1,4 +1,4 @@
-/** The time summaries' query (contract, "Time summaries"); the row object is in objects.ts. */
+/** The time summaries' query (contract, "Time summaries"); the row object is in object-schemas.ts. */
 import * as v from 'valibot';
 import { listBase } from '../model/define.ts';
 import { client, project } from '../model/resources.ts';

@@ -2,7 +2,7 @@
  * How a resource is declared: its identity and relations, as plain data (no schemas). Every
  * function reads these (keys, references, guards, item mapping), so they cost a few hundred
  * bytes per resource in each bundle. The field schemas (valibot) of a resource are declared
- * beside it in registry.ts (`defineFields` of define.ts, by a pure call), and only the functions
+ * beside it in resources.ts (`defineFields` of define.ts, by a pure call), and only the functions
  * that parse its input keep them: a read or delete function carries no field schema at all.
  *
  * A declaration names the fields a caller may send or sees, in the order the API returns them;
@@ -92,7 +92,7 @@ export function declareResource<
 /**
  * A declaration's part that keys and items read (its kind, id prefix and fields, as much more as
  * it is given), with the names derived from it: what declareResource returns, and what a function
- * that only writes a resource's items may hold alone (registry.ts `invoiceStored`).
+ * that only writes a resource's items may hold alone (resources.ts `invoiceStored`).
  */
 export function storedResource<const D extends { kind: string; idPrefix: string; fields: readonly string[] }>(declaration: D) {
   return {
@@ -109,7 +109,7 @@ export const pluralOf = (resource: { collection: string }) => resource.collectio
  * A resource's identity alone: its kind and id prefix, and the names keys and messages derive
  * from them. What a function that reads, names or counts a resource of another kind needs (an
  * invoice's create reads its client and projects): its bundle holds these few bytes, not the
- * whole declaration (registry.ts `clientIdentity`, …).
+ * whole declaration (resources.ts `clientIdentity`, …).
  */
 export function identityOf<const K extends string>(kind: K, idPrefix: string) {
   return {

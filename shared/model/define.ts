@@ -1,7 +1,7 @@
 /**
  * A resource's field schemas (valibot), and everything derived from them: its TypeScript type,
  * its response schema, its create, update and list-query schemas. Its identity and relations are
- * declared apart, as plain data (declare.ts). registry.ts builds each resource's field schemas
+ * declared apart, as plain data (declare.ts). resources.ts builds each resource's field schemas
  * beside its declaration with a pure call of `declareFields`, whose argument is a function: a
  * bundle that never reads a resource's `<name>Fields` drops them, and this module with them when
  * it reads none (retrieve, delete). Each action's schema is built apart (`withCreate`,

@@ -1,5 +1,5 @@
 /**
- * What invoices take and show (contract, "Invoices"), beside their declaration in registry.ts.
+ * What invoices take and show (contract, "Invoices"), beside their declaration in resources.ts.
  * An invoice's object is made by the service from time; what a caller sends is a create (the
  * client and the range whose time to take), a PATCH of a draft's terms, and the transitions'
  * optional bodies. Built inside functions, never at load (as define.ts).
@@ -32,7 +32,7 @@ const memo = () => v.nullable(text('memo', LIMITS.memoLength, 'multi'));
 const purchaseOrder = () => v.nullable(text('purchase_order', LIMITS.purchaseOrderLength));
 const dueDate = (said: Said) => v.nullable(calendarDate('due_date', said.due_date));
 
-/** The invoice's fields as its object shows them (registry.ts declares their order and `invoiceFields` from them). */
+/** The invoice's fields as its object shows them (resources.ts declares their order and `invoiceFields` from them). */
 export const invoiceFieldSchemas = () => ({
   client_id: reference('client_id'),
   status: enumOf('status', INVOICE_STATUSES),
@@ -84,7 +84,7 @@ const projectIds = () =>
 
 /**
  * What each invoice operation takes, built apart: a function builds only its own action's body
- * (registry.ts `invoiceWith`), so a pay carries neither the create's rules nor the invoice's fields.
+ * (resources.ts `invoiceWith`), so a pay carries neither the create's rules nor the invoice's fields.
  */
 export const invoiceCreateBody = (said: Said = {}) =>
   v.strictObject({
@@ -122,7 +122,7 @@ export const invoicePayBody = () =>
 
 export const invoiceVoidBody = () => v.strictObject({});
 
-/** Every operation's body: for what documents or checks the whole API (registry.ts `invoiceSchemas`). */
+/** Every operation's body: for what documents or checks the whole API (resources.ts `invoiceSchemas`). */
 export const invoiceBodies = () => ({
   create: invoiceCreateBody(SAID),
   update: invoiceUpdateBody(SAID),

@@ -1,6 +1,6 @@
 /**
  * A resource's stored item and its API object: the last of the registry's files, read top-down
- * as declare.ts (plain declarations) → define.ts (how field schemas are built) → registry.ts
+ * as declare.ts (plain declarations) → define.ts (how field schemas are built) → resources.ts
  * (each resource, declared with its schemas) → schemas.ts (every resource's schemas, by kind) →
  * here. The object types come from the schemas (a type-only import); the code reads only the
  * plain declaration, so a function that maps items carries no field schema.

@@ -1,6 +1,6 @@
 /**
  * One delivery attempt (events.md): POST the event's JSON to the endpoint's URL with the
- * Standard Webhooks headers (signature.ts). 2xx within 10 s acknowledges it; anything else fails
+ * Standard Webhooks headers (core/webhook-signature.ts). 2xx within 10 s acknowledges it; anything else fails
  * the attempt.
  *
  * - The URL is checked again here (SSRF), and the connection goes to the address that was
