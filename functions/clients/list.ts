@@ -10,4 +10,4 @@ readCursorKeyAtLoad();
 /** The fields and the list query schema alone: this bundle holds no other action's rules. */
 const schemas = withListQuery(clientFields);
 
-export const handler = defineListHandler('listClients', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));
+export const handler = defineListHandler('listClients', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

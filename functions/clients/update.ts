@@ -6,4 +6,4 @@ import { clientFields } from '../../shared/model/resources.ts';
 /** The fields and the update schema alone: this bundle holds no other action's rules. */
 const schemas = withUpdate(clientFields);
 
-export const handler = defineWriteHandler('updateClient', 'update', schemas, (req) => update(req.caller, schemas, req.id(), req.body(), req.expectedVersion(), new Date()));
+export const handler = defineWriteHandler('updateClient', schemas, (req) => update(req.caller, schemas, req.id(), req.body(), req.expectedVersion(), new Date()));

@@ -6,4 +6,4 @@ import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineListHandler('listEvents', 'list', eventFeedSchemas, async (req) => ok(await listEvents(req.caller, req.query())));
+export const handler = defineListHandler('listEvents', eventFeedSchemas, async (req) => ok(await listEvents(req.caller, req.query())));

@@ -10,4 +10,4 @@ readCursorKeyAtLoad();
 /** The fields and the list query schema alone: this bundle holds no invoice body. */
 const schemas = withListQuery(invoiceFields);
 
-export const handler = defineListHandler('listInvoices', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));
+export const handler = defineListHandler('listInvoices', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

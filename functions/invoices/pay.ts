@@ -6,4 +6,4 @@ import { invoicePayBody } from '../../shared/model/invoice-fields.ts';
 /** The declaration and this action's body alone: this bundle holds no other action's rules. */
 const schemas = invoiceWith('pay', invoicePayBody());
 
-export const handler = defineWriteHandler('payInvoice', 'pay', schemas, (req) => payInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));
+export const handler = defineWriteHandler('payInvoice', schemas, (req) => payInvoice(req.caller, req.id(), req.body(), req.expectedVersion()));

@@ -2,4 +2,4 @@ import { current, defineHandler } from '../../shared/http/handler.ts';
 import { retrieve } from '../../shared/domain/entity.ts';
 import { invoice } from '../../shared/model/resources.ts';
 
-export const handler = defineHandler('retrieveInvoice', 'retrieve', invoice, async (req) => current(await retrieve(req.caller, invoice, req.id())));
+export const handler = defineHandler('retrieveInvoice', invoice, async (req) => current(await retrieve(req.caller, invoice, req.id())));

@@ -7,4 +7,4 @@ import { invoiceVoidBody } from '../../shared/model/invoice-fields.ts';
 const schemas = invoiceWith('void', invoiceVoidBody());
 
 // The body is optional and empty when sent ({}): parsed, so that an unknown member is a 400.
-export const handler = defineWriteHandler('voidInvoice', 'void', schemas, (req) => (req.body(), voidInvoice(req.caller, req.id(), req.expectedVersion())));
+export const handler = defineWriteHandler('voidInvoice', schemas, (req) => (req.body(), voidInvoice(req.caller, req.id(), req.expectedVersion())));

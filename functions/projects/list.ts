@@ -10,4 +10,4 @@ readCursorKeyAtLoad();
 /** The fields and the list query schema alone: this bundle holds no other action's rules. */
 const schemas = withListQuery(projectFields);
 
-export const handler = defineListHandler('listProjects', 'list', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));
+export const handler = defineListHandler('listProjects', schemas, async (req) => ok(await list(req.caller, schemas, req.query())));

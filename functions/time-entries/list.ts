@@ -7,4 +7,4 @@ import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineListHandler('listTimeEntries', 'list', withListQuery(timeEntryFields), async (req) => ok(await listTimeEntries(req.caller, req.query())));
+export const handler = defineListHandler('listTimeEntries', withListQuery(timeEntryFields), async (req) => ok(await listTimeEntries(req.caller, req.query())));

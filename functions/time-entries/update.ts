@@ -3,4 +3,4 @@ import { updateTimeEntry } from '../../shared/domain/time-entries.ts';
 import { withUpdate } from '../../shared/model/define.ts';
 import { timeEntryFields } from '../../shared/model/resources.ts';
 
-export const handler = defineWriteHandler('updateTimeEntry', 'update', withUpdate(timeEntryFields), (req) => updateTimeEntry(req.caller, req.id(), req.body(), req.expectedVersion()));
+export const handler = defineWriteHandler('updateTimeEntry', withUpdate(timeEntryFields), (req) => updateTimeEntry(req.caller, req.id(), req.body(), req.expectedVersion()));

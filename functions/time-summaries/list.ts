@@ -6,4 +6,4 @@ import { readCursorKeyAtLoad } from '../../shared/core/config.ts';
 
 readCursorKeyAtLoad();
 
-export const handler = defineListHandler('listTimeSummaries', 'list', timeSummarySchemas, async (req) => ok(await listTimeSummaries(req.caller, req.query())));
+export const handler = defineListHandler('listTimeSummaries', timeSummarySchemas, async (req) => ok(await listTimeSummaries(req.caller, req.query())));

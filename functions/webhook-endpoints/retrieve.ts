@@ -2,4 +2,4 @@ import { current, defineHandler } from '../../shared/http/handler.ts';
 import { retrieve } from '../../shared/domain/entity.ts';
 import { webhookEndpoint } from '../../shared/model/resources.ts';
 
-export const handler = defineHandler('retrieveWebhookEndpoint', 'retrieve', webhookEndpoint, async (req) => current(await retrieve(req.caller, webhookEndpoint, req.id())));
+export const handler = defineHandler('retrieveWebhookEndpoint', webhookEndpoint, async (req) => current(await retrieve(req.caller, webhookEndpoint, req.id())));

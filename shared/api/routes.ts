@@ -1,7 +1,8 @@
 /**
  * The route table: the one source of truth for every operation of the API (the functions that
  * are not routes are declared beside it, in background.ts). The CDK stack, the authorizer's
- * policy, the local gateway, the bundle-size script, the bench and the OpenAPI document all read it.
+ * policy, the handler frames (each its operation's row: the action and the scope it checks), the
+ * local gateway, the bundle-size script, the bench and the OpenAPI document all read it.
  *
  * It is typed against the resource registry (type-only imports: the authorizer's bundle carries
  * no schemas), so a route whose path, scope or method does not fit its resource and action fails
@@ -139,11 +140,15 @@ export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 
 /** An operation's route, typed by its name. */
 export type RouteOf<O extends Operation> = Extract<Route, { operation: O }>;
+/** The operations that need a token: every handler frame's (shared/http/). */
+export type ProtectedOperation = ProtectedRoute['operation'];
+/** The operations whose action is `A`: each kind of handler has its frame, typed by them. */
+export type OperationWithAction<A extends Action> = { [O in Operation]: RouteOf<O>['action'] extends A ? O : never }[Operation];
 
 /**
  * The scope an action over a collection needs: the rule ActionRoute states for every route, as a
- * value. A handler derives its scope with it, so its bundle holds no route table (the table test
- * checks that it gives each route's declared scope).
+ * value, for the domain's own question of a collection (may this caller list it: entity.ts). A
+ * handler checks its route's `scope`; the table test checks that this gives each route's.
  */
 export const scopeFor = (collection: string, action: Action): string => `${collection}:${action === 'list' || action === 'retrieve' ? 'read' : 'write'}`;
 

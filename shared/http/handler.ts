@@ -7,8 +7,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ApiError, ERROR_TYPES, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../core/errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
-import { scopeFor, type Action, type Operation, type RouteOf } from '../api/routes.ts';
-import { contractOf, type BodyOf, type Contract, type OperationOf, type QueryOf, type ResourceFor } from '../api/operations.ts';
+import { routeByOperation, type OperationWithAction, type ProtectedOperation, type ProtectedRoute } from '../api/routes.ts';
+import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../api/operations.ts';
 import type { parseOrThrow } from '../model/parse.ts';
 import type { AcrossFields } from '../model/cross-field.ts';
 import type { AnyResource } from '../model/declare.ts';
@@ -20,7 +20,7 @@ import { etagOf, ifMatchOf } from './conditional.ts';
 import { refuseQuery } from './query.ts';
 import * as logger from '../core/log.ts';
 
-export interface Request<O extends Operation> {
+export interface Request<O extends ProtectedOperation> {
   caller: CallerContext;
   /** The `{id}` path parameter. */
   id(): string;
@@ -108,41 +108,8 @@ export const conditionalRequest: InputReaders['request'] = (event, readers) => (
 /** If-Match, read for the operations that honour it (write-handler.ts gives it to theirs): a create's bundle carries no ETag-list parsing. */
 export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
 
-/**
- * The handler of `operation`, whose action the route table gives (`tsc` refuses another), over
- * `resource`: its declaration (registry.ts) for a retrieve or a delete, its schemas
- * (`clientSchemas`, …, beside it in registry.ts) where the contract parses fields. The scope comes
- * from the resource's collection and the action, so the bundle holds no route table.
- */
-export function defineHandler<O extends Operation>(
-  operation: O,
-  action: RouteOf<O>['action'],
-  resource: ResourceFor<O>,
-  run: (req: Request<O>) => Promise<Reply>,
-  retries?: RetryPolicy,
-  readers: InputReaders = NO_INPUT,
-) {
-  const contract = contractOf({ operation, action, resource: (resource as AnyResource).kind } as OperationOf, resource as AnyResource);
-  return handlerOf(operation, action, resource as FrameResource, framed(operation, contract, retries !== undefined, readers), run, retries ?? runOnce, readers);
-}
-
-/**
- * `contract`, once the frame that looked it up is seen to be the operation's: a write changes data
- * on retry and may read a body and If-Match, a list reads a query; each has its frame. A public
- * operation (no contract) has no caller, so no frame. A create's frame gives its own contract and
- * readers together, and needs no such check.
- */
-export function framed(operation: string, contract: Contract | undefined, retries: boolean, readers: InputReaders): Contract {
-  if (!contract) throw new Error(`${operation} is public and has no caller`);
-  if ((contract.idempotent && !retries) || (contract.body && readers.body === noBody) || (contract.query && !readers.query) || (contract.conditional && !readers.ifMatch)) {
-    throw new Error(`${operation}: define it with ${contract.query ? 'defineListHandler' : !contract.body ? 'defineDeleteHandler' : contract.conditional ? 'defineWriteHandler' : 'defineCreateHandler'}`);
-  }
-  return contract;
-}
-
-/** What a frame reads of its resource: the collection (the scope) and the cross-field rule of its schemas. */
+/** What a frame reads of its resource: the cross-field rule of its schemas. */
 export interface FrameResource {
-  collection: string;
   acrossFields?: AcrossFields;
 }
 
@@ -150,20 +117,41 @@ export interface FrameResource {
 export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 
 /**
- * The handler of `operation` under `contract`: what defineHandler does once it has looked the
- * contract up (and checked it is this frame's, `framed`, which also refuses a public operation). A create's frame (write-handler.ts) gives the create's contract itself, so its
- * bundle holds no other action's contract (shared/api/operations.ts).
+ * What a handler is made of: its route (the operation's row of the route table, whose scope it
+ * checks), the resource its function passes, the contract it parses by, and the readers its kind
+ * of handler injects.
  */
-export function handlerOf<O extends Operation>(
-  operation: O,
-  action: RouteOf<O>['action'],
-  resource: FrameResource,
-  contract: FrameContract,
-  run: (req: Request<O>) => Promise<Reply>,
-  retries: RetryPolicy,
-  readers: InputReaders,
-) {
-  const scope = scopeFor(resource.collection, action as Action);
+export interface Frame<O extends ProtectedOperation> {
+  route: ProtectedRoute & { operation: O };
+  resource: FrameResource;
+  contract: FrameContract;
+  readers: InputReaders;
+}
+
+/**
+ * The frame of `operation`: its route, and the contract of the route's action over `resource`
+ * (its declaration for a retrieve or a delete, its fields with the action's schema where the
+ * contract parses fields). A create's frame (write-handler.ts) gives the create's contract
+ * itself, so its bundle holds no other action's contract (shared/api/operations.ts).
+ */
+export function frameOf<O extends ProtectedOperation>(operation: O, resource: ResourceFor<O>, readers: InputReaders): Frame<O> {
+  const route = routeByOperation(operation);
+  // A protected route (tsc: every frame's operation is one) always has a contract.
+  const contract = contractOf(route, resource as AnyResource)!;
+  return { route, resource: resource as FrameResource, contract, readers };
+}
+
+/** A retrieve's handler: it reads nothing beyond the path and headers. */
+export const defineHandler = <O extends OperationWithAction<'retrieve'>>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>) =>
+  handlerOf(frameOf(operation, resource, NO_INPUT), run);
+
+/**
+ * The handler of `frame`'s operation: checks the caller holds the route's scope, reads the
+ * request with the frame's readers, runs `run` under the retry policy (a read's: once), and maps
+ * its reply or error to HTTP.
+ */
+export function handlerOf<O extends ProtectedOperation>({ route, resource, contract, readers }: Frame<O>, run: (req: Request<O>) => Promise<Reply>, retries: RetryPolicy = runOnce) {
+  const { operation, scope } = route;
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
@@ -205,7 +193,7 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
   return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };
 }
 
-function requestOf<O extends Operation>(
+function requestOf<O extends ProtectedOperation>(
   event: APIGatewayProxyEvent,
   caller: CallerContext,
   contract: FrameContract,

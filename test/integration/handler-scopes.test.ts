@@ -1,6 +1,6 @@
 /**
  * Each function checks its own route's scope, whatever the authorizer let through: the frame
- * derives it from the resource and action a handler names (shared/http/handler.ts), so this
+ * reads it from the row of the operation its handler names (shared/http/handler.ts), so this
  * calls every protected route's real handler module and compares with the route table's scope.
  */
 import { randomUUID } from 'node:crypto';
