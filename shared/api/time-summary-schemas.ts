@@ -26,7 +26,7 @@ export const ListTimeSummariesQuery = v.strictObject({
   client_id: v.optional(v.pipe(reference('client_id'), v.metadata({ description: `Only the time of this client (${client.idPrefix}…)` }))),
   project_id: v.optional(v.pipe(reference('project_id'), v.metadata({ description: `Only the time of this project (${project.idPrefix}…)` }))),
   invoiced: v.optional(
-    v.pipe(enumOf('invoiced', ['true', 'false']), v.metadata({ description: 'true: only time on an invoice; false: only the rest' })),
+    v.pipe(enumOf('invoiced', ['true', 'false']), v.metadata({ description: 'true: only the time on an invoice (its entries have an invoice_id); false: only the time on none. Absent: all' })),
   ),
 });
 export type ListTimeSummariesInput = v.InferOutput<typeof ListTimeSummariesQuery>;

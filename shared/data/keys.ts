@@ -66,6 +66,8 @@ const idOfPosition = (position: string) => position.slice(position.lastIndexOf('
 
 export const workspacePartition = ws;
 export const item = (workspaceId: string, type: string, id: string): PrimaryKey => ({ PK: ws(workspaceId), SK: `${type}#${id}` });
+/** The key of an item as read: what a write of the same item names. */
+export const keyOfItem = (stored: Record<string, unknown>): PrimaryKey => ({ PK: String(stored.PK), SK: String(stored.SK) });
 export const typePrefix = (type: string) => `${type}#`;
 export const apiClient = (apiClientId: string): PrimaryKey => ({ PK: `API_CLIENT#${apiClientId}`, SK: 'API_CLIENT' });
 export const workspace = (workspaceId: string): PrimaryKey => ({ PK: `WORKSPACE#${workspaceId}`, SK: 'WORKSPACE' });
@@ -170,7 +172,7 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
  * only the builders it calls; nothing bundled reads this object.
  */
 export const keys = /* @__PURE__ */ (() => ({
-  workspacePartition, item, typePrefix, apiClient, workspace, idempotencyPartition, idempotency, eventPartition, event, eventSequence,
+  workspacePartition, item, keyOfItem, typePrefix, apiClient, workspace, idempotencyPartition, idempotency, eventPartition, event, eventSequence,
   eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, webhookEndpointCount, indexes, changedIndexes,
 }))();
 
@@ -249,6 +251,20 @@ export function spanSource(resource: Keyed, workspaceId: string, field: string, 
   const range = { low: `${resource.type}#${span.from}`, high: `${resource.type}#${span.to}` };
   return { index, partitionKey: indexPartition(resource.type, workspaceId, [pair(field, value)]), type: resource.type, sortKeyPrefix: '', remaining: {}, range };
 }
+
+/**
+ * A range of one base-table partition's sort keys, `low` to `high` inclusive, read strongly
+ * consistent: a month of time totals, a summary's groups at a time. Its items have no type of
+ * their own (a range reads every key in it).
+ */
+export const partitionRange = (partitionKey: string, range: { low: string; high: string }): SpanSource => ({
+  index: undefined,
+  partitionKey,
+  type: '',
+  sortKeyPrefix: '',
+  remaining: {},
+  range,
+});
 
 /**
  * The events feed's source: the workspace's event partition, whose sort keys are in id order,

@@ -1,11 +1,27 @@
 /**
  * One conditional UpdateItem for PATCH: the item must exist, every extra condition must hold,
  * and `updated_at` must move forward. When two changes land in the same millisecond (or clocks
- * of two functions disagree) the write is retried with a time just after the stored one.
+ * of two functions disagree) the write is retried with a time just after the stored one. And the
+ * update expression of any change of an item, from the fields and attributes it sets
+ * (changeExpression), for this and for the other writes' parts (writes.ts, updatePart).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './dynamo.ts';
-import { allOf, existsAtVersion, getItem, itemOfConditionFailure, matchesVersion, RECORD_PART, transact, versionOf, type Condition, type TransactItem } from './writes.ts';
+import {
+  allOf,
+  dataOfItem,
+  existsAtVersion,
+  getItem,
+  itemOfConditionFailure,
+  ITEM_PART,
+  matchesVersion,
+  RECORD_PART,
+  transact,
+  versionOf,
+  type Condition,
+  type Expression,
+  type TransactItem,
+} from './writes.ts';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from './table.ts';
 import type { PrimaryKey } from './keys.ts';
 
@@ -32,20 +48,54 @@ export type UpdateOutcome =
   /** The record's key holds another record: nothing was changed. */
   | { kind: 'record_taken'; item: Record<string, unknown> | undefined };
 
-/** `SET #data.#f_a = :f_a, #a_b = :a_b, ...` for every field and attribute given. */
-export function setExpression(fields: Record<string, unknown>, attributes: Record<string, unknown> = {}) {
-  const names: Record<string, string> = { '#data': DATA_ATTRIBUTE };
+/** A change of an item: fields of its data map and attributes beside it set, numbers added, attributes removed, its version moved on. */
+export interface ItemChange {
+  /** API fields to set in the item's data map. */
+  fields?: Record<string, unknown>;
+  /** Item attributes to set beside the data map (index keys, the search field). */
+  attributes?: Record<string, unknown>;
+  /** Numbers to add to attributes (counters). */
+  add?: Record<string, number>;
+  /** Attributes to remove. */
+  remove?: readonly string[];
+  /** The version that ETag and If-Match compare moves on by one. */
+  bumpVersion?: boolean;
+}
+
+/**
+ * The update expression of a change: `SET #data.#f_a = :f_a, #a_b = :a_b[, #version = …] ADD
+ * #n_c :n_c REMOVE #r_d`, naming only what it uses (DynamoDB refuses unused names). A value left
+ * undefined is not set.
+ */
+export function changeExpression(change: ItemChange): Expression {
+  const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
-  const add = (prefix: 'f' | 'a', name: string, value: unknown) => {
+  const set = (prefix: 'f' | 'a', name: string, value: unknown) => {
     if (value === undefined) return;
     names[`#${prefix}_${name}`] = name;
     values[`:${prefix}_${name}`] = value;
     sets.push(`${prefix === 'f' ? '#data.' : ''}#${prefix}_${name} = :${prefix}_${name}`);
   };
-  for (const [name, value] of Object.entries(fields)) add('f', name, value);
-  for (const [name, value] of Object.entries(attributes)) add('a', name, value);
-  return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  for (const [name, value] of Object.entries(change.fields ?? {})) set('f', name, value);
+  if (sets.length > 0) names['#data'] = DATA_ATTRIBUTE;
+  for (const [name, value] of Object.entries(change.attributes ?? {})) set('a', name, value);
+  if (change.bumpVersion) {
+    sets.push('#version = if_not_exists(#version, :zero) + :one');
+    names['#version'] = VERSION_ATTRIBUTE;
+    Object.assign(values, { ':zero': 0, ':one': 1 });
+  }
+  const adds = Object.entries(change.add ?? {}).map(([name, delta]) => {
+    names[`#n_${name}`] = name;
+    values[`:n_${name}`] = delta;
+    return `#n_${name} :n_${name}`;
+  });
+  const removes = (change.remove ?? []).map((name) => {
+    names[`#r_${name}`] = name;
+    return `#r_${name}`;
+  });
+  const clauses = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', adds.length > 0 ? `ADD ${adds.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''];
+  return { expression: clauses.filter(Boolean).join(' '), names, values };
 }
 
 /**
@@ -56,7 +106,8 @@ const MAX_CLOCK_RETRIES = 50;
 
 /** The UpdateItem's expressions: the fields and attributes, `updated_at`, the version bump, and the conditions. */
 function updateParts(update: ConditionalUpdate, now: Date, also: Condition[] = []) {
-  const parts = setExpression({ ...update.fields, updated_at: now.toISOString() }, update.attributes);
+  // Every change bumps the version that ETag / If-Match compare.
+  const change = changeExpression({ fields: { ...update.fields, updated_at: now.toISOString() }, attributes: update.attributes, bumpVersion: true });
   const exists = existsAtVersion(update.expectedVersion);
   const extra = allOf(...also);
   const condition = [exists.expression, '#data.#f_updated_at < :f_updated_at', update.condition?.expression, ...(also.length > 0 ? [extra.expression] : [])]
@@ -65,11 +116,10 @@ function updateParts(update: ConditionalUpdate, now: Date, also: Condition[] = [
   return {
     TableName: tableName(),
     Key: update.key,
-    // Every change bumps the version that ETag / If-Match compare.
-    UpdateExpression: `${parts.UpdateExpression}, #version = if_not_exists(#version, :zero) + :one`,
+    UpdateExpression: change.expression,
     ConditionExpression: condition,
-    ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...exists.names, '#version': VERSION_ATTRIBUTE, ...update.condition?.names, ...extra.names },
-    ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ':zero': 0, ':one': 1, ...exists.values, ...update.condition?.values, ...extra.values },
+    ExpressionAttributeNames: { ...change.names, ...exists.names, ...update.condition?.names, ...extra.names },
+    ExpressionAttributeValues: { ...change.values, ...exists.values, ...update.condition?.values, ...extra.values },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
 }
@@ -86,7 +136,7 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
       const old = itemOfConditionFailure(error);
       if (old === null) throw error;
       if (old === undefined) return { kind: 'missing' };
-      const data = (old[DATA_ATTRIBUTE] as Record<string, unknown> | undefined) ?? {};
+      const data = dataOfItem(old);
       // The SDK retried an attempt that timed out after it was written (budget.ts): the item
       // holds exactly our change, at our timestamp. That is our update, not a conflict.
       if (data.updated_at === now.toISOString() && holdsFields(data, update.fields)) return { kind: 'updated', item: old };
@@ -103,8 +153,6 @@ export async function conditionalUpdate(update: ConditionalUpdate): Promise<Upda
   }
 }
 
-const ITEM = 'item';
-
 /**
  * The change with a record in its transaction. A transaction hands back no new item, and the
  * record holds the answer, so the item is read first (strongly consistent) and changed here; the
@@ -118,7 +166,7 @@ async function updateWithRecord(update: ConditionalUpdate, record: (after: Recor
     if (current === undefined) return { kind: 'missing' };
     const seen = versionOf(current);
     if (!matchesVersion(update.expectedVersion, seen)) return { kind: 'precondition_failed' };
-    const data = (current[DATA_ATTRIBUTE] as Record<string, unknown> | undefined) ?? {};
+    const data = dataOfItem(current);
     // updated_at moves forward, also when clocks disagree (as conditionalUpdate's retries do).
     const now = new Date(Math.max(update.now.getTime(), Date.parse(String(data.updated_at)) + 1));
     const after = {
@@ -128,10 +176,10 @@ async function updateWithRecord(update: ConditionalUpdate, record: (after: Recor
       [VERSION_ATTRIBUTE]: seen + 1,
     };
     const atSeen = { expression: '#version = :seen', names: { '#version': VERSION_ATTRIBUTE }, values: { ':seen': seen } };
-    const cancelled = await transact({ [ITEM]: { Update: updateParts(update, now, [atSeen]) }, [RECORD_PART]: record(after) });
+    const cancelled = await transact({ [ITEM_PART]: { Update: updateParts(update, now, [atSeen]) }, [RECORD_PART]: record(after) });
     if (!cancelled) return { kind: 'updated', item: after };
     if (cancelled.failed(RECORD_PART)) return { kind: 'record_taken', item: cancelled.item(RECORD_PART) };
-    const old = cancelled.item(ITEM);
+    const old = cancelled.item(ITEM_PART);
     if (old !== undefined && versionOf(old) !== seen) {
       if (attempt >= MAX_CLOCK_RETRIES) throw new Error(`version still contended after ${attempt} retries`);
       current = old;

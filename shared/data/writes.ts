@@ -1,7 +1,9 @@
 /**
- * Item helpers shared by every resource: the one consistent get, the version condition, the
- * counter update, transactions whose parts are read by name, and reading the item DynamoDB
- * hands back when a condition fails.
+ * Item helpers shared by every resource: the one consistent get, the conditions (the version's,
+ * an item's presence), the parts of a transaction (put, delete, update, the counter update),
+ * transactions whose parts are read by name, and reading the item DynamoDB hands back when a
+ * condition fails. Code above data/ says which items and which conditions; these build the
+ * DynamoDB inputs.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -18,14 +20,27 @@ export async function getItem(key: PrimaryKey): Promise<Record<string, unknown> 
 
 export const versionOf = (item: Record<string, unknown>): number => Number(item[VERSION_ATTRIBUTE] ?? 0);
 
-export interface Condition {
+/** An item's API fields: its data map. */
+export const dataOfItem = (item: Record<string, unknown>): Record<string, unknown> => (item[DATA_ATTRIBUTE] ?? {}) as Record<string, unknown>;
+
+/** An expression with the attribute names (`#name`) and values (`:value`) it refers to. */
+export interface Expression {
   expression: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
 }
 
+/** What an item must satisfy for a write of it to happen. */
+export type Condition = Expression;
+
 /** The item exists. */
-const exists = (): Condition => ({ expression: 'attribute_exists(PK)', names: {}, values: {} });
+export const exists = (): Condition => ({ expression: 'attribute_exists(PK)', names: {}, values: {} });
+
+/** No item is at the key: the put of a new one. */
+export const absent = (): Condition => ({ expression: 'attribute_not_exists(PK)', names: {}, values: {} });
+
+/** The item is still at the version read: any change since fails it. */
+export const atVersion = (version: number): Condition => ({ expression: '#version = :read', names: { '#version': VERSION_ATTRIBUTE }, values: { ':read': version } });
 
 /** The item exists, and (with If-Match) is still at one of the versions the caller names. */
 export function existsAtVersion(ifMatch: readonly number[] | undefined): Condition {
@@ -47,34 +62,58 @@ export function allOf(...conditions: Condition[]): Condition {
   };
 }
 
-/** `ExpressionAttributeNames`/`Values` of a condition, leaving out the empty ones (DynamoDB refuses them). */
-export function conditionParts(condition: Condition) {
+/** `ExpressionAttributeNames`/`Values` of expressions, merged, leaving out the empty ones (DynamoDB refuses them). */
+function attributesOf(...expressions: Expression[]) {
+  const names: Record<string, string> = Object.assign({}, ...expressions.map((e) => e.names));
+  const values: Record<string, unknown> = Object.assign({}, ...expressions.map((e) => e.values));
   return {
-    ConditionExpression: condition.expression,
-    ...(Object.keys(condition.names).length > 0 ? { ExpressionAttributeNames: condition.names } : {}),
-    ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
   };
 }
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** What a write holds besides the item: its condition, and whether a failed one hands back the item as it was (for CancelledTransaction.item). */
+export interface WriteOptions {
+  condition?: Condition | undefined;
+  returnItemOnFailure?: boolean;
+}
+
+/** A write's condition, the names and values of its expressions, and what a failed condition hands back. */
+function writeInput({ condition, returnItemOnFailure }: WriteOptions, ...expressions: Expression[]) {
+  return {
+    ...(condition ? { ConditionExpression: condition.expression } : {}),
+    ...attributesOf(...expressions, ...(condition ? [condition] : [])),
+    ...(returnItemOnFailure ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+  };
+}
+
+/** A transaction's part that puts `item` (whole: it replaces whatever is at its key). */
+export const putPart = (item: Record<string, unknown>, options: WriteOptions = {}): TransactItem => ({
+  Put: { TableName: tableName(), Item: item, ...writeInput(options) },
+});
+
+/** A transaction's part that deletes the item at `key`. */
+export const deletePart = (key: PrimaryKey, options: WriteOptions = {}): TransactItem => ({
+  Delete: { TableName: tableName(), Key: key, ...writeInput(options) },
+});
+
+/** A transaction's part that changes the item at `key` by an update expression (update.ts, changeExpression). */
+export const updatePart = (key: PrimaryKey, update: Expression, options: WriteOptions = {}): TransactItem => ({
+  Update: { TableName: tableName(), Key: key, UpdateExpression: update.expression, ...writeInput(options, update) },
+});
+
+/** Adds `delta` to a counter of the item at `key` (DynamoDB starts a missing one at 0), on `condition` when given. */
+export const addToCounter = (key: PrimaryKey, counter: string, delta: number, condition?: Condition): TransactItem =>
+  updatePart(key, { expression: 'ADD #counter :delta', names: { '#counter': counter }, values: { ':delta': delta } }, { condition });
+
 /**
  * Adds `delta` to a counter of an existing item (and whatever else `condition` requires of it).
  * Whatever version it is at: so a function that counts (an invoice's create) holds no If-Match condition.
  */
-export function counterUpdate(key: PrimaryKey, counter: string, delta: number, condition?: Condition): TransactItem {
-  const required = allOf(exists(), ...(condition ? [condition] : []));
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'ADD #counter :delta',
-      ConditionExpression: required.expression,
-      ExpressionAttributeNames: { '#counter': counter, ...required.names },
-      ExpressionAttributeValues: { ':delta': delta, ...required.values },
-    },
-  };
-}
+export const counterUpdate = (key: PrimaryKey, counter: string, delta: number, condition?: Condition): TransactItem =>
+  addToCounter(key, counter, delta, allOf(exists(), ...(condition ? [condition] : [])));
 
 /** The item a failed condition returned (ReturnValuesOnConditionCheckFailure: ALL_OLD), if any. */
 export function itemOfConditionFailure(error: unknown): Record<string, unknown> | undefined | null {
@@ -89,17 +128,17 @@ export function itemOfConditionFailure(error: unknown): Record<string, unknown> 
  * so a failed condition whose stored item is the one we wrote means the SDK retried an attempt
  * that had landed before it timed out: the put happened, once. Anything else is a real clash.
  */
-export async function putNew(put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string }): Promise<void> {
+export async function putNew(item: Record<string, unknown>): Promise<void> {
   try {
-    await dynamo().send(new PutCommand({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ...writeInput({ condition: absent(), returnItemOnFailure: true }) }));
   } catch (error) {
     const stored = itemOfConditionFailure(error);
-    if (stored && createdAt(stored) !== undefined && createdAt(stored) === createdAt(put.Item)) return;
+    if (stored && createdAt(stored) !== undefined && createdAt(stored) === createdAt(item)) return;
     throw error;
   }
 }
 
-const createdAt = (item: Record<string, unknown>) => (item[DATA_ATTRIBUTE] as { created_at?: string } | undefined)?.created_at;
+const createdAt = (item: Record<string, unknown>) => dataOfItem(item).created_at as string | undefined;
 
 /** A transaction cancelled by a condition, read by the names its parts were given. */
 export interface CancelledTransaction<N extends string> {
@@ -113,6 +152,8 @@ export interface CancelledTransaction<N extends string> {
 
 const MAX_TRANSACTION_ATTEMPTS = 6;
 
+/** The part name of the item a change writes (its other parts are named for what they write). */
+export const ITEM_PART = 'item';
 /** The part name of the record a change writes beside it (an Idempotency-Key's, shared/http/idempotency.ts). */
 export const RECORD_PART = 'record';
 

@@ -8,22 +8,24 @@
  * deleting subtracts 1. A resource is guarded by the counters of every resource referencing it:
  * its delete is conditional on all of them being 0 (docs/decisions/0004-deletion-guards.md).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, conflict, invalidParam, notFound, preconditionFailed } from '../core/errors.ts';
 import { isWellFormedId, newId } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
 import { listSource } from '../data/keys.ts';
-import { dynamo, tableName } from '../data/dynamo.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, SEARCH_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
 import { conditionalUpdate, type ConditionalUpdate } from '../data/update.ts';
 import {
+  absent,
   allOf,
-  conditionParts,
   counterUpdate,
+  dataOfItem,
+  deletePart,
   existsAtVersion,
   getItem,
+  ITEM_PART,
   matchesVersion,
   putNew,
+  putPart,
   RECORD_PART,
   transact,
   versionOf,
@@ -41,8 +43,6 @@ import { EVENT_OBJECTS } from '../model/event-types.ts';
 import type { CallerContext, Deleted, IfMatch, Outcome, Revealed, Versioned } from './context.ts';
 import { foldForSearch, legacyFoldForSearch, listPage, type ListEnvelope } from '../data/paging.ts';
 
-const ITEM = 'item';
-
 /** The stored item of a resource, or undefined (an id that cannot be one is not read). */
 export async function readItem(ctx: CallerContext, resource: Pick<AnyResource, 'idPrefix' | 'type'>, id: string): Promise<Record<string, unknown> | undefined> {
   if (!isWellFormedId(resource.idPrefix, id)) return undefined;
@@ -55,7 +55,8 @@ async function mustRead(ctx: CallerContext, resource: AnyResource, id: string): 
   return item;
 }
 
-const versioned = <R extends AnyResource>(resource: R, item: Record<string, unknown>): Versioned<ObjectOf<R>> => ({
+/** The resource a stored item holds, with its version (its ETag). */
+export const versioned = <R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults'>>(resource: R, item: Record<string, unknown>): Versioned<ObjectOf<R>> => ({
   resource: objectOf(resource, item),
   version: versionOf(item),
 });
@@ -123,27 +124,11 @@ export function refuseIfRecordTaken(ctx: CallerContext, cancelled: CancelledTran
 const makesEvents = (resource: AnyResource) => (EVENT_OBJECTS as readonly string[]).includes(resource.kind);
 
 /**
- * Creates the item; when it references others, counts it on each in one transaction whose
- * conditions are that they exist, so a reference deleted concurrently never ends up dangling.
+ * Creates the item: a plain conditional put when nothing is written beside it; else one
+ * transaction, which counts it on what it references on condition that they exist (so a
+ * reference deleted concurrently never ends up dangling) and holds the other writes.
  */
-export const create = <R extends AnyResource>(ctx: CallerContext, resource: R, input: Record<string, unknown>, now: Date, options: CreateOptions = {}) =>
-  createItem(ctx, resource, input, now, options, putNew);
-
-/**
- * `create` for a resource each of whose items references another (a time entry names a project
- * or a client): always the transaction that counts it on them, so the bundle holds no single put.
- */
-export const createReferring = <R extends AnyResource>(ctx: CallerContext, resource: R, input: Record<string, unknown>, now: Date, options: CreateOptions = {}) =>
-  createItem(ctx, resource, input, now, options);
-
-async function createItem<R extends AnyResource>(
-  ctx: CallerContext,
-  resource: R,
-  input: Record<string, unknown>,
-  now: Date,
-  options: CreateOptions,
-  putAlone?: typeof putNew,
-): Promise<Versioned<ObjectOf<R>>> {
+export async function create<R extends AnyResource>(ctx: CallerContext, resource: R, input: Record<string, unknown>, now: Date, options: CreateOptions = {}): Promise<Versioned<ObjectOf<R>>> {
   const refuse = options.unknownReference ?? unknownReference;
   const id = newId(resource.idPrefix, now);
   const data = dataOf(resource, { id, workspaceId: ctx.workspaceId }, input, now.toISOString());
@@ -161,16 +146,15 @@ async function createItem<R extends AnyResource>(
     ...options.attributes,
     ...options.hidden,
   };
-  const put = { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' };
   const made = versioned(resource, item);
   const parts = options.parts?.(data) ?? {};
-  if (putAlone && references.length === 0 && !options.alongside && !ctx.record && Object.keys(parts).length === 0) {
-    await putAlone(put);
+  if (references.length === 0 && !options.alongside && !ctx.record && Object.keys(parts).length === 0) {
+    await putNew(item);
     return made;
   }
   const revealed = options.hidden ? { ...keys.item(ctx.workspaceId, resource.type, id), attributes: Object.keys(options.hidden) } : undefined;
   const cancelled = await transact<string>({
-    [ITEM]: { Put: put },
+    [ITEM_PART]: putPart(item, { condition: absent() }),
     ...Object.fromEntries(
       references.map((ref) => [
         ref.field,
@@ -355,14 +339,13 @@ export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id
     ...(options.condition ? [options.condition] : []),
   );
   const key = keys.item(ctx.workspaceId, resource.type, id);
-  const del = { TableName: tableName(), Key: key, ...conditionParts(condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   // Every resource deletes with something beside it (its deletion record, a quota counter, its
   // references' counters): one transaction. A resource whose changes make events also writes its
   // deletion record (the delete's request id and time).
-  const parts: Record<string, TransactItem> = { [ITEM]: { Delete: del }, ...options.parts };
+  const parts: Record<string, TransactItem> = { [ITEM_PART]: deletePart(key, { condition, returnItemOnFailure: true }), ...options.parts };
   // What it references is in the item read (the delete's condition covers a change since).
   if (read) {
-    for (const ref of referencesOf(resource, read[DATA_ATTRIBUTE] as Record<string, unknown>)) {
+    for (const ref of referencesOf(resource, dataOfItem(read))) {
       parts[ref.field] = counterUpdate(keys.item(ctx.workspaceId, ref.target.type, ref.id), counterOf(resource), -1);
     }
   }
@@ -371,8 +354,8 @@ export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id
   const cancelled = await transact<string>({ ...parts, ...recordPart(ctx, deleted) });
   if (cancelled) {
     refuseIfRecordTaken(ctx, cancelled);
-    if (cancelled.failed(ITEM)) {
-      const old = cancelled.item(ITEM);
+    if (cancelled.failed(ITEM_PART)) {
+      const old = cancelled.item(ITEM_PART);
       if (options.atVersionRead && old !== undefined && read !== undefined && versionOf(old) !== versionOf(read) && matchesVersion(expectedVersion, versionOf(old))) return undefined;
       throw refusedDelete(ctx, resource, id, old, counters, expectedVersion);
     }
@@ -380,9 +363,6 @@ export async function removeAsRead(ctx: CallerContext, resource: AnyResource, id
   }
   return deleted;
 }
-
-/** Referrers of which a DELETE removes only some: the 409 that they block says which (contract, "Invoices"). */
-const DELETABLE_ONLY: Partial<Record<string, string>> = { invoice: 'an invoice only while it is a draft: one finalized stays, void or not' };
 
 /**
  * Why a delete's condition failed: gone (404), changed (412) or still referenced (409). The 409
@@ -403,6 +383,6 @@ function refusedDelete(ctx: CallerContext, resource: AnyResource, id: string, ol
     )
     .join(' and ');
   const noun = resource.noun.charAt(0).toUpperCase() + resource.noun.slice(1);
-  const only = blockers.flatMap((b) => DELETABLE_ONLY[b.referrer.kind] ?? []);
+  const only = blockers.flatMap((b) => b.referrer.deletableOnly ?? []);
   return conflict(`${noun} ${id} still has ${named} and cannot be deleted. Delete those first${only.length > 0 ? ` (${only.join('; ')})` : ''}${resource.deleteHint ? `, or ${resource.deleteHint}` : ''}`);
 }

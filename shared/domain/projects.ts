@@ -6,7 +6,7 @@ import { DATA_ATTRIBUTE } from '../data/table.ts';
 import { project, type projectSchemas } from '../model/resources.ts';
 import type { Project } from '../model/objects.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
-import { createReferring, update, type UpdateRules } from './entity.ts';
+import { create, update, type UpdateRules } from './entity.ts';
 
 const END_BEFORE_START = notBeforeMessage('end_date', 'start_date');
 /** Order rules compare instants, never the text of timestamps. */
@@ -16,7 +16,7 @@ const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b);
 export async function createProject(ctx: CallerContext, input: v.InferOutput<typeof projectSchemas.create>, now = new Date()): Promise<Versioned<Project>> {
   const startDate = input.start_date ?? now.toISOString();
   if (input.end_date != null && isBefore(input.end_date, startDate)) throw invalidParam('end_date', END_BEFORE_START);
-  return createReferring(ctx, project, { ...input, start_date: startDate }, now);
+  return create(ctx, project, { ...input, start_date: startDate }, now);
 }
 
 /** Changes the fields sent; the dates stay ordered, also when only one of them is sent. */

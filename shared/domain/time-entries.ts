@@ -14,15 +14,15 @@ import * as v from 'valibot';
 import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../core/errors.ts';
 import { isWellFormedId } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
-import { tableName } from '../data/dynamo.ts';
+import { storedTimeEntry, storedTimeEntryOfItem } from '../data/stored-time-entries.ts';
 import { DATA_ATTRIBUTE, INDEX_NAMES, REQUEST_ID_ATTRIBUTE, sortKeyOf, VERSION_ATTRIBUTE } from '../data/table.ts';
-import { setExpression } from '../data/update.ts';
-import { counterUpdate, matchesVersion, transact, versionOf, type TransactItem } from '../data/writes.ts';
+import { changeExpression } from '../data/update.ts';
+import { allOf, atVersion, counterUpdate, dataOfItem, exists, matchesVersion, transact, updatePart, versionOf, type TransactItem } from '../data/writes.ts';
 import { objectOf, type TimeEntry } from '../model/objects.ts';
 import { client, counterOf, NOT_INVOICED, project, timeEntry, type timeEntrySchemas } from '../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from './context.ts';
-import { createReferring, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, answerUnchanged, currentAt, unknownReference } from './entity.ts';
-import { COUNTED_ATTRIBUTE, countedOf, totalsParts, type CountedEntry } from '../totals/totals.ts';
+import { create, list, readItem, recordPart, refuseIfRecordTaken, removeAsRead, answerUnchanged, currentAt, unknownReference } from './entity.ts';
+import { COUNTED_ATTRIBUTE, totalsParts, type CountedEntry } from '../totals/totals.ts';
 import { oneOfRequiredMessage } from '../model/cross-field.ts';
 import type { ListEnvelope } from '../data/paging.ts';
 
@@ -61,11 +61,11 @@ export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<type
   }
   const billableRate = input.billable_rate === undefined ? rate : input.billable_rate;
   // With a project, its client was read from it: a failure of either is the project's.
-  return createReferring(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId, billable_rate: billableRate }, now, {
+  return create(ctx, timeEntry, { ...input, project_id: projectId, client_id: clientId, billable_rate: billableRate }, now, {
     unknownReference: (field, target) => (projectId !== null ? unknownReference('project_id', project) : unknownReference(field, target)),
     // Counted in the totals in the same transaction (shared/totals/totals.ts).
     attributes: { [COUNTED_ATTRIBUTE]: 1 },
-    parts: (data) => totalsParts(ctx.workspaceId, undefined, countedOf(data)),
+    parts: (data) => totalsParts(ctx.workspaceId, undefined, storedTimeEntry(data)),
   });
 }
 
@@ -113,9 +113,9 @@ export async function updateTimeEntry(ctx: CallerContext, id: string, patch: Pat
     if (!item) throw notFound(timeEntry.noun, id);
     const version = versionOf(item);
     if (!matchesVersion(expectedVersion, version)) throw preconditionFailed(timeEntry.noun, id);
-    const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
-    refuseIfInvoiced(id, data.invoice_id);
-    const current = { project_id: (data.project_id ?? null) as string | null, client_id: String(data.client_id) };
+    const entry = storedTimeEntryOfItem(item);
+    refuseIfInvoiced(id, entry.invoice_id);
+    const current = { project_id: entry.project_id, client_id: entry.client_id };
     const { rate, ...after } = await ownersAfter(ctx, current, patch);
     const change = { ...(rate === undefined ? {} : { billable_rate: rate }), ...fields, ...after };
     const rewritten = await rewrite(ctx, id, item, change, current, after, now);
@@ -134,7 +134,7 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
     const item = await readItem(ctx, timeEntry, id);
     if (!item) throw notFound(timeEntry.noun, id);
     if (!matchesVersion(expectedVersion, versionOf(item))) throw preconditionFailed(timeEntry.noun, id);
-    refuseIfInvoiced(id, (item[DATA_ATTRIBUTE] as Record<string, unknown>).invoice_id);
+    refuseIfInvoiced(id, storedTimeEntryOfItem(item).invoice_id);
     const parts = totalsParts(ctx.workspaceId, countedBefore(item), undefined);
     const deleted = await removeAsRead(ctx, timeEntry, id, expectedVersion, { read: item, parts, atVersionRead: true, condition: NOT_INVOICED });
     if (deleted) return deleted;
@@ -149,13 +149,13 @@ export async function deleteTimeEntry(ctx: CallerContext, id: string, expectedVe
  */
 function refuseIfInvoiced(id: string, invoiceId: unknown): void {
   if (invoiceId != null) {
-    throw new ApiError('time_entry_invoiced', ERROR_TYPES.time_entry_invoiced, `Time entry ${id} is on invoice ${String(invoiceId)}: void it (or delete the draft) first`);
+    throw new ApiError('time_entry_invoiced', ERROR_TYPES.time_entry_invoiced, `Time entry ${id} is on invoice ${String(invoiceId)}: it cannot be changed or deleted until that invoice is voided (or, a draft, deleted)`);
   }
 }
 
 /** What an item counts in the totals now: nothing when it was stored before them and not yet backfilled. */
 const countedBefore = (item: Record<string, unknown>): CountedEntry | undefined =>
-  item[COUNTED_ATTRIBUTE] === undefined ? undefined : countedOf(item[DATA_ATTRIBUTE] as Record<string, unknown>);
+  item[COUNTED_ATTRIBUTE] === undefined ? undefined : storedTimeEntryOfItem(item);
 
 const MAX_MOVE_ATTEMPTS = 20;
 const ENTRY = 'entry';
@@ -174,7 +174,7 @@ async function rewrite(
   to: Owners,
   requested: Date,
 ): Promise<Versioned<TimeEntry> | undefined> {
-  const stored = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+  const stored = dataOfItem(item);
   // updated_at moves forward, also past a stored time from a faster clock.
   const at = new Date(Math.max(requested.getTime(), Date.parse(String(stored.updated_at)) + 1)).toISOString();
   const data = { ...stored, ...change, updated_at: at };
@@ -182,7 +182,7 @@ async function rewrite(
   const counter = counterOf(timeEntry);
   const ownerKey = (type: string, ownerId: string) => keys.item(ctx.workspaceId, type, ownerId);
   const parts: Partial<Record<Part, TransactItem>> = { [ENTRY]: entryUpdate(ctx, id, item, data, version) };
-  const totals = totalsParts(ctx.workspaceId, countedBefore(item), countedOf(data));
+  const totals = totalsParts(ctx.workspaceId, countedBefore(item), storedTimeEntry(data));
   if (from.project_id !== to.project_id) {
     if (from.project_id !== null) parts.leave_project = counterUpdate(ownerKey(project.type, from.project_id), counter, -1);
     if (to.project_id !== null) {
@@ -222,18 +222,17 @@ async function rewrite(
 function entryUpdate(ctx: CallerContext, id: string, item: Record<string, unknown>, data: Record<string, unknown>, version: number): TransactItem {
   const indexes = keys.indexes(timeEntry, ctx.workspaceId, id, data);
   const gone = [...new Set(INDEX_NAMES.flatMap((name) => [`${name}PK`, sortKeyOf(name)]))].filter((name) => !(name in indexes) && name in item);
-  const set = setExpression(data, { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, [COUNTED_ATTRIBUTE]: 1 });
+  const set = changeExpression({ fields: data, attributes: { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, [COUNTED_ATTRIBUTE]: 1 } });
   const removeNames = Object.fromEntries(gone.map((name, i) => [`#gone${i}`, name]));
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: keys.item(ctx.workspaceId, timeEntry.type, id),
-      UpdateExpression: `${set.UpdateExpression}, #version = :next${gone.length > 0 ? ` REMOVE ${Object.keys(removeNames).join(', ')}` : ''}`,
-      ConditionExpression: `attribute_exists(PK) AND #version = :read AND ${NOT_INVOICED.expression}`,
-      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...removeNames, ...NOT_INVOICED.names, '#version': VERSION_ATTRIBUTE },
-      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...NOT_INVOICED.values, ':read': version, ':next': version + 1 },
+  return updatePart(
+    keys.item(ctx.workspaceId, timeEntry.type, id),
+    {
+      expression: `${set.expression}, #version = :next${gone.length > 0 ? ` REMOVE ${Object.keys(removeNames).join(', ')}` : ''}`,
+      names: { ...set.names, ...removeNames, '#version': VERSION_ATTRIBUTE },
+      values: { ...set.values, ':next': version + 1 },
     },
-  };
+    { condition: allOf(exists(), atVersion(version), NOT_INVOICED) },
+  );
 }
 
 /**

@@ -8,16 +8,14 @@
  * read themselves. So a page reads the totals of the groups it passes in the months its periods
  * span, never the entries they count.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { InferOutput } from 'valibot';
 import type { TimeSummaryObject } from '../api/object-schemas.ts';
 import { cursorSigningKey } from '../core/config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../data/cursor.ts';
-import { dynamo, tableName } from '../data/dynamo.ts';
-import { pageQueryParams } from '../data/list.ts';
+import { readAll, readBatch } from '../data/list.ts';
 import * as keys from '../data/keys.ts';
-import { invoicedLevel, listSource, NO_PROJECT, type TotalsLevel } from '../data/keys.ts';
-import { DATA_ATTRIBUTE } from '../data/table.ts';
+import { invoicedLevel, listSource, NO_PROJECT, type SpanSource, type TotalsLevel } from '../data/keys.ts';
+import { storedTimeEntryOfItem } from '../data/stored-time-entries.ts';
 import { invalidParam } from '../core/errors.ts';
 import { isWellFormedId } from '../core/ids.ts';
 import { amountOfRateMinutes } from '../core/money.ts';
@@ -25,7 +23,7 @@ import { client, project, timeEntry } from '../model/resources.ts';
 import { objectOf } from '../model/objects.ts';
 import { dateRangeErrors, TIME_SUMMARIES, type ListTimeSummariesInput } from '../api/time-summary-schemas.ts';
 import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../core/calendar.ts';
-import { COUNTERS, countedOf, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
+import { COUNTERS, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
 import type { CallerContext } from './context.ts';
 import { readItem } from './entity.ts';
 import type { ListEnvelope } from '../data/paging.ts';
@@ -223,24 +221,17 @@ async function edgeEntries(ctx: CallerContext, windows: [number, number][], leve
   const byGroup = new Map<string, Sums>();
   for (const [low, high] of windows) {
     const source = listSource(timeEntry, ctx.workspaceId, {}, { from: new Date(low).toISOString(), to: new Date(high).toISOString() });
-    const page = { source, workspaceId: ctx.workspaceId, limit: EDGE_BATCH, after: undefined };
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await dynamo().send(new QueryCommand(pageQueryParams(page, EDGE_BATCH, startKey)));
-      for (const item of out.Items ?? []) {
-        const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
-        if (invoiced !== undefined && (data.invoice_id != null) !== (invoiced === 'true')) continue;
-        const entry = countedOf(data);
-        if (scope.clientId !== undefined && entry.client_id !== scope.clientId) continue;
-        if (scope.projectId !== undefined && entry.project_id !== scope.projectId) continue;
-        const group = keys.totalsGroup(level, entry.client_id, entry.project_id);
-        const sums = byGroup.get(group) ?? zero();
-        byGroup.set(group, sums);
-        const counters = countersOf(entry);
-        for (const counter of COUNTERS) sums[counter] += counters[counter];
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    for await (const item of readAll(source, { batch: EDGE_BATCH })) {
+      const entry = storedTimeEntryOfItem(item);
+      if (invoiced !== undefined && (entry.invoice_id !== null) !== (invoiced === 'true')) continue;
+      if (scope.clientId !== undefined && entry.client_id !== scope.clientId) continue;
+      if (scope.projectId !== undefined && entry.project_id !== scope.projectId) continue;
+      const group = keys.totalsGroup(level, entry.client_id, entry.project_id);
+      const sums = byGroup.get(group) ?? zero();
+      byGroup.set(group, sums);
+      const counters = countersOf(entry);
+      for (const counter of COUNTERS) sums[counter] += counters[counter];
+    }
   }
   return byGroup;
 }
@@ -280,34 +271,19 @@ class Partition {
   private startKey: Record<string, unknown> | undefined;
   private done = false;
   private batch = 64;
-  private readonly low: string;
-  private readonly high: string;
+  private readonly source: SpanSource;
 
-  constructor(
-    private readonly partitionKey: string,
-    prefix: string,
-    after: string | undefined,
-  ) {
+  constructor(partitionKey: string, prefix: string, after: string | undefined) {
     // `<group>#~` sorts after every day of the group; `~` after every id character.
-    this.low = after === undefined ? prefix || '!' : `${after}#~`;
-    this.high = `${prefix}~`;
+    this.source = keys.partitionRange(partitionKey, { low: after === undefined ? prefix || '!' : `${after}#~`, high: `${prefix}~` });
   }
 
   /** The item at `index`, reading on when it is not read yet; undefined past the end. */
   async at(index: number): Promise<Record<string, unknown> | undefined> {
     while (index >= this.items.length && !this.done) {
-      const out = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          ConsistentRead: true,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
-          ExpressionAttributeValues: { ':pk': this.partitionKey, ':low': this.low, ':high': this.high },
-          Limit: this.batch,
-          ...(this.startKey ? { ExclusiveStartKey: this.startKey } : {}),
-        }),
-      );
-      this.items.push(...(out.Items ?? []));
-      this.startKey = out.LastEvaluatedKey;
+      const read = await readBatch(this.source, { ascending: true, batch: this.batch, startKey: this.startKey });
+      this.items.push(...read.items);
+      this.startKey = read.startKey;
       this.done = this.startKey === undefined;
       this.batch = Math.min(this.batch * 2, 1000);
     }

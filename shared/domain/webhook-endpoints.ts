@@ -7,12 +7,12 @@
  * - a workspace has at most MAX_WEBHOOK_ENDPOINTS, counted by an item written in the same
  *   transaction as each create and delete.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { conflict, invalidParam } from '../core/errors.ts';
 import * as keys from '../data/keys.ts';
-import { dynamo, tableName } from '../data/dynamo.ts';
-import { getItem, type TransactItem } from '../data/writes.ts';
+import { listSource } from '../data/keys.ts';
+import { readAll } from '../data/list.ts';
+import { addToCounter, getItem, type TransactItem } from '../data/writes.ts';
 import { isWellFormedId } from '../core/ids.ts';
 import { objectOf, type WebhookEndpoint } from '../model/objects.ts';
 import { checkWebhookUrl, urlPolicy } from '../core/ssrf.ts';
@@ -35,16 +35,14 @@ async function checkUrl(url: string): Promise<void> {
   if (!verdict.ok) throw invalidParam('url', verdict.reason);
 }
 
-const countBy = (workspaceId: string, delta: 1 | -1): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: keys.webhookEndpointCount(workspaceId),
-    UpdateExpression: 'ADD #count :delta',
-    ExpressionAttributeNames: { '#count': COUNT },
-    ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? { ':max': MAX_WEBHOOK_ENDPOINTS } : {}) },
-    ...(delta > 0 ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
-  },
-});
+/** The workspace's count of endpoints moved by `delta`: an added one only while the count is below the most it may have. */
+const countBy = (workspaceId: string, delta: 1 | -1): TransactItem =>
+  addToCounter(
+    keys.webhookEndpointCount(workspaceId),
+    COUNT,
+    delta,
+    delta > 0 ? { expression: 'attribute_not_exists(#count) OR #count < :max', names: { '#count': COUNT }, values: { ':max': MAX_WEBHOOK_ENDPOINTS } } : undefined,
+  );
 
 /**
  * 403 unless the token can read every collection whose events `enabled` subscribes to (`*`: all
@@ -97,13 +95,8 @@ export async function webhookEndpointItem(workspaceId: string, id: string): Prom
 
 /** Every endpoint of a workspace, for the fan-out (at most MAX_WEBHOOK_ENDPOINTS: one page), secrets left out. */
 export async function allWebhookEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
-  const out = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      ConsistentRead: true,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.workspacePartition(workspaceId), ':prefix': keys.typePrefix(webhookEndpoint.type) },
-    }),
-  );
-  return (out.Items ?? []).map((item) => objectOf(webhookEndpoint, item));
+  const endpoints: WebhookEndpoint[] = [];
+  // The workspace's partition: no index lists webhook endpoints.
+  for await (const item of readAll(listSource(webhookEndpoint, workspaceId, {}), { ascending: true })) endpoints.push(objectOf(webhookEndpoint, item));
+  return endpoints;
 }

@@ -4,11 +4,11 @@
  * idempotency records, registry items, webhook endpoints and the events' own items do not. A
  * change that touches no API field (a deletion-guard counter) makes none either.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { objectOf } from '../model/objects.ts';
 import { resourceOf } from '../model/resources.ts';
-import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { itemOfImage, type StreamImage } from '../data/stream-images.ts';
+import { dataOfItem } from '../data/writes.ts';
 import { EVENT_OBJECTS, hasPreviousAttributes, type ApiObject, type EventAction, type EventType } from '../model/event-types.ts';
 
 /** A resource's type in the key schema (`CLIENT`). */
@@ -33,9 +33,9 @@ export interface StreamChange {
   eventID?: string;
   eventName?: 'INSERT' | 'MODIFY' | 'REMOVE' | string;
   dynamodb?: {
-    Keys?: Record<string, AttributeValue>;
-    NewImage?: Record<string, AttributeValue>;
-    OldImage?: Record<string, AttributeValue>;
+    Keys?: StreamImage;
+    NewImage?: StreamImage;
+    OldImage?: StreamImage;
     ApproximateCreationDateTime?: number;
   };
 }
@@ -105,9 +105,9 @@ export function invoiceChange({ eventName, oldItem, newItem }: Images): Change |
   if (eventName === 'MODIFY' && oldItem && newItem) {
     const [before, after] = [workOf(oldItem), workOf(newItem)];
     if (before?.kind === 'build') return after === undefined ? { action: 'created', item: newItem, after: null } : undefined;
-    const status = dataOf(newItem).status;
+    const status = dataOfItem(newItem).status;
     const predecessor = { item: newItem, after: Number(oldItem[VERSION_ATTRIBUTE]) };
-    if (status !== dataOf(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, ...predecessor };
+    if (status !== dataOfItem(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, ...predecessor };
     if (before !== undefined || after !== undefined) return undefined;
     return { action: 'updated', ...predecessor };
   }
@@ -123,7 +123,7 @@ export function invoiceChange({ eventName, oldItem, newItem }: Images): Change |
 export function draftOf(record: StreamChange): EventDraft | undefined {
   const image = record.dynamodb;
   if (!image?.Keys) return undefined;
-  const keys = unmarshall(image.Keys) as { PK?: unknown; SK?: unknown };
+  const keys = itemOfImage(image.Keys) as { PK?: unknown; SK?: unknown };
   const workspace = typeof keys.PK === 'string' ? RESOURCE_KEY.exec(keys.PK) : null;
   const sort = typeof keys.SK === 'string' ? RESOURCE_SORT_KEY.exec(keys.SK) : null;
   if (!workspace || !sort) return undefined;
@@ -132,8 +132,8 @@ export function draftOf(record: StreamChange): EventDraft | undefined {
   const toObject = SOURCES[kind]!;
   const images = {
     eventName: record.eventName,
-    oldItem: image.OldImage ? unmarshall(image.OldImage) : undefined,
-    newItem: image.NewImage ? unmarshall(image.NewImage) : undefined,
+    oldItem: image.OldImage ? itemOfImage(image.OldImage) : undefined,
+    newItem: image.NewImage ? itemOfImage(image.NewImage) : undefined,
   };
   const change = (kind === INVOICE_TYPE ? invoiceChange : plainChange)(images);
   if (!change) return undefined;
@@ -152,7 +152,7 @@ export function draftOf(record: StreamChange): EventDraft | undefined {
     objectId: sort[2]!,
     type: `${object.object}.${action}` as EventType,
     // A delete's time and request come from its deletion record (consumer.ts).
-    createdAt: action === 'deleted' ? undefined : str(dataOf(item)[record.eventName === 'INSERT' ? 'created_at' : 'updated_at']),
+    createdAt: action === 'deleted' ? undefined : str(dataOfItem(item)[record.eventName === 'INSERT' ? 'created_at' : 'updated_at']),
     requestId: action === 'deleted' ? undefined : strOrNull(item[REQUEST_ID_ATTRIBUTE]),
     object,
     ...(previous === undefined ? {} : { previousAttributes: previous }),
@@ -169,7 +169,5 @@ export function previousAttributes(before: ApiObject, after: ApiObject): Record<
   return Object.keys(previous).length === 0 ? undefined : previous;
 }
 
-/** The API fields of an item. */
-const dataOf = (item: Record<string, unknown>) => (item[DATA_ATTRIBUTE] ?? {}) as Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const strOrNull = (value: unknown) => (typeof value === 'string' ? value : null);

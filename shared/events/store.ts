@@ -16,12 +16,13 @@
  * second event: its record's items are written again (filling what a crash left out) and its event
  * is returned, so the fan-out after a crash still happens, with the same event id.
  */
-import { BatchWriteCommand, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../data/dynamo.ts';
+import { putItems } from '../data/batches.ts';
 import * as keys from '../data/keys.ts';
 import { CHANGE_TYPE, type EventView } from '../data/keys.ts';
+import { readAll } from '../data/list.ts';
 import { TTL_ATTRIBUTE } from '../data/table.ts';
-import { allOf, transact, type Condition, type TransactItem } from '../data/writes.ts';
+import { changeExpression } from '../data/update.ts';
+import { absent, allOf, getItem, putPart, transact, updatePart, type Condition, type TransactItem } from '../data/writes.ts';
 import { orderOfId, sortableId } from '../core/ids.ts';
 import type { EventDraft } from './build.ts';
 import { EVENT_FEED, EVENT_RETENTION_MS, EVENT_TYPES, type Event, type EventAction } from '../model/event-types.ts';
@@ -31,9 +32,6 @@ export const typeView = (type: string): EventView => ({ by: 'type', value: type 
 export const objectView = (objectId: string): EventView => ({ by: 'object_id', value: objectId });
 /** Events per transaction: each takes one of the 100 items a transaction may hold (its change record), the counter one. */
 export const EVENTS_PER_TRANSACTION = 100 - 1;
-/** BatchWriteItem takes at most 25 items. */
-const BATCH_WRITE_ITEMS = 25;
-const MAX_BATCH_WRITE_ATTEMPTS = 8;
 /** Each retry follows another appender's success, so contention always makes progress; this only stops a runaway. */
 const MAX_APPEND_ATTEMPTS = 50;
 
@@ -186,28 +184,11 @@ interface Counter {
 
 /** The workspace's sequence counter: its last number and each type's last number. */
 async function readCounter(workspaceId: string): Promise<Counter> {
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.eventSequence(workspaceId), ConsistentRead: true }));
-  const item = out.Item ?? {};
+  const item = (await getItem(keys.eventSequence(workspaceId))) ?? {};
   return { value: Number(item.value ?? 0), last: EVENT_TYPES.map((_, i) => Number(item[`l${i}`] ?? 0)) };
 }
 
-export async function getEventItem(workspaceId: string, eventId: string): Promise<Record<string, unknown> | undefined> {
-  const out = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.event(workspaceId, eventId), ConsistentRead: true }));
-  return out.Item;
-}
-
-/** Puts items outside a transaction, 25 at a time, until DynamoDB has taken every one. */
-export async function putAll(items: readonly Record<string, unknown>[]): Promise<void> {
-  for (let start = 0; start < items.length; start += BATCH_WRITE_ITEMS) {
-    let requests = items.slice(start, start + BATCH_WRITE_ITEMS).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 1; requests.length > 0; attempt++) {
-      if (attempt > MAX_BATCH_WRITE_ATTEMPTS) throw new Error(`DynamoDB left ${requests.length} event items unwritten after ${MAX_BATCH_WRITE_ATTEMPTS} attempts`);
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
-      const out = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-    }
-  }
-}
+export const getEventItem = (workspaceId: string, eventId: string): Promise<Record<string, unknown> | undefined> => getItem(keys.event(workspaceId, eventId));
 
 /**
  * Appends the drafts of one workspace, in order. Returns every draft's event: new, or the one a
@@ -241,27 +222,23 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
     const touched = [...new Set(appended.map(({ stored }) => typeSlot(stored.event.type)))];
     // Named parts: the sequence counter, then each draft's change record (r<i>).
     const parts: Record<string, TransactItem> = {
-      sequence: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.eventSequence(workspaceId),
-          UpdateExpression: `SET #value = :last${touched.map((slot) => `, #l${slot} = :l${slot}`).join('')}`,
-          ConditionExpression: first === 0 ? 'attribute_not_exists(#value)' : '#value = :first',
-          ExpressionAttributeNames: { '#value': 'value', ...Object.fromEntries(touched.map((slot) => [`#l${slot}`, `l${slot}`])) },
-          ExpressionAttributeValues: {
-            ':last': first + pending.length,
-            ...(first === 0 ? {} : { ':first': first }),
-            ...Object.fromEntries(touched.map((slot) => [`:l${slot}`, last[slot]])),
-          },
+      sequence: updatePart(
+        keys.eventSequence(workspaceId),
+        changeExpression({ attributes: { value: first + pending.length, ...Object.fromEntries(touched.map((slot) => [`l${slot}`, last[slot]])) } }),
+        {
+          condition:
+            first === 0
+              ? { expression: 'attribute_not_exists(#value)', names: { '#value': 'value' }, values: {} }
+              : { expression: '#value = :first', names: { '#value': 'value' }, values: { ':first': first } },
         },
-      },
+      ),
     };
     appended.forEach(({ record }, i) => {
-      parts[`r${i}`] = { Put: { TableName: tableName(), Item: record, ConditionExpression: 'attribute_not_exists(PK)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
+      parts[`r${i}`] = putPart(record, { condition: absent(), returnItemOnFailure: true });
     });
     const cancelled = await transact(parts);
     if (!cancelled) {
-      await putAll(appended.flatMap(({ record }) => copiesOf(record)));
+      await putItems(appended.flatMap(({ record }) => copiesOf(record)));
       for (const { draft, stored } of appended) existing.set(draft, stored);
       break;
     }
@@ -277,7 +254,7 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
         duplicates.add(draft);
       }
     });
-    await putAll(records.flatMap(copiesOf));
+    await putItems(records.flatMap(copiesOf));
     pending = pending.filter((draft) => !duplicates.has(draft));
     // Otherwise the counter moved (another consumer appended): read it again and retry, after a
     // short jittered pause so that racing appenders spread out.
@@ -291,19 +268,8 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
 
 /** The change record of an object's last change made at or before `sequence` (where sync mode on its view starts). */
 export async function changeAtOrBefore(workspaceId: string, objectId: string, sequence: number): Promise<Record<string, unknown> | undefined> {
-  const newestFirst = paginateQuery(
-    { client: dynamo() },
-    {
-      TableName: tableName(),
-      ConsistentRead: true,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :change)',
-      ExpressionAttributeValues: { ':pk': keys.eventView(workspaceId, objectView(objectId)), ':change': `${CHANGE_TYPE}#` },
-      ScanIndexForward: false,
-    },
-  );
-  for await (const page of newestFirst) {
-    const found = (page.Items ?? []).find((item) => Number(item.sequence) <= sequence);
-    if (found) return found;
+  for await (const item of readAll(keys.eventListSource(workspaceId, objectView(objectId)), { ascending: false })) {
+    if (Number(item.sequence) <= sequence) return item;
   }
   return undefined;
 }
@@ -318,7 +284,6 @@ export async function eventItemInView(workspaceId: string, view: EventView, even
     const record = await changeAtOrBefore(workspaceId, view.value, orderOfId(EVENT_FEED.idPrefix, eventId));
     return record && storedOf(record).event.id === eventId ? copiesOf(record)[0] : undefined;
   }
-  const Key = { PK: keys.eventView(workspaceId, view), SK: keys.event(workspaceId, eventId).SK };
-  return (await dynamo().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  return getItem({ PK: keys.eventView(workspaceId, view), SK: keys.event(workspaceId, eventId).SK });
 }
 

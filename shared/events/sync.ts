@@ -13,12 +13,10 @@
  * event that expired, or one whose append failed for good. A page merged from several type views shows an event only when
  * every other view has been read up to that view's last event before it (its `vec`).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { cursorSigningKey } from '../core/config.ts';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../data/cursor.ts';
-import { dynamo, tableName } from '../data/dynamo.ts';
-import * as keys from '../data/keys.ts';
 import { startKeyFor, type ListSource } from '../data/keys.ts';
+import { readBatch } from '../data/list.ts';
 import type { ListEnvelope } from '../data/paging.ts';
 import { decodeVec } from './store.ts';
 
@@ -105,25 +103,15 @@ async function readChain(
   let startKey: Record<string, unknown> | undefined = after === undefined ? undefined : startKeyFor(source, workspaceId, after);
   const at = { ...state };
   do {
-    const out = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        ConsistentRead: true,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :type)',
-        ExpressionAttributeValues: { ':pk': source.partitionKey, ':type': keys.typePrefix(source.type) },
-        ScanIndexForward: true,
-        Limit: Math.max(1, wanted - shown),
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
+    const batch = await readBatch(source, { ascending: true, batch: Math.max(1, wanted - shown), startKey });
+    for (const item of batch.items) {
       if (!follows(sync.chain, item, at) && !settled(item, now)) return read;
       read.push(item);
       at.sequence = Number(item.sequence);
       at.change = String(item.SK);
       if (show(item)) shown++;
     }
-    startKey = out.LastEvaluatedKey;
+    startKey = batch.startKey;
   } while (shown < wanted && startKey !== undefined);
   return read;
 }

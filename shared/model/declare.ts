@@ -62,6 +62,8 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   indexes?: IndexesDeclaration<F>;
   /** What to do instead of deleting, said by the 409 of a guarded delete. */
   deleteHint?: string;
+  /** Which of its items a DELETE removes, when not every one: said by the 409 of a delete its items block. */
+  deletableOnly?: string;
   /**
    * On create, at least one of these fields must be given (not null); the domain enforces it,
    * the OpenAPI document says it as an `anyOf` of `required` sets.
@@ -139,6 +141,7 @@ export interface AnyResource {
   readonly search?: string;
   readonly indexes?: IndexesDeclaration<string>;
   readonly deleteHint?: string;
+  readonly deletableOnly?: string;
   readonly createRequiresOneOf?: readonly string[];
   readonly notBefore?: { readonly [field: string]: string | undefined };
   readonly order?: OrderDeclaration<string>;

@@ -166,7 +166,10 @@ export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
     v.pipe(
       v.string('invoice_id must be a string'),
       v.regex(new RegExp(`^${INVOICE_ID_PREFIX}${ULID_PATTERN}$`), `invoice_id must be an invoice id (${INVOICE_ID_PREFIX} and 26 characters)`),
-      v.metadata({ description: 'The invoice the entry is on, or null (read-only; PATCH and DELETE are a 409 while set). As a filter: its entries' }),
+      v.metadata({
+        description:
+          'An invoice id: on an entry, the draft, open or paid invoice it is on (null when none; read-only; while on one, PATCH and DELETE are a 409 time_entry_invoiced); as a list filter, only the entries on that invoice',
+      }),
     ),
   ),
 }));
@@ -202,6 +205,7 @@ export const invoice = /* @__PURE__ */ (() =>
     references: { client_id: 'client' },
     filters: ['client_id', 'status'],
     deleteHint: 'void it instead once it is finalized',
+    deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',
   }))();
 
 /**

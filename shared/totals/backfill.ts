@@ -8,12 +8,13 @@
  * (domain/time-entries.ts), never twice.
  */
 import * as keys from '../data/keys.ts';
-import { tableName } from '../data/dynamo.ts';
+import { storedTimeEntry } from '../data/stored-time-entries.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
-import { getItem, transact, versionOf } from '../data/writes.ts';
+import { changeExpression } from '../data/update.ts';
+import { allOf, atVersion, dataOfItem, exists, getItem, transact, updatePart, versionOf } from '../data/writes.ts';
 import { objectOf } from '../model/objects.ts';
 import { project } from '../model/resources.ts';
-import { COUNTED_ATTRIBUTE, countedOf, totalsParts } from './totals.ts';
+import { COUNTED_ATTRIBUTE, totalsParts } from './totals.ts';
 
 export type BackfillOutcome = 'counted' | 'skipped';
 
@@ -25,31 +26,28 @@ export async function countStoredEntry(key: { PK: string; SK: string }): Promise
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const item = await getItem(key);
     if (!item || item[COUNTED_ATTRIBUTE] !== undefined || item[DATA_ATTRIBUTE] === undefined) return 'skipped';
-    const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+    const data = dataOfItem(item);
+    const entry = storedTimeEntry(data);
     const version = versionOf(item);
+    // Stored before the totals: no billable_rate at all (a null one is a rate the entry was given).
     const hasRate = Object.hasOwn(data, 'billable_rate');
-    const rate = hasRate ? (data.billable_rate as number | null) : await rateOfProject(workspaceId, (data.project_id ?? null) as string | null);
+    const rate = hasRate ? entry.billable_rate : await rateOfProject(workspaceId, entry.project_id);
     // A rate the object did not show (null before) is a change of it: a new version, and its event.
     const visible = !hasRate && rate !== null;
-    const updatedAt = new Date(Math.max(Date.now(), Date.parse(String(data.updated_at)) + 1)).toISOString();
+    const updatedAt = new Date(Math.max(Date.now(), Date.parse(entry.updated_at) + 1)).toISOString();
+    const uncounted = { expression: 'attribute_not_exists(#counted)', names: { '#counted': COUNTED_ATTRIBUTE }, values: {} };
     const cancelled = await transact<string>({
-      entry: {
-        Update: {
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: `SET #data.#rate = :rate, #counted = :one${visible ? ', #data.#updated = :updated, #version = :next REMOVE #request' : ''}`,
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#counted) AND #version = :read',
-          ExpressionAttributeNames: {
-            '#data': DATA_ATTRIBUTE,
-            '#rate': 'billable_rate',
-            '#counted': COUNTED_ATTRIBUTE,
-            '#version': VERSION_ATTRIBUTE,
-            ...(visible ? { '#updated': 'updated_at', '#request': REQUEST_ID_ATTRIBUTE } : {}),
-          },
-          ExpressionAttributeValues: { ':rate': rate, ':one': 1, ':read': version, ...(visible ? { ':updated': updatedAt, ':next': version + 1 } : {}) },
-        },
-      },
-      ...totalsParts(workspaceId, undefined, countedOf({ ...data, billable_rate: rate })),
+      entry: updatePart(
+        key,
+        changeExpression({
+          fields: { billable_rate: rate, ...(visible ? { updated_at: updatedAt } : {}) },
+          attributes: { [COUNTED_ATTRIBUTE]: 1, ...(visible ? { [VERSION_ATTRIBUTE]: version + 1 } : {}) },
+          // The backfill's own write: no request made this version.
+          remove: visible ? [REQUEST_ID_ATTRIBUTE] : [],
+        }),
+        { condition: allOf(exists(), uncounted, atVersion(version)) },
+      ),
+      ...totalsParts(workspaceId, undefined, { ...entry, billable_rate: rate }),
     });
     if (!cancelled) return 'counted';
     // Changed meanwhile (by a request, which counted it, or moved it): read it again.

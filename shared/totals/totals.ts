@@ -10,8 +10,8 @@
  */
 import * as keys from '../data/keys.ts';
 import { type PrimaryKey, type TotalsLevel } from '../data/keys.ts';
-import { tableName } from '../data/dynamo.ts';
-import type { TransactItem } from '../data/writes.ts';
+import type { StoredTimeEntry } from '../data/stored-time-entries.ts';
+import { updatePart, type TransactItem } from '../data/writes.ts';
 import { rateMinutes } from '../core/money.ts';
 
 /** The item attribute that says an entry is counted in the totals (entries written before them are not, until the backfill). */
@@ -23,24 +23,8 @@ export type Counter = (typeof COUNTERS)[number];
 export const QUARTER_HOUR_MS = 900_000;
 export const QUARTERS_PER_DAY = 96;
 
-/** What totals need of an entry: its API fields as stored. */
-export interface CountedEntry {
-  client_id: string;
-  project_id: string | null;
-  started_at: string;
-  duration_minutes: number;
-  billable: boolean;
-  billable_rate: number | null;
-}
-
-export const countedOf = (data: Record<string, unknown>): CountedEntry => ({
-  client_id: String(data.client_id),
-  project_id: (data.project_id ?? null) as string | null,
-  started_at: String(data.started_at),
-  duration_minutes: Number(data.duration_minutes),
-  billable: data.billable !== false,
-  billable_rate: (data.billable_rate ?? null) as number | null,
-});
+/** What totals need of an entry (as shared/data/stored-time-entries.ts decodes it). */
+export type CountedEntry = Pick<StoredTimeEntry, 'client_id' | 'project_id' | 'started_at' | 'duration_minutes' | 'billable' | 'billable_rate'>;
 
 /** The four counters an entry adds. */
 export function countersOf(entry: CountedEntry): Record<Counter, bigint> {
@@ -90,15 +74,11 @@ export function deltaParts(deltas: TotalsDeltas, prefix: string): Record<string,
   for (const { key, add } of deltas.values()) {
     const changed = [...add].filter(([, delta]) => delta !== 0n);
     if (changed.length === 0) continue;
-    parts[`${prefix}${Object.keys(parts).length}`] = {
-      Update: {
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `ADD ${changed.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(changed.map(([name], i) => [`#c${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(changed.map(([, delta], i) => [`:c${i}`, delta])),
-      },
-    };
+    parts[`${prefix}${Object.keys(parts).length}`] = updatePart(key, {
+      expression: `ADD ${changed.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      names: Object.fromEntries(changed.map(([name], i) => [`#c${i}`, name])),
+      values: Object.fromEntries(changed.map(([, delta], i) => [`:c${i}`, delta])),
+    });
   }
   return parts;
 }

@@ -12,7 +12,8 @@ import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { DATA_ATTRIBUTE } from '../../shared/data/table.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { timeEntry } from '../../shared/model/resources.ts';
-import { COUNTED_ATTRIBUTE, COUNTERS, countedOf, countersOf, placesOf } from '../../shared/totals/totals.ts';
+import { COUNTED_ATTRIBUTE, COUNTERS, countersOf, placesOf } from '../../shared/totals/totals.ts';
+import { storedTimeEntry } from '../../shared/data/stored-time-entries.ts';
 import { intercept, observe, unitsOf } from './lib/sdk-hooks.ts';
 import { invoke, type Caller } from './lib/invoke.ts';
 import { median } from './lib/stats.ts';
@@ -75,7 +76,7 @@ async function writeWorkspace(repoRoot: string, caller: Caller, entries: number,
     const id = `te_${String(n).padStart(26, '0')}`.slice(0, 29);
     const data = { ...(template[DATA_ATTRIBUTE] as Record<string, unknown>), id };
     items.push({ ...template, SK: `TIME_ENTRY#${id}`, [DATA_ATTRIBUTE]: data, ...keys.indexes(timeEntry, caller.workspaceId, id, data), [COUNTED_ATTRIBUTE]: 1 });
-    const entry = countedOf(data);
+    const entry = storedTimeEntry(data);
     const counters = countersOf(entry);
     for (const { key, quarter } of placesOf(caller.workspaceId, entry)) {
       const item = totals.get(`${key.PK}|${key.SK}`) ?? { ...key };

@@ -11,6 +11,7 @@ const modules = async () => ({
   writes: await import('../../shared/data/writes.ts'),
   keys: (await import('../../shared/data/keys.ts')).keys,
   totals: await import('../../shared/totals/totals.ts'),
+  storedTimeEntries: await import('../../shared/data/stored-time-entries.ts'),
 });
 
 /** A well-formed invoice id that names no invoice. */
@@ -21,12 +22,12 @@ export const invoiceId = () => newId('inv_', new Date());
  * cancelled (an entry changed or locked since, or not on that invoice).
  */
 async function batch(action: 'lock' | 'release', workspaceId: string, entryIds: string[], invoice: string): Promise<void> {
-  const { lock, writes, keys, totals } = await modules();
+  const { lock, writes, keys, totals, storedTimeEntries } = await modules();
   const items = await Promise.all(entryIds.map(async (id) => (await writes.getItem(keys.item(workspaceId, 'TIME_ENTRY', id)))!));
   const now = new Date();
   const requestId = `test-${action}-${randomUUID()}`;
   const part = action === 'lock' ? lock.lockEntryPart : lock.releaseEntryPart;
-  const entries = items.map((item) => ({ entry: totals.countedOf(item.data as Record<string, unknown>), counted: item[totals.COUNTED_ATTRIBUTE] !== undefined }));
+  const entries = items.map((item) => ({ entry: storedTimeEntries.storedTimeEntryOfItem(item), counted: item[totals.COUNTED_ATTRIBUTE] !== undefined }));
   const cancelled = await writes.transact<string>({
     ...Object.fromEntries(items.map((item, i) => [`entry${i}`, part(workspaceId, item, invoice, now, requestId)])),
     ...lock.invoicedTotalsParts(workspaceId, entries, action === 'lock' ? 1n : -1n),

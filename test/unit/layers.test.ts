@@ -3,7 +3,8 @@
  * functions/, infra/ and scripts/ read with TypeScript's own pre-processor (static, type-only,
  * re-exports and `import()`), and held against the floors. A folder of shared/ imports only
  * folders on lower floors, so folders on one floor never import each other and no two folders
- * import each other in a circle.
+ * import each other in a circle. And only data/ builds DynamoDB's commands (issue 52): the floors
+ * above ask it for reads and writes by what they do.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -53,8 +54,21 @@ const imports: Import[] = Object.keys(TOP_LEVEL).flatMap(sourcesOf).flatMap((fro
 );
 
 const folderOf = (file: string) => file.split('/')[1]!;
+
 const sharedImports = imports.filter(({ from, to }) => from.startsWith('shared/') && to.startsWith('shared/') && folderOf(from) !== folderOf(to));
 const show = ({ from, to }: Import) => `${from} -> ${to}`;
+
+/** What builds and sends DynamoDB's commands: the AWS SDK's DynamoDB packages, and the table's client. */
+const DYNAMODB_PACKAGE = /^@aws-sdk\/(client-dynamodb|lib-dynamodb|util-dynamodb)$/;
+const DYNAMODB_CLIENT = 'shared/data/dynamo.ts';
+/** Every import of shared/ that reaches DynamoDB itself (relative ones as repository paths). */
+const dynamoDbImports: Import[] = sourcesOf('shared').flatMap((from) =>
+  ts
+    .preProcessFile(readFileSync(path.join(root, from), 'utf8'), true, true)
+    .importedFiles.map(({ fileName }) => (fileName.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(from), fileName)) : fileName))
+    .filter((to) => DYNAMODB_PACKAGE.test(to) || to === DYNAMODB_CLIENT)
+    .map((to) => ({ from, to })),
+);
 
 describe('one floor per layer', () => {
   it('reads the imports (a parser that found none would pass every rule)', () => {
@@ -80,6 +94,12 @@ describe('one floor per layer', () => {
       return a !== b && !TOP_LEVEL[a]!.includes(b);
     });
     expect(outside.map(show)).toEqual([]);
+  });
+
+  it('only data/ builds DynamoDB commands: no other file of shared/ imports its client or the SDK\'s DynamoDB packages', () => {
+    // The rule reads something: data/ itself imports both.
+    expect(dynamoDbImports.filter(({ from }) => folderOf(from) === 'data').map(({ to }) => to)).toEqual(expect.arrayContaining([DYNAMODB_CLIENT, '@aws-sdk/lib-dynamodb']));
+    expect(dynamoDbImports.filter(({ from }) => folderOf(from) !== 'data').map(show)).toEqual([]);
   });
 
   it('no file name stands twice in shared/', () => {

@@ -38,7 +38,7 @@ describe('names', () => {
     for (const route of ROUTES.filter(isRegistryRoute)) {
       expect(route.path.startsWith(`/api/v1/${RESOURCES[route.resource].collection}`), route.operation).toBe(true);
     }
-    // The rule a handler derives its scope by gives every route's declared scope.
+    // The rule the domain names a collection's scopes by (scopeFor: entity.ts) gives every route's declared scope.
     for (const route of ROUTES) {
       if (route.scope === null) continue;
       const collection = route.resource === 'event' ? 'events' : route.resource === 'time_summary' ? 'time_entries' : RESOURCES[route.resource].collection;

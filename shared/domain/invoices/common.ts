@@ -5,18 +5,17 @@
  * Each operation is in its own module (create.ts, lifecycle.ts, release.ts), so a function's
  * bundle holds its own operation's code and this.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { keyInUse, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
-import { dynamo, tableName } from '../../data/dynamo.ts';
+import { keyInUse } from '../../core/errors.ts';
+import { readItems } from '../../data/batches.ts';
 import * as keys from '../../data/keys.ts';
-import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
-import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
+import { changeExpression, type ItemChange } from '../../data/update.ts';
+import { allOf, atVersion, counterUpdate, dataOfItem, deletePart, getItem, ITEM_PART, transact, updatePart, versionOf, type Condition, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
 import { invoicedTotalsParts } from './lock.ts';
-import { objectOf, type Invoice } from '../../model/objects.ts';
 import { clientIdentity, counterOf, invoiceStored as invoice, timeEntryKeyed } from '../../model/resources.ts';
-import { COUNTED_ATTRIBUTE, countedOf } from '../../totals/totals.ts';
-import type { CallerContext, Versioned } from '../context.ts';
+import { COUNTED_ATTRIBUTE } from '../../totals/totals.ts';
+import type { CallerContext } from '../context.ts';
 
 /** Unfinished work on an invoice, beside its `data`: a create's locking, or a void's or delete's release. */
 export interface Work {
@@ -52,12 +51,9 @@ export const LEASE_MS = Number(process.env.INVOICE_WORK_LEASE_MS ?? 35_000);
 export const BATCH_ENTRIES = Math.min(90, Math.max(1, Number(process.env.INVOICE_BATCH_ENTRIES ?? 90)));
 const TRANSACTION_ITEMS = 100;
 
-export const ITEM = 'item';
 export const ENTRIES = 'entries';
 
-export const dataOfItem = (item: Record<string, unknown>) => item[DATA_ATTRIBUTE] as Record<string, unknown>;
 export const workOf = (item: Record<string, unknown>) => item[WORK] as Work | undefined;
-export const versioned = (item: Record<string, unknown>): Versioned<Invoice> => ({ resource: objectOf(invoice, item), version: versionOf(item) });
 
 /** 409: another request holds the invoice's work, for `seconds` more at most. */
 export const workInUse = (seconds: number) => keyInUse(seconds, 'creating this invoice: retry after the time in Retry-After');
@@ -70,18 +66,9 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
   const work = workOf(item)!;
   if (work.lease_until > now.getTime()) throw workInUse((work.lease_until - now.getTime()) / 1000);
   const next: Work = { ...(turn ?? work), owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
-  const held = heldBy(work.owner);
+  const leaseAsRead = { expression: '#work.#lease = :lease', names: { '#work': WORK, '#lease': 'lease_until' }, values: { ':lease': work.lease_until } };
   const cancelled = await transact<string>({
-    [ITEM]: {
-      Update: {
-        TableName: tableName(),
-        Key: { PK: item.PK, SK: item.SK },
-        UpdateExpression: 'SET #work = :work',
-        ConditionExpression: `${held.expression} AND #work.#lease = :lease`,
-        ExpressionAttributeNames: { ...held.names, '#lease': 'lease_until' },
-        ExpressionAttributeValues: { ...held.values, ':work': next, ':lease': work.lease_until },
-      },
-    },
+    [ITEM_PART]: updatePart(keys.keyOfItem(item), changeExpression({ attributes: { [WORK]: next } }), { condition: allOf(heldBy(work.owner), leaseAsRead) }),
   });
   if (cancelled) throw workInUse(LEASE_MS / 1000);
   return { ...item, [WORK]: next };
@@ -89,23 +76,16 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
 
 /** The entries of `ids` as stored now (strongly consistent), by id. */
 export async function readEntries(ctx: CallerContext, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  let keysLeft: Record<string, unknown>[] = ids.map((id) => ({ ...keys.item(ctx.workspaceId, timeEntryKeyed.type, id) }));
-  for (let round = 0; keysLeft.length > 0; round++) {
-    if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
-    const out = await dynamo().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[tableName()] ?? []) found.set(String(dataOfItem(item).id), item);
-    keysLeft = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, unknown>[];
-    if (round > 8 && keysLeft.length > 0) throw serviceUnavailable(RETRY_AFTER_SECONDS.busy);
-  }
-  return found;
+  const items = await readItems(ids.map((id) => keys.item(ctx.workspaceId, timeEntryKeyed.type, id)));
+  return new Map(items.map((item) => [storedTimeEntryOfItem(item).id, item]));
 }
 
-export const invoiceableOf = (data: Record<string, unknown>): InvoiceableEntry => ({
-  id: String(data.id),
-  project_id: (data.project_id ?? null) as string | null,
-  billable_rate: Number(data.billable_rate),
-  duration_minutes: Number(data.duration_minutes),
+/** What a line takes of an entry: priced, as every entry an invoice selects is (create.ts, `belongs`). */
+export const invoiceableOf = (entry: StoredTimeEntry): InvoiceableEntry => ({
+  id: entry.id,
+  project_id: entry.project_id,
+  billable_rate: Number(entry.billable_rate),
+  duration_minutes: entry.duration_minutes,
 });
 
 /** The invoice's fields that its lines decide. */
@@ -117,56 +97,16 @@ export function linesFields(lines: InvoiceLine[], data: Record<string, unknown>)
   };
 }
 
-/** An Update of the invoice: `set` data fields, other attributes, on condition that `owner` still holds its work (and the version read, when it changes). */
-export function invoiceUpdate(
-  item: Record<string, unknown>,
-  change: { set?: Record<string, unknown>; attributes?: Record<string, unknown>; remove?: readonly string[]; add?: Record<string, number>; bumpVersion: boolean; condition: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> } },
-): TransactItem {
-  const names: Record<string, string> = { ...change.condition.names };
-  const values: Record<string, unknown> = { ...change.condition.values };
-  const sets: string[] = [];
-  for (const [i, [field, value]] of Object.entries(change.set ?? {}).entries()) {
-    names[`#f${i}`] = field;
-    values[`:f${i}`] = value;
-    sets.push(`#data.#f${i} = :f${i}`);
-  }
-  for (const [i, [name, value]] of Object.entries(change.attributes ?? {}).entries()) {
-    names[`#a${i}`] = name;
-    values[`:a${i}`] = value;
-    sets.push(`#a${i} = :a${i}`);
-  }
-  if (change.bumpVersion) {
-    sets.push('#version = #version + :one');
-    values[':one'] = 1;
-  }
-  const adds = Object.entries(change.add ?? {}).map(([name, delta], i) => {
-    names[`#n${i}`] = name;
-    values[`:n${i}`] = delta;
-    return `#n${i} :n${i}`;
-  });
-  const removes = (change.remove ?? []).map((name, i) => {
-    names[`#r${i}`] = name;
-    return `#r${i}`;
-  });
-  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
-  // Only the names an expression uses (DynamoDB refuses unused ones).
-  for (const [name, attribute] of [['#data', DATA_ATTRIBUTE], ['#version', VERSION_ATTRIBUTE]] as const) {
-    if (`${expression} ${change.condition.expression}`.includes(name)) names[name] = attribute;
-  }
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: { PK: item.PK, SK: item.SK },
-      UpdateExpression: expression,
-      ConditionExpression: change.condition.expression,
-      ExpressionAttributeNames: names,
-      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-}
+/** An Update of the invoice, on `condition` (a failure hands back the invoice as it is). */
+export const invoiceUpdate = (item: Record<string, unknown>, change: ItemChange, condition: Condition): TransactItem =>
+  updatePart(keys.keyOfItem(item), changeExpression(change), { condition, returnItemOnFailure: true });
 
-export const heldBy = (owner: string) => ({ expression: '#work.#owner = :owner', names: { '#work': WORK, '#owner': 'owner' }, values: { ':owner': owner } });
+/** The invoice is as it was read (its version), and no request holds work on it. */
+export const idleAsRead = (item: Record<string, unknown>): Condition =>
+  allOf(atVersion(versionOf(item)), { expression: 'attribute_not_exists(#work)', names: { '#work': WORK }, values: {} });
+
+/** The request `owner` still holds the invoice's work. */
+export const heldBy = (owner: string): Condition => ({ expression: '#work.#owner = :owner', names: { '#work': WORK, '#owner': 'owner' }, values: { ':owner': owner } });
 
 /** The entry ids the invoice's create selected, in lock order. */
 export async function entryIdsOf(ctx: CallerContext, invoiceId: string): Promise<string[]> {
@@ -202,7 +142,7 @@ export function fitBatch(
   for (;;) {
     const last = position.next + count >= position.total;
     const entries = pick(chunk.slice(0, count));
-    const totals = invoicedTotalsParts(ctx.workspaceId, entries.map((e) => ({ entry: countedOf(dataOfItem(e)), counted: sign < 0n || e[COUNTED_ATTRIBUTE] !== undefined })), sign);
+    const totals = invoicedTotalsParts(ctx.workspaceId, entries.map((e) => ({ entry: storedTimeEntryOfItem(e), counted: sign < 0n || e[COUNTED_ATTRIBUTE] !== undefined })), sign);
     const size = sizeOf(entries.length, Object.keys(totals).length, closing(last));
     if (size <= TRANSACTION_ITEMS) return { entries, totals, count, last };
     count = Math.max(1, count - Math.ceil((size - TRANSACTION_ITEMS) / 2));
@@ -217,19 +157,8 @@ export function fitBatch(
 export async function endLease(item: Record<string, unknown>) {
   const work = workOf(item);
   if (!work) return;
-  const held = heldBy(work.owner);
-  await transact<string>({
-    [ITEM]: {
-      Update: {
-        TableName: tableName(),
-        Key: { PK: item.PK, SK: item.SK },
-        UpdateExpression: 'SET #work.#lease = :zero',
-        ConditionExpression: held.expression,
-        ExpressionAttributeNames: { ...held.names, '#lease': 'lease_until' },
-        ExpressionAttributeValues: { ...held.values, ':zero': 0 },
-      },
-    },
-  });
+  const leaseEnded = { expression: 'SET #work.#lease = :zero', names: { '#work': WORK, '#lease': 'lease_until' }, values: { ':zero': 0 } };
+  await transact<string>({ [ITEM_PART]: updatePart(keys.keyOfItem(item), leaseEnded, { condition: heldBy(work.owner) }) });
 }
 
 /**
@@ -238,17 +167,10 @@ export async function endLease(item: Record<string, unknown>) {
  */
 export function draftRemoval(ctx: CallerContext, item: Record<string, unknown>, owner: string): Record<string, TransactItem> {
   const data = dataOfItem(item);
+  const holdsNoEntry = { expression: '#locked = :zero', names: { '#locked': LOCKED }, values: { ':zero': 0 } };
   return {
-    [ITEM]: {
-      Delete: {
-        TableName: tableName(),
-        Key: { PK: item.PK, SK: item.SK },
-        ConditionExpression: '#locked = :zero AND #work.#owner = :owner',
-        ExpressionAttributeNames: { '#locked': LOCKED, '#work': WORK, '#owner': 'owner' },
-        ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
-      },
-    },
+    [ITEM_PART]: deletePart(keys.keyOfItem(item), { condition: allOf(holdsNoEntry, heldBy(owner)) }),
     client_id: counterUpdate(keys.item(ctx.workspaceId, clientIdentity.type, String(data.client_id)), counterOf(invoice), -1),
-    [ENTRIES]: { Delete: { TableName: tableName(), Key: keys.invoiceEntries(ctx.workspaceId, String(data.id)) } },
+    [ENTRIES]: deletePart(keys.invoiceEntries(ctx.workspaceId, String(data.id))),
   };
 }

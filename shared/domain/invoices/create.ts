@@ -12,15 +12,14 @@
  * Idempotency-Key takes the work over once that lease is past and finishes the same invoice.
  * A void, and a draft's delete, release the entries in batches the same way (release.ts).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { InferOutput } from 'valibot';
 import { ApiError, ERROR_TYPES, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { dynamo, tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
-import { spanQueryParams } from '../../data/list.ts';
+import { readSpan } from '../../data/list.ts';
+import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
-import { counterUpdate, getItem, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { absent, allOf, atVersion, counterUpdate, dataOfItem, getItem, ITEM_PART, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import { lockEntryPart } from './lock.ts';
 import { dataOf, type Invoice } from '../../model/objects.ts';
@@ -29,10 +28,10 @@ import { LIMITS } from '../../core/field-limits.ts';
 import { dateRangeErrors } from '../../model/dates.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
-import { readItem, refuseIfRecordTaken, unknownReference } from '../entity.ts';
+import { readItem, refuseIfRecordTaken, unknownReference, versioned } from '../entity.ts';
 import {
-  dataOfItem, draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
-  readEntries, takeOver, versioned, WORK, workOf, BATCH_ENTRIES, type Work,
+  draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, workInUse, LEASE_MS, linesFields, LOCKED,
+  readEntries, takeOver, WORK, workOf, BATCH_ENTRIES, type Work,
 } from './common.ts';
 
 type Schemas = typeof invoiceSchemas;
@@ -71,15 +70,15 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   if (selected.length === 0) {
     throw nothingToInvoice(input.client_id, input.from, input.to, input.timezone, input.project_ids ? ' in those projects' : '');
   }
-  const unpriced = selected.filter((e) => dataOfItem(e).billable_rate == null);
+  const unpriced = selected.filter((e) => e.billable_rate === null);
   if (unpriced.length > 0) {
     const n = unpriced.length;
     throw new ApiError(
       'unpriced_time', ERROR_TYPES.unpriced_time,
-      `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range without a billable_rate (e.g. ${dataOfItem(unpriced[0]!).id as string}): give each a rate, or mark it non-billable, then create the invoice`,
+      `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range without a billable_rate (e.g. ${unpriced[0]!.id}): give each a rate, or mark it non-billable, then create the invoice`,
     );
   }
-  const lineCount = new Set(selected.map((e) => lineKeyOf(dataOfItem(e)))).size;
+  const lineCount = new Set(selected.map(lineKeyOf)).size;
   if (lineCount > LIMITS.invoiceLines) {
     throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
   }
@@ -109,9 +108,9 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     [LOCKED]: 0,
   };
   const cancelled = await transact<string>({
-    [ITEM]: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    [ITEM_PART]: putPart(item, { condition: absent() }),
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
-    [ENTRIES]: { Put: { TableName: tableName(), Item: { ...keys.invoiceEntries(ctx.workspaceId, id), ids: selected.map((e) => String(dataOfItem(e).id)) } } },
+    [ENTRIES]: putPart({ ...keys.invoiceEntries(ctx.workspaceId, id), ids: selected.map((e) => e.id) }),
     ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
   });
   if (cancelled) {
@@ -141,24 +140,18 @@ async function checkProjects(ctx: CallerContext, clientId: string, projectIds: r
  * projects), starting in the span. Read from the client's (or each project's) time-entry index,
  * within the span's sort keys.
  */
-async function selectEntries(ctx: CallerContext, input: CreateInput, span: { from: string; to: string }): Promise<Record<string, unknown>[]> {
+async function selectEntries(ctx: CallerContext, input: CreateInput, span: { from: string; to: string }): Promise<StoredTimeEntry[]> {
   const sources = input.project_ids ? input.project_ids.map((p) => ['project_id', p] as const) : [['client_id', input.client_id] as const];
-  const selected: Record<string, unknown>[] = [];
+  const selected: StoredTimeEntry[] = [];
   for (const [field, value] of sources) {
-    const source = keys.spanSource(timeEntry, ctx.workspaceId, field, value, span);
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await dynamo().send(new QueryCommand(spanQueryParams(source, 1000, startKey)));
-      for (const item of out.Items ?? []) {
-        const data = dataOfItem(item);
-        if (!uninvoiced(data, input.client_id)) continue;
-        selected.push(item);
-        if (selected.length > LIMITS.invoiceEntries) {
-          throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
-        }
+    for await (const item of readSpan(keys.spanSource(timeEntry, ctx.workspaceId, field, value, span), 1000)) {
+      const entry = storedTimeEntryOfItem(item);
+      if (!uninvoiced(entry, input.client_id)) continue;
+      selected.push(entry);
+      if (selected.length > LIMITS.invoiceEntries) {
+        throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
       }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    }
   }
   return selected.sort((a, b) => (orderOf(a) < orderOf(b) ? -1 : 1));
 }
@@ -167,7 +160,7 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
  * An entry's place, as the indexes order it (by code unit, not by a locale's collation): its start,
  * then its id (unique, so never a tie). `started_at` is stored at one length (UTC, milliseconds).
  */
-const orderOf = (item: Record<string, unknown>) => `${dataOfItem(item).started_at as string}${dataOfItem(item).id as string}`;
+const orderOf = (entry: StoredTimeEntry) => `${entry.started_at}${entry.id}`;
 
 /**
  * A keyed retry meets its own unfinished create: answers it when done, waits while its holder
@@ -208,22 +201,21 @@ function describer(ctx: CallerContext, clientId: string) {
   };
 }
 
-/** A line's identity (project × rate) as a key: of a line, or of an entry's data, whose line it is. */
-const lineKeyOf = (of: { project_id?: unknown; billable_rate?: unknown }) => `${of.project_id ?? null}|${of.billable_rate}`;
+/** A line's identity (project × rate) as a key: of a line, or of an entry, whose line it is. */
+const lineKeyOf = (of: { project_id: string | null; billable_rate: number | null }) => `${of.project_id}|${of.billable_rate}`;
 
 /** Billable time of the client on no invoice: what a create selects. */
-const uninvoiced = (data: Record<string, unknown>, clientId: unknown) => data.billable !== false && data.invoice_id == null && data.client_id === clientId;
+const uninvoiced = (entry: StoredTimeEntry, clientId: unknown) => entry.billable && entry.invoice_id === null && entry.client_id === clientId;
 
 /** The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client (and projects), in its span, priced. */
-function belongs(data: Record<string, unknown>, invoiceData: Record<string, unknown>, span: { from: string; to: string }): boolean {
+function belongs(entry: StoredTimeEntry, invoiceData: Record<string, unknown>, span: { from: string; to: string }): boolean {
   const projects = invoiceData.project_ids as string[] | null;
-  const at = String(data.started_at);
   return (
-    uninvoiced(data, invoiceData.client_id) &&
-    data.billable_rate != null &&
-    (projects === null || projects.includes(String(data.project_id))) &&
-    at >= span.from &&
-    at < span.to
+    uninvoiced(entry, invoiceData.client_id) &&
+    entry.billable_rate !== null &&
+    (projects === null || (entry.project_id !== null && projects.includes(entry.project_id))) &&
+    entry.started_at >= span.from &&
+    entry.started_at < span.to
   );
 }
 
@@ -252,46 +244,40 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
         const picked: Record<string, unknown>[] = [];
         const lineKeys = new Set(lines.map(lineKeyOf));
         for (const entryId of batchIds) {
-          const entry = stored.get(entryId);
-          if (!entry || !belongs(dataOfItem(entry), data, span)) continue;
-          const lineKey = lineKeyOf(dataOfItem(entry));
+          const entryItem = stored.get(entryId);
+          if (!entryItem) continue;
+          const entry = storedTimeEntryOfItem(entryItem);
+          if (!belongs(entry, data, span)) continue;
+          const lineKey = lineKeyOf(entry);
           if (!lineKeys.has(lineKey) && lineKeys.size >= LIMITS.invoiceLines) continue;
           lineKeys.add(lineKey);
-          picked.push(entry);
+          picked.push(entryItem);
         }
         return picked;
       };
       const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
       if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item);
-      await names.load(taken.map((e) => (dataOfItem(e).project_id ?? null) as string | null));
-      lines = addToLines(lines, taken.map((e) => invoiceableOf(dataOfItem(e))), names.describe, currency);
+      const takenEntries = taken.map(storedTimeEntryOfItem);
+      await names.load(takenEntries.map((e) => e.project_id));
+      lines = addToLines(lines, takenEntries.map(invoiceableOf), names.describe, currency);
       const fields = { ...linesFields(lines, data), ...(last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
       const after: Record<string, unknown> = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, [LOCKED]: Number(item[LOCKED] ?? 0) + taken.length, [WORK]: { ...work, next: work.next + count } };
       if (last) delete after[WORK];
-      const held = heldBy(work.owner);
       const parts: Record<string, TransactItem> = {
         // The whole item as it stands after the batch: while this request holds the work, no other writes it.
-        [ITEM]: {
-          Put: {
-            TableName: tableName(),
-            Item: after,
-            ConditionExpression: `#version = :read AND ${held.expression}`,
-            ExpressionAttributeNames: { ...held.names, '#version': VERSION_ATTRIBUTE },
-            ExpressionAttributeValues: { ...held.values, ':read': versionOf(item) },
-          },
-        },
+        [ITEM_PART]: putPart(after, { condition: allOf(atVersion(versionOf(item)), heldBy(work.owner)) }),
         ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
         ...totals,
-        ...(last && ctx.record ? { record: ctx.record.sealed(versioned(after), id) } : {}),
+        ...(last && ctx.record ? { record: ctx.record.sealed(versioned(invoice, after), id) } : {}),
       };
       const cancelled = await transact<string>(parts);
       if (!cancelled) {
         item = after;
         attempts = 0;
         if (!last) continue;
-        return versioned(after);
+        return versioned(invoice, after);
       }
-      if (cancelled.failed(ITEM)) throw workInUse(LEASE_MS / 1000); // another request holds the work now
+      if (cancelled.failed(ITEM_PART)) throw workInUse(LEASE_MS / 1000); // another request holds the work now
       // An entry changed, or was locked by another create, since it was read: read the batch again.
       if (++attempts >= BATCH_ATTEMPTS) throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entries of this invoice are being changed by other requests: retry with the same Idempotency-Key after the time in Retry-After');
     }

@@ -6,10 +6,9 @@
 import type { InferOutput } from 'valibot';
 import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { isWellFormedId } from '../../core/ids.ts';
-import { tableName } from '../../data/dynamo.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
-import { getItem, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { absent, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import type { Invoice } from '../../model/objects.ts';
 import { invoice, type invoiceSchemas } from '../../model/resources.ts';
@@ -17,8 +16,8 @@ import { LIMITS } from '../../core/field-limits.ts';
 import type { InvoiceStatus } from '../../model/invoice-fields.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Versioned } from '../context.ts';
-import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged } from '../entity.ts';
-import { dataOfItem, invoiceUpdate, ITEM, versioned, WORK, workOf, type Work } from './common.ts';
+import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged, versioned } from '../entity.ts';
+import { idleAsRead, invoiceUpdate, WORK, workOf, type Work } from './common.ts';
 
 type UpdateInput = InferOutput<(typeof invoiceSchemas)['update']>;
 
@@ -62,15 +61,14 @@ export async function step(ctx: CallerContext, item: Record<string, unknown>, se
   const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, ...(extra.work ? { [WORK]: extra.work } : {}) };
   const indexes = 'status' in set ? keys.changedIndexes(invoice, ctx.workspaceId, id, { status: set.status }) : {};
   const parts: Record<string, TransactItem> = {
-    [ITEM]: invoiceUpdate(item, {
-      set: fields,
-      attributes: { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, ...(extra.work ? { [WORK]: extra.work } : {}) },
-      bumpVersion: true,
-      condition: { expression: '#version = :read AND attribute_not_exists(#work)', names: { '#work': WORK }, values: { ':read': versionOf(item) } },
-    }),
+    [ITEM_PART]: invoiceUpdate(
+      item,
+      { fields, attributes: { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, ...(extra.work ? { [WORK]: extra.work } : {}) }, bumpVersion: true },
+      idleAsRead(item),
+    ),
     ...extra.parts,
     // A change with more to do (a void's release) records its reply when that ends.
-    ...(extra.work ? {} : recordPart(ctx, versioned(after))),
+    ...(extra.work ? {} : recordPart(ctx, versioned(invoice, after))),
   };
   return { parts, after };
 }
@@ -81,7 +79,7 @@ export async function commit(ctx: CallerContext, parts: Record<string, TransactI
   if (!cancelled) return undefined;
   refuseIfRecordTaken(ctx, cancelled);
   if (cancelled.failed(COUNTER)) return 'counter';
-  if (cancelled.failed(ITEM)) return 'changed';
+  if (cancelled.failed(ITEM_PART)) return 'changed';
   throw new Error(`invoice change cancelled: ${cancelled.codes.join(',')}`);
 }
 
@@ -91,10 +89,10 @@ export async function updateInvoice(ctx: CallerContext, id: string, patch: Updat
   for (;;) {
     const item = mustBe(await mustRead(ctx, id), 'draft', 'only a draft can be changed', expectedVersion);
     // Even an empty PATCH: only a draft takes one (contract, "Invoices").
-    if (Object.keys(patch).length === 0) return answerUnchanged(ctx, versioned(item));
+    if (Object.keys(patch).length === 0) return answerUnchanged(ctx, versioned(invoice, item));
     const data: Record<string, unknown> = { ...dataOfItem(item), ...patch };
     const { parts, after } = await step(ctx, item, { ...patch, ...invoiceAmounts(data.lines as InvoiceLine[], Number(data.discount_rate), Number(data.tax_rate), String(data.currency)) }, now);
-    if ((await commit(ctx, parts)) === undefined) return versioned(after);
+    if ((await commit(ctx, parts)) === undefined) return versioned(invoice, after);
   }
 }
 
@@ -116,18 +114,15 @@ export async function finalizeInvoice(ctx: CallerContext, id: string, body: { is
     const last = Number(counter?.last ?? 0);
     const { parts, after } = await step(ctx, item, { status: 'open', number: `INV-${String(last + 1).padStart(6, '0')}`, issue_date: issueDate, due_date: dueDate, finalized_at: now.toISOString() }, now, {
       parts: {
-        [COUNTER]: {
-          Put: {
-            TableName: tableName(),
-            Item: { ...keys.invoiceNumber(ctx.workspaceId), last: last + 1 },
-            ConditionExpression: last === 0 ? 'attribute_not_exists(PK)' : '#last = :last',
-            ...(last === 0 ? {} : { ExpressionAttributeNames: { '#last': 'last' }, ExpressionAttributeValues: { ':last': last } }),
-          },
-        },
+        // The number taken: on condition that no other finalize took it first.
+        [COUNTER]: putPart(
+          { ...keys.invoiceNumber(ctx.workspaceId), last: last + 1 },
+          { condition: last === 0 ? absent() : { expression: '#last = :last', names: { '#last': 'last' }, values: { ':last': last } } },
+        ),
       },
     });
     const outcome = await commit(ctx, parts);
-    if (outcome === undefined) return versioned(after);
+    if (outcome === undefined) return versioned(invoice, after);
     // Another finalize took the number (or the invoice changed): read both again, after a little while.
     await new Promise((r) => setTimeout(r, Math.random() * 20 * Math.min(attempt + 1, 5)));
   }
@@ -142,6 +137,6 @@ export async function payInvoice(ctx: CallerContext, id: string, body: { paid_at
   for (;;) {
     const item = mustBe(await mustRead(ctx, id), 'open', 'only an open invoice can be paid', expectedVersion);
     const { parts, after } = await step(ctx, item, { status: 'paid', paid_at: paidAt }, now);
-    if ((await commit(ctx, parts)) === undefined) return versioned(after);
+    if ((await commit(ctx, parts)) === undefined) return versioned(invoice, after);
   }
 }

@@ -9,9 +9,9 @@
  */
 import * as keys from '../../data/keys.ts';
 import { invoicedLevel } from '../../data/keys.ts';
-import { tableName } from '../../data/dynamo.ts';
+import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
-import type { TransactItem } from '../../data/writes.ts';
+import { allOf, atVersion, dataOfItem, exists, updatePart, versionOf, type TransactItem } from '../../data/writes.ts';
 import { NOT_INVOICED, timeEntryKeyed as timeEntry } from '../../model/resources.ts';
 import { addEntry, COUNTED_ATTRIBUTE, deltaParts, type CountedEntry, type TotalsDeltas } from '../../totals/totals.ts';
 
@@ -32,7 +32,7 @@ const INVOICE_INDEX = 'GSI4';
 export const INVOICED_PART_PREFIX = 'invoiced';
 
 /** `updated_at` of the lock or release: now, or past the stored one when it comes from a faster clock. */
-const updatedAt = (data: Record<string, unknown>, now: Date) => new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)) + 1)).toISOString();
+const updatedAt = (entry: StoredTimeEntry, now: Date) => new Date(Math.max(now.getTime(), Date.parse(entry.updated_at) + 1)).toISOString();
 
 /**
  * Locks the entry (the item as readItem read it) into the invoice: `invoice_id` set, a new version
@@ -42,37 +42,26 @@ const updatedAt = (data: Record<string, unknown>, now: Date) => new Date(Math.ma
  * the version read and names no invoice: a change or a lock since cancels the transaction.
  */
 export function lockEntryPart(workspaceId: string, stored: Record<string, unknown>, invoiceId: string, now: Date, requestId: string): TransactItem {
-  const data = stored[DATA_ATTRIBUTE] as Record<string, unknown>;
-  const id = String(data.id);
-  const version = Number(stored[VERSION_ATTRIBUTE]);
-  const index = keys.indexes(timeEntry, workspaceId, id, { ...data, [INVOICE_ID_FIELD]: invoiceId });
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: keys.item(workspaceId, timeEntry.type, id),
-      UpdateExpression:
-        'SET #data.#invoice_id = :invoice, #data.#updated_at = :updated, #version = :next, #request_id = :request, #counted = :one, #index_pk = :index_pk',
-      ConditionExpression: `attribute_exists(PK) AND #version = :read AND ${NOT_INVOICED.expression}`,
-      ExpressionAttributeNames: {
-        ...NOT_INVOICED.names,
+  const entry = storedTimeEntryOfItem(stored);
+  const version = versionOf(stored);
+  const index = keys.indexes(timeEntry, workspaceId, entry.id, { ...dataOfItem(stored), [INVOICE_ID_FIELD]: invoiceId });
+  return updatePart(
+    keys.item(workspaceId, timeEntry.type, entry.id),
+    {
+      expression: 'SET #data.#invoice_id = :invoice, #data.#updated_at = :updated, #version = :next, #request_id = :request, #counted = :one, #index_pk = :index_pk',
+      names: {
+        '#data': DATA_ATTRIBUTE,
+        '#invoice_id': INVOICE_ID_FIELD,
         '#updated_at': 'updated_at',
         '#version': VERSION_ATTRIBUTE,
         '#request_id': REQUEST_ID_ATTRIBUTE,
         '#counted': COUNTED_ATTRIBUTE,
         '#index_pk': `${INVOICE_INDEX}PK`,
       },
-      ExpressionAttributeValues: {
-        ':invoice': invoiceId,
-        ':updated': updatedAt(data, now),
-        ':next': version + 1,
-        ':request': requestId,
-        ':one': 1,
-        ':index_pk': index[`${INVOICE_INDEX}PK`],
-        ':read': version,
-        ...NOT_INVOICED.values,
-      },
+      values: { ':invoice': invoiceId, ':updated': updatedAt(entry, now), ':next': version + 1, ':request': requestId, ':one': 1, ':index_pk': index[`${INVOICE_INDEX}PK`] },
     },
-  };
+    { condition: allOf(exists(), atVersion(version), NOT_INVOICED) },
+  );
 }
 
 /**
@@ -81,24 +70,17 @@ export function lockEntryPart(workspaceId: string, stored: Record<string, unknow
  * names this invoice (nothing else changes a locked entry): a release that already landed cancels.
  */
 export function releaseEntryPart(workspaceId: string, stored: Record<string, unknown>, invoiceId: string, now: Date, requestId: string): TransactItem {
-  const data = stored[DATA_ATTRIBUTE] as Record<string, unknown>;
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: keys.item(workspaceId, timeEntry.type, String(data.id)),
-      UpdateExpression: 'SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk',
-      ConditionExpression: '#data.#invoice_id = :invoice',
-      ExpressionAttributeNames: {
-        '#data': DATA_ATTRIBUTE,
-        '#invoice_id': INVOICE_ID_FIELD,
-        '#updated_at': 'updated_at',
-        '#version': VERSION_ATTRIBUTE,
-        '#request_id': REQUEST_ID_ATTRIBUTE,
-        '#index_pk': `${INVOICE_INDEX}PK`,
-      },
-      ExpressionAttributeValues: { ':none': null, ':updated': updatedAt(data, now), ':one': 1, ':request': requestId, ':invoice': invoiceId },
+  const entry = storedTimeEntryOfItem(stored);
+  const names = { '#data': DATA_ATTRIBUTE, '#invoice_id': INVOICE_ID_FIELD };
+  return updatePart(
+    keys.item(workspaceId, timeEntry.type, entry.id),
+    {
+      expression: 'SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk',
+      names: { ...names, '#updated_at': 'updated_at', '#version': VERSION_ATTRIBUTE, '#request_id': REQUEST_ID_ATTRIBUTE, '#index_pk': `${INVOICE_INDEX}PK` },
+      values: { ':none': null, ':updated': updatedAt(entry, now), ':one': 1, ':request': requestId },
     },
-  };
+    { condition: { expression: '#data.#invoice_id = :invoice', names, values: { ':invoice': invoiceId } } },
+  );
 }
 
 /**

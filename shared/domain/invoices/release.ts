@@ -6,17 +6,18 @@
 import { ApiError, ERROR_TYPES, keyInUse, notFound } from '../../core/errors.ts';
 import { isWellFormedId } from '../../core/ids.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../data/table.ts';
-import { matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { storedTimeEntryOfItem } from '../../data/stored-time-entries.ts';
+import { dataOfItem, ITEM_PART, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { deletionRecordPut } from '../../data/deletion-records.ts';
 import { removeFromLines, type InvoiceLine } from './amounts.ts';
 import { releaseEntryPart } from './lock.ts';
 import { invoice } from '../../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
 import type { Invoice } from '../../model/objects.ts';
-import { recordPart, refuseIfRecordTaken } from '../entity.ts';
+import { recordPart, refuseIfRecordTaken, versioned } from '../entity.ts';
 import {
-  BATCH_ENTRIES, dataOfItem, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, invoiceableOf, invoiceUpdate, ITEM, workInUse, LEASE_MS, linesFields, LOCKED,
-  readEntries, takeOver, versioned, WORK, workOf, type Work,
+  BATCH_ENTRIES, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, idleAsRead, invoiceableOf, invoiceUpdate, workInUse, LEASE_MS, linesFields, LOCKED,
+  readEntries, takeOver, WORK, workOf, type Work,
 } from './common.ts';
 import { commit, mustBe, mustRead, step } from './lifecycle.ts';
 
@@ -26,11 +27,11 @@ export async function voidInvoice(ctx: CallerContext, id: string, expectedVersio
   for (;;) {
     const read = await mustRead(ctx, id);
     const work = workOf(read);
-    if (work?.then === 'void') return versioned(await release(ctx, await takeOverRelease(ctx, read, now), now));
+    if (work?.then === 'void') return versioned(invoice, await release(ctx, await takeOverRelease(ctx, read, now), now));
     const item = mustBe(read, 'open', 'only an open invoice can be voided', expectedVersion);
     const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'void', ...keyOf(ctx) };
     const { parts, after } = await step(ctx, item, { status: 'void', voided_at: now.toISOString() }, now, { work: releaseWork });
-    if ((await commit(ctx, parts)) === undefined) return versioned(await release(ctx, after, now));
+    if ((await commit(ctx, parts)) === undefined) return versioned(invoice, await release(ctx, after, now));
   }
 }
 
@@ -55,11 +56,7 @@ export async function deleteInvoice(ctx: CallerContext, id: string, expectedVers
       const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'delete', announced: versionOf(draft), ...keyOf(ctx) };
       const started = { ...draft, [WORK]: releaseWork };
       const cancelled = await transact<string>({
-        [ITEM]: invoiceUpdate(draft, {
-          attributes: { [WORK]: releaseWork, [REQUEST_ID_ATTRIBUTE]: ctx.requestId },
-          bumpVersion: false,
-          condition: { expression: '#version = :read AND attribute_not_exists(#work)', names: { '#work': WORK }, values: { ':read': versionOf(draft) } },
-        }),
+        [ITEM_PART]: invoiceUpdate(draft, { attributes: { [WORK]: releaseWork, [REQUEST_ID_ATTRIBUTE]: ctx.requestId } }, idleAsRead(draft)),
       });
       if (cancelled) continue;
       item = started;
@@ -117,7 +114,7 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
       const pick = (batchIds: readonly string[]) =>
         batchIds.flatMap((entryId) => {
           const entry = stored.get(entryId);
-          return entry && dataOfItem(entry).invoice_id === id ? [entry] : [];
+          return entry && storedTimeEntryOfItem(entry).invoice_id === id ? [entry] : [];
         });
       const { entries: mine, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
       const closesVoid = last && work.then === 'void';
@@ -126,22 +123,24 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
       const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...set }, [LOCKED]: Number(item[LOCKED] ?? 0) - mine.length, [WORK]: nextWork } as Record<string, unknown>;
       if (closesVoid) delete after[WORK];
       const parts: Record<string, TransactItem> = {
-        [ITEM]: invoiceUpdate(item, {
-          set,
-          attributes: closesVoid ? {} : { [WORK]: nextWork },
-          remove: closesVoid ? [WORK] : [],
-          add: mine.length ? { [LOCKED]: -mine.length } : {},
-          bumpVersion: false,
-          condition: heldBy(work.owner),
-        }),
+        [ITEM_PART]: invoiceUpdate(
+          item,
+          {
+            fields: set,
+            attributes: closesVoid ? {} : { [WORK]: nextWork },
+            remove: closesVoid ? [WORK] : [],
+            add: mine.length ? { [LOCKED]: -mine.length } : {},
+          },
+          heldBy(work.owner),
+        ),
         ...Object.fromEntries(mine.map((e, i) => [`entry${i}`, releaseEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
         ...totals,
-        ...(closesVoid ? recordPart(ctx, versioned(after)) : {}),
+        ...(closesVoid ? recordPart(ctx, versioned(invoice, after)) : {}),
       };
       const cancelled = await transact<string>(parts);
       if (cancelled) {
         refuseIfRecordTaken(ctx, cancelled);
-        if (cancelled.failed(ITEM)) throw workInUse(LEASE_MS / 1000);
+        if (cancelled.failed(ITEM_PART)) throw workInUse(LEASE_MS / 1000);
         continue; // an entry was released by the request this one took over from: read the batch again
       }
       item = after;
@@ -155,4 +154,4 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
 
 /** A draft's lines and totals without the entries its delete releases (a void keeps its lines: its bundle carries none of this). */
 const linesWithout = (data: Record<string, unknown>, released: Record<string, unknown>[]) =>
-  linesFields(removeFromLines(data.lines as InvoiceLine[], released.map((e) => invoiceableOf(dataOfItem(e))), String(data.currency)), data);
+  linesFields(removeFromLines(data.lines as InvoiceLine[], released.map((e) => invoiceableOf(storedTimeEntryOfItem(e))), String(data.currency)), data);
