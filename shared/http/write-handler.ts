@@ -36,8 +36,7 @@ type CreateOperation = OperationWithAction<'create'>;
 
 /**
  * What a create's frame reads of its resource: the create schema (the operation's resource's: tsc
- * checks it) and the cross-field rule. A function passes the whole resource, or these beside what
- * its domain reads (functions/invoices/create.ts: `invoiceStored`).
+ * checks it) and the cross-field rule.
  */
 type CreateResource<O extends CreateOperation> = Pick<ResourceFor<O>, 'create' & keyof ResourceFor<O>> & {
   create: v.GenericSchema;

@@ -88,41 +88,18 @@ export function declareResource<
   const IM extends F = never,
   const FL extends F = never,
 >(declaration: ResourceDeclaration<K, C, F, RO, IM, FL>) {
-  return storedResource(declaration);
-}
-
-/**
- * A declaration's part that keys and items read (its kind, id prefix and fields, as much more as
- * it is given), with the names derived from it: what declareResource returns, and what a function
- * that only writes a resource's items may hold alone (resources.ts `invoiceStored`).
- */
-export function storedResource<const D extends { kind: string; idPrefix: string; fields: readonly string[] }>(declaration: D) {
   return {
     ...declaration,
-    ...identityOf<D['kind']>(declaration.kind, declaration.idPrefix),
-    fieldNames: declaration.fields as D['fields'],
+    /** The type's name in keys: `TIME_ENTRY`. */
+    type: declaration.kind.toUpperCase() as Uppercase<K>,
+    /** In messages: `time entry`. */
+    noun: declaration.kind.replaceAll('_', ' '),
+    fieldNames: declaration.fields,
   };
 }
 
 /** In messages: `time entries`. Said where a message names it, not held by every declaration. */
 export const pluralOf = (resource: { collection: string }) => resource.collection.replaceAll('_', ' ');
-
-/**
- * A resource's identity alone: its kind and id prefix, and the names keys and messages derive
- * from them. What a function that reads, names or counts a resource of another kind needs (an
- * invoice's create reads its client and projects): its bundle holds these few bytes, not the
- * whole declaration (resources.ts `clientIdentity`, …).
- */
-export function identityOf<const K extends string>(kind: K, idPrefix: string) {
-  return {
-    kind,
-    idPrefix,
-    /** The type's name in keys: `TIME_ENTRY`. */
-    type: kind.toUpperCase() as Uppercase<K>,
-    /** In messages: `time entry`. */
-    noun: kind.replaceAll('_', ' '),
-  };
-}
 
 /** What code that works on any resource may use of one. */
 export interface AnyResource {

@@ -15,7 +15,7 @@ import * as v from 'valibot';
 import { LIMITS } from '../core/field-limits.ts';
 import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from './fields.ts';
 import { EVENT_TYPES } from './event-types.ts';
-import { declareResource, identityOf, storedResource, type AnyResource } from './declare.ts';
+import { declareResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
 import { invoiceAcrossFields, invoiceBodies, invoiceFieldSchemas } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
@@ -23,26 +23,12 @@ import { ULID_PATTERN } from '../core/ids.ts';
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
 export const INVOICE_ID_PREFIX = 'inv_';
 
-// Id prefixes, by plain names: a declaration that read them off an identity (a property read,
-// not pure to the bundler) would stay in every bundle that holds the identity.
-const CLIENT_PREFIX = 'cli_';
-const PROJECT_PREFIX = 'prj_';
-const TIME_ENTRY_PREFIX = 'te_';
-
-/**
- * The identities of the resources an invoice reads or counts (declare.ts identityOf): its
- * functions name the client and its projects, and key time entries (`timeEntryKeyed`), by these
- * alone, so their bundles hold none of these declarations' fields, filters, hints or tags.
- */
-export const clientIdentity = /* @__PURE__ */ identityOf('client', CLIENT_PREFIX);
-export const projectIdentity = /* @__PURE__ */ identityOf('project', PROJECT_PREFIX);
-
 /** What a client stored before its `currency` existed reads as (contract, "Money"). */
 export const CLIENT_STORED_CURRENCY = 'USD';
 
 export const client = /* @__PURE__ */ declareResource({
   kind: 'client',
-  idPrefix: CLIENT_PREFIX,
+  idPrefix: 'cli_',
   collection: 'clients',
   tag: 'Clients',
   fields: ['company_name', 'company_email', 'company_address', 'website', 'status', 'language', 'currency', 'business_number', 'tps_number', 'tvq_number', 'relationship_start_date'],
@@ -73,7 +59,7 @@ export const clientSchemas = /* @__PURE__ */ withActions(clientFields);
 
 export const project = /* @__PURE__ */ declareResource({
   kind: 'project',
-  idPrefix: PROJECT_PREFIX,
+  idPrefix: 'prj_',
   collection: 'projects',
   tag: 'Projects',
   fields: ['name', 'description', 'status', 'billing_type', 'hourly_rate', 'fixed_price', 'amount', 'interval_count', 'interval_unit', 'client_id', 'start_date', 'end_date'],
@@ -109,25 +95,9 @@ export const projectFields = /* @__PURE__ */ declareFields(project, () => ({
 /** With every action's schemas (documents, tests, types); a function builds only its own action's from projectFields. */
 export const projectSchemas = /* @__PURE__ */ withActions(projectFields);
 
-/**
- * A time entry's identity and what its keys read (its order and indexes, keys.ts `Keyed`): an
- * invoice's functions select, lock and release entries by these alone.
- */
-// Every list newest first by started_at, in a range of it: each index's sort key holds it
-// (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's. GSI4,
-// sparse, an invoice's (at most 2,000): it serves every list filtered by invoice_id.
-const TIME_ENTRY_ORDER = { field: 'started_at', from: 'started_from', to: 'started_to' } as const;
-const TIME_ENTRY_INDEXES = {
-  GSI1: { partition: [] },
-  GSI2: { partition: ['project_id'] },
-  GSI3: { partition: ['client_id'] },
-  GSI4: { partition: ['invoice_id'], bounded: true },
-} as const;
-export const timeEntryKeyed = /* @__PURE__ */ (() => ({ ...identityOf('time_entry', TIME_ENTRY_PREFIX), order: TIME_ENTRY_ORDER, indexes: TIME_ENTRY_INDEXES }))();
-
 export const timeEntry = /* @__PURE__ */ declareResource({
   kind: 'time_entry',
-  idPrefix: TIME_ENTRY_PREFIX,
+  idPrefix: 'te_',
   collection: 'time_entries',
   tag: 'Time entries',
   fields: ['project_id', 'client_id', 'started_at', 'duration_minutes', 'billable', 'billable_rate', 'description', 'invoice_id'],
@@ -137,8 +107,16 @@ export const timeEntry = /* @__PURE__ */ declareResource({
   readOnly: { invoice_id: 'server' },
   createRequiresOneOf: ['project_id', 'client_id'],
   filters: ['project_id', 'client_id', 'invoice_id'],
-  order: TIME_ENTRY_ORDER,
-  indexes: TIME_ENTRY_INDEXES,
+  // Every list newest first by started_at, in a range of it: each index's sort key holds it
+  // (docs/decisions/0017-time-entries-by-started-at.md). GSI1 lists the whole workspace's. GSI4,
+  // sparse, an invoice's (at most 2,000): it serves every list filtered by invoice_id.
+  order: { field: 'started_at', from: 'started_from', to: 'started_to' },
+  indexes: {
+    GSI1: { partition: [] },
+    GSI2: { partition: ['project_id'] },
+    GSI3: { partition: ['client_id'] },
+    GSI4: { partition: ['invoice_id'], bounded: true },
+  },
 });
 
 /**
@@ -181,10 +159,11 @@ export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
  * locked into a draft, then finalized, paid or voided (domain/invoices/). Every field is the
  * service's: a create names the client and the range, a PATCH changes a draft's terms.
  */
-const INVOICE_STORED = {
+export const invoice = /* @__PURE__ */ declareResource({
   kind: 'invoice',
   idPrefix: INVOICE_ID_PREFIX,
   collection: 'invoices',
+  tag: 'Invoices',
   fields: [
     'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
     'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
@@ -195,25 +174,11 @@ const INVOICE_STORED = {
     GSI2: { partition: ['client_id'] },
     GSI5: { partition: ['client_id'], sortPrefix: 'status' },
   },
-} as const;
-
-// An arrow's pure call: a pure call's own argument spread is kept by the bundler (a spread may run getters).
-export const invoice = /* @__PURE__ */ (() =>
-  declareResource({
-    ...INVOICE_STORED,
-    tag: 'Invoices',
-    references: { client_id: 'client' },
-    filters: ['client_id', 'status'],
-    deleteHint: 'void it instead once it is finalized',
-    deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',
-  }))();
-
-/**
- * What an invoice's writes read of its declaration (its identity, collection, fields and indexes:
- * keys, items, its object, the create frame's scope), without what its list, its delete and the
- * OpenAPI document alone read (tag, references, filters, deleteHint): the create's bundle holds this.
- */
-export const invoiceStored = /* @__PURE__ */ storedResource(INVOICE_STORED);
+  references: { client_id: 'client' },
+  filters: ['client_id', 'status'],
+  deleteHint: 'void it instead once it is finalized',
+  deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',
+});
 
 /** Its object's fields: what its list parses (`withListQuery(invoiceFields)`) and documents show. */
 export const invoiceFields = /* @__PURE__ */ declareFields(invoice, invoiceFieldSchemas);
@@ -223,8 +188,7 @@ export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...withActions(invoiceFi
 /**
  * What an invoice's PATCH or step function passes the handler frame: the declaration and its own
  * action's body (`invoiceWith('pay', invoicePayBody())`, model/invoice-fields.ts); neither the object's
- * field schemas nor another action's body. The create passes `invoiceStored`, its body and its
- * range rule (functions/invoices/create.ts).
+ * field schemas nor another action's body. The create adds its range rule (functions/invoices/create.ts).
  */
 export const invoiceWith = <const A extends string, S>(action: A, body: S) => ({ ...invoice, [action]: body }) as typeof invoice & { [K in A]: S };
 

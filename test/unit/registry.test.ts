@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { declareResource, pluralOf } from '../../shared/model/declare.ts';
 import { dataOf, objectOf } from '../../shared/model/objects.ts';
 import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/model/define.ts';
-import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, clientIdentity, counterOf, invoiceSchemas, projectIdentity, referrersOf, resourceOf, timeEntryKeyed } from '../../shared/model/resources.ts';
+import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/model/resources.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../../shared/model/schemas.ts';
 import { SCOPES, ROUTES, isRegistryRoute, routeByOperation, scopeFor } from '../../shared/api/routes.ts';
 import { contractOf } from '../../shared/api/operations.ts';
@@ -319,12 +319,9 @@ describe('item mapping', () => {
   });
 });
 
-describe('identities', () => {
-  it('are what the declarations derive, and a time entry\'s keyed part holds its order and indexes', () => {
-    const identity = (r: { kind: string; idPrefix: string; type: string; noun: string }) => ({ kind: r.kind, idPrefix: r.idPrefix, type: r.type, noun: r.noun });
-    expect(clientIdentity).toEqual(identity(RESOURCES.client));
-    expect(projectIdentity).toEqual(identity(RESOURCES.project));
-    expect(timeEntryKeyed).toEqual({ ...identity(RESOURCES.time_entry), order: RESOURCES.time_entry.order, indexes: RESOURCES.time_entry.indexes });
+describe('names derived from a declaration', () => {
+  it('are its type in keys and its noun in messages; a client stored before currency existed reads as CLIENT_STORED_CURRENCY', () => {
+    expect([RESOURCES.time_entry.type, RESOURCES.time_entry.noun]).toEqual(['TIME_ENTRY', 'time entry']);
     expect(RESOURCES.client.storedDefaults?.currency).toBe(CLIENT_STORED_CURRENCY);
   });
 });

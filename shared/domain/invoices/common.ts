@@ -13,7 +13,7 @@ import { changeExpression, type ItemChange } from '../../data/update.ts';
 import { allOf, atVersion, counterUpdate, dataOfItem, deletePart, getItem, ITEM_PART, transact, updatePart, versionOf, type Condition, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
 import { invoicedTotalsParts } from './lock.ts';
-import { clientIdentity, counterOf, invoiceStored as invoice, timeEntryKeyed } from '../../model/resources.ts';
+import { client, counterOf, invoice, timeEntry } from '../../model/resources.ts';
 import { COUNTED_ATTRIBUTE } from '../../totals/totals.ts';
 import type { CallerContext } from '../context.ts';
 
@@ -76,7 +76,7 @@ export async function takeOver(ctx: CallerContext, item: Record<string, unknown>
 
 /** The entries of `ids` as stored now (strongly consistent), by id. */
 export async function readEntries(ctx: CallerContext, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
-  const items = await readItems(ids.map((id) => keys.item(ctx.workspaceId, timeEntryKeyed.type, id)));
+  const items = await readItems(ids.map((id) => keys.item(ctx.workspaceId, timeEntry.type, id)));
   return new Map(items.map((item) => [storedTimeEntryOfItem(item).id, item]));
 }
 
@@ -170,7 +170,7 @@ export function draftRemoval(ctx: CallerContext, item: Record<string, unknown>, 
   const holdsNoEntry = { expression: '#locked = :zero', names: { '#locked': LOCKED }, values: { ':zero': 0 } };
   return {
     [ITEM_PART]: deletePart(keys.keyOfItem(item), { condition: allOf(holdsNoEntry, heldBy(owner)) }),
-    client_id: counterUpdate(keys.item(ctx.workspaceId, clientIdentity.type, String(data.client_id)), counterOf(invoice), -1),
+    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, String(data.client_id)), counterOf(invoice), -1),
     [ENTRIES]: deletePart(keys.invoiceEntries(ctx.workspaceId, String(data.id))),
   };
 }

@@ -23,7 +23,7 @@ import { absent, allOf, atVersion, counterUpdate, dataOfItem, getItem, ITEM_PART
 import { addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import { lockEntryPart } from './lock.ts';
 import { dataOf, type Invoice } from '../../model/objects.ts';
-import { CLIENT_STORED_CURRENCY, clientIdentity as client, counterOf, invoiceStored as invoice, projectIdentity as project, timeEntryKeyed as timeEntry, type invoiceSchemas } from '../../model/resources.ts';
+import { CLIENT_STORED_CURRENCY, client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import { dateRangeErrors } from '../../model/dates.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';

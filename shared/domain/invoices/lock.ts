@@ -12,7 +12,7 @@ import { invoicedLevel } from '../../data/keys.ts';
 import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { allOf, atVersion, dataOfItem, exists, updatePart, versionOf, type TransactItem } from '../../data/writes.ts';
-import { NOT_INVOICED, timeEntryKeyed as timeEntry } from '../../model/resources.ts';
+import { NOT_INVOICED, timeEntry } from '../../model/resources.ts';
 import { addEntry, COUNTED_ATTRIBUTE, deltaParts, type CountedEntry, type TotalsDeltas } from '../../totals/totals.ts';
 
 /** The invoiced levels of the totals: an entry on an invoice counts in these besides its base ones. */
