@@ -109,7 +109,7 @@ export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Su
     ? EventFeedSchemas
     : Feed
   : RouteOf<O>['action'] extends ParsesFields
-    ? Omit<ResourceOf<O>, Exclude<ParsedBy[ParsesFields], ParsedBy[RouteOf<O>['action']]> | 'entries' | 'acrossFields'>
+    ? Omit<ResourceOf<O>, Exclude<ParsedBy[ParsesFields], ParsedBy[RouteOf<O>['action']]> | 'entries'>
     : (typeof RESOURCES)[KindOf<O>];
 
 /** What the operation's body parses to (create and update). */

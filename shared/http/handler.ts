@@ -10,7 +10,6 @@ import { asServiceUnavailable } from './dependency-errors.ts';
 import { routeByOperation, type OperationWithAction, type ProtectedOperation, type ProtectedRoute } from '../api/routes.ts';
 import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../api/operations.ts';
 import type { parseOrThrow } from '../model/parse.ts';
-import type { AcrossFields } from '../model/cross-field.ts';
 import type { AnyResource } from '../model/declare.ts';
 import { repeatedMember } from '../model/json-members.ts';
 import { LIMITS } from '../core/field-limits.ts';
@@ -89,17 +88,15 @@ export interface InputReaders {
    * The request's members read from the query or If-Match (`listRequest`, `conditionalRequest`),
    * given by the frames that read those: a create's bundle holds neither.
    */
-  request?: (event: APIGatewayProxyEvent, readers: InputReaders, contract: FrameContract, across: Across | undefined) => ReadMembers;
+  request?: (event: APIGatewayProxyEvent, readers: InputReaders, contract: FrameContract) => ReadMembers;
 }
 
-/** The resource's cross-field rule as the parser runs it (`parseOrThrow`'s `acrossFields`). */
-type Across = Parameters<typeof parseOrThrow>[3];
 /** What `InputReaders.request` adds to a request. */
 type ReadMembers = { query?: () => unknown; expectedVersion?: () => IfMatch };
 
 /** A list's request: `query()`, the query string parsed by the contract. */
-export const listRequest: InputReaders['request'] = (event, readers, contract, across) => ({
-  query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter', across),
+export const listRequest: InputReaders['request'] = (event, readers, contract) => ({
+  query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter'),
 });
 
 /** A conditional write's request: `expectedVersion()`, from If-Match. */
@@ -108,22 +105,16 @@ export const conditionalRequest: InputReaders['request'] = (event, readers) => (
 /** If-Match, read for the operations that honour it (write-handler.ts gives it to theirs): a create's bundle carries no ETag-list parsing. */
 export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
 
-/** What a frame reads of its resource: the cross-field rule of its schemas. */
-export interface FrameResource {
-  acrossFields?: AcrossFields;
-}
-
 /** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
 export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
 
 /**
  * What a handler is made of: its route (the operation's row of the route table, whose scope it
- * checks), the resource its function passes, the contract it parses by, and the readers its kind
- * of handler injects.
+ * checks), the contract it parses by (its schemas hold every rule of its input, those across
+ * fields too), and the readers its kind of handler injects.
  */
 export interface Frame<O extends ProtectedOperation> {
   route: ProtectedRoute & { operation: O };
-  resource: FrameResource;
   contract: FrameContract;
   readers: InputReaders;
 }
@@ -138,7 +129,7 @@ export function frameOf<O extends ProtectedOperation>(operation: O, resource: Re
   const route = routeByOperation(operation);
   // A protected route (tsc: every frame's operation is one) always has a contract.
   const contract = contractOf(route, resource as AnyResource)!;
-  return { route, resource: resource as FrameResource, contract, readers };
+  return { route, contract, readers };
 }
 
 /** A retrieve's handler: it reads nothing beyond the path and headers. */
@@ -150,7 +141,7 @@ export const defineHandler = <O extends OperationWithAction<'retrieve'>>(operati
  * request with the frame's readers, runs `run` under the retry policy (a read's: once), and maps
  * its reply or error to HTTP.
  */
-export function handlerOf<O extends ProtectedOperation>({ route, resource, contract, readers }: Frame<O>, run: (req: Request<O>) => Promise<Reply>, retries: RetryPolicy = runOnce) {
+export function handlerOf<O extends ProtectedOperation>({ route, contract, readers }: Frame<O>, run: (req: Request<O>) => Promise<Reply>, retries: RetryPolicy = runOnce) {
   const { operation, scope } = route;
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
@@ -161,7 +152,7 @@ export function handlerOf<O extends ProtectedOperation>({ route, resource, contr
       // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
       // and deletes take none: one sent anyway is a mistake, refused before anything changes.
       const textEvent = readers.body.text(event);
-      const request = requestOf<O>(textEvent, caller, contract, readers, resource.acrossFields);
+      const request = requestOf<O>(textEvent, caller, contract, readers);
       const reply = await withRequestDeadline(() =>
         retries({ operation, event: textEvent, request, hasBody: Boolean(contract.body), run: (who) => run({ ...request, caller: who }) }),
       );
@@ -193,21 +184,14 @@ function callerOf(event: APIGatewayProxyEvent, scope: string, requestId: string)
   return { workspaceId, apiClientId: String(auth.apiClientId), scopes, requestId };
 }
 
-function requestOf<O extends ProtectedOperation>(
-  event: APIGatewayProxyEvent,
-  caller: CallerContext,
-  contract: FrameContract,
-  readers: InputReaders,
-  acrossFields: AcrossFields | undefined,
-): Request<O> {
-  const across = acrossFields && ((input: unknown) => acrossFields((input ?? {}) as Record<string, unknown>));
+function requestOf<O extends ProtectedOperation>(event: APIGatewayProxyEvent, caller: CallerContext, contract: FrameContract, readers: InputReaders): Request<O> {
   return {
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
     // A list's query(), a conditional write's expectedVersion(): from the frames that read them.
-    ...(readers.request?.(event, readers, contract, across) as Pick<Request<O>, 'query' | 'expectedVersion'>),
-    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event), 'field', across) as BodyOf<O>),
+    ...(readers.request?.(event, readers, contract) as Pick<Request<O>, 'query' | 'expectedVersion'>),
+    body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event)) as BodyOf<O>),
   };
 }
 

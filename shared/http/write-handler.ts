@@ -12,7 +12,6 @@ import { routeByOperation, type OperationWithAction, type ProtectedOperation, ty
 import type { ResourceFor } from '../api/operations.ts';
 import type { Outcome, Versioned } from '../domain/context.ts';
 import type * as v from 'valibot';
-import type { AcrossFields } from '../model/cross-field.ts';
 
 /**
  * The handler of a write: `frame`'s readers (a body's for POST and PATCH, If-Match for all but a
@@ -34,14 +33,8 @@ const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(out
 /** The operations whose action is a create. */
 type CreateOperation = OperationWithAction<'create'>;
 
-/**
- * What a create's frame reads of its resource: the create schema (the operation's resource's: tsc
- * checks it) and the cross-field rule.
- */
-type CreateResource<O extends CreateOperation> = Pick<ResourceFor<O>, 'create' & keyof ResourceFor<O>> & {
-  create: v.GenericSchema;
-  acrossFields?: AcrossFields;
-};
+/** What a create's frame reads of its resource: the create schema (the operation's resource's: tsc checks it). */
+type CreateResource<O extends CreateOperation> = Pick<ResourceFor<O>, 'create' & keyof ResourceFor<O>> & { create: v.GenericSchema };
 
 /**
  * A POST that creates: reads and parses a JSON body (the resource's `create` schema, which tsc
@@ -57,7 +50,7 @@ export const defineCreateHandler = <O extends CreateOperation>(
   revealedBody?: RevealedBody,
 ) =>
   writeHandler(
-    { route: routeByOperation(operation), resource, contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } },
+    { route: routeByOperation(operation), contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } },
     change,
     createdReply,
     revealedBody,

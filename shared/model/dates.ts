@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { isTimeZone } from '../core/calendar.ts';
 import { LIMITS } from '../core/field-limits.ts';
-import type { FieldError } from '../core/errors.ts';
+import type { CrossFieldRule } from './cross-field.ts';
 
 /** The longest range a summary or an invoice covers, in days (`to` − `from`). */
 export const MAX_SUMMARY_DAYS = 3660;
@@ -10,13 +10,20 @@ export const MAX_SUMMARY_DAYS = 3660;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const dayOf = (value: unknown) => (typeof value === 'string' && DAY.test(value) ? Date.parse(`${value}T00:00:00Z`) / 86_400_000 : Number.NaN);
 
-/** The range's rule, given the dates as sent (none unless both are dates): `to` after `from`, at most MAX_SUMMARY_DAYS from it. */
-export function dateRangeErrors(given: Record<string, unknown>): FieldError[] {
-  const days = dayOf(given.to) - dayOf(given.from);
-  if (days <= 0) return [{ param: 'to', message: 'to must be after from (to is exclusive: the day after the last one to count)' }];
-  if (days > MAX_SUMMARY_DAYS) return [{ param: 'to', message: `to must be at most ${MAX_SUMMARY_DAYS} days after from: ask for a shorter range` }];
-  return [];
-}
+/**
+ * The range's rule across `from` and `to` (model/cross-field.ts), which the summaries' query and an
+ * invoice's create check in their schemas: `to` after `from`, at most MAX_SUMMARY_DAYS from it
+ * (nothing to say unless both are dates).
+ */
+export const dateRange: CrossFieldRule = {
+  field: 'to',
+  broken: (given) => {
+    const days = dayOf(given.to) - dayOf(given.from);
+    if (days <= 0) return 'to must be after from (to is exclusive: the day after the last one to count)';
+    if (days > MAX_SUMMARY_DAYS) return `to must be at most ${MAX_SUMMARY_DAYS} days after from: ask for a shorter range`;
+    return undefined;
+  },
+};
 
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -22,7 +22,7 @@ import { ULID_PATTERN } from '../core/ids.ts';
 import { LIMITS } from '../core/field-limits.ts';
 import { text, timestamp as timestampField } from './fields.ts';
 import type { AnyResource } from './declare.ts';
-import { crossFieldErrors, type AcrossFields } from './cross-field.ts';
+import { crossFieldCheck, declaredRules } from './cross-field.ts';
 
 type Unwrapped<S> = S extends v.OptionalSchema<infer W, infer _D> ? W : S;
 type NonNull<S> = S extends v.NullableSchema<infer W, infer _D> ? W : S;
@@ -96,24 +96,24 @@ export function declareFields<const R extends AnyResource, E extends { [F in Fie
 type Fields<R extends AnyResource, E extends v.ObjectEntries> = R & { readonly entries: E };
 const writableOf = (r: AnyResource) => r.fieldNames.filter((name) => !(name in (r.readOnly ?? {})));
 
-/** The create body: every writable field, a nullable one optional (absent means null). */
+/** The create body: every writable field, a nullable one optional (absent means null); the declaration's rules across fields. */
 export function createSchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
   const entries = r.entries as v.ObjectEntries;
   const createEntries = Object.fromEntries(writableOf(r).map((name) => [name, isNullable(entries[name]!) ? v.optional(entries[name]!) : entries[name]!]));
-  return v.pipe(v.strictObject(createEntries as CreateEntries<E, KeysOf<R['readOnly']>>), v.metadata(oneOfRequired(r.createRequiresOneOf)));
+  return v.pipe(v.strictObject(createEntries as CreateEntries<E, KeysOf<R['readOnly']>>), v.metadata(oneOfRequired(r.createRequiresOneOf)), crossFieldCheck(declaredRules(r, 'create')));
 }
 
-/** The update body: every writable field optional, an immutable one refused with its reason. */
+/** The update body: every writable field optional, an immutable one refused with its reason; the declaration's rules across fields. */
 export function updateSchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
   const entries = r.entries as v.ObjectEntries;
   const immutable = r.immutable ?? {};
   const updateEntries = Object.fromEntries(
     writableOf(r).map((name) => [name, name in immutable ? v.optional(v.never(`${name} cannot be changed: ${immutable[name]}`)) : v.optional(unwrap(entries[name]!))]),
   );
-  return v.strictObject(updateEntries as UpdateEntries<E, KeysOf<R['readOnly']>, KeysOf<R['immutable']>>);
+  return v.pipe(v.strictObject(updateEntries as UpdateEntries<E, KeysOf<R['readOnly']>, KeysOf<R['immutable']>>), crossFieldCheck(declaredRules(r, 'update')));
 }
 
-/** The list query: page size and cursor, the declared filters, the order's range, search. */
+/** The list query: page size and cursor, the declared filters, the order's range (its end not before its start), search. */
 export function listQuerySchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
   const entries = r.entries as v.ObjectEntries;
   const { limit, cursor } = listBase();
@@ -131,18 +131,15 @@ export function listQuerySchema<const R extends AnyResource, E extends v.ObjectE
       : {}),
     ...(r.search ? { search: searchParam() } : {}),
   };
-  return v.strictObject(queryEntries as QueryEntries<E, NonNullable<R['filters']>[number], RangeOf<R>>);
+  return v.pipe(v.strictObject(queryEntries as QueryEntries<E, NonNullable<R['filters']>[number], RangeOf<R>>), crossFieldCheck(declaredRules(r, 'list')));
 }
 
-/** The declaration's rules across the fields of `action` (model/cross-field.ts), which the handler frame lists beside the schema's errors. */
-const acrossFieldsOf = (r: AnyResource, action: 'create' | 'update' | 'list'): AcrossFields => (given) => crossFieldErrors(r, action, given);
-
-/** What a create function passes the handler frame (and its domain): the fields, the create body and its rules across fields. */
-export const withCreate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, create: createSchema(r), acrossFields: acrossFieldsOf(r, 'create') });
-/** What an update function passes: the fields, the update body and its rules across fields. */
-export const withUpdate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, update: updateSchema(r), acrossFields: acrossFieldsOf(r, 'update') });
-/** What a list function passes: the fields, the list query and its range rule. */
-export const withListQuery = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, listQuery: listQuerySchema(r), acrossFields: acrossFieldsOf(r, 'list') });
+/** What a create function passes the handler frame (and its domain): the fields and the create body. */
+export const withCreate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, create: createSchema(r) });
+/** What an update function passes: the fields and the update body. */
+export const withUpdate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, update: updateSchema(r) });
+/** What a list function passes: the fields and the list query. */
+export const withListQuery = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, listQuery: listQuerySchema(r) });
 
 /** The fields with every action's schemas: for what documents or checks the whole API, never a function. */
 export const withActions = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({

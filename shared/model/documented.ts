@@ -107,9 +107,13 @@ export function documentAction(action: { type: string; requirement?: unknown; me
   }
 }
 
-/** A valibot schema as the OpenAPI document states it (JSON Schema 2020-12, with the rules above). */
+/**
+ * A valibot schema as the OpenAPI document states it (JSON Schema 2020-12, with the rules above).
+ * The rules across fields (model/cross-field.ts, a rawCheck) have no JSON Schema: the document
+ * says them in words (the operations' and the fields' descriptions) and a create's one-of as `anyOf`.
+ */
 export function documentedJsonSchema(schema: v.GenericSchema): Json {
   const overrideAction = ({ valibotAction, jsonSchema }: OverrideActionContext) => documentAction(valibotAction, jsonSchema as Json);
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore', overrideAction }) as Json;
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore', ignoreActions: ['raw_check'], overrideAction }) as Json;
   return rest;
 }

@@ -7,8 +7,8 @@
 import * as v from 'valibot';
 import { LIMITS } from '../core/field-limits.ts';
 import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
-import { calendarDate, dateRangeErrors, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
-import type { FieldError } from '../core/errors.ts';
+import { calendarDate, dateRange, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
+import { crossFieldCheck } from './cross-field.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -85,20 +85,24 @@ const projectIds = () =>
 /**
  * What each invoice operation takes, built apart: a function builds only its own action's body
  * (resources.ts `invoiceWith`), so a pay carries neither the create's rules nor the invoice's fields.
+ * The create's range is a rule across `from` and `to` (model/dates.ts); no other body takes them.
  */
 export const invoiceCreateBody = (said: Said = {}) =>
-  v.strictObject({
-    client_id: reference('client_id'),
-    from: calendarDate('from', said.from),
-    to: calendarDate('to', said.to),
-    timezone: v.optional(timeZoneName('timezone'), 'UTC'),
-    project_ids: v.optional(projectIds()),
-    discount_rate: v.optional(percent('discount_rate'), 0),
-    tax_rate: v.optional(percent('tax_rate'), 0),
-    memo: v.optional(memo()),
-    purchase_order: v.optional(purchaseOrder()),
-    due_date: v.optional(dueDate(said)),
-  });
+  v.pipe(
+    v.strictObject({
+      client_id: reference('client_id'),
+      from: calendarDate('from', said.from),
+      to: calendarDate('to', said.to),
+      timezone: v.optional(timeZoneName('timezone'), 'UTC'),
+      project_ids: v.optional(projectIds()),
+      discount_rate: v.optional(percent('discount_rate'), 0),
+      tax_rate: v.optional(percent('tax_rate'), 0),
+      memo: v.optional(memo()),
+      purchase_order: v.optional(purchaseOrder()),
+      due_date: v.optional(dueDate(said)),
+    }),
+    crossFieldCheck([dateRange]),
+  );
 
 /** A PATCH of a draft: its terms. */
 export const invoiceUpdateBody = (said: Said = {}) =>
@@ -130,10 +134,3 @@ export const invoiceBodies = () => ({
   pay: invoicePayBody(),
   void: invoiceVoidBody(),
 });
-
-/**
- * The create's range rule, beside the other errors (model/cross-field.ts). The other bodies and
- * the list take neither `from` nor `to`: each is an unknown member there, whose error names `to`
- * before this rule could, so they need it not.
- */
-export const invoiceAcrossFields = (given: Record<string, unknown>): FieldError[] => ('from' in given || 'to' in given ? dateRangeErrors(given) : []);

@@ -3,21 +3,17 @@ import * as v from 'valibot';
 import { invalidRequest, type FieldError } from '../core/errors.ts';
 
 /**
- * The parsed input, or a 400 listing every failing field: the schema's, every unknown one, and
- * those that `acrossFields` (rules across fields, model/cross-field.ts) finds in what was sent.
+ * The parsed input, or a 400 listing every failing field: each field's first problem, its rules
+ * across fields (model/cross-field.ts) among them, and every unknown one.
  */
-export function parseOrThrow<S extends v.GenericSchema>(
-  schema: S,
-  input: unknown,
-  noun: 'field' | 'query parameter' = 'field',
-  acrossFields?: (input: unknown) => FieldError[],
-): v.InferOutput<S> {
+export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknown, noun: 'field' | 'query parameter' = 'field'): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
   const errors = toFieldErrors(result.issues, noun);
-  // valibot's strict object names only its first unknown key: the contract lists every one.
-  const more = [...unknownNames(schema, input).map((name) => ({ param: name, message: unknown(name, noun) })), ...(acrossFields?.(input) ?? [])];
-  for (const error of more) if (!errors.some((e) => e.param === error.param)) errors.push(error);
+  // valibot's strict object names only its first unknown key: the contract lists every one, beside
+  // it (after the fields' own errors, before the rules across fields).
+  const [first, ...others] = unknownNames(schema, input);
+  errors.splice(errors.findIndex((e) => e.param === first) + 1, 0, ...others.map((name) => ({ param: name, message: unknown(name, noun) })));
   throw invalidRequest(errors);
 }
 

@@ -17,7 +17,7 @@ import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, refe
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
-import { invoiceAcrossFields, invoiceBodies, invoiceFieldSchemas } from './invoice-fields.ts';
+import { invoiceBodies, invoiceFieldSchemas } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
@@ -183,12 +183,12 @@ export const invoice = /* @__PURE__ */ declareResource({
 /** Its object's fields: what its list parses (`withListQuery(invoiceFields)`) and documents show. */
 export const invoiceFields = /* @__PURE__ */ declareFields(invoice, invoiceFieldSchemas);
 /** Its object's fields, and instead of the derived bodies, what each of its operations takes (documents, tests, types). */
-export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...withActions(invoiceFields), ...invoiceBodies(), acrossFields: invoiceAcrossFields }))();
+export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...withActions(invoiceFields), ...invoiceBodies() }))();
 
 /**
- * What an invoice's PATCH or step function passes the handler frame: the declaration and its own
- * action's body (`invoiceWith('pay', invoicePayBody())`, model/invoice-fields.ts); neither the object's
- * field schemas nor another action's body. The create adds its range rule (functions/invoices/create.ts).
+ * What an invoice's create, PATCH or step function passes the handler frame: the declaration and
+ * its own action's body (`invoiceWith('pay', invoicePayBody())`, model/invoice-fields.ts); neither
+ * the object's field schemas nor another action's body.
  */
 export const invoiceWith = <const A extends string, S>(action: A, body: S) => ({ ...invoice, [action]: body }) as typeof invoice & { [K in A]: S };
 

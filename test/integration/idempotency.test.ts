@@ -48,6 +48,25 @@ describe('hostile input with a key is refused exactly as without one', () => {
     expect(corrected.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it("a body its schema refuses, by a rule across fields as by a field's own: 400 as without the key, even a key another request took", async () => {
+    const { token, api } = await workspace();
+    const client = await createClient(api);
+    const project = await createProject(api, client.id);
+    const key = randomUUID();
+    expect((await keyed(token, 'PATCH', `/projects/${project.id}`, key, { name: 'One' })).status).toBe(200);
+    for (const body of [{ name: ' ' }, { start_date: '2026-06-01T00:00:00Z', end_date: '2026-05-01T00:00:00Z' }]) {
+      const without = expectError(await api.patch(`/projects/${project.id}`, body), 400, 'invalid_request');
+      const withKey = expectError(await keyed(token, 'PATCH', `/projects/${project.id}`, key, body), 400, 'invalid_request');
+      expect([withKey.param, withKey.message, withKey.errors]).toEqual([without.param, without.message, without.errors]);
+    }
+    const entryKey = randomUUID();
+    const entry = { started_at: '2026-11-20T09:00:00Z', duration_minutes: 30 };
+    expect((await keyed(token, 'POST', '/time_entries', entryKey, { ...entry, client_id: client.id })).status).toBe(201);
+    const neither = expectError(await keyed(token, 'POST', '/time_entries', entryKey, entry), 400, 'invalid_request');
+    expect([neither.param, neither.message]).toEqual(['project_id', 'project_id or client_id is required: a time entry belongs to a project or a client']);
+    expect((await api.get(`/projects/${project.id}`)).body.name).toBe('One');
+  });
+
   it('a body over the size limit: 413 with the key as without', async () => {
     const { token } = await workspace();
     const big = JSON.stringify({ company_name: 'n'.repeat(70_000), company_email: 'a@b.co' });

@@ -229,6 +229,36 @@ describe('errors', () => {
     expect((await api.get('/clients')).body.data).toHaveLength(1);
   });
 
+  it('say a rule across fields in the same words alone as beside failing and unknown fields, which come first', async () => {
+    const { api } = await workspace();
+    const client = await createClient(api);
+    /** The params refused, in order (each field's own rule, the unknown ones, then the rule across fields); the rule's message. */
+    const rule = async (response: Promise<ApiResponse>, params: string[]) => {
+      const error = expectInvalid(await response, params);
+      expect(error.errors!.map((e) => e.param)).toEqual(params);
+      return error.errors!.at(-1)!.message;
+    };
+    const project = { name: 'P', client_id: client.id, billing_type: 'Monthly', start_date: '2026-06-01T00:00:00Z', end_date: '2026-05-01T00:00:00Z' };
+    const entry = { started_at: '2026-11-20T09:00:00Z', duration_minutes: 5 };
+    const started = 'started_from=2026-12-01T00:00:00Z&started_to=2026-11-01T00:00:00Z';
+    const invoice = { client_id: client.id, from: '2026-12-01', to: '2026-11-01' };
+    const cases: [Promise<ApiResponse>, string[], string][] = [
+      [api.post('/projects', project), ['end_date'], 'end_date must not be before start_date'],
+      [api.post('/projects', { ...project, name: ' ', alpha: 1, beta: 2 }), ['name', 'alpha', 'beta', 'end_date'], 'end_date must not be before start_date'],
+      [api.post('/time_entries', entry), ['project_id'], 'project_id or client_id is required: a time entry belongs to a project or a client'],
+      [api.post('/time_entries', { ...entry, started_at: 'x', alpha: 1, beta: 2 }), ['started_at', 'alpha', 'beta', 'project_id'], 'project_id or client_id is required: a time entry belongs to a project or a client'],
+      [api.get(`/time_entries?${started}`), ['started_to'], 'started_to must not be before started_from'],
+      [api.get(`/time_entries?${started}&limit=0&alpha=1&beta=2`), ['limit', 'alpha', 'beta', 'started_to'], 'started_to must not be before started_from'],
+      [api.post('/invoices', invoice), ['to'], 'to must be after from (to is exclusive: the day after the last one to count)'],
+      [api.post('/invoices', { ...invoice, tax_rate: -1, alpha: 1, beta: 2 }), ['tax_rate', 'alpha', 'beta', 'to'], 'to must be after from (to is exclusive: the day after the last one to count)'],
+      [api.get('/time_summaries?from=2000-01-01&to=2010-01-09'), ['to'], 'to must be at most 3660 days after from: ask for a shorter range'],
+      [api.get('/time_summaries?from=2000-01-01&to=2010-01-09&limit=0&alpha=1&beta=2'), ['limit', 'alpha', 'beta', 'to'], 'to must be at most 3660 days after from: ask for a shorter range'],
+    ];
+    for (const [response, params, message] of cases) expect(await rule(response, params), params.join()).toBe(message);
+    expect((await api.get('/projects')).body.data).toEqual([]);
+    expect((await api.get('/invoices')).body.data).toEqual([]);
+  });
+
   it('list every unknown query parameter of a list and of the feed', async () => {
     const { api } = await workspace();
     expectInvalid(await api.get('/clients?alpha=1&beta=2&limit=0'), ['alpha', 'beta', 'limit']);

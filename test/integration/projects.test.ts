@@ -567,6 +567,16 @@ describe('update a project', () => {
       expect((await shared.api.get(`/projects/${project.id}`)).body).toEqual(before);
     });
 
+    it('refuses both dates out of order as a failing field of the body: before If-Match is read or the project looked up', async () => {
+      const project = await createProject(shared.api, sharedClient.id);
+      const reversed = { start_date: '2028-01-01T00:00:00Z', end_date: '2027-12-31T00:00:00Z' };
+      const patch = (id: string, headers: Record<string, string> = {}) => call('PATCH', `/api/v1/projects/${id}`, { token: shared.token, body: reversed, headers });
+      for (const refused of [await patch(project.id, { 'If-Match': 'not a tag' }), await patch(project.id, { 'If-Match': '"7"' }), await patch(UNKNOWN_PROJECT_ID)]) {
+        expect(expectInvalid(refused, ['end_date']).message).toBe('end_date must not be before start_date');
+      }
+      expect((await shared.api.get(`/projects/${project.id}`)).body).toEqual(project);
+    });
+
     it('accepts a start_date after the old end_date when end_date is cleared in the same PATCH', async () => {
       const project = await createProject(shared.api, sharedClient.id, { start_date: '2026-03-01T00:00:00Z', end_date: '2026-04-01T00:00:00Z' });
       const response = await shared.api.patch(`/projects/${project.id}`, { start_date: '2026-05-01T00:00:00Z', end_date: null });

@@ -25,7 +25,6 @@ import { lockEntryPart } from './lock.ts';
 import { dataOf, type Invoice } from '../../model/objects.ts';
 import { CLIENT_STORED_CURRENCY, client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
-import { dateRangeErrors } from '../../model/dates.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 import { readItem, refuseIfRecordTaken, unknownReference, versioned } from '../entity.ts';
@@ -59,8 +58,6 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
       if (resumed) return resumed;
     }
   }
-  const [rangeError] = dateRangeErrors(input);
-  if (rangeError) throw invalidParam(rangeError.param, rangeError.message);
   const clientItem = await readItem(ctx, client, input.client_id);
   if (!clientItem) throw unknownReference('client_id', client);
   const currency = String(dataOfItem(clientItem).currency ?? CLIENT_STORED_CURRENCY);
