@@ -115,8 +115,9 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   409: {
     name: 'Conflict',
     description:
-      'conflict: a delete refused by a guard; or time_entry_invoiced: a PATCH or DELETE of a time entry on an invoice; or idempotency_key_in_use: the first request with this Idempotency-Key still runs',
-    headers: [{ name: 'Retry-After', absent: 'on conflict and time_entry_invoiced (sent with idempotency_key_in_use)' }],
+      'conflict: a delete refused by a guard; or time_entry_invoiced: a PATCH or DELETE of a time entry on an invoice; or idempotency_key_in_use: the first request with this Idempotency-Key still runs; ' +
+      "or, on invoices, invalid_state (the status does not allow it), and a create's unpriced_project, unpriced_time or nothing_to_invoice",
+    headers: [{ name: 'Retry-After', absent: 'on conflict, time_entry_invoiced and the invoices\' refusals (sent with idempotency_key_in_use, and with invalid_state while the invoice\'s work runs)' }],
   },
   412: { name: 'PreconditionFailed', description: 'precondition_failed: the resource changed since the ETag sent in If-Match' },
   413: { name: 'PayloadTooLarge', description: `payload_too_large: the body is over ${LIMITS.bodyBytes} bytes` },
@@ -319,6 +320,33 @@ function withEventUnion(schemas: Record<string, Json>): Record<string, Json> {
 }
 
 /**
+ * An invoice's line is a union discriminated by `kind` (contract, "Billing types"; decision 0029):
+ * each kind's schema is a schema of its own (`InvoiceTimeLine`, `InvoiceFixedPriceLine`,
+ * `InvoiceRetainerLine`), its `kind` a string constant, and the lines' items refer to them through
+ * a discriminator, so generated clients narrow a line by its kind.
+ */
+function withLineUnion(schemas: Record<string, Json>): Record<string, Json> {
+  const name = objectSchemaName('invoice');
+  const invoice = schemas[name] as Json & { properties: Record<string, Json> & { lines: { items: { oneOf: (Json & { properties: { kind: Json & { const: string } } })[] } } } };
+  const kinds = invoice.properties.lines.items.oneOf.map((variant) => {
+    const kind = variant.properties.kind.const;
+    const schema = { ...variant, description: `A line of kind \`${kind}\``, properties: { ...variant.properties, kind: { type: 'string', const: kind } } };
+    return { kind, name: `${name}${schemaName(kind)}Line`, schema };
+  });
+  const lines = {
+    ...invoice.properties.lines,
+    items: {
+      oneOf: kinds.map((k) => ref('schemas', k.name)),
+      discriminator: { propertyName: 'kind', mapping: Object.fromEntries(kinds.map((k) => [k.kind, `#/components/schemas/${k.name}`])) },
+    },
+  };
+  const withRefs = { ...invoice, properties: { ...invoice.properties, lines } };
+  return Object.fromEntries(
+    Object.entries(schemas).flatMap(([n, schema]): [string, Json][] => (n === name ? [[n, withRefs], ...kinds.map((k): [string, Json] => [k.name, k.schema])] : [[n, schema]])),
+  );
+}
+
+/**
  * What a create answers beside the resource, once: a webhook endpoint's signing secret
  * (domain/webhook-endpoints.ts). `whsec_` and 32 bytes in base64 (either alphabet). Not
  * `required`: a replay of the create (its Idempotency-Key again) after the endpoint was deleted
@@ -392,7 +420,7 @@ export function buildOpenApiDocument(): Json {
       return body ? [[bodyName(route), requestBodySchema(describeDefaults(documentedJsonSchema(body)))]] : [];
     }),
   );
-  const responses = withCreatedSchemas(withListItemRefs(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)])))));
+  const responses = withCreatedSchemas(withListItemRefs(withLineUnion(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)]))))));
   return withSelfExample({
     openapi: '3.1.0',
     info: {

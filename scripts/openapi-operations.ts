@@ -58,15 +58,19 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     description:
       "Takes every billable time entry of the client (of `project_ids`, when given) that is on no invoice and starts on a date from `from` to `to` " +
       '(exclusive) in `timezone`, as a time summary counts it, and locks it: its `invoice_id` is the draft\'s, and it cannot be changed or deleted ' +
-      '(409 `time_entry_invoiced`) until the draft is deleted or the invoice voided. Lines per project and rate; amounts are decimal strings in ' +
-      "the client's currency, rounded once, half to even. 409 `nothing_to_invoice` when there is no such time; 409 `unpriced_time` when some has " +
-      'no rate; 400 naming `to` past 2,000 entries or 100 lines. A retry with the same `Idempotency-Key` finishes the same invoice.',
+      '(409 `time_entry_invoiced`) until the draft is deleted or the invoice voided. It also charges the fees of its projects\' billing types: ' +
+      'a `ProjectBased` project\'s `fixed_price` once (`fixed_price` line, while ACTIVE or COMPLETED), a `Retainer` project\'s `amount` for each period ' +
+      'starting in the range (`retainer` lines, while ACTIVE); their time is on `time` lines of amount zero. Each fee is on at most one invoice that is ' +
+      'not void. Lines (`kind`: `time` per project and rate, `fixed_price`, `retainer`) are ordered by project; amounts are decimal strings in ' +
+      "the client's currency, rounded once, half to even. 409 `unpriced_project` when a project that may be charged fees lacks what its type needs; " +
+      '409 `unpriced_time` when time billed by the hour has no rate; 409 `nothing_to_invoice` when nothing would be charged; 400 naming `to` past ' +
+      '2,000 entries or 100 lines. A retry with the same `Idempotency-Key` finishes the same invoice.',
   },
   updateInvoice: {
     summary: 'Change a draft',
     description: '`memo`, `purchase_order`, `due_date`, `discount_rate` and `tax_rate`, while the invoice is a draft (409 `invalid_state` otherwise); the totals follow.',
   },
-  deleteInvoice: { summary: 'Delete a draft', description: 'Only a draft (409 `invalid_state` otherwise): its time entries are released, invoiceable again.' },
+  deleteInvoice: { summary: 'Delete a draft', description: 'Only a draft (409 `invalid_state` otherwise): its fees and time entries are released, invoiceable again.' },
   finalizeInvoice: {
     summary: 'Finalize a draft',
     description:
@@ -76,7 +80,7 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
   payInvoice: { summary: 'Mark an invoice paid', description: 'open → paid, at `paid_at` (default now; never after the request). The body is optional.' },
   voidInvoice: {
     summary: 'Void an invoice',
-    description: 'open → void. Its time entries are released (invoiceable again); the invoice keeps its lines and totals for the record. The body is optional.',
+    description: 'open → void. Its fees and time entries are released (invoiceable again); the invoice keeps its lines and totals for the record. The body is optional.',
   },
   listTimeSummaries: {
     summary: 'Summarize time: what to bill, to whom, for which period',

@@ -14,10 +14,12 @@ export enum ERROR_TYPES {
   not_found = 404,
   conflict = 409,
   idempotency_key_in_use = 409,
-  /** Invoices (contract, "Invoices"): a create with no billable, uninvoiced time in its range. */
+  /** Invoices (contract, "Invoices", "Billing types"): a create with nothing that charges in its range (no fee due, no time and materials). */
   nothing_to_invoice = 409,
-  /** A create whose time includes billable entries without a rate. */
+  /** A create whose time of time and materials includes billable entries without a rate. */
   unpriced_time = 409,
+  /** A create whose scope holds a project that may be charged fees without what its billing type needs (`fixed_price`; `amount` and the interval). */
+  unpriced_project = 409,
   /** A transition, change or delete that the invoice's status does not allow. */
   invalid_state = 409,
   /** A change or delete of a time entry that is on an invoice. */

@@ -118,6 +118,16 @@ export const totals = (workspaceId: string, level: TotalsLevel, month: string, g
 export const invoiceEntries = (workspaceId: string, invoiceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#INVOICE_ENTRIES`, SK: invoiceId });
 /** The number the workspace's latest finalize took: each finalize takes the next in its own transaction. */
 export const invoiceNumber = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'INVOICE_NUMBER' });
+/**
+ * A project's fees (docs/decisions/0029-billing-types.md): one partition per project, holding a
+ * mark per charge that is not time, naming the invoice that charges it (`invoice_id`); written in
+ * the transaction of that invoice's line, on condition that nothing charges it yet.
+ */
+export const feesPartition = (workspaceId: string, projectId: string) => `${ws(workspaceId)}#FEES#${projectId}`;
+/** The mark of a ProjectBased project's fixed price. */
+export const fixedPriceMark = (workspaceId: string, projectId: string): PrimaryKey => ({ PK: feesPartition(workspaceId, projectId), SK: 'FIXED' });
+/** The mark of a Retainer project's period, known by its start date (`YYYY-MM-DD`: the sort keys sort as the dates). */
+export const retainerMark = (workspaceId: string, projectId: string, periodStart: string): PrimaryKey => ({ PK: feesPartition(workspaceId, projectId), SK: `RETAINER#${periodStart}` });
 /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
 export const webhookEndpointCount = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' });
 
@@ -173,7 +183,8 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
  */
 export const keys = /* @__PURE__ */ (() => ({
   workspacePartition, item, keyOfItem, typePrefix, apiClient, workspace, idempotencyPartition, idempotency, eventPartition, event, eventSequence,
-  eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, webhookEndpointCount, indexes, changedIndexes,
+  eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, feesPartition, fixedPriceMark, retainerMark,
+  webhookEndpointCount, indexes, changedIndexes,
 }))();
 
 function indexPartition(type: string, workspaceId: string, pairs: readonly string[]): string {

@@ -52,6 +52,11 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   immutable?: { readonly [N in IM]: string };
   /** What an item stored before a field existed reads as (instead of null). */
   storedDefaults?: { readonly [N in F]?: string | number | boolean };
+  /**
+   * What each element of an array field reads as for the members it lacks, stored before they
+   * existed (an invoice's lines before `kind` and `taxable`): the read fills them in, nothing is rewritten.
+   */
+  storedElementDefaults?: { readonly [N in F]?: Readonly<Record<string, string | number | boolean>> };
   /** Fields that hold the id of another resource (by kind); creating counts it on that resource. */
   references?: { readonly [N in F]?: string };
   /** Fields a list may be filtered by (exact match), served by the indexes below. */
@@ -113,6 +118,7 @@ export interface AnyResource {
   readonly readOnly?: Readonly<Record<string, ReadOnlyField>>;
   readonly immutable?: Readonly<Record<string, string>>;
   readonly storedDefaults?: { readonly [field: string]: string | number | boolean | undefined };
+  readonly storedElementDefaults?: { readonly [field: string]: Readonly<Record<string, string | number | boolean>> | undefined };
   readonly references?: { readonly [field: string]: string | undefined };
   readonly filters?: readonly string[];
   readonly search?: string;

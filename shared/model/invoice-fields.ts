@@ -32,6 +32,42 @@ const memo = () => v.nullable(text('memo', LIMITS.memoLength, 'multi'));
 const purchaseOrder = () => v.nullable(text('purchase_order', LIMITS.purchaseOrderLength));
 const dueDate = (said: Said) => v.nullable(calendarDate('due_date', said.due_date));
 
+/**
+ * An invoice's lines, one schema per `kind` (contract, "Billing types"; decision 0029): each holds
+ * the fields of its kind and `taxable` (true on time and fee lines). A fee line's `description` is
+ * its project's `name` at creation.
+ */
+const taxable = () => v.pipe(v.boolean(), v.metadata({ description: 'Whether the invoice\'s taxes apply to this line: true on time and fee lines' }));
+const timeLine = () =>
+  v.strictObject({
+    kind: v.literal('time'),
+    project_id: v.nullable(reference('project_id')),
+    description: v.string(),
+    billable_rate: v.nullable(v.number()),
+    minutes: v.pipe(v.number(), v.integer()),
+    time_entry_count: v.pipe(v.number(), v.integer()),
+    amount: amount('minutes × billable_rate / 60, rounded once, half to even; zero for the time a ProjectBased or Retainer project covers (its rate may then be null)'),
+    taxable: taxable(),
+  });
+const fixedPriceLine = () =>
+  v.strictObject({
+    kind: v.literal('fixed_price'),
+    project_id: reference('project_id'),
+    description: v.string(),
+    amount: amount("A ProjectBased project's fixed_price, rounded once, half to even"),
+    taxable: taxable(),
+  });
+const retainerLine = () =>
+  v.strictObject({
+    kind: v.literal('retainer'),
+    project_id: reference('project_id'),
+    description: v.string(),
+    period_start: calendarDate('period_start', 'The first date of the period'),
+    period_end: calendarDate('period_end', "The next period's first date (exclusive)"),
+    amount: amount("A Retainer project's amount for the period, rounded once, half to even"),
+    taxable: taxable(),
+  });
+
 /** The invoice's fields as its object shows them (resources.ts declares their order and `invoiceFields` from them). */
 export const invoiceFieldSchemas = () => ({
   client_id: reference('client_id'),
@@ -42,16 +78,7 @@ export const invoiceFieldSchemas = () => ({
   period_start: calendarDate('period_start', 'The `from` the invoice was created with'),
   period_end: calendarDate('period_end', 'The `to` the invoice was created with (exclusive)'),
   project_ids: v.nullable(v.array(reference('project_ids'))),
-  lines: v.array(
-    v.strictObject({
-      project_id: v.nullable(reference('project_id')),
-      description: v.string(),
-      billable_rate: v.number(),
-      minutes: v.pipe(v.number(), v.integer()),
-      time_entry_count: v.pipe(v.number(), v.integer()),
-      amount: amount('minutes × billable_rate / 60, rounded once, half to even'),
-    }),
-  ),
+  lines: v.array(v.variant('kind', [timeLine(), fixedPriceLine(), retainerLine()])),
   time_entry_count: v.pipe(v.number(), v.integer()),
   subtotal: amount('The sum of the lines'),
   discount_rate: percent('discount_rate'),
@@ -68,8 +95,12 @@ export const invoiceFieldSchemas = () => ({
   voided_at: v.nullable(timestamp('voided_at')),
 });
 
-/** One line of an invoice, as its object shows it: a project (or time without one) at one rate. */
+/** One line of an invoice, as its object shows it: its `kind` says which. */
 export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];
+/** A `time` line: a project (or time without one) at one rate. */
+export type TimeLine = Extract<InvoiceLine, { kind: 'time' }>;
+/** A fee line: a `fixed_price`, or a `retainer` period. */
+export type FeeLine = Exclude<InvoiceLine, TimeLine>;
 
 /** At most LIMITS.invoiceProjects: a check, which the OpenAPI document states as maxItems (model/documented.ts). */
 export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;

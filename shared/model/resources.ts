@@ -175,6 +175,8 @@ export const invoice = /* @__PURE__ */ declareResource({
     GSI5: { partition: ['client_id'], sortPrefix: 'status' },
   },
   references: { client_id: 'client' },
+  // Lines stored before billing types (decision 0029) are time lines, taxable.
+  storedElementDefaults: { lines: { kind: 'time', taxable: true } },
   filters: ['client_id', 'status'],
   deleteHint: 'void it instead once it is finalized',
   deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',

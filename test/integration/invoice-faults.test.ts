@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
@@ -135,8 +135,10 @@ function linesOf(entries: Entry[]) {
     .sort((x, y) => `${x.project_id}|${x.billable_rate}`.localeCompare(`${y.project_id}|${y.billable_rate}`));
 }
 
+/** An invoice's time lines (its fee lines are checked against their marks: expectFeesConsistent). */
 const shownLines = (invoice: any) =>
   (invoice.lines as any[])
+    .filter((line) => line.kind === 'time')
     .map(({ project_id, billable_rate, minutes, time_entry_count, amount }) => ({ project_id, billable_rate, minutes, time_entry_count, amount }))
     .sort((x, y) => `${x.project_id}|${x.billable_rate}`.localeCompare(`${y.project_id}|${y.billable_rate}`));
 
@@ -394,4 +396,142 @@ describe('a DELETE of a draft whose create died part-way', () => {
     const replay = await invoke('createInvoice', again(request));
     expect([replay.status, replay.headers['Idempotent-Replayed'], replay.body.id]).toEqual([201, 'true', retried.body.id]);
   });
+});
+
+describe('a create with fees under failure (decision 0029)', () => {
+  /**
+   * A client whose April charges five fees (a fixed price, four weekly retainer periods) and has
+   * two entries of time and materials and one the retainer covers: a draft, three fee batches of
+   * two at most, one of the hourly time, one of the covered time.
+   */
+  async function workspaceWithFees() {
+    const ws = `invoice-fees-${randomUUID().slice(0, 8)}`;
+    const client = (await ok('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Fees', company_email: 'f@fees.test' } }))).id as string;
+    const project = async (body: Record<string, unknown>) => (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body: { client_id: client, ...body } }))).id as string;
+    const fixed = await project({ name: 'Fixed', billing_type: 'ProjectBased', fixed_price: 500 });
+    const weekly = await project({ name: 'Weekly', billing_type: 'Retainer', amount: 40, interval_count: 1, interval_unit: 'Week', start_date: '2026-03-30T00:00:00Z' });
+    const hourly = await project({ name: 'Hourly', billing_type: 'Monthly', hourly_rate: 90 });
+    for (const [project_id, day] of [[hourly, 2], [hourly, 3], [weekly, 4]] as const) {
+      await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body: { project_id, started_at: `2026-04-0${day}T10:00:00Z`, duration_minutes: 30 } }));
+    }
+    return { ws, client, feeProjects: [fixed, weekly] };
+  }
+  const FEES = 5;
+  const ENTRIES = 3;
+  const writes = 1 + Math.ceil(FEES / BATCH) + 1 + 1;
+
+  /** The fees' marks as stored: mark → the invoice it names. */
+  async function marksOf(ws: string, projects: string[]) {
+    const marks = new Map<string, string>();
+    for (const project of projects) {
+      const out = await raw.send(new QueryCommand({ TableName: inject('tableName'), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.feesPartition(ws, project) }, ConsistentRead: true }));
+      for (const item of out.Items ?? []) marks.set(`${project}|${String(item.SK)}`, String(item.invoice_id));
+    }
+    return marks;
+  }
+  const markOfLine = (line: any) => `${line.project_id}|${line.kind === 'fixed_price' ? 'FIXED' : `RETAINER#${line.period_start}`}`;
+
+  /** The entries' invariants (expectConsistent), and the fees': every mark names an invoice whose lines charge it; every fee line of an invoice not void has its mark. */
+  async function expectFeesConsistent(ws: string, projects: string[]) {
+    const { entries, invoices } = await expectConsistent(ws);
+    const marks = await marksOf(ws, projects);
+    const byId = new Map(invoices.map((i) => [i.id as string, i]));
+    for (const [mark, invoiceId] of marks) {
+      expect(byId.has(invoiceId), `${mark} names ${invoiceId}`).toBe(true);
+      expect((byId.get(invoiceId)!.lines as any[]).filter((l) => l.kind !== 'time').map(markOfLine), mark).toContain(mark);
+    }
+    for (const invoice of invoices.filter((i) => i.status !== 'void')) {
+      for (const line of (invoice.lines as any[]).filter((l) => l.kind !== 'time')) expect(marks.get(markOfLine(line)), markOfLine(line)).toBe(invoice.id);
+    }
+    return { entries, invoices, marks };
+  }
+
+  async function expectCompleteWithFees(ws: string, invoice: any, projects: string[]) {
+    const { invoices, marks } = await expectFeesConsistent(ws, projects);
+    expect(invoices.map((i) => i.id)).toEqual([invoice.id]);
+    expect(invoice.time_entry_count).toBe(ENTRIES);
+    // In the order of their projects' ids (made in one millisecond here, the clock standing still: in either order).
+    const fees = (invoice.lines as any[]).filter((l) => l.kind !== 'time').map((l) => [l.kind, l.period_start, l.amount]);
+    expect(fees.filter(([kind]) => kind === 'retainer')).toEqual(['2026-04-06', '2026-04-13', '2026-04-20', '2026-04-27'].map((start) => ['retainer', start, '40.00']));
+    expect(fees.filter(([kind]) => kind === 'fixed_price')).toEqual([['fixed_price', undefined, '500.00']]);
+    expect([...marks.values()]).toEqual(Array.from({ length: FEES }, () => invoice.id));
+    expect((await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id: invoice.id }))).body).toEqual(invoice);
+  }
+
+  it(`takes ${writes} transactions when nothing fails: the draft, the fees in batches of ${BATCH}, then the hourly time, then the covered time`, async () => {
+    const { ws, client, feeProjects } = await workspaceWithFees();
+    docMock.resetHistory();
+    const created = await invoke('createInvoice', createRequest(ws, client, randomUUID()));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(docMock.commandCalls(TransactWriteCommand)).toHaveLength(writes);
+    expect(created.body).toMatchObject({ subtotal: '750.00', discount_amount: '37.50', tax_amount: '142.50', total: '855.00' }); // fees 660.00, time 90.00
+    await expectCompleteWithFees(ws, created.body, feeProjects);
+  });
+
+  for (let k = 0; k < writes; k++) {
+    for (const when of ['before', 'after'] as const) {
+      it(`write ${k + 1} of ${writes} failing ${when} it lands: the marks name what charges them; the keyed retry finishes the same invoice`, async () => {
+        const { ws, client, feeProjects } = await workspaceWithFees();
+        const request = createRequest(ws, client, randomUUID());
+        failTransaction(k, when);
+        const failed = await valueWithLogs(() => invoke('createInvoice', request));
+        docMock.reset();
+        docMock.send.callThrough();
+        expect(failed.value.status, JSON.stringify(failed.value.body)).toBe(503);
+        const { invoices } = await expectFeesConsistent(ws, feeProjects);
+        if (k === 0 && when === 'after') {
+          await expectKeyInUse(request);
+          afterTheLease();
+        }
+        const retried = await invoke('createInvoice', again(request));
+        expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+        if (invoices.length) expect(retried.body.id).toBe(invoices[0].id);
+        await expectCompleteWithFees(ws, retried.body, feeProjects);
+      });
+    }
+  }
+
+  for (let k = 1; k < writes; k++) {
+    it(`killed before write ${k + 1}: the marks name what charges them; the keyed retry waits out the lease, then finishes the same invoice`, async () => {
+      const { ws, client, feeProjects } = await workspaceWithFees();
+      const request = createRequest(ws, client, randomUUID());
+      await killedAt(k, 'createInvoice', request);
+      const { invoices, marks } = await expectFeesConsistent(ws, feeProjects);
+      expect(invoices).toHaveLength(1);
+      expect(marks.size).toBe(Math.min(FEES, (k - 1) * BATCH));
+      await expectKeyInUse(request);
+      afterTheLease();
+      const retried = await invoke('createInvoice', again(request));
+      expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+      expect(retried.body.id).toBe(invoices[0].id);
+      await expectCompleteWithFees(ws, retried.body, feeProjects);
+    });
+  }
+
+  for (const [operation, status] of [['voidInvoice', 'void'], ['deleteInvoice', 'draft']] as const) {
+    it(`a ${operation === 'voidInvoice' ? 'void' : 'delete'} killed part-way through its fees: the marks left name it; the next one releases the rest, and a new invoice charges them again`, async () => {
+      const { ws, client, feeProjects } = await workspaceWithFees();
+      const invoice = (await ok('createInvoice', createRequest(ws, client, randomUUID()))).id as string;
+      if (operation === 'voidInvoice') await ok('finalizeInvoice', event(ws, 'POST', '/api/v1/invoices/{id}/finalize', { id: invoice }));
+      const request = operation === 'voidInvoice' ? event(ws, 'POST', '/api/v1/invoices/{id}/void', { id: invoice }) : event(ws, 'DELETE', '/api/v1/invoices/{id}', { id: invoice });
+      // Its start, then one batch of fees released, then killed.
+      await killedAt(2, operation, request);
+      const { marks } = await expectFeesConsistent(ws, feeProjects);
+      expect(marks.size).toBe(FEES - BATCH);
+      expect([...marks.values()].every((id) => id === invoice)).toBe(true);
+      const stored = await storedInvoice(ws, invoice);
+      expect([stored.data.status, stored.work.next]).toEqual([status, BATCH]);
+      afterTheLease();
+      const finished = await invoke(operation, again(request));
+      expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+      const after = await expectFeesConsistent(ws, feeProjects);
+      expect(after.marks.size).toBe(0);
+      expect(after.entries.filter((e) => e.invoice_id !== null)).toEqual([]);
+      const next = await invoke('createInvoice', createRequest(ws, client, randomUUID()));
+      expect(next.status, JSON.stringify(next.body)).toBe(201);
+      const again_ = await expectFeesConsistent(ws, feeProjects);
+      expect([...again_.marks.values()]).toEqual(Array.from({ length: FEES }, () => next.body.id));
+      expect(next.body.time_entry_count).toBe(ENTRIES);
+    });
+  }
 });

@@ -103,7 +103,7 @@ describe('the SDK against the local stack', () => {
 
     const draft = await month('2026-11-01', '2026-12-01');
     expect(draft).toMatchObject({ object: 'invoice', status: 'draft', number: null, currency: 'EUR', time_entry_count: 1, subtotal: '150.00', tax_amount: '30.00', total: '180.00' });
-    expect(draft.lines).toEqual([{ project_id: project.id, description: 'Retainer', billable_rate: 100, minutes: 90, time_entry_count: 1, amount: '150.00' }]);
+    expect(draft.lines).toEqual([{ kind: 'time', project_id: project.id, description: 'Retainer', billable_rate: 100, minutes: 90, time_entry_count: 1, amount: '150.00', taxable: true }]);
     expect((await tb.timeEntries.retrieve(november.id)).invoice_id).toBe(draft.id);
     const locked = await tb.timeEntries.update(november.id, { duration_minutes: 10 }).catch((e: unknown) => e);
     expect(locked).toMatchObject({ name: 'TimebillError', status: 409, type: 'time_entry_invoiced' });

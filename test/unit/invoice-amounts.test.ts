@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFromLines, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
+import { addFees, addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFees, removeFromLines, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
 import { percent } from '../../shared/model/fields.ts';
 
 // ---- The reference: nothing from the module under test, nor from shared/core/money.ts. ----
@@ -36,7 +36,7 @@ function reference(entries: InvoiceableEntry[], discountRate: number, taxRate: n
   const groups = new Map<string, { project_id: string | null; rate: number; minutes: number; count: number }>();
   for (const e of entries) {
     const key = `${e.project_id ?? ''}|${e.billable_rate}`;
-    const g = groups.get(key) ?? { project_id: e.project_id, rate: e.billable_rate, minutes: 0, count: 0 };
+    const g = groups.get(key) ?? { project_id: e.project_id, rate: e.billable_rate!, minutes: 0, count: 0 };
     g.minutes += e.duration_minutes;
     g.count += 1;
     groups.set(key, g);
@@ -48,7 +48,8 @@ function reference(entries: InvoiceableEntry[], discountRate: number, taxRate: n
   const discount = roundHalfEven(subtotal * units(discountRate, 3), 100_000n);
   const tax = roundHalfEven((subtotal - discount) * units(taxRate, 3), 100_000n);
   return {
-    lines: lines.map(({ minor, ...l }) => ({ ...l, amount: refText(minor, currency) })),
+    // Time lines (contract, "Billing types"): every line has its kind and `taxable`.
+    lines: lines.map(({ minor, ...l }) => ({ kind: 'time', ...l, amount: refText(minor, currency), taxable: true })),
     amounts: { subtotal: refText(subtotal, currency), discount_amount: refText(discount, currency), tax_amount: refText(tax, currency), total: refText(subtotal - discount + tax, currency) },
   };
 }
@@ -68,6 +69,10 @@ describe('percentages', () => {
     expect([0, 0.001, 7.5, 19.6, 33.333, 100].map(percentUnits)).toEqual([0n, 1n, 7_500n, 19_600n, 33_333n, 100_000n]);
     // 0.1 + 0.2 is no decimal of 3 places; 100.001 is past 100 %.
     for (const bad of [0.0001, 0.1 + 0.2, 100.001, -1]) expect(() => percentUnits(bad), String(bad)).toThrow();
+    // The message names the value (a bug's trace): a money value too fine or too large for a percentage, or no money value at all.
+    expect(() => percentUnits(0.0001)).toThrow('Not a percentage: 0.0001');
+    expect(() => percentUnits(100.001)).toThrow('Not a percentage: 100.001');
+    expect(() => percentUnits(-1)).toThrow('Not a money value: -1');
   });
 
   it('are validated as JSON numbers 0 to 100 with at most 3 decimals, each message naming the field', () => {
@@ -204,5 +209,45 @@ describe('adding and removing entries', () => {
     const lines = addToLines([], [entry('prj_A', 10, 60)], describeProject, 'USD');
     expect(() => removeFromLines(lines, [entry('prj_A', 20, 60)], 'USD')).toThrow(/No line/);
     expect(() => removeFromLines(lines, [entry('prj_A', 10, 61)], 'USD')).toThrow(/No line/);
+  });
+});
+
+describe('fee lines and covered time (contract, "Billing types")', () => {
+  const fixed = (project_id: string): FeeLine => ({ kind: 'fixed_price', project_id, description: project_id, amount: '100.00', taxable: true });
+  const retainer = (project_id: string, period_start: string, period_end: string): FeeLine => ({ kind: 'retainer', project_id, description: project_id, period_start, period_end, amount: '10.00', taxable: true });
+  const periodOf = (line: InvoiceLine) => (line.kind === 'retainer' ? line.period_start : line.kind);
+
+  it('prices covered time at zero, its rate kept or null; time and materials without a rate is a bug', () => {
+    const covered = [{ ...entry('prj_A', 50, 60), covered: true }, { id: 'te_b', project_id: 'prj_A', billable_rate: null, duration_minutes: 30, covered: true }];
+    expect(addToLines([], covered, describeProject, 'USD').map((l) => (l.kind === 'time' ? [l.billable_rate, l.minutes, l.amount] : []))).toEqual([[null, 30, '0.00'], [50, 60, '0.00']]);
+    // Taken away again, still at zero.
+    const lines = addToLines([], [...covered, { ...entry('prj_A', 50, 15), covered: true }], describeProject, 'USD');
+    expect(removeFromLines(lines, [covered[1]!, { ...entry('prj_A', 50, 15), covered: true }], 'USD').map((l) => l.amount)).toEqual(['0.00']);
+    // The create selects time and materials priced: a null rate there throws, naming the project.
+    expect(() => addToLines([], [{ id: 'te_c', project_id: 'prj_A', billable_rate: null, duration_minutes: 30 }], describeProject, 'USD')).toThrow(
+      'Time entries without a rate on a line of time and materials (prj_A)',
+    );
+  });
+
+  it("orders a project's time without a rate before its time at rate 0, whichever comes first", () => {
+    const unpriced = { id: 'te_n', project_id: 'prj_A', billable_rate: null, duration_minutes: 30, covered: true };
+    const free = { ...entry('prj_A', 0, 30), covered: true };
+    for (const entries of [[unpriced, free], [free, unpriced]]) {
+      expect(addToLines([], entries, describeProject, 'USD').map((l) => l.kind === 'time' && l.billable_rate)).toEqual([null, 0]);
+    }
+  });
+
+  it('orders retainer periods by start, whatever order they are added in', () => {
+    const periods = [retainer('prj_A', '2026-01-31', '2026-02-28'), retainer('prj_A', '2026-02-28', '2026-03-31'), retainer('prj_A', '2026-03-31', '2026-04-30')];
+    for (const order of [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1], [0, 2, 1], [1, 0, 2]]) {
+      const lines = addFees([fixed('prj_A')], order.map((i) => periods[i]!));
+      expect(lines.map(periodOf), String(order)).toEqual(['fixed_price', '2026-01-31', '2026-02-28', '2026-03-31']);
+    }
+  });
+
+  it("removes the fees named, not another project's nor another period's", () => {
+    const lines = addFees([], [fixed('prj_A'), fixed('prj_B'), retainer('prj_A', '2026-01-31', '2026-02-28'), retainer('prj_A', '2026-02-28', '2026-03-31'), retainer('prj_B', '2026-01-31', '2026-02-28')]);
+    const left = removeFees(lines, [fixed('prj_A'), retainer('prj_A', '2026-01-31', '2026-02-28')]);
+    expect(left.map((l) => [l.project_id, periodOf(l)])).toEqual([['prj_A', '2026-02-28'], ['prj_B', 'fixed_price'], ['prj_B', '2026-01-31']]);
   });
 });

@@ -65,6 +65,14 @@ describe('key schema', () => {
     expect(keys.workspacePartition('acme')).toBe('WS#acme');
   });
 
+  it('keeps a project\'s fee marks in a partition of their own: its fixed price, its retainer periods by start date (decision 0029)', () => {
+    expect(keys.feesPartition('acme', 'prj_1')).toBe('WS#acme#FEES#prj_1');
+    expect(keys.fixedPriceMark('acme', 'prj_1')).toEqual({ PK: 'WS#acme#FEES#prj_1', SK: 'FIXED' });
+    expect(keys.retainerMark('acme', 'prj_1', '2026-02-28')).toEqual({ PK: 'WS#acme#FEES#prj_1', SK: 'RETAINER#2026-02-28' });
+    // Periods sort by their start dates, so a range of them is a range of sort keys.
+    expect(keys.retainerMark('a', 'p', '2026-12-31').SK < keys.retainerMark('a', 'p', '2027-01-01').SK).toBe(true);
+  });
+
   it('builds the index keys each resource declares', () => {
     // GSI1 to GSI4 share one sort key attribute (the same value in each); GSI5's is its own.
     expect(keys.indexes(project, 'a', 'prj_1', { client_id: 'cli_1', status: 'ACTIVE' })).toEqual({

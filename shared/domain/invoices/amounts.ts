@@ -1,11 +1,13 @@
 /**
- * An invoice's lines and amounts (contract, "Invoices"; decision 0023), pure: no I/O. Money stays
- * in integers (shared/core/money.ts): a line's entries share one rate, so its amount is
- * `minutes × rate / 60` in the currency's minor unit, rounded once, half to even; the discount and
- * the tax are each rounded once, half to even, from the exact subtotal.
+ * An invoice's lines and amounts (contract, "Invoices", "Billing types"; decisions 0023, 0029),
+ * pure: no I/O. Money stays in integers (shared/core/money.ts): a time line's entries share one
+ * rate, so its amount is `minutes × rate / 60` in the currency's minor unit, rounded once, half to
+ * even (zero for covered time); a fee line's amount is fixed when it is made (fees.ts); the
+ * subtotal is the lines' exact sum, and the discount and the tax are each rounded once, half to
+ * even, from it.
  */
 import { divideHalfEven, formatMinor, minorOfRateMinutes, rateMinutes, rateUnits } from '../../core/money.ts';
-import type { InvoiceLine } from '../../model/invoice-fields.ts';
+import type { FeeLine, InvoiceLine, TimeLine } from '../../model/invoice-fields.ts';
 
 /** 10^3: a percentage's integer units per percent (3 decimal places). */
 const PERCENT_SCALE = 1_000n;
@@ -25,15 +27,17 @@ export function percentUnits(rate: number): bigint {
   return units / RATE_UNITS_PER_PERCENT_UNIT;
 }
 
-/** What a line needs of a time entry: billable, priced, on the invoice. */
+/** What a line needs of a time entry: billable, on the invoice; priced unless its project covers it. */
 export interface InvoiceableEntry {
   id: string;
   project_id: string | null;
-  billable_rate: number;
+  billable_rate: number | null;
   duration_minutes: number;
+  /** Time a ProjectBased or Retainer project covers (contract, "Billing types"): on a line of amount zero, its rate may be null. */
+  covered?: boolean;
 }
 
-export type { InvoiceLine };
+export type { InvoiceLine, TimeLine, FeeLine };
 
 export interface InvoiceAmounts {
   subtotal: string;
@@ -45,34 +49,54 @@ export interface InvoiceAmounts {
 /** `minutes × rate / 60` in the currency's minor unit, rounded once, half to even. */
 export const lineAmountMinor = (minutes: number, rate: number, currency: string): bigint => minorOfRateMinutes(rateMinutes(minutes, rate), currency);
 
-/** Lines in the contract's order: project_id (null first), then rate ascending. */
-function compareLines(a: Pick<InvoiceLine, 'project_id' | 'billable_rate'>, b: Pick<InvoiceLine, 'project_id' | 'billable_rate'>): number {
+/** An amount as the API answers it (formatMinor's: the currency's digits, no sign) in minor units. */
+const minorOfAmount = (amount: string): bigint => BigInt(amount.replace('.', ''));
+
+/** Within a project, lines in the contract's order of kinds: fixed_price, retainer, (credit,) time. */
+const KIND_ORDER: Record<InvoiceLine['kind'], number> = { fixed_price: 0, retainer: 1, time: 3 };
+
+/**
+ * Lines in the contract's order: project_id (null first); within a project the fixed price, the
+ * retainer periods by start, then time by rate (null first).
+ */
+function compareLines(a: InvoiceLine, b: InvoiceLine): number {
   if (a.project_id !== b.project_id) {
     if (a.project_id === null) return -1;
     if (b.project_id === null) return 1;
     return a.project_id < b.project_id ? -1 : 1;
   }
-  return a.billable_rate - b.billable_rate;
+  if (a.kind !== b.kind) return KIND_ORDER[a.kind] - KIND_ORDER[b.kind];
+  if (a.kind === 'retainer' && b.kind === 'retainer') return a.period_start < b.period_start ? -1 : 1;
+  if (a.kind === 'time' && b.kind === 'time') return (a.billable_rate ?? -1) - (b.billable_rate ?? -1);
+  return 0;
 }
 
-const sameLine = (line: InvoiceLine, entry: InvoiceableEntry) => line.project_id === entry.project_id && line.billable_rate === entry.billable_rate;
+const sameLine = (line: InvoiceLine, entry: InvoiceableEntry): line is TimeLine =>
+  line.kind === 'time' && line.project_id === entry.project_id && line.billable_rate === entry.billable_rate;
 
-/** A line with `minutes` and `count` added (negative: taken away), its amount recomputed from its minutes. */
-function changed(line: InvoiceLine, minutes: number, count: number, currency: string): InvoiceLine {
+/** A line with `minutes` and `count` added (negative: taken away), its amount recomputed from its minutes (zero when covered). */
+function changed(line: TimeLine, minutes: number, count: number, covered: boolean, currency: string): TimeLine {
   const total = line.minutes + minutes;
-  return { ...line, minutes: total, time_entry_count: line.time_entry_count + count, amount: formatMinor(lineAmountMinor(total, line.billable_rate, currency), currency) };
+  const rate = line.billable_rate;
+  // Selected priced unless covered (create.ts): anything else here is a bug.
+  if (!covered && rate === null) throw new Error(`Time entries without a rate on a line of time and materials (${String(line.project_id)})`);
+  const minor = covered ? 0n : lineAmountMinor(total, rate!, currency);
+  return { ...line, minutes: total, time_entry_count: line.time_entry_count + count, amount: formatMinor(minor, currency) };
 }
 
 /**
- * New lines: each entry joins the line of its (project_id, billable_rate), a new one (described by
- * `describe`) when there is none. The input is left as it is.
+ * New lines: each entry joins the time line of its (project_id, billable_rate), a new one
+ * (described by `describe`) when there is none. The input is left as it is.
  */
-export function addToLines(lines: readonly InvoiceLine[], entries: readonly InvoiceableEntry[], describe: (projectId: string | null) => string, currency: string): InvoiceLine[] {
-  const out = [...lines];
+export function addToLines<L extends InvoiceLine>(lines: readonly L[], entries: readonly InvoiceableEntry[], describe: (projectId: string | null) => string, currency: string): (L | TimeLine)[] {
+  const out: (L | TimeLine)[] = [...lines];
   for (const entry of entries) {
     const at = out.findIndex((line) => sameLine(line, entry));
-    const line = at >= 0 ? out[at]! : { project_id: entry.project_id, description: describe(entry.project_id), billable_rate: entry.billable_rate, minutes: 0, time_entry_count: 0, amount: '' };
-    const next = changed(line, entry.duration_minutes, 1, currency);
+    const line: TimeLine =
+      at >= 0
+        ? (out[at] as TimeLine)
+        : { kind: 'time', project_id: entry.project_id, description: describe(entry.project_id), billable_rate: entry.billable_rate, minutes: 0, time_entry_count: 0, amount: '', taxable: true };
+    const next = changed(line, entry.duration_minutes, 1, entry.covered === true, currency);
     if (at >= 0) out[at] = next;
     else out.push(next);
   }
@@ -80,18 +104,29 @@ export function addToLines(lines: readonly InvoiceLine[], entries: readonly Invo
 }
 
 /** The inverse of addToLines: each entry leaves its line; a line left with no entry goes. Throws on an entry no line holds (a bug). */
-export function removeFromLines(lines: readonly InvoiceLine[], entries: readonly InvoiceableEntry[], currency: string): InvoiceLine[] {
+export function removeFromLines<L extends InvoiceLine>(lines: readonly L[], entries: readonly InvoiceableEntry[], currency: string): L[] {
   const out = [...lines];
   for (const entry of entries) {
     const at = out.findIndex((line) => sameLine(line, entry));
-    const line = out[at];
+    const line = out[at] as TimeLine | undefined;
     if (!line || line.minutes < entry.duration_minutes) throw new Error(`No line of the invoice holds time entry ${entry.id}`);
-    const next = changed(line, -entry.duration_minutes, -1, currency);
+    const next = changed(line, -entry.duration_minutes, -1, entry.covered === true, currency);
     if (next.time_entry_count === 0) out.splice(at, 1);
-    else out[at] = next;
+    else out[at] = next as L;
   }
   return out;
 }
+
+/** The same fee: a fixed price is known by its project, a retainer period by its project and start. */
+export const sameFee = (a: FeeLine, b: FeeLine) =>
+  a.kind === b.kind && a.project_id === b.project_id && (a.kind !== 'retainer' || a.period_start === (b as typeof a).period_start);
+
+/** New lines with `fees` among them, in the contract's order. */
+export const addFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[]): InvoiceLine[] => [...lines, ...fees].sort(compareLines);
+
+/** The lines without `fees` (a draft's delete releasing them). */
+export const removeFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[]): InvoiceLine[] =>
+  lines.filter((line) => line.kind === 'time' || !fees.some((fee) => sameFee(fee, line)));
 
 /**
  * The invoice's amounts: the subtotal (its lines' amounts), the discount (`subtotal × discount_rate
@@ -99,7 +134,7 @@ export function removeFromLines(lines: readonly InvoiceLine[], entries: readonly
  * and the total.
  */
 export function invoiceAmounts(lines: readonly InvoiceLine[], discountRate: number, taxRate: number, currency: string): InvoiceAmounts {
-  const subtotal = lines.reduce((sum, line) => sum + lineAmountMinor(line.minutes, line.billable_rate, currency), 0n);
+  const subtotal = lines.reduce((sum, line) => sum + minorOfAmount(line.amount), 0n);
   const discount = divideHalfEven(subtotal * percentUnits(discountRate), PERCENT_UNITS_PER_WHOLE);
   const tax = divideHalfEven((subtotal - discount) * percentUnits(taxRate), PERCENT_UNITS_PER_WHOLE);
   const format = (minor: bigint) => formatMinor(minor, currency);

@@ -11,9 +11,10 @@ import * as keys from '../../data/keys.ts';
 import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { changeExpression, type ItemChange } from '../../data/update.ts';
 import { allOf, atVersion, counterUpdate, dataOfItem, deletePart, getItem, ITEM_PART, transact, updatePart, versionOf, type Condition, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
+import { invoiceAmounts, type FeeLine, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
 import { invoicedTotalsParts } from './lock.ts';
 import { client, counterOf, invoice, timeEntry } from '../../model/resources.ts';
+import { storedField } from '../../model/objects.ts';
 import { COUNTED_ATTRIBUTE } from '../../totals/totals.ts';
 import type { CallerContext } from '../context.ts';
 
@@ -24,7 +25,7 @@ export interface Work {
   owner: string;
   /** Epoch ms: past it, the holder is gone (the function's timeout has passed) and another request may take over. */
   lease_until: number;
-  /** Position in the invoice's entry list where the next batch starts. */
+  /** Position in the invoice's plan (its fees, then its entries: planOf) where the next batch starts. */
   next: number;
   /** What a release ends in. */
   then?: 'void' | 'delete';
@@ -80,19 +81,23 @@ export async function readEntries(ctx: CallerContext, ids: readonly string[]): P
   return new Map(items.map((item) => [storedTimeEntryOfItem(item).id, item]));
 }
 
-/** What a line takes of an entry: priced, as every entry an invoice selects is (create.ts, `belongs`). */
-export const invoiceableOf = (entry: StoredTimeEntry): InvoiceableEntry => ({
+/** What a line takes of an entry: priced, as every entry an invoice selects is unless its project covers it (create.ts, `belongs`). */
+export const invoiceableOf = (entry: StoredTimeEntry, covered: ReadonlySet<string>): InvoiceableEntry => ({
   id: entry.id,
   project_id: entry.project_id,
-  billable_rate: Number(entry.billable_rate),
+  billable_rate: entry.billable_rate,
   duration_minutes: entry.duration_minutes,
+  covered: entry.project_id !== null && covered.has(entry.project_id),
 });
+
+/** The invoice's lines as stored, read as the API reads them (lines stored before kinds are time lines: objects.ts). */
+export const linesOf = (data: Record<string, unknown>) => storedField(invoice, data, 'lines') as InvoiceLine[];
 
 /** The invoice's fields that its lines decide. */
 export function linesFields(lines: InvoiceLine[], data: Record<string, unknown>) {
   return {
     lines,
-    time_entry_count: lines.reduce((n, line) => n + line.time_entry_count, 0),
+    time_entry_count: lines.reduce((n, line) => n + (line.kind === 'time' ? line.time_entry_count : 0), 0),
     ...invoiceAmounts(lines, Number(data.discount_rate), Number(data.tax_rate), String(data.currency)),
   };
 }
@@ -108,10 +113,23 @@ export const idleAsRead = (item: Record<string, unknown>): Condition =>
 /** The request `owner` still holds the invoice's work. */
 export const heldBy = (owner: string): Condition => ({ expression: '#work.#owner = :owner', names: { '#work': WORK, '#owner': 'owner' }, values: { ':owner': owner } });
 
-/** The entry ids the invoice's create selected, in lock order. */
-export async function entryIdsOf(ctx: CallerContext, invoiceId: string): Promise<string[]> {
+/**
+ * What the invoice's create selected (its entry list, keys.invoiceEntries), in lock order: the
+ * fees (positions 0 to fees.length − 1 of `work.next`), then the entries (`ids`): the first
+ * `charging` of time and materials, then the time its `covered` projects cover.
+ */
+export interface Plan {
+  fees: FeeLine[];
+  ids: string[];
+  charging: number;
+  covered: string[];
+}
+
+export async function planOf(ctx: CallerContext, invoiceId: string): Promise<Plan> {
   const list = await getItem(keys.invoiceEntries(ctx.workspaceId, invoiceId));
-  return (list?.ids ?? []) as string[];
+  const ids = (list?.ids ?? []) as string[];
+  // A list written before billing types (decision 0029) holds entries alone, all of time and materials.
+  return { fees: (list?.fees ?? []) as FeeLine[], ids, charging: Number(list?.charging ?? ids.length), covered: (list?.covered ?? []) as string[] };
 }
 
 /** How many of `parts` a transaction of this batch holds. */

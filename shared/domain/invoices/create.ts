@@ -1,42 +1,46 @@
 /**
- * An invoice's create (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's
- * uninvoiced, billable time locked into a draft (its status steps: lifecycle.ts; its release by a
- * void or a delete: release.ts; what they share: common.ts).
+ * An invoice's create (contract, "Invoices", "Billing types"; docs/decisions/0023-invoices.md,
+ * 0029-billing-types.md): a client's uninvoiced, billable time locked into a draft, with the fees
+ * its projects' billing types charge (its status steps: lifecycle.ts; its release by a void or a
+ * delete: release.ts; what they share: common.ts; the fees' marks: fee-marks.ts).
  *
- * A create selects the entries (reads only), writes the draft with the list of their ids, then
- * locks them in batches: each batch is one transaction holding the invoice (its lines and totals
- * with the batch's entries added, on condition that this request still holds the work) and each
- * entry (on condition that it is at the version read and on no invoice). So at every commit the
- * entries naming the invoice are exactly those its lines total. A crash leaves a draft holding a
- * prefix of the list, its `work` naming who builds it until when; a retry with the same
- * Idempotency-Key takes the work over once that lease is past and finishes the same invoice.
- * A void, and a draft's delete, release the entries in batches the same way (release.ts).
+ * A create selects the fees and the entries (reads only), writes the draft with its plan (the
+ * fees, then the entries' ids: time and materials first, then the time its ProjectBased and
+ * Retainer projects cover), then locks them in batches: each batch is one transaction holding the
+ * invoice (its lines and totals with the batch's fees or entries added, on condition that this
+ * request still holds the work) and each fee's mark (on condition that nothing charges the fee
+ * yet) or each entry (on condition that it is at the version read and on no invoice). So at every
+ * commit the marks and entries naming the invoice are exactly those its lines charge. A crash
+ * leaves a draft holding a prefix of the plan, its `work` naming who builds it until when; a
+ * retry with the same Idempotency-Key takes the work over once that lease is past and finishes the
+ * same invoice. A void, and a draft's delete, release them in batches the same way (release.ts).
  */
 import type { InferOutput } from 'valibot';
 import { ApiError, ERROR_TYPES, invalidParam, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import * as keys from '../../data/keys.ts';
-import { readSpan } from '../../data/list.ts';
+import { readAll, readSpan } from '../../data/list.ts';
 import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { absent, allOf, atVersion, counterUpdate, dataOfItem, getItem, ITEM_PART, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
-import { addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
+import { addFees, addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import { lockEntryPart } from './lock.ts';
-import { dataOf, type Invoice } from '../../model/objects.ts';
+import { claims, covers, feesDue, lacking, markPart, type ScopedProject } from './fee-marks.ts';
+import { dataOf, objectOf, type Invoice } from '../../model/objects.ts';
 import { CLIENT_STORED_CURRENCY, client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 import { readItem, refuseIfRecordTaken, unknownReference, versioned } from '../entity.ts';
 import {
-  draftRemoval, endLease, ENTRIES, entryIdsOf, fitBatch, heldBy, invoiceableOf, workInUse, LEASE_MS, linesFields, LOCKED,
-  readEntries, takeOver, WORK, workOf, BATCH_ENTRIES, type Work,
+  draftRemoval, endLease, ENTRIES, fitBatch, heldBy, invoiceableOf, workInUse, LEASE_MS, linesFields, linesOf, LOCKED,
+  planOf, readEntries, takeOver, WORK, workOf, BATCH_ENTRIES, type Plan, type Work,
 } from './common.ts';
 
 type Schemas = typeof invoiceSchemas;
 type CreateInput = InferOutput<Schemas['create']>;
 
-/** Re-reads of a batch whose entries changed under it before the create answers 503. */
+/** Re-reads of a batch whose entries or fees changed under it before the create answers 503. */
 const BATCH_ATTEMPTS = 10;
 
 /** The span of instants of the dates `from`..`to` (exclusive) in `timeZone`, as stored timestamps compare. */
@@ -47,7 +51,9 @@ function spanOf(timeZone: string, from: string, to: string) {
   };
 }
 
-/** Creates the draft and locks its time; a keyed retry of a create that died part-way finishes it. */
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Creates the draft and locks its fees and time; a keyed retry of a create that died part-way finishes it. */
 export async function createInvoice(ctx: CallerContext, input: CreateInput, now = new Date()): Promise<Versioned<Invoice>> {
   if (ctx.record) {
     const stored = await ctx.record.lookup();
@@ -61,23 +67,39 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const clientItem = await readItem(ctx, client, input.client_id);
   if (!clientItem) throw unknownReference('client_id', client);
   const currency = String(dataOfItem(clientItem).currency ?? CLIENT_STORED_CURRENCY);
-  if (input.project_ids) await checkProjects(ctx, input.client_id, input.project_ids);
+  const scope = await projectsInScope(ctx, input);
   const span = spanOf(input.timezone, input.from, input.to);
-  const selected = await selectEntries(ctx, input, span);
-  if (selected.length === 0) {
-    throw nothingToInvoice(input.client_id, input.from, input.to, input.timezone, input.project_ids ? ' in those projects' : '');
-  }
-  const unpriced = selected.filter((e) => e.billable_rate === null);
-  if (unpriced.length > 0) {
-    const n = unpriced.length;
+  const { selected, tooMany } = await selectEntries(ctx, input, span);
+  const projects = await withProjectsOf(ctx, scope, selected, input.client_id);
+  // Refusals in the contract's order, each before any write.
+  const unpricedProjects = projects.filter((p) => lacking(p) !== undefined);
+  if (unpricedProjects.length > 0) {
+    const [first] = unpricedProjects;
     throw new ApiError(
-      'unpriced_time', ERROR_TYPES.unpriced_time,
-      `${n} billable time ${n === 1 ? 'entry' : 'entries'} in the range without a billable_rate (e.g. ${unpriced[0]!.id}): give each a rate, or mark it non-billable, then create the invoice`,
+      'unpriced_project', ERROR_TYPES.unpriced_project,
+      `${plural(unpricedProjects.length, 'project', 'projects')} in scope without what ${unpricedProjects.length === 1 ? 'its' : 'their'} billing type needs (e.g. ${first!.id}, ${first!.billing_type}, without ${lacking(first!)!.join(', ')}): set it on the project, or leave the project out with project_ids, then create the invoice`,
     );
   }
-  const lineCount = new Set(selected.map(lineKeyOf)).size;
+  const covered = new Set(projects.filter(covers).map((p) => p.id));
+  const isCovered = (e: StoredTimeEntry) => e.project_id !== null && covered.has(e.project_id);
+  const unpriced = selected.filter((e) => e.billable_rate === null && !isCovered(e));
+  if (unpriced.length > 0) {
+    throw new ApiError(
+      'unpriced_time', ERROR_TYPES.unpriced_time,
+      `${plural(unpriced.length, 'billable time entry', 'billable time entries')} in the range without a billable_rate (e.g. ${unpriced[0]!.id}): give each a rate, or mark it non-billable, then create the invoice`,
+    );
+  }
+  const due = projects.flatMap((p) => feesDue(p, input, currency));
+  const open = await claims(ctx.workspaceId, '', due);
+  const fees = due.filter((_, i) => open[i] !== undefined);
+  const charging = selected.filter((e) => !isCovered(e));
+  if (fees.length === 0 && charging.length === 0) {
+    throw nothingToInvoice(input.client_id, input.from, input.to, input.timezone, input.project_ids ? ' in those projects' : '');
+  }
+  if (tooMany) throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
+  const lineCount = fees.length + new Set(selected.map(lineKeyOf)).size;
   if (lineCount > LIMITS.invoiceLines) {
-    throw invalidParam('to', `The time in the range makes ${lineCount} lines (project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
+    throw invalidParam('to', `The time and fees in the range make ${lineCount} lines (fees, and time per project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
   }
 
   const id = newId(invoice.idPrefix, now);
@@ -104,10 +126,11 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     [WORK]: work,
     [LOCKED]: 0,
   };
+  const plan: Plan = { fees, ids: [...charging, ...selected.filter(isCovered)].map((e) => e.id), charging: charging.length, covered: [...covered] };
   const cancelled = await transact<string>({
     [ITEM_PART]: putPart(item, { condition: absent() }),
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
-    [ENTRIES]: putPart({ ...keys.invoiceEntries(ctx.workspaceId, id), ids: selected.map((e) => e.id) }),
+    [ENTRIES]: putPart({ ...keys.invoiceEntries(ctx.workspaceId, id), ...plan }),
     ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
   });
   if (cancelled) {
@@ -118,26 +141,46 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   return build(ctx, item, now);
 }
 
-/** 409 nothing_to_invoice: the client's time of the dates `from`..`to` (exclusive) in `timeZone`, and why. */
+/** 409 nothing_to_invoice: nothing that charges (a fee due, time and materials) in the dates `from`..`to` (exclusive) in `timeZone`, and why. */
 const nothingToInvoice = (clientId: string, from: string, to: string, timeZone: string, why: string) =>
-  new ApiError('nothing_to_invoice', ERROR_TYPES.nothing_to_invoice, `Client ${clientId} has no uninvoiced billable time from ${from} to ${to} (${timeZone})${why}`);
+  new ApiError(
+    'nothing_to_invoice', ERROR_TYPES.nothing_to_invoice,
+    `Client ${clientId} has no fee due and no uninvoiced billable time of time and materials from ${from} to ${to} (${timeZone})${why} (the time a ProjectBased or Retainer project covers makes no invoice alone)`,
+  );
 
-/** Each of `projectIds` is a project of the client (400 naming `project_ids` otherwise). */
-async function checkProjects(ctx: CallerContext, clientId: string, projectIds: readonly string[]) {
+/** Each of `projectIds` is a project of the client (400 naming `project_ids` otherwise): the invoice's scope. */
+async function checkProjects(ctx: CallerContext, clientId: string, projectIds: readonly string[]): Promise<ScopedProject[]> {
   const items = await Promise.all(projectIds.map((id) => readItem(ctx, project, id)));
-  for (const [i, item] of items.entries()) {
+  return items.map((item, i) => {
     if (!item || dataOfItem(item).client_id !== clientId) {
       throw invalidParam('project_ids', `project_ids[${i}] (${projectIds[i]}) is not a project of client ${clientId}`);
     }
-  }
+    return objectOf(project, item);
+  });
+}
+
+/** The invoice's projects: those of `project_ids`, or every project of the client (its index of projects, eventually consistent). */
+async function projectsInScope(ctx: CallerContext, input: CreateInput): Promise<ScopedProject[]> {
+  if (input.project_ids) return checkProjects(ctx, input.client_id, input.project_ids);
+  const projects: ScopedProject[] = [];
+  for await (const item of readAll(keys.listSource(project, ctx.workspaceId, { client_id: input.client_id }))) projects.push(objectOf(project, item));
+  return projects;
+}
+
+/** The scope, with the projects of selected entries that its index did not list yet (created a moment ago): read each. */
+async function withProjectsOf(ctx: CallerContext, scope: ScopedProject[], entries: readonly StoredTimeEntry[], clientId: string): Promise<ScopedProject[]> {
+  const known = new Set(scope.map((p) => p.id));
+  const missing = [...new Set(entries.flatMap((e) => (e.project_id === null || known.has(e.project_id) ? [] : [e.project_id])))];
+  const items = await Promise.all(missing.map((id) => readItem(ctx, project, id)));
+  return [...scope, ...items.flatMap((item) => (item && dataOfItem(item).client_id === clientId ? [objectOf(project, item)] : []))];
 }
 
 /**
  * The entries a create takes, oldest first: billable, on no invoice, of the client (of the
  * projects), starting in the span. Read from the client's (or each project's) time-entry index,
- * within the span's sort keys.
+ * within the span's sort keys, until past the limit (`tooMany`: refused once the other refusals are checked).
  */
-async function selectEntries(ctx: CallerContext, input: CreateInput, span: { from: string; to: string }): Promise<StoredTimeEntry[]> {
+async function selectEntries(ctx: CallerContext, input: CreateInput, span: { from: string; to: string }): Promise<{ selected: StoredTimeEntry[]; tooMany: boolean }> {
   const sources = input.project_ids ? input.project_ids.map((p) => ['project_id', p] as const) : [['client_id', input.client_id] as const];
   const selected: StoredTimeEntry[] = [];
   for (const [field, value] of sources) {
@@ -145,12 +188,10 @@ async function selectEntries(ctx: CallerContext, input: CreateInput, span: { fro
       const entry = storedTimeEntryOfItem(item);
       if (!uninvoiced(entry, input.client_id)) continue;
       selected.push(entry);
-      if (selected.length > LIMITS.invoiceEntries) {
-        throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
-      }
+      if (selected.length > LIMITS.invoiceEntries) return { selected, tooMany: true };
     }
   }
-  return selected.sort((a, b) => (orderOf(a) < orderOf(b) ? -1 : 1));
+  return { selected: selected.sort((a, b) => (orderOf(a) < orderOf(b) ? -1 : 1)), tooMany: false };
 }
 
 /**
@@ -198,34 +239,52 @@ function describer(ctx: CallerContext, clientId: string) {
   };
 }
 
-/** A line's identity (project × rate) as a key: of a line, or of an entry, whose line it is. */
+/** A time line's identity (project × rate) as a key: of a line, or of an entry, whose line it is. */
 const lineKeyOf = (of: { project_id: string | null; billable_rate: number | null }) => `${of.project_id}|${of.billable_rate}`;
 
 /** Billable time of the client on no invoice: what a create selects. */
 const uninvoiced = (entry: StoredTimeEntry, clientId: unknown) => entry.billable && entry.invoice_id === null && entry.client_id === clientId;
 
-/** The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client (and projects), in its span, priced. */
-function belongs(entry: StoredTimeEntry, invoiceData: Record<string, unknown>, span: { from: string; to: string }): boolean {
+/**
+ * The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client
+ * (and projects), in its span, priced unless its project covers it; in the plan's time and
+ * materials (`charging`), not covered either (so that covered time never lands on an invoice
+ * before a line that charges).
+ */
+function belongs(entry: StoredTimeEntry, invoiceData: Record<string, unknown>, span: { from: string; to: string }, covered: ReadonlySet<string>, charging: boolean): boolean {
   const projects = invoiceData.project_ids as string[] | null;
+  const isCovered = entry.project_id !== null && covered.has(entry.project_id);
   return (
     uninvoiced(entry, invoiceData.client_id) &&
-    entry.billable_rate !== null &&
+    (isCovered ? !charging : entry.billable_rate !== null) &&
     (projects === null || (entry.project_id !== null && projects.includes(entry.project_id))) &&
     entry.started_at >= span.from &&
     entry.started_at < span.to
   );
 }
 
+/** What one batch adds: its lines after it, its transaction's parts beside the invoice, the entries it locks, the plan positions it uses. */
+interface Step {
+  lines: InvoiceLine[];
+  parts: Record<string, TransactItem>;
+  locked: number;
+  count: number;
+  last: boolean;
+}
+
 /**
- * Locks the draft's selected entries from `work.next` on, batch by batch, and seals it (its work
- * removed, the key's record written) in the last batch. Answers the sealed invoice.
+ * Locks the draft's plan from `work.next` on, batch by batch: its fees, then its entries, and
+ * seals it (its work removed, the key's record written) in the last batch. Answers the sealed
+ * invoice; refuses it (nothing_to_invoice, the draft gone) when other requests took what it would
+ * charge, before any covered time is locked.
  */
 async function build(ctx: CallerContext, start: Record<string, unknown>, now: Date): Promise<Versioned<Invoice>> {
   let item = start;
   const invoiceData = dataOfItem(item);
   const id = String(invoiceData.id);
   const span = spanOf(String(invoiceData.timezone), String(invoiceData.period_start), String(invoiceData.period_end));
-  const ids = await entryIdsOf(ctx, id);
+  const plan = await planOf(ctx, id);
+  const covered = new Set(plan.covered);
   const names = describer(ctx, String(invoiceData.client_id));
   const currency = String(invoiceData.currency);
   let attempts = 0;
@@ -233,49 +292,30 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
     for (;;) {
       const work = workOf(item)!;
       const data = dataOfItem(item);
-      let lines = data.lines as InvoiceLine[];
-      const chunk = ids.slice(work.next, work.next + BATCH_ENTRIES);
-      const stored = await readEntries(ctx, chunk);
-      // The entries that still belong on it, as long as a new line keeps within the lines' limit.
-      const pick = (batchIds: readonly string[]) => {
-        const picked: Record<string, unknown>[] = [];
-        const lineKeys = new Set(lines.map(lineKeyOf));
-        for (const entryId of batchIds) {
-          const entryItem = stored.get(entryId);
-          if (!entryItem) continue;
-          const entry = storedTimeEntryOfItem(entryItem);
-          if (!belongs(entry, data, span)) continue;
-          const lineKey = lineKeyOf(entry);
-          if (!lineKeys.has(lineKey) && lineKeys.size >= LIMITS.invoiceLines) continue;
-          lineKeys.add(lineKey);
-          picked.push(entryItem);
-        }
-        return picked;
-      };
-      const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
-      if (last && Number(item[LOCKED] ?? 0) + taken.length === 0) return await discardEmpty(ctx, item);
-      const takenEntries = taken.map(storedTimeEntryOfItem);
-      await names.load(takenEntries.map((e) => e.project_id));
-      lines = addToLines(lines, takenEntries.map(invoiceableOf), names.describe, currency);
-      const fields = { ...linesFields(lines, data), ...(last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
-      const after: Record<string, unknown> = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, [LOCKED]: Number(item[LOCKED] ?? 0) + taken.length, [WORK]: { ...work, next: work.next + count } };
-      if (last) delete after[WORK];
+      const lines = linesOf(data);
+      const at = work.next - plan.fees.length;
+      // Covered time comes last, and only onto an invoice that charges something.
+      if (at === plan.charging && at < plan.ids.length && lines.length === 0) return await discardEmpty(ctx, item);
+      const step = at < 0 ? await feeStep(ctx, plan, work.next, id, lines) : await entryStep(ctx, plan, at, { data, span, covered, lines, names, currency, now });
+      if (step.last && step.lines.length === 0) return await discardEmpty(ctx, item);
+      const fields = { ...linesFields(step.lines, data), ...(step.last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
+      const after: Record<string, unknown> = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, [LOCKED]: Number(item[LOCKED] ?? 0) + step.locked, [WORK]: { ...work, next: work.next + step.count } };
+      if (step.last) delete after[WORK];
       const parts: Record<string, TransactItem> = {
         // The whole item as it stands after the batch: while this request holds the work, no other writes it.
         [ITEM_PART]: putPart(after, { condition: allOf(atVersion(versionOf(item)), heldBy(work.owner)) }),
-        ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
-        ...totals,
-        ...(last && ctx.record ? { record: ctx.record.sealed(versioned(invoice, after), id) } : {}),
+        ...step.parts,
+        ...(step.last && ctx.record ? { record: ctx.record.sealed(versioned(invoice, after), id) } : {}),
       };
       const cancelled = await transact<string>(parts);
       if (!cancelled) {
         item = after;
         attempts = 0;
-        if (!last) continue;
+        if (!step.last) continue;
         return versioned(invoice, after);
       }
       if (cancelled.failed(ITEM_PART)) throw workInUse(LEASE_MS / 1000); // another request holds the work now
-      // An entry changed, or was locked by another create, since it was read: read the batch again.
+      // An entry changed, or an entry or a fee was taken by another create, since it was read: read the batch again.
       if (++attempts >= BATCH_ATTEMPTS) throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'The time entries of this invoice are being changed by other requests: retry with the same Idempotency-Key after the time in Retry-After');
     }
   } catch (error) {
@@ -284,7 +324,71 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
   }
 }
 
-/** Every entry changed or was taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
+/** A batch of the plan's fees from position `next`: each still charged by no other draft, open or paid invoice, its mark put with its line. */
+async function feeStep(ctx: CallerContext, plan: Plan, next: number, id: string, lines: InvoiceLine[]): Promise<Step> {
+  const chunk = plan.fees.slice(next, next + BATCH_ENTRIES);
+  const conditions = await claims(ctx.workspaceId, id, chunk);
+  const picked = chunk.flatMap((fee, i) => (conditions[i] ? [{ fee, condition: conditions[i]! }] : []));
+  return {
+    lines: addFees(lines, picked.map(({ fee }) => fee)),
+    parts: Object.fromEntries(picked.map(({ fee, condition }, i) => [`fee${i}`, markPart(ctx.workspaceId, fee, id, condition)])),
+    locked: 0,
+    count: chunk.length,
+    last: next + chunk.length >= plan.fees.length && plan.ids.length === 0,
+  };
+}
+
+/** What an entry batch reads beside the plan. */
+interface EntryContext {
+  data: Record<string, unknown>;
+  span: { from: string; to: string };
+  covered: ReadonlySet<string>;
+  lines: InvoiceLine[];
+  names: ReturnType<typeof describer>;
+  currency: string;
+  now: Date;
+}
+
+/**
+ * A batch of the plan's entries from position `at` (within its time and materials, or within its
+ * covered time): those that still belong on it, as long as a new line keeps within the lines' limit.
+ */
+async function entryStep(ctx: CallerContext, plan: Plan, at: number, { data, span, covered, lines, names, currency, now }: EntryContext): Promise<Step> {
+  const charging = at < plan.charging;
+  const chunk = plan.ids.slice(at, Math.min(charging ? plan.charging : plan.ids.length, at + BATCH_ENTRIES));
+  const stored = await readEntries(ctx, chunk);
+  const pick = (batchIds: readonly string[]) => {
+    const picked: Record<string, unknown>[] = [];
+    const lineKeys = new Set(lines.flatMap((line) => (line.kind === 'time' ? [lineKeyOf(line)] : [])));
+    let lineCount = lines.length;
+    for (const entryId of batchIds) {
+      const entryItem = stored.get(entryId);
+      if (!entryItem) continue;
+      const entry = storedTimeEntryOfItem(entryItem);
+      if (!belongs(entry, data, span, covered, charging)) continue;
+      const lineKey = lineKeyOf(entry);
+      if (!lineKeys.has(lineKey)) {
+        if (lineCount >= LIMITS.invoiceLines) continue;
+        lineKeys.add(lineKey);
+        lineCount += 1;
+      }
+      picked.push(entryItem);
+    }
+    return picked;
+  };
+  const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: at, total: plan.ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
+  const takenEntries = taken.map(storedTimeEntryOfItem);
+  await names.load(takenEntries.map((e) => e.project_id));
+  return {
+    lines: addToLines(lines, takenEntries.map((e) => invoiceableOf(e, covered)), names.describe, currency),
+    parts: { ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, String(data.id), now, ctx.requestId)])), ...totals },
+    locked: taken.length,
+    count,
+    last,
+  };
+}
+
+/** Everything it would charge was changed or taken by another invoice meanwhile: the draft goes, unannounced, and the create is refused. */
 async function discardEmpty(ctx: CallerContext, item: Record<string, unknown>): Promise<never> {
   const data = dataOfItem(item);
   const id = String(data.id);

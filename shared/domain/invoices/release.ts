@@ -1,7 +1,8 @@
 /**
- * An invoice's release (docs/decisions/0023-invoices.md): a void (open → void) and a draft's
- * DELETE free its time entries batch by batch, each batch one transaction holding the invoice
- * (on condition that this request holds the work) and the entries it releases.
+ * An invoice's release (docs/decisions/0023-invoices.md, 0029-billing-types.md): a void (open →
+ * void) and a draft's DELETE free its fees' marks, then its time entries, batch by batch, each
+ * batch one transaction holding the invoice (on condition that this request holds the work) and
+ * the marks or entries it releases.
  */
 import { ApiError, ERROR_TYPES, keyInUse, notFound } from '../../core/errors.ts';
 import { isWellFormedId } from '../../core/ids.ts';
@@ -9,15 +10,16 @@ import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../data/table.ts';
 import { storedTimeEntryOfItem } from '../../data/stored-time-entries.ts';
 import { dataOfItem, ITEM_PART, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { deletionRecordPut } from '../../data/deletion-records.ts';
-import { removeFromLines, type InvoiceLine } from './amounts.ts';
+import { removeFees, removeFromLines, type FeeLine } from './amounts.ts';
 import { releaseEntryPart } from './lock.ts';
+import { markedBy, unmarkPart } from './fee-marks.ts';
 import { invoice } from '../../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
 import type { Invoice } from '../../model/objects.ts';
 import { recordPart, refuseIfRecordTaken, versioned } from '../entity.ts';
 import {
-  BATCH_ENTRIES, draftRemoval, endLease, entryIdsOf, fitBatch, heldBy, idleAsRead, invoiceableOf, invoiceUpdate, workInUse, LEASE_MS, linesFields, LOCKED,
-  readEntries, takeOver, WORK, workOf, type Work,
+  BATCH_ENTRIES, draftRemoval, endLease, fitBatch, heldBy, idleAsRead, invoiceableOf, invoiceUpdate, workInUse, LEASE_MS, linesFields, linesOf, LOCKED,
+  planOf, readEntries, takeOver, WORK, workOf, type Plan, type Work,
 } from './common.ts';
 import { commit, mustBe, mustRead, step } from './lifecycle.ts';
 
@@ -94,33 +96,36 @@ async function takeOverRelease(ctx: CallerContext, item: Record<string, unknown>
   return takeOver(ctx, item, now);
 }
 
+/** What one release batch frees: the fees whose marks it deletes, the entries it releases, their parts, the plan positions it uses. */
+interface Released {
+  fees: FeeLine[];
+  entries: Record<string, unknown>[];
+  parts: Record<string, TransactItem>;
+  count: number;
+  last: boolean;
+}
+
 /**
- * Releases the invoice's entries from `work.next` on, batch by batch: each entry's `invoice_id`
- * null, the invoiced totals subtracted, `locked_count` lowered; a draft being deleted also loses
- * them from its lines (`shrink`, the delete's). A void ends by removing its work (and writing its
- * key's record); a delete answers the item for its last transaction.
+ * Releases the invoice's plan from `work.next` on, batch by batch: first its fees (each mark that
+ * still names it deleted), then its entries (each entry's `invoice_id` null, the invoiced totals
+ * subtracted, `locked_count` lowered); a draft being deleted also loses them from its lines
+ * (`shrink`, the delete's). A void ends by removing its work (and writing its key's record); a
+ * delete answers the item for its last transaction.
  */
 async function release(ctx: CallerContext, start: Record<string, unknown>, now: Date, shrink?: typeof linesWithout): Promise<Record<string, unknown>> {
   let item = start;
   const id = String(dataOfItem(item).id);
-  const ids = await entryIdsOf(ctx, id);
+  const plan = await planOf(ctx, id);
+  const covered = new Set(plan.covered);
   try {
     for (;;) {
       const work = workOf(item)!;
       const data = dataOfItem(item);
-      const chunk = ids.slice(work.next, work.next + BATCH_ENTRIES);
-      const stored = await readEntries(ctx, chunk);
-      // The entries still naming this invoice (another request's release may have reached some).
-      const pick = (batchIds: readonly string[]) =>
-        batchIds.flatMap((entryId) => {
-          const entry = stored.get(entryId);
-          return entry && storedTimeEntryOfItem(entry).invoice_id === id ? [entry] : [];
-        });
-      const { entries: mine, totals, count, last } = fitBatch(ctx, chunk, { next: work.next, total: ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
-      const closesVoid = last && work.then === 'void';
-      const set = shrink && mine.length > 0 ? shrink(data, mine) : {};
-      const nextWork = { ...work, next: work.next + count };
-      const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...set }, [LOCKED]: Number(item[LOCKED] ?? 0) - mine.length, [WORK]: nextWork } as Record<string, unknown>;
+      const step = work.next < plan.fees.length ? await feesReleased(ctx, plan, work.next, id) : await entriesReleased(ctx, plan, work, id, now);
+      const closesVoid = step.last && work.then === 'void';
+      const set = shrink && step.fees.length + step.entries.length > 0 ? shrink(data, step, covered) : {};
+      const nextWork = { ...work, next: work.next + step.count };
+      const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...set }, [LOCKED]: Number(item[LOCKED] ?? 0) - step.entries.length, [WORK]: nextWork } as Record<string, unknown>;
       if (closesVoid) delete after[WORK];
       const parts: Record<string, TransactItem> = {
         [ITEM_PART]: invoiceUpdate(
@@ -129,22 +134,21 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
             fields: set,
             attributes: closesVoid ? {} : { [WORK]: nextWork },
             remove: closesVoid ? [WORK] : [],
-            add: mine.length ? { [LOCKED]: -mine.length } : {},
+            add: step.entries.length ? { [LOCKED]: -step.entries.length } : {},
           },
           heldBy(work.owner),
         ),
-        ...Object.fromEntries(mine.map((e, i) => [`entry${i}`, releaseEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])),
-        ...totals,
+        ...step.parts,
         ...(closesVoid ? recordPart(ctx, versioned(invoice, after)) : {}),
       };
       const cancelled = await transact<string>(parts);
       if (cancelled) {
         refuseIfRecordTaken(ctx, cancelled);
         if (cancelled.failed(ITEM_PART)) throw workInUse(LEASE_MS / 1000);
-        continue; // an entry was released by the request this one took over from: read the batch again
+        continue; // an entry or a fee was released (or a fee taken over) by another request meanwhile: read the batch again
       }
       item = after;
-      if (last) return item;
+      if (step.last) return item;
     }
   } catch (error) {
     await endLease(item).catch(() => undefined);
@@ -152,6 +156,42 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
   }
 }
 
-/** A draft's lines and totals without the entries its delete releases (a void keeps its lines: its bundle carries none of this). */
-const linesWithout = (data: Record<string, unknown>, released: Record<string, unknown>[]) =>
-  linesFields(removeFromLines(data.lines as InvoiceLine[], released.map((e) => invoiceableOf(storedTimeEntryOfItem(e))), String(data.currency)), data);
+/** A batch of the plan's fees from position `next`: the marks that still name this invoice (a create may have taken a void one's over). */
+async function feesReleased(ctx: CallerContext, plan: Plan, next: number, id: string): Promise<Released> {
+  const chunk = plan.fees.slice(next, next + BATCH_ENTRIES);
+  const fees = await markedBy(ctx.workspaceId, id, chunk);
+  return {
+    fees,
+    entries: [],
+    parts: Object.fromEntries(fees.map((fee, i) => [`fee${i}`, unmarkPart(ctx.workspaceId, fee, id)])),
+    count: chunk.length,
+    last: next + chunk.length >= plan.fees.length && plan.ids.length === 0,
+  };
+}
+
+/** A batch of the plan's entries from `work.next`: those still naming this invoice (another request's release may have reached some). */
+async function entriesReleased(ctx: CallerContext, plan: Plan, work: Work, id: string, now: Date): Promise<Released> {
+  const at = work.next - plan.fees.length;
+  const chunk = plan.ids.slice(at, at + BATCH_ENTRIES);
+  const stored = await readEntries(ctx, chunk);
+  const pick = (batchIds: readonly string[]) =>
+    batchIds.flatMap((entryId) => {
+      const entry = stored.get(entryId);
+      return entry && storedTimeEntryOfItem(entry).invoice_id === id ? [entry] : [];
+    });
+  const { entries, totals, count, last } = fitBatch(ctx, chunk, { next: at, total: plan.ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
+  return {
+    fees: [],
+    entries,
+    parts: { ...Object.fromEntries(entries.map((e, i) => [`entry${i}`, releaseEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])), ...totals },
+    count,
+    last,
+  };
+}
+
+/** A draft's lines and totals without the fees and entries its delete releases (a void keeps its lines: its bundle carries none of this). */
+const linesWithout = (data: Record<string, unknown>, released: Released, covered: ReadonlySet<string>) =>
+  linesFields(
+    removeFromLines(removeFees(linesOf(data), released.fees), released.entries.map((e) => invoiceableOf(storedTimeEntryOfItem(e), covered)), String(data.currency)),
+    data,
+  );

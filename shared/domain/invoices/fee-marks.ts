@@ -1,0 +1,124 @@
+/**
+ * What a project's billing type charges besides its time, and the marks that keep each charge on
+ * at most one non-void invoice (contract, "Billing types"; docs/decisions/0029-billing-types.md).
+ *
+ * A fixed price, and each retainer period, has a mark in its project's fees partition once an
+ * invoice charges it, naming that invoice. The mark is put in the transaction of the invoice's
+ * batch that adds the fee's line, on condition that nothing charges the fee yet (or that it still
+ * names the void invoice it was read with, whose release has not reached it); a void or a draft's
+ * delete deletes it in a release batch, on condition that it still names that invoice. So at every
+ * commit the marks naming an invoice are exactly the fee lines it charges, as its entries are
+ * exactly its time lines' (lock.ts).
+ */
+import * as keys from '../../data/keys.ts';
+import { readItems } from '../../data/batches.ts';
+import { readAll } from '../../data/list.ts';
+import { absent, dataOfItem, deletePart, putPart, type Condition, type TransactItem } from '../../data/writes.ts';
+import { formatMinor } from '../../core/money.ts';
+import { dayNumberOf } from '../../core/calendar.ts';
+import { invoice } from '../../model/resources.ts';
+import type { Project } from '../../model/objects.ts';
+import type { FeeLine } from './amounts.ts';
+import { feeMinor, retainerPeriodStarts } from './fees.ts';
+
+/** What a create reads of a project in its scope. */
+export type ScopedProject = Pick<Project, 'id' | 'name' | 'status' | 'billing_type' | 'fixed_price' | 'amount' | 'interval_count' | 'interval_unit' | 'start_date' | 'end_date'>;
+
+/** The attribute of a mark naming the invoice that charges it. */
+const INVOICE_ID = 'invoice_id';
+/** BatchGetItem's keys per call. */
+const READ_BATCH = 100;
+
+/** A project whose fees are what it charges: its billable time is covered, on time lines of amount zero. */
+export const covers = (p: Pick<ScopedProject, 'billing_type'>) => p.billing_type === 'ProjectBased' || p.billing_type === 'Retainer';
+
+/** An invoice created now may charge its fees: ACTIVE, or COMPLETED for a fixed price. */
+const feesOpen = (p: ScopedProject) => covers(p) && (p.status === 'ACTIVE' || (p.status === 'COMPLETED' && p.billing_type === 'ProjectBased'));
+
+/** What a project that may be charged fees lacks of what its type needs (409 unpriced_project), or undefined. */
+export function lacking(p: ScopedProject): string[] | undefined {
+  if (!feesOpen(p)) return undefined;
+  const needs = p.billing_type === 'ProjectBased' ? (['fixed_price'] as const) : (['amount', 'interval_count', 'interval_unit'] as const);
+  const missing = needs.filter((field) => p[field] === null || p[field] === undefined);
+  return missing.length > 0 ? missing : undefined;
+}
+
+/**
+ * The fee lines the project's configuration charges over the dates `from`..`to` (exclusive), charged
+ * elsewhere or not: its fixed price, or each retainer period starting in the range (at most one
+ * per day of it). A fee is the project's field rounded once, half to even, to the currency's minor unit.
+ */
+export function feesDue(p: ScopedProject, range: { from: string; to: string }, currency: string): FeeLine[] {
+  if (!feesOpen(p) || lacking(p)) return [];
+  const line = { project_id: p.id, description: p.name, taxable: true } as const;
+  if (p.billing_type === 'ProjectBased') return [{ kind: 'fixed_price', ...line, amount: formatMinor(feeMinor(p.fixed_price!, currency), currency) }];
+  const amount = formatMinor(feeMinor(p.amount!, currency), currency);
+  const schedule = { start_date: p.start_date!, end_date: p.end_date, interval_count: p.interval_count!, interval_unit: p.interval_unit! };
+  const days = dayNumberOf(range.to) - dayNumberOf(range.from);
+  return retainerPeriodStarts(schedule, range.from, range.to, days).map((period) => ({ kind: 'retainer', ...line, ...period, amount }));
+}
+
+/** The key of a fee's mark. */
+const markOf = (workspaceId: string, fee: FeeLine) =>
+  fee.kind === 'fixed_price' ? keys.fixedPriceMark(workspaceId, fee.project_id) : keys.retainerMark(workspaceId, fee.project_id, fee.period_start);
+
+const keyText = (key: { PK: unknown; SK: unknown }) => `${String(key.PK)}|${String(key.SK)}`;
+
+/** The mark names this invoice. */
+const names = (invoiceId: string): Condition => ({ expression: '#invoice_id = :holder', names: { '#invoice_id': INVOICE_ID }, values: { ':holder': invoiceId } });
+
+/**
+ * The invoices the marks of `fees` name now, by mark: one Query of each project's fees partition,
+ * over the sort keys of its fees (strongly consistent).
+ */
+async function marksOf(workspaceId: string, fees: readonly FeeLine[]): Promise<Map<string, string>> {
+  const byProject = new Map<string, string[]>();
+  for (const fee of fees) byProject.set(fee.project_id, [...(byProject.get(fee.project_id) ?? []), markOf(workspaceId, fee).SK]);
+  const marks = new Map<string, string>();
+  await Promise.all(
+    [...byProject].map(async ([projectId, sortKeys]) => {
+      const sorted = sortKeys.sort();
+      const range = keys.partitionRange(keys.feesPartition(workspaceId, projectId), { low: sorted[0]!, high: sorted.at(-1)! });
+      for await (const mark of readAll(range)) marks.set(keyText(mark as { PK: string; SK: string }), String(mark[INVOICE_ID]));
+    }),
+  );
+  return marks;
+}
+
+/** Of the invoices `ids`, those that exist and are not void: what their marks hold. */
+async function liveInvoices(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+  const live = new Set<string>();
+  for (let at = 0; at < ids.length; at += READ_BATCH) {
+    const items = await readItems(ids.slice(at, at + READ_BATCH).map((id) => keys.item(workspaceId, invoice.type, id)));
+    for (const item of items) if (dataOfItem(item).status !== 'void') live.add(String(dataOfItem(item).id));
+  }
+  return live;
+}
+
+/**
+ * For each of `fees`, the condition on which invoice `invoiceId` may put its mark: none charges it
+ * (no mark), or the void invoice its mark names still does (a release that has not reached it); or
+ * undefined: a draft, open or paid invoice charges it (this one included).
+ */
+export async function claims(workspaceId: string, invoiceId: string, fees: readonly FeeLine[]): Promise<(Condition | undefined)[]> {
+  const marks = await marksOf(workspaceId, fees);
+  const live = await liveInvoices(workspaceId, [...new Set(marks.values())].filter((id) => id !== invoiceId));
+  return fees.map((fee) => {
+    const holder = marks.get(keyText(markOf(workspaceId, fee)));
+    if (holder === undefined) return absent();
+    return holder === invoiceId || live.has(holder) ? undefined : names(holder);
+  });
+}
+
+/** Of `fees`, those whose marks name invoice `invoiceId` now (a release skips the others: taken over). */
+export async function markedBy(workspaceId: string, invoiceId: string, fees: readonly FeeLine[]): Promise<FeeLine[]> {
+  const marks = await marksOf(workspaceId, fees);
+  return fees.filter((fee) => marks.get(keyText(markOf(workspaceId, fee))) === invoiceId);
+}
+
+/** The part that marks `fee` as charged by invoice `invoiceId`, on `condition` (claims). */
+export const markPart = (workspaceId: string, fee: FeeLine, invoiceId: string, condition: Condition): TransactItem =>
+  putPart({ ...markOf(workspaceId, fee), [INVOICE_ID]: invoiceId }, { condition });
+
+/** The part that releases `fee` from invoice `invoiceId`: its mark deleted, on condition that it still names it. */
+export const unmarkPart = (workspaceId: string, fee: FeeLine, invoiceId: string): TransactItem => deletePart(markOf(workspaceId, fee), { condition: names(invoiceId) });

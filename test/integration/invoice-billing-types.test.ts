@@ -1,0 +1,334 @@
+/**
+ * What each project's billing type charges on an invoice, over HTTP (contract, "Billing types";
+ * docs/decisions/0029-billing-types.md): a ProjectBased project's fixed price once (not again on a
+ * second invoice; again after a void, or once a draft charging it is deleted), a Retainer project's
+ * amount for each period starting in the range (clamped months, `end_date`, two months on two
+ * invoices), the time they cover on time lines of amount zero, the statuses that charge fees
+ * (ACTIVE; COMPLETED for a fixed price), `unpriced_project` for each field a type needs, with
+ * nothing changed, `nothing_to_invoice` when covered time alone is left, and 10 concurrent creates
+ * over one retainer's range charging each period once. The fees' marks are read from the table:
+ * each names an invoice whose lines charge it.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { call, createClient, createProject, logTime, workspace, type Api } from '../support/api.ts';
+
+type Obj = Record<string, any>;
+
+let db: DynamoDBDocumentClient;
+beforeAll(() => {
+  db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+});
+afterAll(() => db?.destroy());
+
+/** A project's fee marks as stored (its fees partition, decision 0029): sort key → the invoice it names. */
+async function marksOf(workspaceId: string, projectId: string): Promise<Record<string, string>> {
+  const out = await db.send(
+    new QueryCommand({ TableName: inject('tableName'), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${workspaceId}#FEES#${projectId}` }, ConsistentRead: true }),
+  );
+  return Object.fromEntries((out.Items ?? []).map((item) => [String(item.SK), String(item.invoice_id)]));
+}
+
+interface Ws {
+  id: string;
+  token: string;
+  api: Api;
+}
+const fresh = (): Promise<Ws> => workspace('fees');
+
+const created = async (api: Api, body: Obj) => {
+  const response = await api.post('/invoices', body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as Obj;
+};
+const refused = async (api: Api, body: Obj, type: string) => {
+  const response = await api.post('/invoices', body);
+  expect([response.status, response.body.error?.type], JSON.stringify(response.body)).toEqual([409, type]);
+  return response.body.error as { message: string };
+};
+const step = async (api: Api, id: string, action: string) => {
+  const response = await api.post(`/invoices/${id}/${action}`, {});
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body as Obj;
+};
+const feeLines = (invoice: Obj) => (invoice.lines as Obj[]).filter((line) => line.kind !== 'time');
+const invoicesOf = async (api: Api) => (await api.get('/invoices?limit=100')).body.data as Obj[];
+const time = (project_id: string, description: string, minutes: number, count: number, amount: string, billable_rate: number | null = null) => ({
+  kind: 'time', project_id, description, billable_rate, minutes, time_entry_count: count, amount, taxable: true,
+});
+
+describe('lines', () => {
+  it('carry kind and taxable on a plain time invoice: time lines, as before', async () => {
+    const { api } = await fresh();
+    const client = await createClient(api, { company_name: 'Plain Co' });
+    const p = await createProject(api, client.id, { name: 'Hours', hourly_rate: 90 });
+    await logTime(api, { project_id: p.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 40 });
+    await logTime(api, { client_id: client.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30, billable_rate: 0 });
+    const invoice = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect(invoice.lines).toEqual([
+      { kind: 'time', project_id: null, description: 'Plain Co', billable_rate: 0, minutes: 30, time_entry_count: 1, amount: '0.00', taxable: true },
+      { kind: 'time', project_id: p.id, description: 'Hours', billable_rate: 90, minutes: 40, time_entry_count: 1, amount: '60.00', taxable: true },
+    ]);
+    expect(invoice).toMatchObject({ time_entry_count: 2, subtotal: '60.00', total: '60.00' });
+    expect((await api.get(`/invoices/${invoice.id}`)).body.lines).toEqual(invoice.lines);
+  });
+
+  it('stored before kinds, read as time lines, taxable, without being rewritten; such a draft is changed and deleted as any', async () => {
+    const { id: ws, api } = await fresh();
+    const client = await createClient(api, { company_name: 'Legacy Co' });
+    const p = await createProject(api, client.id, { name: 'Old', hourly_rate: 30 });
+    const entry = await logTime(api, { project_id: p.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
+    const invoice = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    // The lines as an invoice created before billing types stored them.
+    const key = { PK: `WS#${ws}`, SK: `INVOICE#${invoice.id}` };
+    const old = [{ project_id: p.id, description: 'Old', billable_rate: 30, minutes: 60, time_entry_count: 1, amount: '30.00' }];
+    await db.send(new UpdateCommand({ TableName: inject('tableName'), Key: key, UpdateExpression: 'SET #data.#lines = :old', ExpressionAttributeNames: { '#data': 'data', '#lines': 'lines' }, ExpressionAttributeValues: { ':old': old } }));
+    const read = [{ kind: 'time', ...old[0], taxable: true }];
+    expect((await api.get(`/invoices/${invoice.id}`)).body.lines).toEqual(read);
+    expect((await api.get(`/invoices?client_id=${client.id}`)).body.data[0].lines).toEqual(read);
+    expect((await db.send(new GetCommand({ TableName: inject('tableName'), Key: key }))).Item!.data.lines).toEqual(old);
+    const patched = await api.patch(`/invoices/${invoice.id}`, { tax_rate: 10 });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({ lines: read, subtotal: '30.00', tax_amount: '3.00', total: '33.00' });
+    expect((await api.delete(`/invoices/${invoice.id}`)).status).toBe(200);
+    expect((await api.get(`/time_entries/${entry.id}`)).body.invoice_id).toBeNull();
+  });
+});
+
+describe('ProjectBased: the fixed price, once', () => {
+  it('is charged by one invoice; a second does not charge it; a void, then a deleted draft, release it', async () => {
+    const { id: ws, api } = await fresh();
+    const client = await createClient(api, { company_name: 'Fixed Co' });
+    // 1234.565 rounds once, half to even, to 1234.56; its time has no rate (covered).
+    const site = await createProject(api, client.id, { name: 'Site build', billing_type: 'ProjectBased', fixed_price: 1234.565 });
+    const hours = await createProject(api, client.id, { name: 'Support', hourly_rate: 80 });
+    const e1 = await logTime(api, { project_id: site.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 });
+    const e2 = await logTime(api, { project_id: site.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 45 });
+    expect(e1.billable_rate).toBeNull();
+
+    const first = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01', tax_rate: 10 });
+    expect(first.lines).toEqual([
+      { kind: 'fixed_price', project_id: site.id, description: 'Site build', amount: '1234.56', taxable: true },
+      time(site.id, 'Site build', 75, 2, '0.00'),
+    ]);
+    expect(first).toMatchObject({ time_entry_count: 2, subtotal: '1234.56', tax_amount: '123.46', total: '1358.02' });
+    for (const e of [e1, e2]) expect((await api.get(`/time_entries/${e.id}`)).body.invoice_id).toBe(first.id);
+    expect(await marksOf(ws, site.id)).toEqual({ FIXED: first.id });
+
+    // A second invoice takes the project's new time, and charges no fixed price.
+    await logTime(api, { project_id: site.id, started_at: '2026-12-02T09:00:00Z', duration_minutes: 20 });
+    await logTime(api, { project_id: hours.id, started_at: '2026-12-02T10:00:00Z', duration_minutes: 30 });
+    const second = await created(api, { client_id: client.id, from: '2026-12-01', to: '2027-01-01' });
+    expect(second.lines).toEqual([time(site.id, 'Site build', 20, 1, '0.00'), time(hours.id, 'Support', 30, 1, '40.00', 80)]);
+    // Covered time alone makes no invoice.
+    const jan = await logTime(api, { project_id: site.id, started_at: '2027-01-05T09:00:00Z', duration_minutes: 15 });
+    const range = { client_id: client.id, from: '2027-01-01', to: '2027-02-01' };
+    await refused(api, range, 'nothing_to_invoice');
+    expect((await api.get(`/time_entries/${jan.id}`)).body.invoice_id).toBeNull();
+
+    // The first voided: the fixed price is released, and the next invoice charges it again.
+    await step(api, first.id, 'finalize');
+    const voided = await step(api, first.id, 'void');
+    expect(feeLines(voided)).toEqual(feeLines(first));
+    expect(await marksOf(ws, site.id)).toEqual({});
+    const third = await created(api, range);
+    expect(third.lines).toEqual([
+      { kind: 'fixed_price', project_id: site.id, description: 'Site build', amount: '1234.56', taxable: true },
+      time(site.id, 'Site build', 15, 1, '0.00'),
+    ]);
+    expect(await marksOf(ws, site.id)).toEqual({ FIXED: third.id });
+
+    // A deleted draft releases it too (its time with it).
+    expect((await api.delete(`/invoices/${third.id}`)).status).toBe(200);
+    expect(await marksOf(ws, site.id)).toEqual({});
+    expect((await api.get(`/time_entries/${jan.id}`)).body.invoice_id).toBeNull();
+    const fourth = await created(api, range);
+    expect(feeLines(fourth)).toEqual([{ kind: 'fixed_price', project_id: site.id, description: 'Site build', amount: '1234.56', taxable: true }]);
+    expect(await marksOf(ws, site.id)).toEqual({ FIXED: fourth.id });
+    // Over every invoice that is not void, the fixed price once.
+    const live = (await invoicesOf(api)).filter((i) => i.status !== 'void');
+    expect(live.flatMap(feeLines)).toHaveLength(1);
+  });
+});
+
+describe('statuses', () => {
+  it('ON_HOLD and CANCELLED projects charge no fee, their time is taken; once ACTIVE, the fixed price is charged', async () => {
+    const { api } = await fresh();
+    const client = await createClient(api, { company_name: 'Status Co' });
+    const held = await createProject(api, client.id, { name: 'Held', billing_type: 'ProjectBased', fixed_price: 100, status: 'ON_HOLD' });
+    const cancelled = await createProject(api, client.id, {
+      name: 'Cancelled', billing_type: 'Retainer', amount: 50, interval_count: 1, interval_unit: 'Month', start_date: '2026-11-01T00:00:00Z', status: 'CANCELLED',
+    });
+    const hours = await createProject(api, client.id, { name: 'Hours', hourly_rate: 60 });
+    await logTime(api, { project_id: held.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
+    await logTime(api, { project_id: cancelled.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30, billable_rate: 200 });
+    await logTime(api, { project_id: hours.id, started_at: '2026-11-04T09:00:00Z', duration_minutes: 15 });
+    const november = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect(november.lines).toEqual([
+      time(held.id, 'Held', 60, 1, '0.00'),
+      time(cancelled.id, 'Cancelled', 30, 1, '0.00', 200),
+      time(hours.id, 'Hours', 15, 1, '15.00', 60),
+    ]);
+    expect(november).toMatchObject({ time_entry_count: 3, subtotal: '15.00', total: '15.00' });
+
+    expect((await api.patch(`/projects/${held.id}`, { status: 'ACTIVE' })).status).toBe(200);
+    // Fees are charged with no time in the range.
+    const december = await created(api, { client_id: client.id, from: '2026-12-01', to: '2027-01-01' });
+    expect(december.lines).toEqual([{ kind: 'fixed_price', project_id: held.id, description: 'Held', amount: '100.00', taxable: true }]);
+    expect(december).toMatchObject({ time_entry_count: 0, subtotal: '100.00', total: '100.00' });
+  });
+
+  it('a COMPLETED project charges its fixed price, and no retainer', async () => {
+    const { api } = await fresh();
+    const client = await createClient(api, { company_name: 'Done Co' });
+    const done = await createProject(api, client.id, { name: 'Done', billing_type: 'ProjectBased', fixed_price: 300, status: 'COMPLETED' });
+    const retained = await createProject(api, client.id, {
+      name: 'Retained', billing_type: 'Retainer', amount: 75, interval_count: 1, interval_unit: 'Month', start_date: '2026-10-01T00:00:00Z', status: 'COMPLETED',
+    });
+    await logTime(api, { project_id: done.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 10 });
+    await logTime(api, { project_id: retained.id, started_at: '2026-11-02T10:00:00Z', duration_minutes: 20 });
+    const invoice = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
+    expect(invoice.lines).toEqual([
+      { kind: 'fixed_price', project_id: done.id, description: 'Done', amount: '300.00', taxable: true },
+      time(done.id, 'Done', 10, 1, '0.00'),
+      time(retained.id, 'Retained', 20, 1, '0.00'),
+    ]);
+    expect(invoice.total).toBe('300.00');
+  });
+});
+
+describe('Retainer: each period that starts in the range', () => {
+  it('bills two months of a monthly retainer by two invoices (months clamped from the anchor); covered time alone is nothing to invoice', async () => {
+    const { id: ws, api } = await fresh();
+    const client = await createClient(api, { company_name: 'Yen Co', currency: 'JPY' });
+    // Anchored on January 31st: February's period starts on the 28th, March's on the 31st. 2500.5 rounds to 2500.
+    const retainer = await createProject(api, client.id, {
+      name: 'Care plan', billing_type: 'Retainer', amount: 2500.5, interval_count: 1, interval_unit: 'Month', start_date: '2026-01-31T10:00:00Z',
+    });
+    await logTime(api, { project_id: retainer.id, started_at: '2026-02-10T09:00:00Z', duration_minutes: 50 });
+    const february = await created(api, { client_id: client.id, from: '2026-02-01', to: '2026-03-01' });
+    expect(february.lines).toEqual([
+      { kind: 'retainer', project_id: retainer.id, description: 'Care plan', period_start: '2026-02-28', period_end: '2026-03-31', amount: '2500', taxable: true },
+      time(retainer.id, 'Care plan', 50, 1, '0'),
+    ]);
+    const march = await created(api, { client_id: client.id, from: '2026-03-01', to: '2026-04-01' });
+    expect(march.lines).toEqual([
+      { kind: 'retainer', project_id: retainer.id, description: 'Care plan', period_start: '2026-03-31', period_end: '2026-04-30', amount: '2500', taxable: true },
+    ]);
+    expect(await marksOf(ws, retainer.id)).toEqual({ 'RETAINER#2026-02-28': february.id, 'RETAINER#2026-03-31': march.id });
+    // Both months again: both periods are charged already.
+    await refused(api, { client_id: client.id, from: '2026-02-01', to: '2026-04-01' }, 'nothing_to_invoice');
+    // A range where no period starts, with covered time alone: nothing to invoice, the time left as it was.
+    const april = await logTime(api, { project_id: retainer.id, started_at: '2026-04-05T09:00:00Z', duration_minutes: 25 });
+    await refused(api, { client_id: client.id, from: '2026-04-01', to: '2026-04-20' }, 'nothing_to_invoice');
+    expect((await api.get(`/time_entries/${april.id}`)).body.invoice_id).toBeNull();
+    // The whole of April: the period of the 30th, and the time.
+    const whole = await created(api, { client_id: client.id, from: '2026-04-01', to: '2026-05-01' });
+    expect(whole.lines.map((l: Obj) => [l.kind, l.period_start ?? l.minutes])).toEqual([['retainer', '2026-04-30'], ['time', 25]]);
+  });
+
+  it('charges whole each period that starts before end_date, and in the invoice\'s zone', async () => {
+    const { api } = await fresh();
+    const client = await createClient(api, { company_name: 'Fortnight Co' });
+    const retainer = await createProject(api, client.id, {
+      name: 'Fortnightly', billing_type: 'Retainer', amount: 0.005, interval_count: 2, interval_unit: 'Week', start_date: '2026-01-05T00:00:00Z', end_date: '2026-02-10T00:00:00Z',
+    });
+    const invoice = await created(api, { client_id: client.id, from: '2026-01-01', to: '2026-03-01', timezone: 'Pacific/Auckland' });
+    // 0.005 is half a cent: a fee of zero (to the even cent) is still a fee.
+    expect(invoice.lines).toEqual(
+      [['2026-01-05', '2026-01-19'], ['2026-01-19', '2026-02-02'], ['2026-02-02', '2026-02-16']].map(([period_start, period_end]) => ({
+        kind: 'retainer', project_id: retainer.id, description: 'Fortnightly', period_start, period_end, amount: '0.00', taxable: true,
+      })),
+    );
+    await refused(api, { client_id: client.id, from: '2026-01-01', to: '2026-03-01' }, 'nothing_to_invoice');
+  });
+});
+
+describe('unpriced_project', () => {
+  it('refuses, changing nothing, a project that may be charged fees without what its type needs; before unpriced_time', async () => {
+    const { api } = await fresh();
+    const client = await createClient(api, { company_name: 'Unpriced Co' });
+    const make = (name: string, fields: Obj) => createProject(api, client.id, { name, start_date: '2026-01-01T00:00:00Z', ...fields });
+    const noFixed = await make('No fixed price', { billing_type: 'ProjectBased' });
+    const completedNoFixed = await make('Completed, no fixed price', { billing_type: 'ProjectBased', status: 'COMPLETED' });
+    const noAmount = await make('No amount', { billing_type: 'Retainer', interval_count: 1, interval_unit: 'Month' });
+    const noCount = await make('No count', { billing_type: 'Retainer', amount: 10, interval_unit: 'Month' });
+    const noUnit = await make('No unit', { billing_type: 'Retainer', amount: 10, interval_count: 1 });
+    // Not charged fees now: never refused for it.
+    const held = await make('Held', { billing_type: 'ProjectBased', status: 'ON_HOLD' });
+    const doneRetainer = await make('Done retainer', { billing_type: 'Retainer', status: 'COMPLETED' });
+    const hours = await make('Hours', { billing_type: 'Monthly' });
+    const covered = await logTime(api, { project_id: held.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 });
+    const unpricedEntry = await logTime(api, { project_id: hours.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30 });
+    const range = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+
+    const all = await refused(api, range, 'unpriced_project');
+    expect(all.message).toMatch(/^5 projects in scope/);
+    expect(all.message).toMatch(/prj_[0-9A-Z]{26}/);
+    for (const [project, field] of [[noFixed, 'fixed_price'], [completedNoFixed, 'fixed_price'], [noAmount, 'amount'], [noCount, 'interval_count'], [noUnit, 'interval_unit']] as const) {
+      const one = await refused(api, { ...range, project_ids: [project.id, hours.id] }, 'unpriced_project');
+      expect(one.message, field).toMatch(/^1 project in scope/);
+      expect(one.message, field).toContain(project.id);
+      expect(one.message, field).toContain(`without ${field}`);
+    }
+    // Nothing changed: no invoice, no entry locked, no fee marked.
+    expect(await invoicesOf(api)).toEqual([]);
+    for (const e of [covered, unpricedEntry]) expect((await api.get(`/time_entries/${e.id}`)).body.invoice_id).toBeNull();
+    // Without them: the held project's time is covered (its null rate is no refusal), the hourly time is not.
+    const time = await refused(api, { ...range, project_ids: [held.id, doneRetainer.id, hours.id] }, 'unpriced_time');
+    expect(time.message).toMatch(/^1 billable time entry/);
+    expect(time.message).toContain(unpricedEntry.id);
+    await refused(api, { ...range, project_ids: [held.id, doneRetainer.id] }, 'nothing_to_invoice');
+    // Priced, the project's fee goes through.
+    expect((await api.patch(`/projects/${noFixed.id}`, { fixed_price: 99 })).status).toBe(200);
+    const invoice = await created(api, { ...range, project_ids: [noFixed.id, held.id] });
+    expect(invoice.lines.map((l: Obj) => [l.kind, l.project_id, l.amount])).toEqual([['fixed_price', noFixed.id, '99.00'], ['time', held.id, '0.00']]);
+  });
+});
+
+describe('concurrent creates', () => {
+  it('10 creates over one retainer\'s range charge each period once; covered time lands only on invoices that charge', async () => {
+    const { id: ws, token, api } = await fresh();
+    const client = await createClient(api, { company_name: 'Race Co' });
+    const retainer = await createProject(api, client.id, {
+      name: 'Monthly care', billing_type: 'Retainer', amount: 100, interval_count: 1, interval_unit: 'Month', start_date: '2026-01-01T00:00:00Z',
+    });
+    const entries: string[] = [];
+    for (let month = 1; month <= 6; month++) entries.push((await logTime(api, { project_id: retainer.id, started_at: `2026-0${month}-10T09:00:00Z`, duration_minutes: 10 * month })).id);
+    // Two over the whole range, the others over parts of it that overlap: the periods split among those that commit first.
+    const ranges = [['01', '07'], ['01', '04'], ['03', '07'], ['02', '05'], ['04', '06']];
+    // Contention may answer 503 with Retry-After (never a wrong answer): each create is retried with its key until it answers otherwise.
+    const create = async (_: unknown, i: number) => {
+      const [from, to] = ranges[i % ranges.length]!;
+      const body = { client_id: client.id, from: `2026-${from}-01`, to: `2026-${to}-01` };
+      const key = randomUUID();
+      for (let attempt = 0; ; attempt++) {
+        const response = await call('POST', '/api/v1/invoices', { token, body, headers: { 'Idempotency-Key': key } });
+        if (![503, 409].includes(response.status) || response.body.error?.type === 'nothing_to_invoice' || attempt >= 10) return response;
+        await new Promise((r) => setTimeout(r, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+      }
+    };
+    const results = await Promise.all(Array.from({ length: 10 }, create));
+    for (const r of results) expect([[201, undefined], [409, 'nothing_to_invoice']], JSON.stringify(r.body)).toContainEqual([r.status, r.body.error?.type]);
+    expect(results.filter((r) => r.status === 201).length).toBeGreaterThan(0);
+
+    const invoices = await invoicesOf(api);
+    expect(invoices.map((i) => i.id).sort()).toEqual(results.filter((r) => r.status === 201).map((r) => r.body.id).sort());
+    // Each period on exactly one invoice; its mark names that invoice.
+    const periods = invoices.flatMap((i) => feeLines(i).map((l) => [l.period_start as string, i.id as string] as const));
+    expect(periods.map(([start]) => start).sort()).toEqual(['2026-01-01', '2026-02-01', '2026-03-01', '2026-04-01', '2026-05-01', '2026-06-01']);
+    expect(await marksOf(ws, retainer.id)).toEqual(Object.fromEntries(periods.map(([start, id]) => [`RETAINER#${start}`, id])));
+    // Every entry on exactly one invoice, which charges something; the lines total the entries naming it.
+    const named = await Promise.all(entries.map(async (id) => (await api.get(`/time_entries/${id}`)).body as Obj));
+    for (const e of named) expect(invoices.map((i) => i.id)).toContain(e.invoice_id);
+    for (const invoice of invoices) {
+      const mine = named.filter((e) => e.invoice_id === invoice.id);
+      expect(invoice.time_entry_count).toBe(mine.length);
+      expect((invoice.lines as Obj[]).filter((l) => l.kind === 'time').reduce((m, l) => m + l.minutes, 0)).toBe(mine.reduce((m, e) => m + e.duration_minutes, 0));
+      expect(feeLines(invoice).length).toBeGreaterThan(0);
+      expect(invoice.total).toBe(`${feeLines(invoice).length * 100}.00`);
+    }
+  });
+});
