@@ -18,6 +18,11 @@ export const MUTATION_TESTS = [
   'test/unit/entity.test.ts',
   'test/unit/fields.test.ts',
   'test/unit/load.test.ts',
+  'test/unit/money.test.ts',
+  'test/unit/invoice-amounts.test.ts',
+  'test/unit/invoice-fee-lines.test.ts',
+  'test/unit/invoice-lock.test.ts',
+  'test/unit/time-entry-move.test.ts',
 ] as const;
 
 const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };

@@ -35,7 +35,7 @@ const entryItem = (version = 4, invoiceId: string | null = null) => ({
     duration_minutes: 30,
     billable: true,
     billable_rate: 90,
-    description: null,
+    description: null as string | null,
     invoice_id: invoiceId,
     workspace_id: 'ws',
     created_at: '2026-11-20T10:00:00.000Z',
@@ -80,7 +80,7 @@ describe('releaseEntryPart', () => {
     expect(update.Key).toEqual({ PK: 'WS#ws', SK: `TIME_ENTRY#${ENTRY_ID}` });
     expect(update.UpdateExpression).toBe('SET #data.#invoice_id = :none, #data.#updated_at = :updated, #version = #version + :one, #request_id = :request REMOVE #index_pk');
     expect(update.ConditionExpression).toBe('#data.#invoice_id = :invoice');
-    expect(update.ExpressionAttributeNames).toMatchObject({ '#invoice_id': 'invoice_id', '#index_pk': 'GSI4PK', '#version': 'version', '#request_id': 'request_id' });
+    expect(update.ExpressionAttributeNames).toEqual({ '#data': 'data', '#invoice_id': 'invoice_id', '#updated_at': 'updated_at', '#index_pk': 'GSI4PK', '#version': 'version', '#request_id': 'request_id' });
     expect(Object.values(update.ExpressionAttributeNames!)).not.toContain('GSISK');
     expect(update.ExpressionAttributeValues).toEqual({ ':none': null, ':updated': '2026-11-21T09:00:00.501Z', ':one': 1, ':request': 'req-void', ':invoice': INVOICE });
   });
@@ -136,6 +136,30 @@ describe('invoicedTotalsParts', () => {
     expect(invoicedTotalsParts('ws', [], 1n)).toEqual({});
     const adds = addsOf(invoicedTotalsParts('ws', [{ entry: entry({ billable: false }), counted: true }], 1n));
     for (const counters of adds.values()) expect(counters).toEqual({ m37: 30n });
+  });
+});
+
+describe('totalsParts (shared/totals/totals.ts), which the invoiced parts build on', () => {
+  const a = entry();
+  const q = 9 * 4 + 1; // 09:20 UTC
+  const client = `WS#ws#TOTALS#CLIENT#2026-11|${CLIENT}#20`;
+  const project = `WS#ws#TOTALS#PROJECT#2026-11|${CLIENT}#${PROJECT}#20`;
+
+  it('writes nothing when nothing a summary shows changes (a write of the description)', () => {
+    expect(totalsParts('ws', a, entry({ description: 'changed' }))).toEqual({});
+    expect(totalsParts('ws', undefined, undefined)).toEqual({});
+  });
+
+  it('subtracts the state before and adds the one after, on each item, only the counters that change', () => {
+    const longer = entry({ duration_minutes: 45 });
+    const adds = addsOf(totalsParts('ws', a, longer));
+    const value = countersOf(longer).a - countersOf(a).a;
+    expect(value).toBe(countersOf(entry({ duration_minutes: 15 })).a);
+    expect([...adds.keys()]).toEqual([client, project]);
+    for (const id of [client, project]) expect(adds.get(id)).toEqual({ [`m${q}`]: 15n, [`b${q}`]: 15n, [`a${q}`]: value });
+    // Counted no more (deleted): its counters taken away.
+    const removed = addsOf(totalsParts('ws', a, undefined));
+    for (const id of [client, project]) expect(removed.get(id)).toEqual({ [`m${q}`]: -30n, [`b${q}`]: -30n, [`a${q}`]: -countersOf(a).a });
   });
 });
 

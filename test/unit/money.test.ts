@@ -1,7 +1,7 @@
 /** Money and local calendars without binary floats or guesses (shared/core/money.ts, shared/core/calendar.ts). */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
-import { dateOfDayNumber, dayNumberOf, isTimeZone, periodsOf, startOfDay } from '../../shared/core/calendar.ts';
+import { dateOfDayNumber, dayNumberOf, isTimeZone, offsetAt, periodsOf, startOfDay } from '../../shared/core/calendar.ts';
 import { isKnownCurrency } from '../../shared/model/fields.ts';
 
 describe('money', () => {
@@ -10,7 +10,9 @@ describe('money', () => {
     expect(rateUnits(99.9999)).toBe(999_999n);
     expect(rateUnits(1_000_000_000)).toBe(10_000_000_000_000n);
     expect(rateUnits(0.0001)).toBe(1n);
-    expect(() => rateUnits(0.00001)).toThrow();
+    // The message names the value (validated on the way in: this is a bug's trace).
+    expect(() => rateUnits(0.00001)).toThrow('Not a money value: 0.00001');
+    expect(() => rateUnits(-1)).toThrow('Not a money value: -1');
   });
 
   it('divides once, half to even', () => {
@@ -24,6 +26,12 @@ describe('money', () => {
     expect(formatMinor(5n, 'USD')).toBe('0.05');
     expect(formatMinor(1235n, 'JPY')).toBe('1235');
     expect(formatMinor(12_345n, 'KWD')).toBe('12.345');
+    // Negative amounts (a credit) carry the sign before the digits, padded as the positive ones are.
+    expect(formatMinor(-5n, 'USD')).toBe('-0.05');
+    expect(formatMinor(-123_450n, 'USD')).toBe('-1234.50');
+    expect(formatMinor(-1235n, 'JPY')).toBe('-1235');
+    expect(formatMinor(-12_345n, 'KWD')).toBe('-12.345');
+    expect([formatMinor(0n, 'USD'), formatMinor(0n, 'JPY'), formatMinor(0n, 'KWD')]).toEqual(['0.00', '0', '0.000']);
     // 27 minutes at 0.10 an hour is 0.045: the half goes to the even cent.
     expect(amountOfRateMinutes(27n * 1_000n, 'USD')).toBe('0.04');
     expect(amountOfRateMinutes(2n ** 80n, 'USD')).toBe('2014876366024381957.84');
@@ -64,16 +72,82 @@ describe('local calendars', () => {
     expect(iso(startOfDay('America/Santiago', dayNumberOf('2026-09-06')))).toBe('2026-09-06T04:00:00.000Z');
     // A historic offset in seconds (Monrovia's -00:44:30 until 1972).
     expect(iso(startOfDay('Africa/Monrovia', dayNumberOf('1950-06-01')))).toBe('1950-06-01T00:44:30.000Z');
+    // A fall back that repeats midnight (Cuba's, from 01:00 to 00:00): the date starts at the first of the two.
+    expect(iso(startOfDay('America/Havana', dayNumberOf('2026-11-01')))).toBe('2026-11-01T04:00:00.000Z');
+    expect(iso(startOfDay('America/Havana', dayNumberOf('2026-11-02')))).toBe('2026-11-02T05:00:00.000Z');
+  });
+
+  it('reads offsets before the common era (Paris kept its mean solar time, +00:09:21, back to any year)', () => {
+    const at = (year: number) => new Date(0).setUTCFullYear(year, 5, 1);
+    expect(offsetAt('Europe/Paris', at(-500))).toBe(561_000);
+    expect(offsetAt('Europe/Paris', at(1850))).toBe(561_000);
+    expect(offsetAt('Asia/Kolkata', at(2026))).toBe(19_800_000);
   });
 
   it('cuts weeks (from Monday) and months at the range', () => {
-    const spans = [...periodsOf('UTC', 'week', dayNumberOf('2026-11-26'), dayNumberOf('2026-12-10'))].map((s) => dateOfDayNumber(s.firstDay));
-    expect(spans).toEqual(['2026-11-26', '2026-11-30', '2026-12-07']);
+    const spans = [...periodsOf('UTC', 'week', dayNumberOf('2026-11-26'), dayNumberOf('2026-12-10'))].map((s) => [dateOfDayNumber(s.firstDay), iso(s.start)]);
+    expect(spans).toEqual([['2026-11-26', '2026-11-26T00:00:00.000Z'], ['2026-11-30', '2026-11-30T00:00:00.000Z'], ['2026-12-07', '2026-12-07T00:00:00.000Z']]);
     const months = [...periodsOf('UTC', 'month', dayNumberOf('2026-01-31'), dayNumberOf('2026-03-02'))].map((s) => [dateOfDayNumber(s.firstDay), iso(s.end)]);
     expect(months).toEqual([['2026-01-31', '2026-02-01T00:00:00.000Z'], ['2026-02-01', '2026-03-01T00:00:00.000Z'], ['2026-03-01', '2026-03-02T00:00:00.000Z']]);
   });
 
+  it('cuts days, each at its own instants across daylight saving time, from the one a cursor names', () => {
+    const spans = (startingAt?: number) =>
+      [...periodsOf('Europe/Paris', 'day', dayNumberOf('2026-03-28'), dayNumberOf('2026-03-31'), startingAt)].map((s) => [dateOfDayNumber(s.firstDay), iso(s.start), iso(s.end)]);
+    expect(spans()).toEqual([
+      ['2026-03-28', '2026-03-27T23:00:00.000Z', '2026-03-28T23:00:00.000Z'],
+      ['2026-03-29', '2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z'],
+      ['2026-03-30', '2026-03-29T22:00:00.000Z', '2026-03-30T22:00:00.000Z'],
+    ]);
+    expect(spans(dayNumberOf('2026-03-30'))).toEqual([['2026-03-30', '2026-03-29T22:00:00.000Z', '2026-03-30T22:00:00.000Z']]);
+    expect(spans(dayNumberOf('2026-03-31'))).toEqual([]);
+  });
+
+  it('makes the whole range one period without a period, none when a cursor is past it', () => {
+    const from = dayNumberOf('2026-03-28');
+    const to = dayNumberOf('2026-04-02');
+    expect([...periodsOf('Europe/Paris', 'none', from, to)]).toEqual([{ firstDay: from, start: Date.parse('2026-03-27T23:00:00.000Z'), end: Date.parse('2026-04-01T22:00:00.000Z') }]);
+    expect([...periodsOf('Europe/Paris', 'none', from, to, from + 1)]).toEqual([]);
+  });
+
+  it('asks Intl nothing for UTC (no time zone data loaded: decision 0026), and asks it of other zones', () => {
+    const parts = vi.spyOn(Intl.DateTimeFormat.prototype, 'formatToParts');
+    const options = vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions');
+    try {
+      const instant = Date.parse('2026-07-01T12:34:56.789Z');
+      expect([offsetAt('UTC', instant), offsetAt('Etc/UTC', instant)]).toEqual([0, 0]);
+      expect([isTimeZone('UTC'), isTimeZone('Etc/UTC')]).toEqual([true, true]);
+      expect(startOfDay('UTC', dayNumberOf('2026-07-01'))).toBe(Date.parse('2026-07-01T00:00:00.000Z'));
+      expect(parts).not.toHaveBeenCalled();
+      expect(options).not.toHaveBeenCalled();
+      expect(offsetAt('Europe/London', instant)).toBe(3_600_000);
+      expect(isTimeZone('Europe/London')).toBe(true);
+      expect(parts).toHaveBeenCalled();
+      expect(options).toHaveBeenCalled();
+    } finally {
+      parts.mockRestore();
+      options.mockRestore();
+    }
+  });
+
+  it('makes one format per zone, whatever the spelling asked', () => {
+    expect(isTimeZone('Asia/Tokyo')).toBe(true);
+    const made = vi.spyOn(Intl, 'DateTimeFormat');
+    try {
+      expect(isTimeZone('Asia/Tokyo')).toBe(true);
+      expect(offsetAt('asia/tokyo', Date.parse('2026-07-01T00:00:00.000Z'))).toBe(32_400_000);
+      expect(startOfDay('ASIA/TOKYO', dayNumberOf('2026-07-01'))).toBe(Date.parse('2026-06-30T15:00:00.000Z'));
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+  });
+
   it('knows IANA zone names and refuses the rest', () => {
+    // false, not another falsy value (a zone the runtime does not know throws in Intl).
+    expect(isTimeZone('Mars/Olympus')).toBe(false);
+    // An offset is no zone name (runtimes that take offsets as time zones would keep it).
+    expect(isTimeZone('+05:00')).toBe(false);
     expect(['UTC', 'Europe/Paris', 'Asia/Kathmandu', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'].every(isTimeZone)).toBe(true);
     expect(['Mars/Olympus', '', 'Europe/Paris ', '../etc', 'x'.repeat(65)].some(isTimeZone)).toBe(false);
     // Links: the runtime names their target (Asia/Kolkata is Asia/Calcutta to it), so their own spelling is kept.
