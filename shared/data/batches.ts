@@ -11,16 +11,25 @@ import type { PrimaryKey } from './keys.ts';
 /** BatchWriteItem takes at most 25 items. */
 const BATCH_WRITE_ITEMS = 25;
 const MAX_BATCH_WRITE_ATTEMPTS = 8;
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_READ_KEYS = 100;
 /** Rounds of a batch read's unprocessed keys before it answers 503. */
 const MAX_BATCH_READ_ROUNDS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The items at `keys` (at most 100: one BatchGetItem), read strongly consistent, in no particular
+ * The items at `keys`, read strongly consistent, 100 keys per BatchGetItem, in no particular
  * order; a key with no item is left out. 503 when DynamoDB keeps leaving keys unprocessed.
  */
 export async function readItems(keys: readonly PrimaryKey[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += BATCH_READ_KEYS) found.push(...(await readBatchOfItems(keys.slice(start, start + BATCH_READ_KEYS))));
+  return found;
+}
+
+/** One BatchGetItem of at most 100 keys, repeated for the keys it leaves unprocessed. */
+async function readBatchOfItems(keys: readonly PrimaryKey[]): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   let keysLeft: Record<string, unknown>[] = keys.map((key) => ({ ...key }));
   for (let round = 0; keysLeft.length > 0; round++) {

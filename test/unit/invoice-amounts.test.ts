@@ -4,25 +4,12 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { roundHalfEven, units } from '../support/money-reference.ts';
 import { addFees, addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFees, removeFromLines, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
 import { percent } from '../../shared/model/fields.ts';
 
 // ---- The reference: nothing from the module under test, nor from shared/core/money.ts. ----
 const DIGITS: Record<string, number> = { USD: 2, EUR: 2, JPY: 0, KWD: 3 };
-/** A decimal's digits as an integer of 10^-places units: "12.5" at 4 places is 125000. */
-function units(value: number, places: number): bigint {
-  const [whole, fraction = ''] = String(value).split('.');
-  expect(fraction.length).toBeLessThanOrEqual(places);
-  return BigInt(whole! + fraction + '0'.repeat(places - fraction.length));
-}
-/** n / d rounded to the nearest integer, a tie to the even one (n, d > 0). */
-function roundHalfEven(n: bigint, d: bigint): bigint {
-  const q = n / d;
-  const r = n - q * d;
-  if (2n * r < d) return q;
-  if (2n * r > d) return q + 1n;
-  return q % 2n === 0n ? q : q + 1n;
-}
 /** minutes × rate / 60 in minor units: minutes × rate·10^4 × 10^digits / (60 × 10^4). */
 const refLine = (minutes: number, rate: number, currency: string) => roundHalfEven(BigInt(minutes) * units(rate, 4) * 10n ** BigInt(DIGITS[currency]!), 600_000n);
 function refText(minor: bigint, currency: string): string {

@@ -4,6 +4,7 @@
  * from the first, decimals read digit by digit, blocks counted up one at a time.
  */
 import { describe, expect, it } from 'vitest';
+import { roundHalfEven, units } from '../support/money-reference.ts';
 import { creditBlocks, feeMinor, retainerPeriodStarts, type RetainerPeriod, type RetainerSchedule } from '../../shared/domain/invoices/fees.ts';
 
 // ---- The reference: nothing from the module under test, nor from shared/core. ----
@@ -44,20 +45,6 @@ function refPeriods(firstDate: string, count: number, unit: RetainerSchedule['in
     start = end;
   }
   return out;
-}
-/** A decimal's digits as an integer of 10^-places units: "12.5" at 4 places is 125000. */
-function units(value: number, places: number): bigint {
-  const [whole, fraction = ''] = String(value).split('.');
-  expect(fraction.length).toBeLessThanOrEqual(places);
-  return BigInt(whole! + fraction + '0'.repeat(places - fraction.length));
-}
-/** n / d rounded to the nearest integer, a tie to the even one (n, d > 0). */
-function roundHalfEven(n: bigint, d: bigint): bigint {
-  const q = n / d;
-  const r = n - q * d;
-  if (2n * r < d) return q;
-  if (2n * r > d) return q + 1n;
-  return q % 2n === 0n ? q : q + 1n;
 }
 const DIGITS: Record<string, number> = { USD: 2, JPY: 0, KWD: 3 };
 const refFee = (value: number, currency: string) => roundHalfEven(units(value, 4) * 10n ** BigInt(DIGITS[currency]!), 10_000n);

@@ -26,8 +26,6 @@ export type ScopedProject = Pick<Project, 'id' | 'name' | 'status' | 'billing_ty
 
 /** The attribute of a mark naming the invoice that charges it. */
 const INVOICE_ID = 'invoice_id';
-/** BatchGetItem's keys per call. */
-const READ_BATCH = 100;
 
 /** A project whose fees are what it charges: its billable time is covered, on time lines of amount zero. */
 export const covers = (p: Pick<ScopedProject, 'billing_type'>) => p.billing_type === 'ProjectBased' || p.billing_type === 'Retainer';
@@ -87,12 +85,8 @@ async function marksOf(workspaceId: string, fees: readonly FeeLine[]): Promise<M
 
 /** Of the invoices `ids`, those that exist and are not void: what their marks hold. */
 async function liveInvoices(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
-  const live = new Set<string>();
-  for (let at = 0; at < ids.length; at += READ_BATCH) {
-    const items = await readItems(ids.slice(at, at + READ_BATCH).map((id) => keys.item(workspaceId, invoice.type, id)));
-    for (const item of items) if (dataOfItem(item).status !== 'void') live.add(String(dataOfItem(item).id));
-  }
-  return live;
+  const items = await readItems(ids.map((id) => keys.item(workspaceId, invoice.type, id)));
+  return new Set(items.filter((item) => dataOfItem(item).status !== 'void').map((item) => String(dataOfItem(item).id)));
 }
 
 /**
