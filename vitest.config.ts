@@ -21,6 +21,7 @@ export const MUTATION_TESTS = [
   'test/unit/money.test.ts',
   'test/unit/invoice-amounts.test.ts',
   'test/unit/invoice-fee-lines.test.ts',
+  'test/unit/invoice-fees.test.ts',
   'test/unit/invoice-lock.test.ts',
   'test/unit/time-entry-move.test.ts',
 ] as const;

@@ -25,6 +25,7 @@ export const MODULES: Readonly<Record<string, number>> = {
   'shared/data/keys.ts': MIN_SCORE,
   'shared/core/money.ts': MONEY_MIN_SCORE,
   'shared/domain/invoices/amounts.ts': MONEY_MIN_SCORE,
+  'shared/domain/invoices/fees.ts': MONEY_MIN_SCORE,
   'shared/domain/invoices/lock.ts': MONEY_MIN_SCORE,
   'shared/totals/totals.ts': MONEY_MIN_SCORE,
   'shared/core/calendar.ts': MONEY_MIN_SCORE,

@@ -60,8 +60,10 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       '(exclusive) in `timezone`, as a time summary counts it, and locks it: its `invoice_id` is the draft\'s, and it cannot be changed or deleted ' +
       '(409 `time_entry_invoiced`) until the draft is deleted or the invoice voided. It also charges the fees of its projects\' billing types: ' +
       'a `ProjectBased` project\'s `fixed_price` once (`fixed_price` line, while ACTIVE or COMPLETED), a `Retainer` project\'s `amount` for each period ' +
-      'starting in the range (`retainer` lines, while ACTIVE); their time is on `time` lines of amount zero. Each fee is on at most one invoice that is ' +
-      'not void. Lines (`kind`: `time` per project and rate, `fixed_price`, `retainer`) are ordered by project; amounts are decimal strings in ' +
+      'starting in the range (`retainer` lines, while ACTIVE), and for a `CreditBased` project the fewest blocks of its `amount` that leave its ' +
+      'prepaid credit above zero (a `credit` line, stating the credit used and the balance; blocks only while ACTIVE); their time is on `time` lines ' +
+      'of amount zero. Each fee is on at most one invoice that is not void. Lines (`kind`: `time` per project and rate, `fixed_price`, `retainer`, ' +
+      '`credit`) are ordered by project; amounts are decimal strings in ' +
       "the client's currency, rounded once, half to even. 409 `unpriced_project` when a project that may be charged fees lacks what its type needs; " +
       '409 `unpriced_time` when time billed by the hour has no rate; 409 `nothing_to_invoice` when nothing would be charged; 400 naming `to` past ' +
       '2,000 entries or 100 lines. A retry with the same `Idempotency-Key` finishes the same invoice.',

@@ -128,6 +128,8 @@ export const feesPartition = (workspaceId: string, projectId: string) => `${ws(w
 export const fixedPriceMark = (workspaceId: string, projectId: string): PrimaryKey => ({ PK: feesPartition(workspaceId, projectId), SK: 'FIXED' });
 /** The mark of a Retainer project's period, known by its start date (`YYYY-MM-DD`: the sort keys sort as the dates). */
 export const retainerMark = (workspaceId: string, projectId: string, periodStart: string): PrimaryKey => ({ PK: feesPartition(workspaceId, projectId), SK: `RETAINER#${periodStart}` });
+/** A CreditBased project's credit ledger (its sort key is outside the marks' `FIXED`..`RETAINER#` range). */
+export const creditLedger = (workspaceId: string, projectId: string): PrimaryKey => ({ PK: feesPartition(workspaceId, projectId), SK: 'CREDIT' });
 /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
 export const webhookEndpointCount = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' });
 
@@ -183,7 +185,7 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
  */
 export const keys = /* @__PURE__ */ (() => ({
   workspacePartition, item, keyOfItem, typePrefix, apiClient, workspace, idempotencyPartition, idempotency, eventPartition, event, eventSequence,
-  eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, feesPartition, fixedPriceMark, retainerMark,
+  eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, feesPartition, fixedPriceMark, retainerMark, creditLedger,
   webhookEndpointCount, indexes, changedIndexes,
 }))();
 

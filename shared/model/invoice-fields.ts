@@ -46,7 +46,7 @@ const timeLine = () =>
     billable_rate: v.nullable(v.number()),
     minutes: v.pipe(v.number(), v.integer()),
     time_entry_count: v.pipe(v.number(), v.integer()),
-    amount: amount('minutes × billable_rate / 60, rounded once, half to even; zero for the time a ProjectBased or Retainer project covers (its rate may then be null)'),
+    amount: amount('minutes × billable_rate / 60, rounded once, half to even; zero for the time a ProjectBased, Retainer or CreditBased project covers (a ProjectBased or Retainer one\'s rate may be null)'),
     taxable: taxable(),
   });
 const fixedPriceLine = () =>
@@ -67,6 +67,18 @@ const retainerLine = () =>
     amount: amount("A Retainer project's amount for the period, rounded once, half to even"),
     taxable: taxable(),
   });
+const creditLine = () =>
+  v.strictObject({
+    kind: v.literal('credit'),
+    project_id: reference('project_id'),
+    description: v.string(),
+    blocks: v.pipe(v.number(), v.integer(), v.metadata({ description: 'Blocks of prepaid credit this invoice buys: the fewest that leave the credit above zero when it charges the project\'s fees, else 0' })),
+    block_amount: amount("A CreditBased project's amount (one block), rounded once, half to even"),
+    credit_used: amount("The value of the project's time on this invoice (its time lines' minutes × rate / 60, summed exactly, rounded once, half to even)"),
+    credit_balance: amount("The project's credit after this invoice: blocks bought less credit used, over its invoices that are not void, in the order they were created"),
+    amount: amount('blocks × block_amount'),
+    taxable: taxable(),
+  });
 
 /** The invoice's fields as its object shows them (resources.ts declares their order and `invoiceFields` from them). */
 export const invoiceFieldSchemas = () => ({
@@ -78,7 +90,7 @@ export const invoiceFieldSchemas = () => ({
   period_start: calendarDate('period_start', 'The `from` the invoice was created with'),
   period_end: calendarDate('period_end', 'The `to` the invoice was created with (exclusive)'),
   project_ids: v.nullable(v.array(reference('project_ids'))),
-  lines: v.array(v.variant('kind', [timeLine(), fixedPriceLine(), retainerLine()])),
+  lines: v.array(v.variant('kind', [timeLine(), fixedPriceLine(), retainerLine(), creditLine()])),
   time_entry_count: v.pipe(v.number(), v.integer()),
   subtotal: amount('The sum of the lines'),
   discount_rate: percent('discount_rate'),
@@ -99,8 +111,10 @@ export const invoiceFieldSchemas = () => ({
 export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];
 /** A `time` line: a project (or time without one) at one rate. */
 export type TimeLine = Extract<InvoiceLine, { kind: 'time' }>;
-/** A fee line: a `fixed_price`, or a `retainer` period. */
-export type FeeLine = Exclude<InvoiceLine, TimeLine>;
+/** A fee line: a `fixed_price`, or a `retainer` period (each has a mark: fee-marks.ts). */
+export type FeeLine = Extract<InvoiceLine, { kind: 'fixed_price' | 'retainer' }>;
+/** A `credit` line: a CreditBased project's blocks bought and credit used (its ledger: credit.ts). */
+export type CreditLine = Extract<InvoiceLine, { kind: 'credit' }>;
 
 /** At most LIMITS.invoiceProjects: a check, which the OpenAPI document states as maxItems (model/documented.ts). */
 export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;

@@ -246,6 +246,98 @@ describe('Retainer: each period that starts in the range', () => {
   });
 });
 
+/** A CreditBased project's credit ledger as stored (its fees partition, decision 0029): the credit in minor units, and its version. */
+async function ledgerOf(workspaceId: string, projectId: string) {
+  const out = await db.send(new GetCommand({ TableName: inject('tableName'), Key: { PK: `WS#${workspaceId}#FEES#${projectId}`, SK: 'CREDIT' }, ConsistentRead: true }));
+  return out.Item && { credit: out.Item.credit as string, version: out.Item.version as number };
+}
+const creditLine = (invoice: Obj) => (invoice.lines as Obj[]).find((line) => line.kind === 'credit');
+/** `"12.50"` in cents. */
+const cents = (amount: string) => Math.round(Number(amount) * 100);
+
+describe('CreditBased: blocks of prepaid credit', () => {
+  it('buys the fewest blocks that leave the credit above zero; a void gives its blocks and time back; credit used alone makes no invoice', async () => {
+    const { id: ws, api } = await fresh();
+    const client = await createClient(api, { company_name: 'Credit Co' });
+    // Blocks of 500.00 (500.004 rounded once); its time at 100 an hour is what uses the credit.
+    const support = await createProject(api, client.id, { name: 'Support hours', billing_type: 'CreditBased', amount: 500.004, hourly_rate: 100 });
+    const hourly = await createProject(api, client.id, { name: 'Extras', hourly_rate: 10 });
+    const credit = (fields: Obj) => ({ kind: 'credit', project_id: support.id, description: 'Support hours', block_amount: '500.00', taxable: true, ...fields });
+    const month = (m: string, n: string) => ({ client_id: client.id, from: `2026-${m}-01`, to: `2026-${n}-01`, project_ids: [support.id] });
+
+    // No credit and no time: one block.
+    const first = await created(api, month('09', '10'));
+    expect(first.lines).toEqual([credit({ blocks: 1, credit_used: '0.00', credit_balance: '500.00', amount: '500.00' })]);
+    expect(first).toMatchObject({ time_entry_count: 0, subtotal: '500.00', total: '500.00' });
+    expect(await ledgerOf(ws, support.id)).toEqual({ credit: '50000', version: 1 });
+
+    // Time worth exactly the credit leaves it at zero: one more block. Its time is on a line of amount zero.
+    const october = await logTime(api, { project_id: support.id, started_at: '2026-10-05T09:00:00Z', duration_minutes: 300 });
+    const second = await created(api, month('10', '11'));
+    expect(second.lines).toEqual([credit({ blocks: 1, credit_used: '500.00', credit_balance: '500.00', amount: '500.00' }), time(support.id, 'Support hours', 300, 1, '0.00', 100)]);
+    expect((await api.get(`/time_entries/${october.id}`)).body.invoice_id).toBe(second.id);
+
+    // Time worth 1.5 blocks past the credit (1,250.00 against 500.00) buys 2.
+    await logTime(api, { project_id: support.id, started_at: '2026-11-05T09:00:00Z', duration_minutes: 600 });
+    await logTime(api, { project_id: support.id, started_at: '2026-11-06T09:00:00Z', duration_minutes: 150 });
+    const third = await created(api, month('11', '12'));
+    expect(creditLine(third)).toEqual(credit({ blocks: 2, credit_used: '1250.00', credit_balance: '250.00', amount: '1000.00' }));
+    expect(await ledgerOf(ws, support.id)).toEqual({ credit: '25000', version: 3 });
+
+    // A void gives back its blocks and its time (the credit is 500.00 again); the next invoice starts from there.
+    await step(api, third.id, 'finalize');
+    const voided = await step(api, third.id, 'void');
+    expect(creditLine(voided)).toEqual(creditLine(third));
+    expect(await ledgerOf(ws, support.id)).toEqual({ credit: '50000', version: 4 });
+    const again = await created(api, month('11', '12'));
+    expect(creditLine(again)).toEqual(creditLine(third));
+    // A deleted draft gives it back too.
+    expect((await api.delete(`/invoices/${again.id}`)).status).toBe(200);
+    expect(await ledgerOf(ws, support.id)).toEqual({ credit: '50000', version: 6 });
+    const kept = await created(api, month('11', '12'));
+    expect(creditLine(kept)).toMatchObject({ blocks: 2, credit_balance: '250.00' });
+
+    // Credit left above zero: time alone uses it and buys nothing, which makes no invoice.
+    await logTime(api, { project_id: support.id, started_at: '2026-12-02T09:00:00Z', duration_minutes: 60 });
+    await refused(api, { ...month('12', '01'), to: '2027-01-01' }, 'nothing_to_invoice');
+    // Not ACTIVE: no block is bought, the time still uses the credit, below zero. Only with a line that charges.
+    expect((await api.patch(`/projects/${support.id}`, { status: 'ON_HOLD' })).status).toBe(200);
+    await logTime(api, { project_id: support.id, started_at: '2026-12-03T09:00:00Z', duration_minutes: 240 });
+    const range = { client_id: client.id, from: '2026-12-01', to: '2027-01-01' };
+    await refused(api, range, 'nothing_to_invoice');
+    await logTime(api, { project_id: hourly.id, started_at: '2026-12-04T09:00:00Z', duration_minutes: 60 });
+    const held = await created(api, range);
+    expect(creditLine(held)).toEqual(credit({ blocks: 0, credit_used: '500.00', credit_balance: '-250.00', amount: '0.00' }));
+    expect(held).toMatchObject({ time_entry_count: 3, subtotal: '10.00' });
+    expect(await ledgerOf(ws, support.id)).toEqual({ credit: '-25000', version: 8 });
+    // Once ACTIVE again, the next invoice makes up what is owed: one block, 250.00 left.
+    expect((await api.patch(`/projects/${support.id}`, { status: 'ACTIVE' })).status).toBe(200);
+    expect(creditLine(await created(api, { client_id: client.id, from: '2027-01-01', to: '2027-02-01' }))).toEqual(credit({ blocks: 1, credit_used: '0.00', credit_balance: '250.00', amount: '500.00' }));
+  });
+
+  it('needs an amount above zero once rounded, and rates on its time', async () => {
+    const { api } = await fresh();
+    const client = await createClient(api, { company_name: 'Credit Rules Co', currency: 'JPY' });
+    const tiny = await createProject(api, client.id, { name: 'Tiny blocks', billing_type: 'CreditBased', amount: 0.4 });
+    const range = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+    const refusal = await refused(api, range, 'unpriced_project');
+    expect(refusal.message).toContain(`${tiny.id}, CreditBased, without amount (above 0 once rounded)`);
+    // ON_HOLD, it may not be charged fees: refused only when the invoice takes its time.
+    expect((await api.patch(`/projects/${tiny.id}`, { status: 'ON_HOLD' })).status).toBe(200);
+    await refused(api, range, 'nothing_to_invoice');
+    await logTime(api, { project_id: tiny.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30, billable_rate: 1000 });
+    await refused(api, range, 'unpriced_project');
+    // Priced blocks (0.5 yen rounds half to even to 0, 1.5 to 2), but time without a rate: unpriced_time.
+    expect((await api.patch(`/projects/${tiny.id}`, { status: 'ACTIVE', amount: 1.5 })).status).toBe(200);
+    const unrated = await logTime(api, { project_id: tiny.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30 });
+    expect((await refused(api, range, 'unpriced_time')).message).toContain(unrated.id);
+    expect(await invoicesOf(api)).toEqual([]);
+    expect((await api.patch(`/time_entries/${unrated.id}`, { billable_rate: 2 })).status).toBe(200);
+    // 30 min at 1,000 and 30 at 2: 501 yen used, blocks of 2: 251 blocks leave 1.
+    expect(creditLine(await created(api, range))).toMatchObject({ blocks: 251, block_amount: '2', credit_used: '501', credit_balance: '1', amount: '502' });
+  });
+});
+
 describe('unpriced_project', () => {
   it('refuses, changing nothing, a project that may be charged fees without what its type needs; before unpriced_time', async () => {
     const { api } = await fresh();
@@ -289,6 +381,42 @@ describe('unpriced_project', () => {
 });
 
 describe('concurrent creates', () => {
+  it('10 creates over one credit project state balances that follow one order, and the ledger holds the last', async () => {
+    const { id: ws, token, api } = await fresh();
+    const client = await createClient(api, { company_name: 'Credit Race Co' });
+    // Blocks of 100.00; at 60 an hour each minute uses 1.00. Each create takes one day's entry, worth 101 to 250: every one buys.
+    const support = await createProject(api, client.id, { name: 'Prepaid', billing_type: 'CreditBased', amount: 100, hourly_rate: 60 });
+    const used = Array.from({ length: 10 }, (_, i) => 101 + ((i * 37) % 150));
+    for (const [i, minutes] of used.entries()) await logTime(api, { project_id: support.id, started_at: `2026-11-${String(i + 1).padStart(2, '0')}T09:00:00Z`, duration_minutes: minutes });
+    const create = async (_: unknown, i: number) => {
+      const body = { client_id: client.id, from: `2026-11-${String(i + 1).padStart(2, '0')}`, to: `2026-11-${String(i + 2).padStart(2, '0')}` };
+      const key = randomUUID();
+      for (let attempt = 0; ; attempt++) {
+        const response = await call('POST', '/api/v1/invoices', { token, body, headers: { 'Idempotency-Key': key } });
+        if (![503, 409].includes(response.status) || attempt >= 10) return response;
+        await new Promise((r) => setTimeout(r, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+      }
+    };
+    const results = await Promise.all(Array.from({ length: 10 }, create));
+    for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
+
+    // Each line's credit before it (balance − blocks bought + used): chained, they start at zero and each starts where another ended.
+    const lines = results.map((r) => creditLine(r.body)!);
+    const before = new Map(lines.map((l) => [cents(l.credit_balance) - cents(l.amount) + cents(l.credit_used), l]));
+    expect(before.size).toBe(10);
+    let credit = 0;
+    for (let n = 0; n < 10; n++) {
+      const line = before.get(credit);
+      expect(line, `no invoice starts from a credit of ${credit}`).toBeDefined();
+      // The fewest blocks that leave the credit above zero, from the credit before.
+      const blocks = Math.floor(Math.max(0, cents(line!.credit_used) - credit) / 10_000) + 1;
+      expect(line!.blocks).toBe(cents(line!.credit_used) - credit < 0 ? 0 : blocks);
+      credit = cents(line!.credit_balance);
+    }
+    expect(await ledgerOf(ws, support.id)).toEqual({ credit: String(credit), version: 10 });
+    expect(lines.map((l) => cents(l.credit_used)).sort()).toEqual(used.map((m) => m * 100).sort());
+  });
+
   it('10 creates over one retainer\'s range charge each period once; covered time lands only on invoices that charge', async () => {
     const { id: ws, token, api } = await fresh();
     const client = await createClient(api, { company_name: 'Race Co' });

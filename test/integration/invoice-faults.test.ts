@@ -120,8 +120,8 @@ interface Entry extends EntryLike {
   invoice_id: string | null;
 }
 
-/** Lines as the entries make them: per project and rate, minutes, count and amount (integers). */
-function linesOf(entries: Entry[]) {
+/** Lines as the entries make them: per project and rate, minutes, count and amount (integers; zero for the `covered` projects' time). */
+function linesOf(entries: Entry[], covered: ReadonlySet<string | null> = new Set()) {
   const groups = new Map<string, { project_id: string | null; billable_rate: number; minutes: number; time_entry_count: number }>();
   for (const e of entries) {
     const key = `${e.project_id}|${e.billable_rate}`;
@@ -131,7 +131,7 @@ function linesOf(entries: Entry[]) {
     groups.set(key, g);
   }
   return [...groups.values()]
-    .map((g) => ({ ...g, amount: expectedAmount(BigInt(g.minutes) * BigInt(Math.round(g.billable_rate * 10_000)), 'USD') }))
+    .map((g) => ({ ...g, amount: expectedAmount(covered.has(g.project_id) ? 0n : BigInt(g.minutes) * BigInt(Math.round(g.billable_rate * 10_000)), 'USD') }))
     .sort((x, y) => `${x.project_id}|${x.billable_rate}`.localeCompare(`${y.project_id}|${y.billable_rate}`));
 }
 
@@ -148,7 +148,7 @@ const shownLines = (invoice: any) =>
  * and the entries still naming it while it releases are among them); the invoiced totals equal
  * the reference over the entries naming an invoice.
  */
-async function expectConsistent(ws: string) {
+async function expectConsistent(ws: string, covered?: ReadonlySet<string>) {
   const entries = (await ok('listTimeEntries', query(ws, '/api/v1/time_entries', { limit: '100' }))).data as Entry[];
   const invoices = (await ok('listInvoices', query(ws, '/api/v1/invoices', { limit: '100' }))).data as any[];
   const byId = new Map(invoices.map((i) => [i.id as string, i]));
@@ -160,10 +160,10 @@ async function expectConsistent(ws: string) {
     const named = entries.filter((e) => e.invoice_id === invoice.id);
     if (invoice.status === 'void') {
       const kept = new Map(shownLines(invoice).map((l) => [`${l.project_id}|${l.billable_rate}`, l]));
-      for (const line of linesOf(named)) expect(line.time_entry_count).toBeLessThanOrEqual(kept.get(`${line.project_id}|${line.billable_rate}`)!.time_entry_count);
+      for (const line of linesOf(named, covered)) expect(line.time_entry_count).toBeLessThanOrEqual(kept.get(`${line.project_id}|${line.billable_rate}`)!.time_entry_count);
       continue;
     }
-    expect(shownLines(invoice), invoice.id).toEqual(linesOf(named));
+    expect(shownLines(invoice), invoice.id).toEqual(linesOf(named, covered));
     expect(invoice.time_entry_count).toBe(named.length);
   }
   const invoiced = (await ok('listTimeSummaries', query(ws, '/api/v1/time_summaries', { ...SUMMARY, invoiced: 'true', limit: '100' }))).data;
@@ -537,4 +537,74 @@ describe('a create with fees under failure (decision 0029)', () => {
       expect(next.body.time_entry_count).toBe(ENTRIES);
     });
   }
+});
+
+describe('a create with credit under failure and races (decision 0029)', () => {
+  /** A client with a CreditBased project (blocks of 100.00, 1.00 a minute) and an entry on each April day of `minutes` (day → minutes). */
+  async function workspaceWithCredit(minutes: Record<number, number>) {
+    const ws = `invoice-credit-${randomUUID().slice(0, 8)}`;
+    const client = (await ok('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Credit', company_email: 'c@credit.test' } }))).id as string;
+    const body = { client_id: client, name: 'Prepaid', billing_type: 'CreditBased', amount: 100, hourly_rate: 60 };
+    const project = (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body }))).id as string;
+    for (const [day, duration_minutes] of Object.entries(minutes)) {
+      await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body: { project_id: project, started_at: `2026-04-0${day}T10:00:00Z`, duration_minutes } }));
+    }
+    return { ws, client, project };
+  }
+  const ledgerOf = async (ws: string, project: string) => (await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.creditLedger(ws, project) }))).Item?.credit;
+  const creditRequest = (ws: string, client: string, day: number) =>
+    event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, from: `2026-04-0${day}`, to: `2026-04-0${day + 1}` }, headers: { 'Idempotency-Key': randomUUID() } });
+  // The draft, the covered time's batch, then the credit's (which seals).
+  const expectBought = (invoice: any) =>
+    expect((invoice.lines as any[]).find((l) => l.kind === 'credit')).toMatchObject({ blocks: 2, credit_used: '150.00', credit_balance: '50.00', amount: '200.00' });
+
+  for (const when of ['after', 'kill'] as const) {
+    it(`the credit's write ${when === 'after' ? 'landing, its response lost' : 'never sent (the function killed)'}: the ledger counts the line once; the keyed retry finishes the same invoice`, async () => {
+      const { ws, client, project } = await workspaceWithCredit({ 2: 150 });
+      const request = creditRequest(ws, client, 2);
+      if (when === 'kill') await killedAt(2, 'createInvoice', request);
+      else {
+        failTransaction(2, 'after');
+        expect((await valueWithLogs(() => invoke('createInvoice', request))).value.status).toBe(503);
+        docMock.reset();
+        docMock.send.callThrough();
+      }
+      await expectConsistent(ws, new Set([project]));
+      // Landed: the line and the ledger together; killed before: neither.
+      expect(await ledgerOf(ws, project)).toBe(when === 'after' ? '5000' : undefined);
+      afterTheLease();
+      const retried = await invoke('createInvoice', again(request));
+      expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+      expectBought(retried.body);
+      expect(await invoiceIdsOf(ws)).toEqual([retried.body.id]);
+      expect(await ledgerOf(ws, project)).toBe('5000');
+    });
+  }
+
+  it('a create whose credit another invoice bought meanwhile: its covered time is given back, its draft goes, 409 nothing_to_invoice, as in that order', async () => {
+    // 150.00 of time on April 2, 30.00 on April 3: alone, each create would buy blocks.
+    const { ws, client, project } = await workspaceWithCredit({ 2: 150, 3: 30 });
+    const first = creditRequest(ws, client, 2);
+    const second = creditRequest(ws, client, 3);
+    let n = 0;
+    let raced: Awaited<ReturnType<typeof invoke>> | undefined;
+    docMock.on(TransactWriteCommand).callsFake(async (input: unknown) => {
+      // Just before the second's credit write (its third), the first commits whole: 2 blocks, 50.00 left.
+      if (n++ === 2 && raced === undefined) raced = await invoke('createInvoice', first);
+      return raw.send(new TransactWriteCommand(input as never));
+    });
+    const refused = await invoke('createInvoice', second);
+    expect(raced!.status, JSON.stringify(raced!.body)).toBe(201);
+    expectBought(raced!.body);
+    // From 50.00, 30.00 of time buys nothing: covered time and credit used alone make no invoice.
+    expect([refused.status, refused.body.error?.type], JSON.stringify(refused.body)).toEqual([409, 'nothing_to_invoice']);
+    const { entries } = await expectConsistent(ws, new Set([project]));
+    expect(new Set(entries.map((e) => e.invoice_id))).toEqual(new Set([null, raced!.body.id]));
+    expect(await invoiceIdsOf(ws)).toEqual([raced!.body.id]);
+    expect(await ledgerOf(ws, project)).toBe('5000');
+    // Its key answers the same once retried: the create starts afresh, and finds nothing to charge.
+    docMock.reset();
+    docMock.send.callThrough();
+    expect((await invoke('createInvoice', again(second))).body.error?.type).toBe('nothing_to_invoice');
+  });
 });

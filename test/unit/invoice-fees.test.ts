@@ -198,6 +198,12 @@ describe('retainer periods', () => {
     expect(retainerPeriodStarts(daily, '2026-01-01', '2026-04-11', 100)).toEqual(all.slice(0, 100));
     expect(retainerPeriodStarts(daily, '2026-01-01', '2027-01-01', 1000)).toEqual(all);
   });
+
+  it('refuse, as bugs, what validation keeps out: a count below 1 or fractional, a negative or fractional limit, a start that is no timestamp', () => {
+    for (const count of [0, -1, 1.5]) expect(() => retainerPeriodStarts(schedule('2026-01-01T00:00:00Z', count, 'Day'), '2026-01-01', '2026-02-01', 10), String(count)).toThrow('Not an interval count');
+    for (const limit of [-1, 0.5]) expect(() => retainerPeriodStarts(schedule('2026-01-01T00:00:00Z', 1, 'Day'), '2026-01-01', '2026-02-01', limit), String(limit)).toThrow('Not a limit');
+    expect(() => retainerPeriodStarts(schedule('soon', 1, 'Day'), '2026-01-01', '2026-02-01', 10)).toThrow('Not a timestamp');
+  });
 });
 
 describe('fees in minor units', () => {

@@ -65,12 +65,15 @@ describe('key schema', () => {
     expect(keys.workspacePartition('acme')).toBe('WS#acme');
   });
 
-  it('keeps a project\'s fee marks in a partition of their own: its fixed price, its retainer periods by start date (decision 0029)', () => {
+  it('keeps a project\'s fee marks in a partition of their own: its fixed price, its retainer periods by start date, its credit ledger (decision 0029)', () => {
     expect(keys.feesPartition('acme', 'prj_1')).toBe('WS#acme#FEES#prj_1');
     expect(keys.fixedPriceMark('acme', 'prj_1')).toEqual({ PK: 'WS#acme#FEES#prj_1', SK: 'FIXED' });
     expect(keys.retainerMark('acme', 'prj_1', '2026-02-28')).toEqual({ PK: 'WS#acme#FEES#prj_1', SK: 'RETAINER#2026-02-28' });
     // Periods sort by their start dates, so a range of them is a range of sort keys.
     expect(keys.retainerMark('a', 'p', '2026-12-31').SK < keys.retainerMark('a', 'p', '2027-01-01').SK).toBe(true);
+    // The credit ledger shares the partition, outside the marks' range: a Query of the marks never reads it.
+    expect(keys.creditLedger('acme', 'prj_1')).toEqual({ PK: 'WS#acme#FEES#prj_1', SK: 'CREDIT' });
+    expect(keys.creditLedger('a', 'p').SK < keys.fixedPriceMark('a', 'p').SK).toBe(true);
   });
 
   it('builds the index keys each resource declares', () => {

@@ -7,7 +7,7 @@
  * even, from it.
  */
 import { divideHalfEven, formatMinor, minorOfRateMinutes, rateMinutes, rateUnits } from '../../core/money.ts';
-import type { FeeLine, InvoiceLine, TimeLine } from '../../model/invoice-fields.ts';
+import type { CreditLine, FeeLine, InvoiceLine, TimeLine } from '../../model/invoice-fields.ts';
 
 /** 10^3: a percentage's integer units per percent (3 decimal places). */
 const PERCENT_SCALE = 1_000n;
@@ -33,11 +33,11 @@ export interface InvoiceableEntry {
   project_id: string | null;
   billable_rate: number | null;
   duration_minutes: number;
-  /** Time a ProjectBased or Retainer project covers (contract, "Billing types"): on a line of amount zero, its rate may be null. */
+  /** Time a ProjectBased, Retainer or CreditBased project covers (contract, "Billing types"): on a line of amount zero (a ProjectBased or Retainer one's rate may be null). */
   covered?: boolean;
 }
 
-export type { InvoiceLine, TimeLine, FeeLine };
+export type { InvoiceLine, TimeLine, FeeLine, CreditLine };
 
 export interface InvoiceAmounts {
   subtotal: string;
@@ -49,15 +49,15 @@ export interface InvoiceAmounts {
 /** `minutes × rate / 60` in the currency's minor unit, rounded once, half to even. */
 export const lineAmountMinor = (minutes: number, rate: number, currency: string): bigint => minorOfRateMinutes(rateMinutes(minutes, rate), currency);
 
-/** An amount as the API answers it (formatMinor's: the currency's digits, no sign) in minor units. */
-const minorOfAmount = (amount: string): bigint => BigInt(amount.replace('.', ''));
+/** An amount as the API answers it (formatMinor's: the currency's digits, a sign when negative) in minor units. */
+export const minorOfAmount = (amount: string): bigint => BigInt(amount.replace('.', ''));
 
-/** Within a project, lines in the contract's order of kinds: fixed_price, retainer, (credit,) time. */
-const KIND_ORDER: Record<InvoiceLine['kind'], number> = { fixed_price: 0, retainer: 1, time: 3 };
+/** Within a project, lines in the contract's order of kinds: fixed_price, retainer, credit, time. */
+const KIND_ORDER: Record<InvoiceLine['kind'], number> = { fixed_price: 0, retainer: 1, credit: 2, time: 3 };
 
 /**
  * Lines in the contract's order: project_id (null first); within a project the fixed price, the
- * retainer periods by start, then time by rate (null first).
+ * retainer periods by start, the credit, then time by rate (null first).
  */
 function compareLines(a: InvoiceLine, b: InvoiceLine): number {
   if (a.project_id !== b.project_id) {
@@ -121,12 +121,15 @@ export function removeFromLines<L extends InvoiceLine>(lines: readonly L[], entr
 export const sameFee = (a: FeeLine, b: FeeLine) =>
   a.kind === b.kind && a.project_id === b.project_id && (a.kind !== 'retainer' || a.period_start === (b as typeof a).period_start);
 
-/** New lines with `fees` among them, in the contract's order. */
-export const addFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[]): InvoiceLine[] => [...lines, ...fees].sort(compareLines);
+/** New lines with `fees` (or credit lines) among them, in the contract's order. */
+export const addFees = (lines: readonly InvoiceLine[], fees: readonly (FeeLine | CreditLine)[]): InvoiceLine[] => [...lines, ...fees].sort(compareLines);
 
-/** The lines without `fees` (a draft's delete releasing them). */
-export const removeFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[]): InvoiceLine[] =>
-  lines.filter((line) => line.kind === 'time' || !fees.some((fee) => sameFee(fee, line)));
+/** The lines without `fees` and the credit lines of `credits`' projects (a draft's delete releasing them). */
+export const removeFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[], credits: readonly CreditLine[] = []): InvoiceLine[] =>
+  lines.filter((line) => {
+    if (line.kind === 'credit') return !credits.some((credit) => credit.project_id === line.project_id);
+    return line.kind === 'time' || !fees.some((fee) => sameFee(fee, line));
+  });
 
 /**
  * The invoice's amounts: the subtotal (its lines' amounts), the discount (`subtotal × discount_rate

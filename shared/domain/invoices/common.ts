@@ -13,6 +13,7 @@ import { changeExpression, type ItemChange } from '../../data/update.ts';
 import { allOf, atVersion, counterUpdate, dataOfItem, deletePart, getItem, ITEM_PART, transact, updatePart, versionOf, type Condition, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, type FeeLine, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
 import { invoicedTotalsParts } from './lock.ts';
+import type { CreditTerms } from './fees.ts';
 import { client, counterOf, invoice, timeEntry } from '../../model/resources.ts';
 import { storedField } from '../../model/objects.ts';
 import { COUNTED_ATTRIBUTE } from '../../totals/totals.ts';
@@ -116,20 +117,28 @@ export const heldBy = (owner: string): Condition => ({ expression: '#work.#owner
 /**
  * What the invoice's create selected (its entry list, keys.invoiceEntries), in lock order: the
  * fees (positions 0 to fees.length − 1 of `work.next`), then the entries (`ids`): the first
- * `charging` of time and materials, then the time its `covered` projects cover.
+ * `charging` of time and materials, then the time its `covered` projects cover; then its
+ * CreditBased projects (`credit`), whose lines are stated once their time is locked.
  */
 export interface Plan {
   fees: FeeLine[];
   ids: string[];
   charging: number;
   covered: string[];
+  credit: CreditTerms[];
 }
 
 export async function planOf(ctx: CallerContext, invoiceId: string): Promise<Plan> {
   const list = await getItem(keys.invoiceEntries(ctx.workspaceId, invoiceId));
   const ids = (list?.ids ?? []) as string[];
   // A list written before billing types (decision 0029) holds entries alone, all of time and materials.
-  return { fees: (list?.fees ?? []) as FeeLine[], ids, charging: Number(list?.charging ?? ids.length), covered: (list?.covered ?? []) as string[] };
+  return {
+    fees: (list?.fees ?? []) as FeeLine[],
+    ids,
+    charging: Number(list?.charging ?? ids.length),
+    covered: (list?.covered ?? []) as string[],
+    credit: (list?.credit ?? []) as CreditTerms[],
+  };
 }
 
 /** How many of `parts` a transaction of this batch holds. */

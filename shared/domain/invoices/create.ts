@@ -2,15 +2,18 @@
  * An invoice's create (contract, "Invoices", "Billing types"; docs/decisions/0023-invoices.md,
  * 0029-billing-types.md): a client's uninvoiced, billable time locked into a draft, with the fees
  * its projects' billing types charge (its status steps: lifecycle.ts; its release by a void or a
- * delete: release.ts; what they share: common.ts; the fees' marks: fee-marks.ts).
+ * delete: release.ts; what they share: common.ts; what each type charges: fees.ts; the fees'
+ * marks: fee-marks.ts; the credit's ledger: credit.ts).
  *
  * A create selects the fees and the entries (reads only), writes the draft with its plan (the
- * fees, then the entries' ids: time and materials first, then the time its ProjectBased and
- * Retainer projects cover), then locks them in batches: each batch is one transaction holding the
- * invoice (its lines and totals with the batch's fees or entries added, on condition that this
- * request still holds the work) and each fee's mark (on condition that nothing charges the fee
- * yet) or each entry (on condition that it is at the version read and on no invoice). So at every
- * commit the marks and entries naming the invoice are exactly those its lines charge. A crash
+ * fees, then the entries' ids: time and materials first, then the time its ProjectBased,
+ * Retainer and CreditBased projects cover; then its CreditBased projects), then locks them in
+ * batches: each batch is one transaction holding the invoice (its lines and totals with the
+ * batch's fees, entries or credit lines added, on condition that this request still holds the
+ * work) and each fee's mark (on condition that nothing charges the fee yet), each entry (on
+ * condition that it is at the version read and on no invoice) or each credit ledger (at the
+ * version read: credit.ts). So at every commit the marks, entries and ledgers naming or counting
+ * the invoice are exactly what its lines charge. A crash
  * leaves a draft holding a prefix of the plan, its `work` naming who builds it until when; a
  * retry with the same Idempotency-Key takes the work over once that lease is past and finishes the
  * same invoice. A void, and a draft's delete, release them in batches the same way (release.ts).
@@ -25,7 +28,10 @@ import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../d
 import { absent, allOf, atVersion, counterUpdate, dataOfItem, getItem, ITEM_PART, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addFees, addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import { lockEntryPart } from './lock.ts';
-import { claims, covers, feesDue, lacking, markPart, type ScopedProject } from './fee-marks.ts';
+import { claims, markPart } from './fee-marks.ts';
+import { covers, creditLineOf, creditTermsOf, feesDue, feesOpen, lacking, type CreditTerms, type ScopedProject } from './fees.ts';
+import { creditsNow, stateCredit } from './credit.ts';
+import { abandonDraft } from './release.ts';
 import { dataOf, objectOf, type Invoice } from '../../model/objects.ts';
 import { CLIENT_STORED_CURRENCY, client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
@@ -71,18 +77,23 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const span = spanOf(input.timezone, input.from, input.to);
   const { selected, tooMany } = await selectEntries(ctx, input, span);
   const projects = await withProjectsOf(ctx, scope, selected, input.client_id);
+  const withTime = new Set(selected.flatMap((e) => (e.project_id === null ? [] : [e.project_id])));
   // Refusals in the contract's order, each before any write.
-  const unpricedProjects = projects.filter((p) => lacking(p) !== undefined);
+  const lacks = (p: ScopedProject) => lacking(p, withTime.has(p.id), currency);
+  const unpricedProjects = projects.filter((p) => lacks(p) !== undefined);
   if (unpricedProjects.length > 0) {
     const [first] = unpricedProjects;
     throw new ApiError(
       'unpriced_project', ERROR_TYPES.unpriced_project,
-      `${plural(unpricedProjects.length, 'project', 'projects')} in scope without what ${unpricedProjects.length === 1 ? 'its' : 'their'} billing type needs (e.g. ${first!.id}, ${first!.billing_type}, without ${lacking(first!)!.join(', ')}): set it on the project, or leave the project out with project_ids, then create the invoice`,
+      `${plural(unpricedProjects.length, 'project', 'projects')} in scope without what ${unpricedProjects.length === 1 ? 'its' : 'their'} billing type needs (e.g. ${first!.id}, ${first!.billing_type}, without ${lacks(first!)!.join(', ')}): set it on the project, or leave the project out with project_ids, then create the invoice`,
     );
   }
   const covered = new Set(projects.filter(covers).map((p) => p.id));
   const isCovered = (e: StoredTimeEntry) => e.project_id !== null && covered.has(e.project_id);
-  const unpriced = selected.filter((e) => e.billable_rate === null && !isCovered(e));
+  const creditProjects = projects.filter((p) => p.billing_type === 'CreditBased' && (feesOpen(p) || withTime.has(p.id)));
+  const rated = new Set(creditProjects.map((p) => p.id));
+  // Covered time needs no rate, but a CreditBased project's: its value is the credit it uses.
+  const unpriced = selected.filter((e) => e.billable_rate === null && (!isCovered(e) || rated.has(e.project_id!)));
   if (unpriced.length > 0) {
     throw new ApiError(
       'unpriced_time', ERROR_TYPES.unpriced_time,
@@ -93,14 +104,17 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const open = await claims(ctx.workspaceId, '', due);
   const fees = due.filter((_, i) => open[i] !== undefined);
   const charging = selected.filter((e) => !isCovered(e));
-  if (fees.length === 0 && charging.length === 0) {
+  const credit = creditProjects.map((p) => creditTermsOf(p, currency));
+  const blocks = await blocksNow(ctx, credit, selected, covered, currency);
+  if (fees.length === 0 && charging.length === 0 && blocks.every((n) => n === 0)) {
     throw nothingToInvoice(input.client_id, input.from, input.to, input.timezone, input.project_ids ? ' in those projects' : '');
   }
   if (tooMany) throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
-  const lineCount = fees.length + new Set(selected.map(lineKeyOf)).size;
+  const lineCount = fees.length + credit.length + new Set(selected.map(lineKeyOf)).size;
   if (lineCount > LIMITS.invoiceLines) {
-    throw invalidParam('to', `The time and fees in the range make ${lineCount} lines (fees, and time per project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
+    throw invalidParam('to', `The time and fees in the range make ${lineCount} lines (fees, credit, and time per project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
   }
+  if (blocks.some((n) => !Number.isSafeInteger(n))) throw invalidParam('to', 'The time in the range uses more blocks of a CreditBased project\'s credit than an integer holds exactly: narrow the range');
 
   const id = newId(invoice.idPrefix, now);
   const at = now.toISOString();
@@ -126,7 +140,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     [WORK]: work,
     [LOCKED]: 0,
   };
-  const plan: Plan = { fees, ids: [...charging, ...selected.filter(isCovered)].map((e) => e.id), charging: charging.length, covered: [...covered] };
+  const plan: Plan = { fees, ids: [...charging, ...selected.filter(isCovered)].map((e) => e.id), charging: charging.length, covered: [...covered], credit };
   const cancelled = await transact<string>({
     [ITEM_PART]: putPart(item, { condition: absent() }),
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
@@ -145,8 +159,20 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
 const nothingToInvoice = (clientId: string, from: string, to: string, timeZone: string, why: string) =>
   new ApiError(
     'nothing_to_invoice', ERROR_TYPES.nothing_to_invoice,
-    `Client ${clientId} has no fee due and no uninvoiced billable time of time and materials from ${from} to ${to} (${timeZone})${why} (the time a ProjectBased or Retainer project covers makes no invoice alone)`,
+    `Client ${clientId} has no fee due, no credit to buy and no uninvoiced billable time of time and materials from ${from} to ${to} (${timeZone})${why} (the time a ProjectBased, Retainer or CreditBased project covers makes no invoice alone)`,
   );
+
+/**
+ * The blocks each of `credit`'s projects would buy if the invoice took `selected` now, from their
+ * ledgers as they are (the seal states them again: credit.ts).
+ */
+async function blocksNow(ctx: CallerContext, credit: readonly CreditTerms[], selected: readonly StoredTimeEntry[], covered: ReadonlySet<string>, currency: string): Promise<number[]> {
+  const before = await creditsNow(ctx.workspaceId, credit);
+  return credit.map((terms) => {
+    const time = selected.filter((e) => e.project_id === terms.project_id).map((e) => invoiceableOf(e, covered));
+    return creditLineOf(terms, before.get(terms.project_id)!, addToLines([], time, () => '', currency), currency)?.line.blocks ?? 0;
+  });
+}
 
 /** Each of `projectIds` is a project of the client (400 naming `project_ids` otherwise): the invoice's scope. */
 async function checkProjects(ctx: CallerContext, clientId: string, projectIds: readonly string[]): Promise<ScopedProject[]> {
@@ -208,6 +234,12 @@ const orderOf = (entry: StoredTimeEntry) => `${entry.started_at}${entry.id}`;
 async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versioned<Invoice> | undefined> {
   const item = await getItem(keys.item(ctx.workspaceId, invoice.type, id));
   const work = item && workOf(item);
+  if (work?.kind === 'release' && work.unannounced) {
+    // Its draft was being released unannounced (a refusal that died part-way, or a delete of the
+    // abandoned build): that release is finished, and the create starts afresh.
+    await abandonDraft(ctx, await takeOver(ctx, item!, now), now, { record: ctx.record!.discarded(id) });
+    return undefined;
+  }
   if (!item || !work || work.kind !== 'build') {
     // Sealed meanwhile (its record replaced the marker after our read): the record says.
     const stored = await ctx.record!.lookup();
@@ -247,16 +279,18 @@ const uninvoiced = (entry: StoredTimeEntry, clientId: unknown) => entry.billable
 
 /**
  * The entry, as stored now, still belongs on the invoice: billable, on no invoice, of its client
- * (and projects), in its span, priced unless its project covers it; in the plan's time and
- * materials (`charging`), not covered either (so that covered time never lands on an invoice
- * before a line that charges).
+ * (and projects), in its span, priced unless its project covers it (a CreditBased project's time
+ * is priced too: its value is the credit it uses); in the plan's time and materials
+ * (`charging`), not covered either (so that covered time never lands on an invoice before a line
+ * that charges).
  */
-function belongs(entry: StoredTimeEntry, invoiceData: Record<string, unknown>, span: { from: string; to: string }, covered: ReadonlySet<string>, charging: boolean): boolean {
+function belongs(entry: StoredTimeEntry, invoiceData: Record<string, unknown>, span: { from: string; to: string }, covered: ReadonlySet<string>, rated: ReadonlySet<string>, charging: boolean): boolean {
   const projects = invoiceData.project_ids as string[] | null;
   const isCovered = entry.project_id !== null && covered.has(entry.project_id);
+  const priced = entry.billable_rate !== null;
   return (
     uninvoiced(entry, invoiceData.client_id) &&
-    (isCovered ? !charging : entry.billable_rate !== null) &&
+    (isCovered ? !charging && (priced || !rated.has(entry.project_id!)) : priced) &&
     (projects === null || (entry.project_id !== null && projects.includes(entry.project_id))) &&
     entry.started_at >= span.from &&
     entry.started_at < span.to
@@ -285,6 +319,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
   const span = spanOf(String(invoiceData.timezone), String(invoiceData.period_start), String(invoiceData.period_end));
   const plan = await planOf(ctx, id);
   const covered = new Set(plan.covered);
+  const rated = new Set(plan.credit.map((c) => c.project_id));
   const names = describer(ctx, String(invoiceData.client_id));
   const currency = String(invoiceData.currency);
   let attempts = 0;
@@ -294,10 +329,18 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
       const data = dataOfItem(item);
       const lines = linesOf(data);
       const at = work.next - plan.fees.length;
-      // Covered time comes last, and only onto an invoice that charges something.
-      if (at === plan.charging && at < plan.ids.length && lines.length === 0) return await discardEmpty(ctx, item);
-      const step = at < 0 ? await feeStep(ctx, plan, work.next, id, lines) : await entryStep(ctx, plan, at, { data, span, covered, lines, names, currency, now });
-      if (step.last && step.lines.length === 0) return await discardEmpty(ctx, item);
+      // Covered time comes after what charges, and only onto an invoice that charges something (or may buy credit).
+      if (at === plan.charging && at < plan.ids.length && lines.length === 0 && !plan.credit.some((c) => c.fees)) return await discardEmpty(ctx, item);
+      const step =
+        at < 0 ? await feeStep(ctx, plan, work.next, id, lines)
+        : at < plan.ids.length || plan.credit.length === 0 ? await entryStep(ctx, plan, at, { data, span, covered, rated, lines, names, currency, now })
+        : await creditStep(ctx, plan, at - plan.ids.length, lines, currency);
+      if (step.last && !step.lines.some((line) => charges(line, covered))) {
+        if (lines.length === 0) return await discardEmpty(ctx, item);
+        // Covered time or credit stated, and nothing charges (other invoices bought the credit meanwhile): all of it is given back.
+        await abandonDraft(ctx, item, now, ctx.record ? { record: ctx.record.discarded(id) } : {});
+        throw nothingToInvoice(String(data.client_id), String(data.period_start), String(data.period_end), String(data.timezone), ' left: other requests changed or invoiced it meanwhile');
+      }
       const fields = { ...linesFields(step.lines, data), ...(step.last ? { updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() } : {}) };
       const after: Record<string, unknown> = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, [LOCKED]: Number(item[LOCKED] ?? 0) + step.locked, [WORK]: { ...work, next: work.next + step.count } };
       if (step.last) delete after[WORK];
@@ -334,15 +377,27 @@ async function feeStep(ctx: CallerContext, plan: Plan, next: number, id: string,
     parts: Object.fromEntries(picked.map(({ fee, condition }, i) => [`fee${i}`, markPart(ctx.workspaceId, fee, id, condition)])),
     locked: 0,
     count: chunk.length,
-    last: next + chunk.length >= plan.fees.length && plan.ids.length === 0,
+    last: next + chunk.length >= plan.fees.length && plan.ids.length === 0 && plan.credit.length === 0,
   };
 }
+
+/** A batch of the plan's CreditBased projects from position `k`: each one's credit line stated from its ledger now, the ledger's Put with it. */
+async function creditStep(ctx: CallerContext, plan: Plan, k: number, lines: InvoiceLine[], currency: string): Promise<Step> {
+  const chunk = plan.credit.slice(k, k + BATCH_ENTRIES);
+  const { credits, parts } = await stateCredit(ctx.workspaceId, chunk, lines, currency);
+  return { lines: addFees(lines, credits), parts, locked: 0, count: chunk.length, last: k + chunk.length >= plan.credit.length };
+}
+
+/** The line charges something: a fee (even of zero), a credit line that buys a block, time and materials (even at rate 0). */
+const charges = (line: InvoiceLine, covered: ReadonlySet<string>) =>
+  line.kind === 'credit' ? line.blocks > 0 : line.kind !== 'time' || line.project_id === null || !covered.has(line.project_id);
 
 /** What an entry batch reads beside the plan. */
 interface EntryContext {
   data: Record<string, unknown>;
   span: { from: string; to: string };
   covered: ReadonlySet<string>;
+  rated: ReadonlySet<string>;
   lines: InvoiceLine[];
   names: ReturnType<typeof describer>;
   currency: string;
@@ -353,7 +408,7 @@ interface EntryContext {
  * A batch of the plan's entries from position `at` (within its time and materials, or within its
  * covered time): those that still belong on it, as long as a new line keeps within the lines' limit.
  */
-async function entryStep(ctx: CallerContext, plan: Plan, at: number, { data, span, covered, lines, names, currency, now }: EntryContext): Promise<Step> {
+async function entryStep(ctx: CallerContext, plan: Plan, at: number, { data, span, covered, rated, lines, names, currency, now }: EntryContext): Promise<Step> {
   const charging = at < plan.charging;
   const chunk = plan.ids.slice(at, Math.min(charging ? plan.charging : plan.ids.length, at + BATCH_ENTRIES));
   const stored = await readEntries(ctx, chunk);
@@ -365,7 +420,7 @@ async function entryStep(ctx: CallerContext, plan: Plan, at: number, { data, spa
       const entryItem = stored.get(entryId);
       if (!entryItem) continue;
       const entry = storedTimeEntryOfItem(entryItem);
-      if (!belongs(entry, data, span, covered, charging)) continue;
+      if (!belongs(entry, data, span, covered, rated, charging)) continue;
       const lineKey = lineKeyOf(entry);
       if (!lineKeys.has(lineKey)) {
         if (lineCount >= LIMITS.invoiceLines) continue;
@@ -376,7 +431,8 @@ async function entryStep(ctx: CallerContext, plan: Plan, at: number, { data, spa
     }
     return picked;
   };
-  const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: at, total: plan.ids.length }, pick, 1n, (end) => (end && ctx.record ? 1 : 0));
+  const sealing = (end: boolean) => end && plan.credit.length === 0;
+  const { entries: taken, totals, count, last } = fitBatch(ctx, chunk, { next: at, total: plan.ids.length }, pick, 1n, (end) => (sealing(end) && ctx.record ? 1 : 0));
   const takenEntries = taken.map(storedTimeEntryOfItem);
   await names.load(takenEntries.map((e) => e.project_id));
   return {
@@ -384,7 +440,7 @@ async function entryStep(ctx: CallerContext, plan: Plan, at: number, { data, spa
     parts: { ...Object.fromEntries(taken.map((e, i) => [`entry${i}`, lockEntryPart(ctx.workspaceId, e, String(data.id), now, ctx.requestId)])), ...totals },
     locked: taken.length,
     count,
-    last,
+    last: sealing(last),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
- * What a project's billing type charges besides its time, and the marks that keep each charge on
- * at most one non-void invoice (contract, "Billing types"; docs/decisions/0029-billing-types.md).
+ * The marks that keep each fee a project's billing type charges (fees.ts) on at most one non-void
+ * invoice (contract, "Billing types"; docs/decisions/0029-billing-types.md).
  *
  * A fixed price, and each retainer period, has a mark in its project's fees partition once an
  * invoice charges it, naming that invoice. The mark is put in the transaction of the invoice's
@@ -14,47 +14,11 @@ import * as keys from '../../data/keys.ts';
 import { readItems } from '../../data/batches.ts';
 import { readAll } from '../../data/list.ts';
 import { absent, dataOfItem, deletePart, putPart, type Condition, type TransactItem } from '../../data/writes.ts';
-import { formatMinor } from '../../core/money.ts';
-import { dayNumberOf } from '../../core/calendar.ts';
 import { invoice } from '../../model/resources.ts';
-import type { Project } from '../../model/objects.ts';
 import type { FeeLine } from './amounts.ts';
-import { feeMinor, retainerPeriodStarts } from './fees.ts';
-
-/** What a create reads of a project in its scope. */
-export type ScopedProject = Pick<Project, 'id' | 'name' | 'status' | 'billing_type' | 'fixed_price' | 'amount' | 'interval_count' | 'interval_unit' | 'start_date' | 'end_date'>;
 
 /** The attribute of a mark naming the invoice that charges it. */
 const INVOICE_ID = 'invoice_id';
-
-/** A project whose fees are what it charges: its billable time is covered, on time lines of amount zero. */
-export const covers = (p: Pick<ScopedProject, 'billing_type'>) => p.billing_type === 'ProjectBased' || p.billing_type === 'Retainer';
-
-/** An invoice created now may charge its fees: ACTIVE, or COMPLETED for a fixed price. */
-const feesOpen = (p: ScopedProject) => covers(p) && (p.status === 'ACTIVE' || (p.status === 'COMPLETED' && p.billing_type === 'ProjectBased'));
-
-/** What a project that may be charged fees lacks of what its type needs (409 unpriced_project), or undefined. */
-export function lacking(p: ScopedProject): string[] | undefined {
-  if (!feesOpen(p)) return undefined;
-  const needs = p.billing_type === 'ProjectBased' ? (['fixed_price'] as const) : (['amount', 'interval_count', 'interval_unit'] as const);
-  const missing = needs.filter((field) => p[field] === null || p[field] === undefined);
-  return missing.length > 0 ? missing : undefined;
-}
-
-/**
- * The fee lines the project's configuration charges over the dates `from`..`to` (exclusive), charged
- * elsewhere or not: its fixed price, or each retainer period starting in the range (at most one
- * per day of it). A fee is the project's field rounded once, half to even, to the currency's minor unit.
- */
-export function feesDue(p: ScopedProject, range: { from: string; to: string }, currency: string): FeeLine[] {
-  if (!feesOpen(p) || lacking(p)) return [];
-  const line = { project_id: p.id, description: p.name, taxable: true } as const;
-  if (p.billing_type === 'ProjectBased') return [{ kind: 'fixed_price', ...line, amount: formatMinor(feeMinor(p.fixed_price!, currency), currency) }];
-  const amount = formatMinor(feeMinor(p.amount!, currency), currency);
-  const schedule = { start_date: p.start_date!, end_date: p.end_date, interval_count: p.interval_count!, interval_unit: p.interval_unit! };
-  const days = dayNumberOf(range.to) - dayNumberOf(range.from);
-  return retainerPeriodStarts(schedule, range.from, range.to, days).map((period) => ({ kind: 'retainer', ...line, ...period, amount }));
-}
 
 /** The key of a fee's mark. */
 const markOf = (workspaceId: string, fee: FeeLine) =>

@@ -1,8 +1,8 @@
 /**
  * An invoice's release (docs/decisions/0023-invoices.md, 0029-billing-types.md): a void (open →
- * void) and a draft's DELETE free its fees' marks, then its time entries, batch by batch, each
- * batch one transaction holding the invoice (on condition that this request holds the work) and
- * the marks or entries it releases.
+ * void) and a draft's DELETE free its fees' marks, then its time entries, then give its credit
+ * back, batch by batch, each batch one transaction holding the invoice (on condition that this
+ * request holds the work) and the marks, entries or credit ledgers it releases.
  */
 import { ApiError, ERROR_TYPES, keyInUse, notFound } from '../../core/errors.ts';
 import { isWellFormedId } from '../../core/ids.ts';
@@ -10,7 +10,8 @@ import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE } from '../../data/table.ts';
 import { storedTimeEntryOfItem } from '../../data/stored-time-entries.ts';
 import { dataOfItem, ITEM_PART, matchesVersion, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { deletionRecordPut } from '../../data/deletion-records.ts';
-import { removeFees, removeFromLines, type FeeLine } from './amounts.ts';
+import { removeFees, removeFromLines, type CreditLine, type FeeLine } from './amounts.ts';
+import { returnCredit } from './credit.ts';
 import { releaseEntryPart } from './lock.ts';
 import { markedBy, unmarkPart } from './fee-marks.ts';
 import { invoice } from '../../model/resources.ts';
@@ -96,9 +97,29 @@ async function takeOverRelease(ctx: CallerContext, item: Record<string, unknown>
   return takeOver(ctx, item, now);
 }
 
-/** What one release batch frees: the fees whose marks it deletes, the entries it releases, their parts, the plan positions it uses. */
+/**
+ * A create's draft that charges nothing once its credit is stated (other invoices bought the
+ * credit meanwhile: create.ts): its time and credit given back and the draft removed, unannounced,
+ * as a delete of an abandoned build is; `closing` (the key's record) in the removal's transaction.
+ */
+export async function abandonDraft(ctx: CallerContext, item: Record<string, unknown>, now: Date, closing: Record<string, TransactItem>): Promise<void> {
+  const work = workOf(item)!;
+  let releasing = item;
+  if (work.kind === 'build') {
+    const turned: Work = { kind: 'release', owner: work.owner, lease_until: work.lease_until, next: 0, then: 'delete', unannounced: true };
+    const cancelled = await transact<string>({ [ITEM_PART]: invoiceUpdate(item, { attributes: { [WORK]: turned } }, heldBy(work.owner)) });
+    if (cancelled) throw workInUse(LEASE_MS / 1000);
+    releasing = { ...item, [WORK]: turned };
+  }
+  const released = await release(ctx, releasing, now, linesWithout);
+  const cancelled = await transact<string>({ ...draftRemoval(ctx, released, workOf(released)!.owner), ...closing });
+  if (cancelled) throw workInUse(LEASE_MS / 1000);
+}
+
+/** What one release batch frees: the fees whose marks it deletes, the credit it gives back, the entries it releases, their parts, the plan positions it uses. */
 interface Released {
   fees: FeeLine[];
+  credits: CreditLine[];
   entries: Record<string, unknown>[];
   parts: Record<string, TransactItem>;
   count: number;
@@ -121,9 +142,13 @@ async function release(ctx: CallerContext, start: Record<string, unknown>, now: 
     for (;;) {
       const work = workOf(item)!;
       const data = dataOfItem(item);
-      const step = work.next < plan.fees.length ? await feesReleased(ctx, plan, work.next, id) : await entriesReleased(ctx, plan, work, id, now);
+      const at = work.next - plan.fees.length;
+      const step =
+        at < 0 ? await feesReleased(ctx, plan, work.next, id)
+        : at < plan.ids.length || plan.credit.length === 0 ? await entriesReleased(ctx, plan, work, id, now)
+        : await creditReleased(ctx, plan, at - plan.ids.length, data);
       const closesVoid = step.last && work.then === 'void';
-      const set = shrink && step.fees.length + step.entries.length > 0 ? shrink(data, step, covered) : {};
+      const set = shrink && step.fees.length + step.credits.length + step.entries.length > 0 ? shrink(data, step, covered) : {};
       const nextWork = { ...work, next: work.next + step.count };
       const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...set }, [LOCKED]: Number(item[LOCKED] ?? 0) - step.entries.length, [WORK]: nextWork } as Record<string, unknown>;
       if (closesVoid) delete after[WORK];
@@ -162,11 +187,19 @@ async function feesReleased(ctx: CallerContext, plan: Plan, next: number, id: st
   const fees = await markedBy(ctx.workspaceId, id, chunk);
   return {
     fees,
+    credits: [],
     entries: [],
     parts: Object.fromEntries(fees.map((fee, i) => [`fee${i}`, unmarkPart(ctx.workspaceId, fee, id)])),
     count: chunk.length,
-    last: next + chunk.length >= plan.fees.length && plan.ids.length === 0,
+    last: next + chunk.length >= plan.fees.length && plan.ids.length === 0 && plan.credit.length === 0,
   };
+}
+
+/** A batch of the plan's CreditBased projects from position `k`: what each one's credit line took, given back to its ledger. */
+async function creditReleased(ctx: CallerContext, plan: Plan, k: number, data: Record<string, unknown>): Promise<Released> {
+  const chunk = new Set(plan.credit.slice(k, k + BATCH_ENTRIES).map((c) => c.project_id));
+  const credits = linesOf(data).filter((line): line is CreditLine => line.kind === 'credit' && chunk.has(line.project_id));
+  return { fees: [], credits, entries: [], parts: await returnCredit(ctx.workspaceId, credits), count: chunk.size, last: k + chunk.size >= plan.credit.length };
 }
 
 /** A batch of the plan's entries from `work.next`: those still naming this invoice (another request's release may have reached some). */
@@ -179,19 +212,21 @@ async function entriesReleased(ctx: CallerContext, plan: Plan, work: Work, id: s
       const entry = stored.get(entryId);
       return entry && storedTimeEntryOfItem(entry).invoice_id === id ? [entry] : [];
     });
-  const { entries, totals, count, last } = fitBatch(ctx, chunk, { next: at, total: plan.ids.length }, pick, -1n, (end) => (end && work.then === 'void' && ctx.record ? 1 : 0));
+  const closing = (end: boolean) => end && plan.credit.length === 0;
+  const { entries, totals, count, last } = fitBatch(ctx, chunk, { next: at, total: plan.ids.length }, pick, -1n, (end) => (closing(end) && work.then === 'void' && ctx.record ? 1 : 0));
   return {
     fees: [],
+    credits: [],
     entries,
     parts: { ...Object.fromEntries(entries.map((e, i) => [`entry${i}`, releaseEntryPart(ctx.workspaceId, e, id, now, ctx.requestId)])), ...totals },
     count,
-    last,
+    last: closing(last),
   };
 }
 
 /** A draft's lines and totals without the fees and entries its delete releases (a void keeps its lines: its bundle carries none of this). */
 const linesWithout = (data: Record<string, unknown>, released: Released, covered: ReadonlySet<string>) =>
   linesFields(
-    removeFromLines(removeFees(linesOf(data), released.fees), released.entries.map((e) => invoiceableOf(storedTimeEntryOfItem(e), covered)), String(data.currency)),
+    removeFromLines(removeFees(linesOf(data), released.fees, released.credits), released.entries.map((e) => invoiceableOf(storedTimeEntryOfItem(e), covered)), String(data.currency)),
     data,
   );
