@@ -65,14 +65,16 @@ describe('the local stack stopped and started again over DATA_DIR', { timeout: 1
 
     const first = await npmStart(env);
     // A second stack on the same DATA_DIR is refused: two DynamoDB Locals on one file would corrupt it.
-    const second = await npmStartUntilExit(env);
-    expect([second.code, second.output]).toEqual([2, expect.stringContaining(`DATA_DIR ${dataDir} is in use by another npm start`)]);
+    // Its npm and tsx start (a few seconds) overlaps the first stack's requests; it is awaited before the stop.
+    const refused = npmStartUntilExit(env);
     const token = await localToken(first.port, WORKSPACE, SCOPES);
     expect((await call(first, token, 'POST', '/webhook_endpoints', { url: retried.url, enabled_events: ['client.created'] })).status).toBe(201);
     expect((await call(first, token, 'POST', '/webhook_endpoints', { url: delivered.url, enabled_events: ['client.created'] })).status).toBe(201);
     const created = await call(first, token, 'POST', '/clients', { company_name: 'Before the stop', company_email: 'a@a.test' });
     expect(created.status).toBe(201);
     await waitFor(async () => (retried.received.length >= 1 && delivered.received.length >= 1 ? true : undefined), 'the first attempts');
+    const second = await refused;
+    expect([second.code, second.output]).toEqual([2, expect.stringContaining(`DATA_DIR ${dataDir} is in use by another npm start`)]);
     // A change answered just before the stop: its event may or may not be made before the stop.
     const late = await call(first, token, 'PATCH', `/clients/${created.body.id}`, { status: 'ACTIVE' });
     expect(late.status).toBe(200);

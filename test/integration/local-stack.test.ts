@@ -29,9 +29,12 @@ describe('npm start', { timeout: 180_000, concurrent: true }, () => {
   it('serves the API with tokens from npm run token, beside a second stack on another port', async ({ expect }) => {
     const [first, second] = await Promise.all([npmStart(), npmStart()]);
     // The first stack's token from the command; the second's from the endpoint the command calls.
-    const [token1, token2] = await Promise.all([
+    // Both runs of the command side by side (each is seconds of npm and tsx starting), the second
+    // for a workspace of its own: the registry's scopes of a workspace are read, then written.
+    const [token1, token2, foreign] = await Promise.all([
       npmRunToken(first.port, 'acme', 'clients:read,clients:write'),
       localToken(second.port, 'acme', 'clients:read,clients:write'),
+      npmRunToken(first.port, 'foreign', 'other-api/clients:write,clients:read'),
     ]);
     expect(token1.code).toBe(0);
     // The banner's token hint names the PORT the stack runs on; the served OpenAPI document names it too.
@@ -39,7 +42,6 @@ describe('npm start', { timeout: 180_000, concurrent: true }, () => {
     const served = (await (await fetch(`http://127.0.0.1:${first.port}/api/v1/openapi.json`)).json()) as { servers: { url: string }[] };
     expect(served.servers).toEqual([{ url: `http://127.0.0.1:${first.port}` }]);
     // npm run token puts scopes into the token as given, warning about those that grant nothing.
-    const foreign = await npmRunToken(first.port, 'acme', 'other-api/clients:write,clients:read');
     expect(foreign.code).toBe(0);
     expect(foreign.stderr).toMatch(/other-api\/clients:write grants nothing/);
     expect(JSON.parse(Buffer.from(lastLine(foreign.stdout).split('.')[1]!, 'base64url').toString()).scope).toBe('other-api/clients:write clients:read');
