@@ -29,6 +29,9 @@ export const enum LIMITS {
   invoiceLines = 100,
   /** `project_ids` of one invoice create. */
   invoiceProjects = 50,
+  /** Named taxes of one invoice (TPS and TVQ). */
+  invoiceTaxes = 2,
+  taxNameLength = 40,
   memoLength = 2000,
   purchaseOrderLength = 100,
 }

@@ -56,6 +56,16 @@ export function divideHalfEven(numerator: bigint, denominator: bigint): bigint {
   return negative ? -quotient : quotient;
 }
 
+/**
+ * `numerator / denominator` rounded once, half up (both non-negative): a remainder of half the
+ * denominator or more rounds up, as Revenu Québec and the Canada Revenue Agency round taxes.
+ */
+export function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
+  // Amounts and rates are never negative (validated): anything else here is a bug.
+  if (numerator < 0n || denominator <= 0n) throw new Error(`Not a division of amounts: ${numerator} / ${denominator}`);
+  return (numerator * 2n + denominator) / (denominator * 2n);
+}
+
 /** A count of minor units as the decimal string the API answers: `"1234.50"`, `"1235"`, `"12.345"`. */
 export function formatMinor(minor: bigint, currency: string): string {
   const digits = minorUnitDigits(currency);

@@ -57,6 +57,11 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
    * existed (an invoice's lines before `kind` and `taxable`): the read fills them in, nothing is rewritten.
    */
   storedElementDefaults?: { readonly [N in F]?: Readonly<Record<string, string | number | boolean>> };
+  /**
+   * What a field stored before it existed reads as when that follows from the item's other fields
+   * (an invoice's `taxes` from its one `tax_rate`): the read derives it, nothing is rewritten.
+   */
+  storedDerived?: { readonly [N in F]?: (data: Readonly<Record<string, unknown>>) => unknown };
   /** Fields that hold the id of another resource (by kind); creating counts it on that resource. */
   references?: { readonly [N in F]?: string };
   /** Fields a list may be filtered by (exact match), served by the indexes below. */
@@ -119,6 +124,7 @@ export interface AnyResource {
   readonly immutable?: Readonly<Record<string, string>>;
   readonly storedDefaults?: { readonly [field: string]: string | number | boolean | undefined };
   readonly storedElementDefaults?: { readonly [field: string]: Readonly<Record<string, string | number | boolean>> | undefined };
+  readonly storedDerived?: { readonly [field: string]: ((data: Readonly<Record<string, unknown>>) => unknown) | undefined };
   readonly references?: { readonly [field: string]: string | undefined };
   readonly filters?: readonly string[];
   readonly search?: string;

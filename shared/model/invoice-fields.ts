@@ -6,9 +6,10 @@
  */
 import * as v from 'valibot';
 import { LIMITS } from '../core/field-limits.ts';
+import { formatMinor } from '../core/money.ts';
 import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRange, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
-import { crossFieldCheck } from './cross-field.ts';
+import { crossFieldCheck, type CrossFieldRule } from './cross-field.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -95,8 +96,16 @@ export const invoiceFieldSchemas = () => ({
   subtotal: amount('The sum of the lines'),
   discount_rate: percent('discount_rate'),
   discount_amount: amount('subtotal × discount_rate / 100, rounded once, half to even'),
-  tax_rate: percent('tax_rate'),
-  tax_amount: amount('(subtotal − discount_amount) × tax_rate / 100, rounded once, half to even'),
+  tax_rate: v.pipe(v.number(), v.minValue(0), v.maxValue(LIMITS.percent * LIMITS.invoiceTaxes), v.metadata({ description: 'The sum of the rates of `taxes` (0 when none)' })),
+  taxes: v.array(
+    v.strictObject({
+      name: v.string(),
+      rate: v.number(),
+      taxable_amount: amount('The taxable lines\' sum less the discount\'s share of it (that share rounded half to even)'),
+      amount: amount('taxable_amount × rate / 100, rounded half up (as Revenu Québec and the Canada Revenue Agency round taxes)'),
+    }),
+  ),
+  tax_amount: amount('The sum of the taxes\' amounts'),
   total: amount('subtotal − discount_amount + tax_amount'),
   memo: memo(),
   purchase_order: purchaseOrder(),
@@ -118,6 +127,39 @@ export type CreditLine = Extract<InvoiceLine, { kind: 'credit' }>;
 
 /** At most LIMITS.invoiceProjects: a check, which the OpenAPI document states as maxItems (model/documented.ts). */
 export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;
+
+/**
+ * The taxes a create or PATCH gives: at most LIMITS.invoiceTaxes, each `{name, rate}`, the names
+ * distinct (compared exactly); a 400 names `taxes[i].name`, `taxes[i].rate`, or `taxes`.
+ */
+const taxes = () =>
+  v.pipe(
+    v.array(
+      v.strictObject({ name: text('name', LIMITS.taxNameLength), rate: percent('rate') }, 'each tax must be an object {"name", "rate"}'),
+      'taxes must be an array of {"name", "rate"} objects',
+    ),
+    v.check((list) => list.length <= LIMITS.invoiceTaxes, `taxes may hold at most ${LIMITS.invoiceTaxes} taxes (TPS and TVQ, or GST and QST)`),
+    v.rawCheck<{ name: string; rate: number }[]>(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const list = dataset.value;
+      list.forEach((tax, i) => {
+        if (list.findIndex((other) => other.name === tax.name) === i) return;
+        addIssue({
+          message: `name ${JSON.stringify(tax.name)} is given twice: each tax is named once`,
+          path: [
+            { type: 'array', origin: 'value', input: list, key: i, value: tax },
+            { type: 'object', origin: 'value', input: tax, key: 'name', value: tax.name },
+          ],
+        });
+      });
+    }),
+  );
+
+/** `tax_rate` is shorthand for `taxes` (one tax named "Tax", or none at 0): both in one body is a 400 naming it. */
+const taxRateOrTaxes: CrossFieldRule = {
+  field: 'tax_rate',
+  broken: (given) => (given.tax_rate !== undefined && given.taxes !== undefined ? 'tax_rate is shorthand for taxes: send one of them' : undefined),
+};
 
 const projectIds = () =>
   v.pipe(
@@ -141,23 +183,44 @@ export const invoiceCreateBody = (said: Said = {}) =>
       timezone: v.optional(timeZoneName('timezone'), 'UTC'),
       project_ids: v.optional(projectIds()),
       discount_rate: v.optional(percent('discount_rate'), 0),
-      tax_rate: v.optional(percent('tax_rate'), 0),
+      tax_rate: v.optional(percent('tax_rate')),
+      taxes: v.optional(taxes()),
       memo: v.optional(memo()),
       purchase_order: v.optional(purchaseOrder()),
       due_date: v.optional(dueDate(said)),
     }),
-    crossFieldCheck([dateRange]),
+    crossFieldCheck([dateRange, taxRateOrTaxes]),
   );
 
 /** A PATCH of a draft: its terms. */
 export const invoiceUpdateBody = (said: Said = {}) =>
-  v.strictObject({
-    memo: v.optional(memo()),
-    purchase_order: v.optional(purchaseOrder()),
-    due_date: v.optional(dueDate(said)),
-    discount_rate: v.optional(percent('discount_rate')),
-    tax_rate: v.optional(percent('tax_rate')),
-  });
+  v.pipe(
+    v.strictObject({
+      memo: v.optional(memo()),
+      purchase_order: v.optional(purchaseOrder()),
+      due_date: v.optional(dueDate(said)),
+      discount_rate: v.optional(percent('discount_rate')),
+      tax_rate: v.optional(percent('tax_rate')),
+      taxes: v.optional(taxes()),
+    }),
+    crossFieldCheck([taxRateOrTaxes]),
+  );
+
+/**
+ * What an invoice stored before named taxes reads as: its one `tax_rate` as a tax named "Tax" on
+ * the subtotal less the discount (every line was taxable), or none at 0.
+ */
+export function taxesStoredBefore(data: Readonly<Record<string, unknown>>) {
+  const rate = Number(data.tax_rate ?? 0);
+  if (rate === 0) return [];
+  const minor = (amount: unknown) => BigInt(String(amount).replace('.', ''));
+  const taxable = formatMinor(minor(data.subtotal) - minor(data.discount_amount), String(data.currency));
+  return [{ name: 'Tax', rate, taxable_amount: taxable, amount: String(data.tax_amount) }];
+}
+
+/** The taxes a create or PATCH gives, `tax_rate` read as its shorthand; undefined when it gives neither. */
+export const givenTaxes = (body: { tax_rate?: number | undefined; taxes?: { name: string; rate: number }[] | undefined }) =>
+  body.taxes ?? (body.tax_rate === undefined ? undefined : body.tax_rate > 0 ? [{ name: 'Tax', rate: body.tax_rate }] : []);
 
 export const invoiceFinalizeBody = () =>
   v.strictObject({

@@ -39,14 +39,14 @@ export function dataOf(
  * stored before the field (or before its elements' members) reads as. Every object is read through
  * it (objectOf), and so is whatever the domain reads of such a field (an invoice's lines).
  */
-export function storedField(resource: Pick<AnyResource, 'storedDefaults' | 'storedElementDefaults'>, data: Record<string, unknown>, name: string): unknown {
-  const value = data[name] ?? resource.storedDefaults?.[name] ?? null;
+export function storedField(resource: Pick<AnyResource, 'storedDefaults' | 'storedElementDefaults' | 'storedDerived'>, data: Record<string, unknown>, name: string): unknown {
+  const value = data[name] ?? resource.storedDerived?.[name]?.(data) ?? resource.storedDefaults?.[name] ?? null;
   const defaults = resource.storedElementDefaults?.[name];
   return defaults && Array.isArray(value) ? value.map((element: object) => ({ ...defaults, ...element })) : value;
 }
 
 /** The object of a stored item, fields in their declared order. */
-export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults'>>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
+export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults' | 'storedDerived'>>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
   const data = (item.data ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = { object: resource.kind, id: data.id };
   for (const name of resource.fieldNames) out[name] = storedField(resource, data, name);

@@ -30,7 +30,8 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], noun = 'f
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const issue of issues) {
-    const param = v.getDotPath(issue) ?? 'body';
+    // An element of a list is named as JSON Pointer's readers expect it: `taxes[1].name`, not `taxes.1.name`.
+    const param = v.getDotPath(issue)?.replace(/\.(\d+)(?=\.|$)/g, '[$1]') ?? 'body';
     if (seen.has(param)) continue; // the first (most basic) problem of a field is the useful one
     seen.add(param);
     errors.push({ param, message: messageOf(issue, param, noun) });

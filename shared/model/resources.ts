@@ -17,7 +17,7 @@ import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, refe
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
-import { invoiceBodies, invoiceFieldSchemas } from './invoice-fields.ts';
+import { invoiceBodies, invoiceFieldSchemas, taxesStoredBefore } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
@@ -166,7 +166,7 @@ export const invoice = /* @__PURE__ */ declareResource({
   tag: 'Invoices',
   fields: [
     'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
-    'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
+    'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'taxes', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
     'finalized_at', 'paid_at', 'voided_at',
   ],
   indexes: {
@@ -177,6 +177,8 @@ export const invoice = /* @__PURE__ */ declareResource({
   references: { client_id: 'client' },
   // Lines stored before billing types (decision 0029) are time lines, taxable.
   storedElementDefaults: { lines: { kind: 'time', taxable: true } },
+  // Invoices stored before named taxes had one tax_rate (contract, "Taxes").
+  storedDerived: { taxes: taxesStoredBefore },
   filters: ['client_id', 'status'],
   deleteHint: 'void it instead once it is finalized',
   deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',

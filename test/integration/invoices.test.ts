@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createClient, createProject, logTime, workspace, type Api } from '../support/api.ts';
+import { call, createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
 
 /** Decimal spelling → integer of 1/10^places, never through a binary float's arithmetic. */
 const units = (value: number, places: number) => {
@@ -19,6 +19,8 @@ const halfEven = (n: bigint, d: bigint) => {
   if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
   return q;
 };
+/** A tax's rounding: half a minor unit or more rounds up (contract, "Taxes"). */
+const halfUp = (n: bigint, d: bigint) => (n * 2n + d) / (d * 2n);
 const DIGITS: Record<string, number> = { USD: 2, EUR: 2, JPY: 0, KWD: 3 };
 const text = (minor: bigint, currency: string) => {
   const digits = DIGITS[currency]!;
@@ -51,7 +53,7 @@ function expected(entries: Logged[], currency: string, discountRate: number, tax
   );
   const subtotal = lines.reduce((sum, l) => sum + lineMinor(l.minutes, l.billable_rate, currency), 0n);
   const discount = halfEven(subtotal * units(discountRate, 3), 100_000n);
-  const tax = halfEven((subtotal - discount) * units(taxRate, 3), 100_000n);
+  const tax = halfUp((subtotal - discount) * units(taxRate, 3), 100_000n);
   return {
     lines: lines.map((l) => ({ ...l, amount: text(lineMinor(l.minutes, l.billable_rate, currency), currency) })),
     subtotal: text(subtotal, currency),
@@ -393,5 +395,74 @@ describe('invoices', () => {
       const byProject = (pid: string) => entries.filter((e) => e.invoice_id === inv.id && e.project_id === pid).reduce((m, e) => m + e.duration_minutes, 0);
       for (const line of inv.lines) expect(line.minutes).toBe(byProject(line.project_id));
     });
+  });
+});
+
+describe('taxes', () => {
+  it('charges TPS and TVQ on the taxable amount, each half up; tax_rate is their sum, or shorthand for one; PATCH replaces or keeps them', async () => {
+    const { api } = await workspace('tax');
+    const client = await createClient(api, { company_name: 'Québec Co', currency: 'CAD' });
+    const project = await createProject(api, client.id, { name: 'Site', hourly_rate: 100 });
+    await logTime(api, { project_id: project.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
+    const range = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+    const TPS_TVQ = [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }];
+    // Refused, each naming its field, and nothing made.
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ tax_rate: 5, taxes: [] }, 'tax_rate'],
+      [{ taxes: [...TPS_TVQ, { name: 'Other', rate: 1 }] }, 'taxes'],
+      [{ taxes: [TPS_TVQ[0], { name: 'TPS', rate: 9.975 }] }, 'taxes[1].name'],
+      [{ taxes: ['TPS'] }, 'taxes[0]'],
+      [{ taxes: [{ name: ' ', rate: 5 }] }, 'taxes[0].name'],
+      [{ taxes: [{ name: 'x'.repeat(41), rate: 5 }] }, 'taxes[0].name'],
+      [{ taxes: [{ name: 'TPS', rate: 100.5 }] }, 'taxes[0].rate'],
+      [{ taxes: [{ name: 'TPS' }] }, 'taxes[0].rate'],
+      [{ taxes: [{ name: 'TPS', rate: 5, country: 'CA' }] }, 'taxes[0].country'],
+      [{ taxes: { name: 'TPS', rate: 5 } }, 'taxes'],
+    ];
+    for (const [body, param] of refusals) {
+      const refused = expectError(await api.post('/invoices', { ...range, ...body }), 400, 'invalid_request');
+      expect(refused.errors!.map((e) => e.param), JSON.stringify(body)).toEqual([param]);
+    }
+    expect((await api.get('/invoices')).body.data).toEqual([]);
+
+    // Revenu Québec's example: 100.00, TPS 5.00 and TVQ 9.975 % = 9.975 -> 9.98.
+    const invoice = (await api.post('/invoices', { ...range, taxes: TPS_TVQ })).body;
+    expect(invoice).toMatchObject({
+      subtotal: '100.00', discount_amount: '0.00', tax_rate: 14.975, tax_amount: '14.98', total: '114.98',
+      taxes: [{ name: 'TPS', rate: 5, taxable_amount: '100.00', amount: '5.00' }, { name: 'TVQ', rate: 9.975, taxable_amount: '100.00', amount: '9.98' }],
+    });
+    const patch = async (body: Record<string, unknown>) => {
+      const response = await api.patch(`/invoices/${invoice.id}`, body);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body;
+    };
+    // Neither field: the taxes are kept, on what the discount leaves (TVQ 8.9775 -> 8.98).
+    expect(await patch({ discount_rate: 10 })).toMatchObject({ tax_rate: 14.975, taxes: [{ taxable_amount: '90.00', amount: '4.50' }, { amount: '8.98' }], total: '103.48' });
+    expect(await patch({ tax_rate: 20 })).toMatchObject({ tax_rate: 20, taxes: [{ name: 'Tax', rate: 20, taxable_amount: '90.00', amount: '18.00' }], total: '108.00' });
+    expect(await patch({ tax_rate: 0 })).toMatchObject({ tax_rate: 0, taxes: [], tax_amount: '0.00', total: '90.00' });
+    expect(await patch({ taxes: [{ name: 'GST', rate: 5 }] })).toMatchObject({ tax_rate: 5, taxes: [{ name: 'GST', amount: '4.50' }] });
+    expectError(await api.patch(`/invoices/${invoice.id}`, { taxes: [{ name: 'GST', rate: 5 }], tax_rate: 5 }), 400, 'invalid_request');
+    expect((await api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ tax_rate: 5, taxes: [{ name: 'GST', rate: 5, taxable_amount: '90.00', amount: '4.50' }] });
+  });
+
+  it('reads an invoice stored before named taxes as one tax named "Tax", and a create without taxes as none', async () => {
+    const { id: ws, api } = await workspace('tax');
+    const client = await createClient(api, { company_name: 'Old Tax Co' });
+    const project = await createProject(api, client.id, { name: 'Old', hourly_rate: 30 });
+    await logTime(api, { project_id: project.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
+    await logTime(api, { project_id: project.id, started_at: '2026-12-02T09:00:00Z', duration_minutes: 60 });
+    const untaxed = (await api.post('/invoices', { client_id: client.id, from: '2026-12-01', to: '2027-01-01' })).body;
+    expect(untaxed).toMatchObject({ tax_rate: 0, taxes: [], tax_amount: '0.00', total: '30.00' });
+    const invoice = (await api.post('/invoices', { client_id: client.id, from: '2026-11-01', to: '2026-12-01', tax_rate: 20, discount_rate: 10 })).body;
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const { DynamoDBDocumentClient, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { inject } = await import('vitest');
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    await db.send(new UpdateCommand({ TableName: inject('tableName'), Key: { PK: `WS#${ws}`, SK: `INVOICE#${invoice.id}` }, UpdateExpression: 'REMOVE #data.#taxes', ExpressionAttributeNames: { '#data': 'data', '#taxes': 'taxes' } }));
+    db.destroy();
+    const read = (await api.get(`/invoices/${invoice.id}`)).body;
+    expect(read).toMatchObject({ subtotal: '30.00', discount_amount: '3.00', tax_rate: 20, tax_amount: '5.40', taxes: [{ name: 'Tax', rate: 20, taxable_amount: '27.00', amount: '5.40' }] });
+    // Changed as any draft: its one tax kept.
+    expect((await api.patch(`/invoices/${invoice.id}`, { discount_rate: 0 })).body).toMatchObject({ taxes: [{ name: 'Tax', rate: 20, taxable_amount: '30.00', amount: '6.00' }], total: '36.00' });
   });
 });

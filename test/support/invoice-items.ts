@@ -24,11 +24,11 @@ export function invoiceHistory(workspaceId: string, id: string) {
   const lines = addToLines([], entries, (p) => (p === null ? 'Acme' : 'Website'), 'USD');
   const data = {
     id, client_id: 'cli_1', status: 'draft', number: null, currency: 'USD', timezone: 'UTC', period_start: '2026-11-01', period_end: '2026-12-01',
-    project_ids: null, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, 20, 'USD'), discount_rate: 0, tax_rate: 20, memo: null, purchase_order: null,
+    project_ids: null, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, [{ name: 'Tax', rate: 20 }], 'USD'), discount_rate: 0, tax_rate: 20, memo: null, purchase_order: null,
     issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null, workspace_id: workspaceId, created_at: at(0), updated_at: at(0),
   };
   const inserted: Item = { ...key, data, version: 1, request_id: 'req-1', work: work('build'), locked_count: 0 };
-  const batched: Item = { ...inserted, data: { ...data, lines, time_entry_count: 2, ...invoiceAmounts(lines, 0, 20, 'USD'), updated_at: at(1) }, version: 2, work: work('build', { next: 2 }), locked_count: 2 };
+  const batched: Item = { ...inserted, data: { ...data, lines, time_entry_count: 2, ...invoiceAmounts(lines, 0, [{ name: 'Tax', rate: 20 }], 'USD'), updated_at: at(1) }, version: 2, work: work('build', { next: 2 }), locked_count: 2 };
   const sealed = withoutWork({ ...batched, version: 3 });
   const patched: Item = { ...sealed, data: { ...sealed.data, memo: 'November', updated_at: at(2) }, version: 4, request_id: 'req-2' };
   const finalized: Item = { ...patched, data: { ...patched.data, status: 'open', number: 'INV-000001', issue_date: '2026-12-01', due_date: '2026-12-31', finalized_at: at(3), updated_at: at(3) }, version: 5, request_id: 'req-3' };
@@ -37,6 +37,6 @@ export function invoiceHistory(workspaceId: string, id: string) {
   const releasing: Item = { ...voided, work: work('release', { next: 1 }), locked_count: 1 };
   const released = withoutWork({ ...releasing, locked_count: 0 });
   const deleteStarted: Item = { ...patched, request_id: 'req-7', work: work('release', { then: 'delete' }) };
-  const emptied: Item = { ...deleteStarted, data: { ...deleteStarted.data, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, 20, 'USD') }, locked_count: 0 };
+  const emptied: Item = { ...deleteStarted, data: { ...deleteStarted.data, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, [{ name: 'Tax', rate: 20 }], 'USD') }, locked_count: 0 };
   return { key, lines, inserted, batched, sealed, patched, finalized, paid, voided, releasing, released, deleteStarted, emptied };
 }

@@ -19,3 +19,9 @@ export function roundHalfEven(n: bigint, d: bigint): bigint {
   if (2n * r > d) return q + 1n;
   return q % 2n === 0n ? q : q + 1n;
 }
+
+/** n / d rounded to the nearest integer, a half up (n ≥ 0, d > 0): as taxes are rounded. */
+export function roundHalfUp(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  return 2n * (n - q * d) >= d ? q + 1n : q;
+}

@@ -103,7 +103,8 @@ describe('limits in the docs', () => {
     const grouped = (n: number) => n.toLocaleString('en-US');
     expect(invoices).toContain(`more than ${grouped(LIMITS.invoiceEntries)} entries or ${LIMITS.invoiceLines} lines, 400 \`param: "to"\``);
     expect(row('`project_ids`')[0]).toContain(`1–${LIMITS.invoiceProjects} distinct ids`);
-    expect(row('`discount_rate`, `tax_rate`')[0]).toContain(`from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places`);
+    expect(row('`discount_rate`, `tax_rate`, `taxes[i].rate`')[0]).toContain(`from 0 to ${LIMITS.percent} with at most ${LIMITS.percentDecimals} decimal places`);
+    expect(row('`taxes`')[0]).toContain(`0 to ${LIMITS.invoiceTaxes} objects \`{name, rate}\`, names of 1 to ${LIMITS.taxNameLength} characters`);
     expect(row('`memo`')[0]).toContain(`at most ${grouped(LIMITS.memoLength)} characters`);
     expect(row('`purchase_order`')[0]).toContain(`at most ${LIMITS.purchaseOrderLength} characters`);
     // The domain keeps these two to itself (not exported): read from its source.

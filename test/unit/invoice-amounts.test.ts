@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { roundHalfEven, units } from '../support/money-reference.ts';
+import { roundHalfEven, roundHalfUp, units } from '../support/money-reference.ts';
 import { addFees, addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFees, removeFromLines, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
 import { percent } from '../../shared/model/fields.ts';
 
@@ -18,7 +18,7 @@ function refText(minor: bigint, currency: string): string {
   const s = minor.toString().padStart(digits + 1, '0');
   return `${s.slice(0, s.length - digits)}.${s.slice(s.length - digits)}`;
 }
-/** The whole invoice by the contract: lines per (project, rate), subtotal, discount, then tax on what is left. */
+/** The whole invoice by the contract: lines per (project, rate), subtotal, discount (half to even), then one tax on what is left (half up). */
 function reference(entries: InvoiceableEntry[], discountRate: number, taxRate: number, currency: string) {
   const groups = new Map<string, { project_id: string | null; rate: number; minutes: number; count: number }>();
   for (const e of entries) {
@@ -33,7 +33,7 @@ function reference(entries: InvoiceableEntry[], discountRate: number, taxRate: n
     .map((g) => ({ project_id: g.project_id, billable_rate: g.rate, minutes: g.minutes, time_entry_count: g.count, minor: refLine(g.minutes, g.rate, currency) }));
   const subtotal = lines.reduce((s, l) => s + l.minor, 0n);
   const discount = roundHalfEven(subtotal * units(discountRate, 3), 100_000n);
-  const tax = roundHalfEven((subtotal - discount) * units(taxRate, 3), 100_000n);
+  const tax = roundHalfUp((subtotal - discount) * units(taxRate, 3), 100_000n);
   return {
     // Time lines (contract, "Billing types"): every line has its kind and `taxable`.
     lines: lines.map(({ minor, ...l }) => ({ kind: 'time', ...l, amount: refText(minor, currency), taxable: true })),
@@ -45,9 +45,11 @@ function reference(entries: InvoiceableEntry[], discountRate: number, taxRate: n
 const describeProject = (projectId: string | null) => (projectId === null ? 'Acme (no project)' : `Project ${projectId}`);
 let n = 0;
 const entry = (project_id: string | null, billable_rate: number, duration_minutes: number): InvoiceableEntry => ({ id: `te_${++n}`, project_id, billable_rate, duration_minutes });
+/** An invoice of `entries` with one tax at `taxRate` (none at 0): its lines and the four amounts the reference computes. */
 const invoiceOf = (entries: InvoiceableEntry[], discountRate: number, taxRate: number, currency: string) => {
   const lines = addToLines([], entries, describeProject, currency);
-  return { lines, amounts: invoiceAmounts(lines, discountRate, taxRate, currency) };
+  const { subtotal, discount_amount, tax_amount, total } = invoiceAmounts(lines, discountRate, taxRate > 0 ? [{ name: 'Tax', rate: taxRate }] : [], currency);
+  return { lines, amounts: { subtotal, discount_amount, tax_amount, total } };
 };
 const withoutDescriptions = (lines: InvoiceLine[]) => lines.map(({ description: _d, ...l }) => l);
 
@@ -126,15 +128,16 @@ describe('lines and totals against the reference', () => {
     expect(invoiceOf([entry(null, 9_999.5, 1)], 0, 0, 'KWD').amounts.total).toBe('166.658');
   });
 
-  it('rounds the discount and the tax once each, a half to the even unit both ways', () => {
+  it('rounds the discount once, half to even, and the tax once, half up', () => {
     // Subtotal 0.50 (30 min at 1.00): a 5 % discount is 0.025 -> 0.02 (even); 15 % is 0.075 -> 0.08 (even).
     expect(invoiceOf([entry(null, 1, 30)], 5, 0, 'USD').amounts).toEqual({ subtotal: '0.50', discount_amount: '0.02', tax_amount: '0.00', total: '0.48' });
     expect(invoiceOf([entry(null, 1, 30)], 15, 0, 'USD').amounts.discount_amount).toBe('0.08');
     // The tax is on what the discount leaves: 0.48 × 12.5 % = 0.06 exactly; 0.42 (after 15 %) × 12.5 % = 0.0525 -> 0.05.
     expect(invoiceOf([entry(null, 1, 30)], 5, 12.5, 'USD').amounts.tax_amount).toBe('0.06');
     expect(invoiceOf([entry(null, 1, 30)], 15, 12.5, 'USD').amounts).toEqual({ subtotal: '0.50', discount_amount: '0.08', tax_amount: '0.05', total: '0.47' });
-    // JPY: 10 yen at 25 % tax is 2.5 -> 2; 30 yen at 25 % is 7.5 -> 8.
-    expect(invoiceOf([entry(null, 600, 1)], 0, 25, 'JPY').amounts.tax_amount).toBe('2');
+    // JPY: 10 yen at 25 % tax is 2.5 -> 3 (half up); 30 yen at 25 % is 7.5 -> 8; 2 yen at 20 % is 0.4 -> 0.
+    expect(invoiceOf([entry(null, 600, 1)], 0, 25, 'JPY').amounts.tax_amount).toBe('3');
+    expect(invoiceOf([entry(null, 120, 1)], 0, 20, 'JPY').amounts.tax_amount).toBe('0');
     expect(invoiceOf([entry(null, 1_800, 1)], 0, 25, 'JPY').amounts.tax_amount).toBe('8');
     // 100 % discount leaves nothing to tax.
     expect(invoiceOf([entry('prj_A', 50, 60)], 100, 20, 'EUR').amounts).toEqual({ subtotal: '50.00', discount_amount: '50.00', tax_amount: '0.00', total: '0.00' });
@@ -165,6 +168,36 @@ describe('lines and totals against the reference', () => {
       expect(withoutDescriptions(made.lines), `round ${round}`).toEqual(ref.lines);
       expect(made.amounts, `round ${round}`).toEqual(ref.amounts);
     }
+  });
+});
+
+describe('taxes', () => {
+  const line = (amount: string, taxable: boolean): InvoiceLine => ({ kind: 'fixed_price', project_id: 'prj_A', description: 'A', amount, taxable });
+  const TPS_TVQ = [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }];
+
+  it('charges TPS and TVQ on the same taxable amount, each rounded half up (Revenu Québec\'s example)', () => {
+    expect(invoiceAmounts([line('100.00', true)], 0, TPS_TVQ, 'CAD')).toEqual({
+      subtotal: '100.00', discount_amount: '0.00', tax_rate: 14.975,
+      taxes: [{ name: 'TPS', rate: 5, taxable_amount: '100.00', amount: '5.00' }, { name: 'TVQ', rate: 9.975, taxable_amount: '100.00', amount: '9.98' }],
+      tax_amount: '14.98', total: '114.98',
+    });
+    // Neither is taxed again: TVQ on 105.00 would be 10.47.
+    expect(invoiceAmounts([line('0.10', true)], 0, TPS_TVQ, 'CAD').taxes.map((t) => t.amount)).toEqual(['0.01', '0.01']); // 0.005 and 0.009975 round up
+  });
+
+  it('taxes only the taxable lines, less the discount\'s share of them (that share half to even)', () => {
+    // T = 30.10; its discount share at 5 % is 1.505 -> 1.50 (even); taxable 28.60; TPS 1.43, TVQ 2.85285 -> 2.85.
+    const amounts = invoiceAmounts([line('30.10', true), line('69.90', false)], 5, TPS_TVQ, 'CAD');
+    expect(amounts).toMatchObject({ subtotal: '100.00', discount_amount: '5.00', tax_amount: '4.28', total: '99.28' });
+    expect(amounts.taxes.map((t) => [t.taxable_amount, t.amount])).toEqual([['28.60', '1.43'], ['28.60', '2.85']]);
+    // Nothing taxable: taxes of zero, kept by name.
+    expect(invoiceAmounts([line('10.00', false)], 0, TPS_TVQ, 'CAD').taxes.map((t) => [t.taxable_amount, t.amount])).toEqual([['0.00', '0.00'], ['0.00', '0.00']]);
+  });
+
+  it('states tax_rate as the exact sum of the rates (0 with none), in the order given', () => {
+    expect(invoiceAmounts([], 0, [], 'USD')).toMatchObject({ tax_rate: 0, taxes: [], tax_amount: '0.00' });
+    expect(invoiceAmounts([], 0, [{ name: 'b', rate: 0.1 }, { name: 'a', rate: 0.2 }], 'USD')).toMatchObject({ tax_rate: 0.3, taxes: [{ name: 'b' }, { name: 'a' }] });
+    expect(invoiceAmounts([], 0, [{ name: 'x', rate: 100 }, { name: 'y', rate: 99.999 }], 'USD').tax_rate).toBe(199.999);
   });
 });
 
@@ -234,7 +267,7 @@ describe('fee lines and covered time (contract, "Billing types")', () => {
 
   it("removes the fees named, not another project's nor another period's", () => {
     const lines = addFees([], [fixed('prj_A'), fixed('prj_B'), retainer('prj_A', '2026-01-31', '2026-02-28'), retainer('prj_A', '2026-02-28', '2026-03-31'), retainer('prj_B', '2026-01-31', '2026-02-28')]);
-    const left = removeFees(lines, [fixed('prj_A'), retainer('prj_A', '2026-01-31', '2026-02-28')]);
+    const left = removeFees(lines, [fixed('prj_A'), retainer('prj_A', '2026-01-31', '2026-02-28')], []);
     expect(left.map((l) => [l.project_id, periodOf(l)])).toEqual([['prj_A', '2026-02-28'], ['prj_B', 'fixed_price'], ['prj_B', '2026-01-31']]);
   });
 });

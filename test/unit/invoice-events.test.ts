@@ -48,7 +48,7 @@ const entries = [
 const lines = addToLines([], entries, (p) => (p === null ? 'Acme' : 'Website'), 'USD');
 const draftData = {
   id: 'inv_01JD000000000000000000000A', client_id: 'cli_1', status: 'draft', number: null, currency: 'USD', timezone: 'UTC', period_start: '2026-11-01', period_end: '2026-12-01',
-  project_ids: null, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, 0, 'USD'), discount_rate: 0, tax_rate: 20, memo: null, purchase_order: null,
+  project_ids: null, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, [], 'USD'), discount_rate: 0, tax_rate: 20, memo: null, purchase_order: null,
   issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null, workspace_id: 'acme', created_at: T(0), updated_at: T(0),
 };
 type Item = Record<string, unknown> & { data: typeof draftData | Record<string, unknown>; version: number };
@@ -58,7 +58,7 @@ const work = (kind: 'build' | 'release', extra: object = {}) => ({ kind, owner: 
 
 // A create: the draft (v1), a batch (v2), the seal (v3).
 const inserted: Item = { ...KEYS, data: draftData, version: 1, request_id: 'req-1', work: work('build'), locked_count: 0 };
-const batched: Item = { ...inserted, data: { ...draftData, lines, time_entry_count: 2, ...invoiceAmounts(lines, 0, 20, 'USD'), updated_at: T(1) }, version: 2, work: work('build', { next: 2 }), locked_count: 2 };
+const batched: Item = { ...inserted, data: { ...draftData, lines, time_entry_count: 2, ...invoiceAmounts(lines, 0, [{ name: 'Tax', rate: 20 }], 'USD'), updated_at: T(1) }, version: 2, work: work('build', { next: 2 }), locked_count: 2 };
 const sealed = withoutWork({ ...batched, version: 3 });
 // Then a PATCH (v4), a finalize (v5), a pay (v6).
 const patched: Item = { ...sealed, data: { ...sealed.data, memo: 'November', updated_at: T(2) }, version: 4, request_id: 'req-2' };
@@ -126,7 +126,7 @@ describe('a sealed invoice', () => {
   it('makes invoice.deleted when a draft is removed after its release, after its last event', () => {
     // The delete starts its release at v5 (recording v4, the draft's last event), takes the entries out of its lines at v6, then removes it.
     const starting: Item = { ...patched, version: 5, request_id: 'req-7', work: work('release', { announced: 4 }) };
-    const emptied: Item = { ...starting, data: { ...starting.data, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, 20, 'USD') }, version: 6, locked_count: 0 };
+    const emptied: Item = { ...starting, data: { ...starting.data, lines: [], time_entry_count: 0, ...invoiceAmounts([], 0, [{ name: 'Tax', rate: 20 }], 'USD') }, version: 6, locked_count: 0 };
     expect(typeOf('MODIFY', patched, starting)).toBeUndefined();
     expect(typeOf('MODIFY', starting, emptied)).toBeUndefined();
     const deleted = draftOf(record('REMOVE', emptied, undefined))!;

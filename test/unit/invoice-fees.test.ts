@@ -251,7 +251,7 @@ describe('credit blocks', () => {
   });
 
   it('refuse a block of zero or less as a bug (the caller\'s unpriced_project)', () => {
-    expect(() => creditBlocks(0n, 0n, 0n, true)).toThrow();
-    expect(() => creditBlocks(0n, 0n, -1n, false)).toThrow();
+    expect(() => creditBlocks(0n, 0n, 0n, true)).toThrow('Not a credit block');
+    expect(() => creditBlocks(0n, 0n, -1n, false)).toThrow('Not a credit block');
   });
 });

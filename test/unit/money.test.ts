@@ -1,6 +1,6 @@
 /** Money and local calendars without binary floats or guesses (shared/core/money.ts, shared/core/calendar.ts). */
 import { describe, expect, it, vi } from 'vitest';
-import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, formatMinor, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
+import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, divideHalfUp, formatMinor, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
 import { dateOfDayNumber, dayNumberOf, isTimeZone, offsetAt, periodsOf, startOfDay } from '../../shared/core/calendar.ts';
 import { isKnownCurrency } from '../../shared/model/fields.ts';
 
@@ -18,6 +18,14 @@ describe('money', () => {
   it('divides once, half to even', () => {
     expect([5n, 15n, 25n, 14n, 16n].map((n) => divideHalfEven(n, 10n))).toEqual([0n, 2n, 2n, 1n, 2n]);
     expect(divideHalfEven(-15n, 10n)).toBe(-2n);
+  });
+
+  it('divides once, half up, as taxes are rounded (Revenu Québec)', () => {
+    expect([0n, 4n, 5n, 15n, 25n, 14n, 16n, 9n].map((n) => divideHalfUp(n, 10n))).toEqual([0n, 0n, 1n, 2n, 3n, 1n, 2n, 1n]);
+    // 100.00 × 9.975 %: 997.5 cents, half a cent rounds up.
+    expect(divideHalfUp(10_000n * 9_975n, 100_000n)).toBe(998n);
+    expect(divideHalfUp(7n, 7n)).toBe(1n);
+    for (const [n, d] of [[-1n, 10n], [1n, 0n], [1n, -2n]] as const) expect(() => divideHalfUp(n, d), `${n}/${d}`).toThrow('Not a division of amounts');
   });
 
   it('formats minor units in the currency\'s digits', () => {

@@ -152,7 +152,7 @@ describe('webhook endpoint schemas', () => {
     ] as const) {
       const detail = refusedParam(body);
       // An item that is not a type is named by its place in the list.
-      expect(detail?.param, JSON.stringify(body)).toMatch('status' in body ? /^status$/ : /^enabled_events(\.\d+)?$/);
+      expect(detail?.param, JSON.stringify(body)).toMatch('status' in body ? /^status$/ : /^enabled_events(\[\d+\])?$/);
       expect(detail?.message, JSON.stringify(body)).toContain(message);
     }
   });

@@ -3,10 +3,10 @@
  * pure: no I/O. Money stays in integers (shared/core/money.ts): a time line's entries share one
  * rate, so its amount is `minutes × rate / 60` in the currency's minor unit, rounded once, half to
  * even (zero for covered time); a fee line's amount is fixed when it is made (fees.ts); the
- * subtotal is the lines' exact sum, and the discount and the tax are each rounded once, half to
- * even, from it.
+ * subtotal is the lines' exact sum, the discount rounded once, half to even, from it, and each
+ * tax once, half up, from the taxable lines' share.
  */
-import { divideHalfEven, formatMinor, minorOfRateMinutes, rateMinutes, rateUnits } from '../../core/money.ts';
+import { divideHalfEven, divideHalfUp, formatMinor, minorOfRateMinutes, rateMinutes, rateUnits } from '../../core/money.ts';
 import type { CreditLine, FeeLine, InvoiceLine, TimeLine } from '../../model/invoice-fields.ts';
 
 /** 10^3: a percentage's integer units per percent (3 decimal places). */
@@ -39,9 +39,24 @@ export interface InvoiceableEntry {
 
 export type { InvoiceLine, TimeLine, FeeLine, CreditLine };
 
+/** A tax as a create or PATCH gives it (at most two: TPS and TVQ). */
+export interface TaxRate {
+  name: string;
+  rate: number;
+}
+
+/** A tax as the invoice states it: on the taxable amount, rounded half up. */
+export interface StatedTax extends TaxRate {
+  taxable_amount: string;
+  amount: string;
+}
+
 export interface InvoiceAmounts {
   subtotal: string;
   discount_amount: string;
+  /** The sum of the taxes' rates (0 to 200). */
+  tax_rate: number;
+  taxes: StatedTax[];
   tax_amount: string;
   total: string;
 }
@@ -125,21 +140,36 @@ export const sameFee = (a: FeeLine, b: FeeLine) =>
 export const addFees = (lines: readonly InvoiceLine[], fees: readonly (FeeLine | CreditLine)[]): InvoiceLine[] => [...lines, ...fees].sort(compareLines);
 
 /** The lines without `fees` and the credit lines of `credits`' projects (a draft's delete releasing them). */
-export const removeFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[], credits: readonly CreditLine[] = []): InvoiceLine[] =>
+export const removeFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[], credits: readonly CreditLine[]): InvoiceLine[] =>
   lines.filter((line) => {
     if (line.kind === 'credit') return !credits.some((credit) => credit.project_id === line.project_id);
     return line.kind === 'time' || !fees.some((fee) => sameFee(fee, line));
   });
 
+/** A sum of percentages' units as the JSON number it is (at most 3 decimals, spelled exactly). */
+const percentOfUnits = (units: bigint): number => Number(`${units / PERCENT_SCALE}.${String(units % PERCENT_SCALE).padStart(3, '0')}`);
+
 /**
- * The invoice's amounts: the subtotal (its lines' amounts), the discount (`subtotal × discount_rate
- * / 100`) and the tax (`(subtotal − discount) × tax_rate / 100`), each rounded once, half to even,
- * and the total.
+ * The invoice's amounts (contract, "Taxes"): the subtotal (its lines' amounts); the discount
+ * (`subtotal × discount_rate / 100`, half to even); each tax on the taxable amount (T, the taxable
+ * lines' sum, less the discount's share of it, `T × discount_rate / 100` half to even), `taxable
+ * × rate / 100` rounded half up, neither taxed again; the total.
  */
-export function invoiceAmounts(lines: readonly InvoiceLine[], discountRate: number, taxRate: number, currency: string): InvoiceAmounts {
+export function invoiceAmounts(lines: readonly InvoiceLine[], discountRate: number, taxes: readonly TaxRate[], currency: string): InvoiceAmounts {
+  const discountOf = (minor: bigint) => divideHalfEven(minor * percentUnits(discountRate), PERCENT_UNITS_PER_WHOLE);
   const subtotal = lines.reduce((sum, line) => sum + minorOfAmount(line.amount), 0n);
-  const discount = divideHalfEven(subtotal * percentUnits(discountRate), PERCENT_UNITS_PER_WHOLE);
-  const tax = divideHalfEven((subtotal - discount) * percentUnits(taxRate), PERCENT_UNITS_PER_WHOLE);
+  const taxableLines = lines.reduce((sum, line) => sum + (line.taxable ? minorOfAmount(line.amount) : 0n), 0n);
+  const discount = discountOf(subtotal);
+  const taxable = taxableLines - discountOf(taxableLines);
   const format = (minor: bigint) => formatMinor(minor, currency);
-  return { subtotal: format(subtotal), discount_amount: format(discount), tax_amount: format(tax), total: format(subtotal - discount + tax) };
+  const stated = taxes.map(({ name, rate }) => ({ name, rate, minor: divideHalfUp(taxable * percentUnits(rate), PERCENT_UNITS_PER_WHOLE) }));
+  const tax = stated.reduce((sum, t) => sum + t.minor, 0n);
+  return {
+    subtotal: format(subtotal),
+    discount_amount: format(discount),
+    tax_rate: percentOfUnits(taxes.reduce((sum, t) => sum + percentUnits(t.rate), 0n)),
+    taxes: stated.map(({ name, rate, minor }) => ({ name, rate, taxable_amount: format(taxable), amount: format(minor) })),
+    tax_amount: format(tax),
+    total: format(subtotal - discount + tax),
+  };
 }

@@ -11,7 +11,7 @@ import * as keys from '../../data/keys.ts';
 import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { changeExpression, type ItemChange } from '../../data/update.ts';
 import { allOf, atVersion, counterUpdate, dataOfItem, deletePart, getItem, ITEM_PART, transact, updatePart, versionOf, type Condition, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts, type FeeLine, type InvoiceableEntry, type InvoiceLine } from './amounts.ts';
+import { invoiceAmounts, type FeeLine, type InvoiceableEntry, type InvoiceLine, type TaxRate } from './amounts.ts';
 import { invoicedTotalsParts } from './lock.ts';
 import type { CreditTerms } from './fees.ts';
 import { client, counterOf, invoice, timeEntry } from '../../model/resources.ts';
@@ -94,12 +94,15 @@ export const invoiceableOf = (entry: StoredTimeEntry, covered: ReadonlySet<strin
 /** The invoice's lines as stored, read as the API reads them (lines stored before kinds are time lines: objects.ts). */
 export const linesOf = (data: Record<string, unknown>) => storedField(invoice, data, 'lines') as InvoiceLine[];
 
+/** The invoice's taxes as stored, their names and rates (those stored before named taxes: objects.ts). */
+export const taxesOf = (data: Record<string, unknown>): TaxRate[] => (storedField(invoice, data, 'taxes') as TaxRate[]).map(({ name, rate }) => ({ name, rate }));
+
 /** The invoice's fields that its lines decide. */
 export function linesFields(lines: InvoiceLine[], data: Record<string, unknown>) {
   return {
     lines,
     time_entry_count: lines.reduce((n, line) => n + (line.kind === 'time' ? line.time_entry_count : 0), 0),
-    ...invoiceAmounts(lines, Number(data.discount_rate), Number(data.tax_rate), String(data.currency)),
+    ...invoiceAmounts(lines, Number(data.discount_rate), taxesOf(data), String(data.currency)),
   };
 }
 

@@ -34,6 +34,7 @@ import { creditsNow, stateCredit } from './credit.ts';
 import { abandonDraft } from './release.ts';
 import { dataOf, objectOf, type Invoice } from '../../model/objects.ts';
 import { CLIENT_STORED_CURRENCY, client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../model/resources.ts';
+import { givenTaxes } from '../../model/invoice-fields.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
@@ -128,7 +129,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     period_end: input.to,
     lines: [],
     time_entry_count: 0,
-    ...invoiceAmounts([], input.discount_rate, input.tax_rate, currency),
+    // Neither taxes nor tax_rate: none (the business profile's default taxes come with its resource).
+    ...invoiceAmounts([], input.discount_rate, givenTaxes(input) ?? [], currency),
   }, at);
   const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
   const item = {
@@ -152,7 +154,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     if (cancelled.failed('client_id')) throw unknownReference('client_id', client);
     throw new Error(`invoice create cancelled: ${cancelled.codes.join(',')}`);
   }
-  return build(ctx, item, now);
+  // The names of the projects read for the scope describe their lines (a resumed build reads them).
+  return build(ctx, item, now, new Map(projects.map((p) => [p.id, p.name])));
 }
 
 /** 409 nothing_to_invoice: nothing that charges (a fee due, time and materials) in the dates `from`..`to` (exclusive) in `timeZone`, and why. */
@@ -254,9 +257,9 @@ async function resume(ctx: CallerContext, id: string, now: Date): Promise<Versio
   return build(ctx, await takeOver(ctx, item, now), now);
 }
 
-/** The names of lines: a project's name, or for time without a project the client's company name; read once each. */
-function describer(ctx: CallerContext, clientId: string) {
-  const names = new Map<string | null, string>();
+/** The names of lines: a project's name, or for time without a project the client's company name; read once each, unless `known`. */
+function describer(ctx: CallerContext, clientId: string, known: ReadonlyMap<string, string> = new Map()) {
+  const names = new Map<string | null, string>(known);
   return {
     async load(projectIds: Iterable<string | null>) {
       const missing = [...new Set(projectIds)].filter((p) => !names.has(p));
@@ -312,7 +315,7 @@ interface Step {
  * invoice; refuses it (nothing_to_invoice, the draft gone) when other requests took what it would
  * charge, before any covered time is locked.
  */
-async function build(ctx: CallerContext, start: Record<string, unknown>, now: Date): Promise<Versioned<Invoice>> {
+async function build(ctx: CallerContext, start: Record<string, unknown>, now: Date, knownNames?: ReadonlyMap<string, string>): Promise<Versioned<Invoice>> {
   let item = start;
   const invoiceData = dataOfItem(item);
   const id = String(invoiceData.id);
@@ -320,7 +323,7 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
   const plan = await planOf(ctx, id);
   const covered = new Set(plan.covered);
   const rated = new Set(plan.credit.map((c) => c.project_id));
-  const names = describer(ctx, String(invoiceData.client_id));
+  const names = describer(ctx, String(invoiceData.client_id), knownNames);
   const currency = String(invoiceData.currency);
   let attempts = 0;
   try {

@@ -9,15 +9,15 @@ import { isWellFormedId } from '../../core/ids.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { absent, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts, type InvoiceLine } from './amounts.ts';
+import { invoiceAmounts } from './amounts.ts';
 import type { Invoice } from '../../model/objects.ts';
 import { invoice, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
-import type { InvoiceStatus } from '../../model/invoice-fields.ts';
+import { givenTaxes, type InvoiceStatus } from '../../model/invoice-fields.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Versioned } from '../context.ts';
 import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged, versioned } from '../entity.ts';
-import { idleAsRead, invoiceUpdate, WORK, workOf, type Work } from './common.ts';
+import { idleAsRead, invoiceUpdate, linesOf, taxesOf, WORK, workOf, type Work } from './common.ts';
 
 type UpdateInput = InferOutput<(typeof invoiceSchemas)['update']>;
 
@@ -90,8 +90,11 @@ export async function updateInvoice(ctx: CallerContext, id: string, patch: Updat
     const item = mustBe(await mustRead(ctx, id), 'draft', 'only a draft can be changed', expectedVersion);
     // Even an empty PATCH: only a draft takes one (contract, "Invoices").
     if (Object.keys(patch).length === 0) return answerUnchanged(ctx, versioned(invoice, item));
-    const data: Record<string, unknown> = { ...dataOfItem(item), ...patch };
-    const { parts, after } = await step(ctx, item, { ...patch, ...invoiceAmounts(data.lines as InvoiceLine[], Number(data.discount_rate), Number(data.tax_rate), String(data.currency)) }, now);
+    const { tax_rate: _shorthand, taxes: _taxes, ...terms } = patch;
+    const data: Record<string, unknown> = { ...dataOfItem(item), ...terms };
+    // Taxes given (or tax_rate, their shorthand) replace the invoice's; neither keeps them.
+    const taxes = givenTaxes(patch) ?? taxesOf(data);
+    const { parts, after } = await step(ctx, item, { ...terms, ...invoiceAmounts(linesOf(data), Number(data.discount_rate), taxes, String(data.currency)) }, now);
     if ((await commit(ctx, parts)) === undefined) return versioned(invoice, after);
   }
 }
