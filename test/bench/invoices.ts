@@ -9,6 +9,10 @@
  *   and wall time (one run each: a create of 2,000 entries is 23 transactions);
  * - list pages of two workspaces of 10 and of 1,000 invoices (copies of one sealed invoice under
  *   fresh ids), walked as section 5 walks the other lists: the same units at any size and depth.
+ * - fees (decision 0029): a create of a client's month with 1, 10 and 50 fee-billed projects (monthly
+ *   Retainer, then CreditBased), 3 entries each; then a Retainer project with 1 and with 100 past
+ *   invoices (created then finalized through the handler) and the create of the next month, whose
+ *   units must be the same (nothing a create reads grows with a project's past invoices).
  *
  * Transactions are counted at the floor's rules (2 units per item, 1 per index item) beside what
  * DynamoDB Local reports, as in section 4.
@@ -19,7 +23,7 @@ import { SDK_BUDGET } from '../../shared/data/budget.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { DATA_ATTRIBUTE, TABLE } from '../../shared/data/table.ts';
 import { newId } from '../../shared/core/ids.ts';
-import { client, counterOf, invoice, timeEntry } from '../../shared/model/resources.ts';
+import { client, counterOf, invoice, project as projectResource, timeEntry } from '../../shared/model/resources.ts';
 import { COUNTED_ATTRIBUTE } from '../../shared/totals/totals.ts';
 import { invoke, invokeOk, type Caller, type Request } from './lib/invoke.ts';
 import { isWriteCommand, observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';
@@ -45,11 +49,25 @@ export interface InvoiceTransaction {
   totalsItems: number;
   /** As DynamoDB Local reported it, base table and index units: it does not charge a transaction by its items. */
   localUnits: number;
-  /** At AWS's documented rules, from the items written: its entries' share, the invoice's, the invoiced totals', the rest. */
-  units: { entries: number; invoice: number; totals: number; other: number; total: number; entryIndexes: number };
+  /** At AWS's documented rules, from the items written: its entries' share, the invoice's, the invoiced totals', the fee marks' and credit ledgers' (decision 0029), the rest. */
+  units: TransactionShares;
   /** Index items it writes (each at 1 unit per KB, 2 when its key moves). */
   indexItems: number;
 }
+
+/** A transaction's write units by what they were spent on. */
+export interface TransactionShares {
+  entries: number;
+  invoice: number;
+  totals: number;
+  /** The fee marks and credit ledgers (partition `WS#<ws>#FEES#<prj>`; absent in results written before decision 0029). */
+  fees?: number;
+  other: number;
+  total: number;
+  entryIndexes: number;
+}
+
+const noShares = (): Required<TransactionShares> => ({ entries: 0, invoice: 0, totals: 0, fees: 0, other: 0, total: 0, entryIndexes: 0 });
 
 export interface InvoiceOperation {
   label: string;
@@ -64,6 +82,14 @@ export interface InvoiceOperation {
   /** Write units at AWS's documented rules: transactions from their items, other writes as reported. */
   writeUnits: number;
   commands: Record<string, number>;
+  /** Read units (DynamoDB Local's) and calls by what was read (absent in results written before decision 0029's fees). */
+  reads?: Record<string, { calls: number; units: number }>;
+  /**
+   * Read units at AWS's rules: DynamoDB Local's, plus each Query it reported at 0 (one that found
+   * nothing, such as a fee mark's) at AWS's minimum, 1 strongly consistent and 0.5 eventually
+   * ("you'll still be charged ... even if no data exists"). Absent in results written before.
+   */
+  awsReadUnits?: number;
   transactions: InvoiceTransaction[];
   /** The invoice's size after the operation (bytes, as DynamoDB counts it). */
   invoiceBytes: number;
@@ -100,6 +126,10 @@ export interface InvoiceBenchResult {
   creates: CreateSplit[];
   lists: ScalingResult[];
   listWorkspaces: { size: number; writeSeconds: number }[];
+  /** The fees' creates (decision 0029); absent in results written before them. */
+  fees?: FeeCreate[];
+  /** How long the fees' part took, workspaces included (seconds). */
+  feesSeconds?: number;
 }
 
 /** The requests' DynamoDB deadline as deployed (read before any run lifts it). */
@@ -111,6 +141,12 @@ const keyString = (key: unknown) => {
   return `${String(k.PK)}|${String(k.SK)}`;
 };
 const PROJECTED_CHANGE = new RegExp(`#data\\b|\\b${DATA_ATTRIBUTE}\\b`);
+
+/** The partition of a project's fee marks and credit ledger: `WS#<ws>#FEES#<prj>` (decision 0029). */
+const FEES_PARTITION = '#FEES#';
+
+/** A transaction's kind, from its entries' count, its place in the operation and its items' keys (`PK|SK`). */
+type TransactionKind = (entries: number, index: number, itemKeys: readonly string[]) => string;
 
 type Part = { Put?: { Item: Record<string, unknown> }; Update?: { Key: Record<string, unknown>; UpdateExpression: string }; Delete?: { Key: Record<string, unknown> }; ConditionCheck?: { Key: Record<string, unknown> } };
 type Snapshot = Map<string, Record<string, unknown>>;
@@ -124,7 +160,7 @@ type Snapshot = Map<string, Record<string, unknown>>;
  * at its final size: an upper bound).
  */
 function transactionUnits(parts: readonly Part[], current: Snapshot, after: Snapshot) {
-  const units = { entries: 0, invoice: 0, totals: 0, other: 0, total: 0, entryIndexes: 0 };
+  const units = noShares();
   let indexItems = 0;
   for (const part of parts) {
     const key = part.Put ? part.Put.Item : (part.Update ?? part.Delete ?? part.ConditionCheck)!.Key;
@@ -149,7 +185,7 @@ function transactionUnits(parts: readonly Part[], current: Snapshot, after: Snap
     else if (now) current.set(k, now);
     const sk = String((key as { SK?: unknown }).SK);
     const pk = String((key as { PK?: unknown }).PK);
-    const share = sk.startsWith(`${timeEntry.type}#`) ? 'entries' : sk.startsWith(`${invoice.type}#`) ? 'invoice' : pk.includes('#TOTALS#') ? 'totals' : 'other';
+    const share = sk.startsWith(`${timeEntry.type}#`) ? 'entries' : sk.startsWith(`${invoice.type}#`) ? 'invoice' : pk.includes('#TOTALS#') ? 'totals' : pk.includes(FEES_PARTITION) ? 'fees' : 'other';
     u += indexUnits;
     units[share] += u;
     units.total += u;
@@ -159,7 +195,7 @@ function transactionUnits(parts: readonly Part[], current: Snapshot, after: Snap
 }
 
 /** The operation's transactions, counted at AWS's rules one by one, then summed by kind. */
-function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after: Snapshot, kind: (entries: number, index: number) => string): InvoiceTransaction[] {
+function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after: Snapshot, kind: TransactionKind): InvoiceTransaction[] {
   const current: Snapshot = new Map(before);
   const txCalls = calls.filter((c) => c.command === 'TransactWriteItemsCommand');
   const local = transactionCharges(calls);
@@ -170,8 +206,8 @@ function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after:
     const entries = keysOf.filter((k) => k.includes(`|${timeEntry.type}#`)).length;
     const totalsItems = keysOf.filter((k) => k.split('|')[0]!.includes('#TOTALS#')).length;
     const { units, indexItems } = transactionUnits(parts, current, after);
-    const k = kind(entries, i);
-    const sum = byKind.get(k) ?? { kind: k, count: 0, items: 0, entries: 0, totalsItems: 0, localUnits: 0, units: { entries: 0, invoice: 0, totals: 0, other: 0, total: 0, entryIndexes: 0 }, indexItems: 0 };
+    const k = kind(entries, i, keysOf);
+    const sum = byKind.get(k) ?? { kind: k, count: 0, items: 0, entries: 0, totalsItems: 0, localUnits: 0, units: noShares(), indexItems: 0 };
     byKind.set(k, sum);
     sum.count += 1;
     sum.items += parts.length;
@@ -179,12 +215,12 @@ function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after:
     sum.totalsItems += totalsItems;
     sum.localUnits += local[i]!.tableUnits + local[i]!.indexUnits;
     sum.indexItems += indexItems;
-    for (const share of Object.keys(units) as (keyof typeof units)[]) sum.units[share] += units[share];
+    for (const share of Object.keys(units) as (keyof typeof units)[]) sum.units[share] = (sum.units[share] ?? 0) + units[share];
   }
   return [...byKind.values()];
 }
 
-async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader): Promise<{ op: InvoiceOperation; id: string }> {
+async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader, kindOf?: TransactionKind): Promise<{ op: InvoiceOperation; id: string }> {
   const before = await db.snapshot();
   const t0 = performance.now();
   const { result, calls } = await observe(() => invoke(repoRoot, caller, request));
@@ -193,7 +229,7 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
   const after = await db.snapshot();
   const units = unitsOf(calls);
   const create = request.operation === 'createInvoice';
-  const transactions = transactionsOf(calls, before, after, (n, i) => (create ? (i === 0 ? 'draft' : 'batch') : n > 0 ? 'release' : 'step'));
+  const transactions = transactionsOf(calls, before, after, kindOf ?? ((n, i) => (create ? (i === 0 ? 'draft' : 'batch') : n > 0 ? 'release' : 'step')));
   const otherWrites = unitsOf(calls.filter((c) => isWriteCommand(c.command) && c.command !== 'TransactWriteItemsCommand')).write;
   const commands: Record<string, number> = {};
   for (const c of calls) commands[c.command.replace(/Command$/, '')] = (commands[c.command.replace(/Command$/, '')] ?? 0) + 1;
@@ -213,12 +249,48 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
       localWriteUnits: units.write,
       writeUnits: transactions.reduce((n, t) => n + t.units.total, 0) + otherWrites,
       commands,
+      reads: readsOf(calls),
+      awsReadUnits: units.read + calls.filter((c) => c.command === 'QueryCommand' && unitsOf([c]).read === 0).reduce((n, c) => n + (c.input.ConsistentRead ? 1 : 0.5), 0),
       transactions,
       invoiceBytes: itemSize(after.get(keyString(keys.item(caller.workspaceId, invoice.type, id))) ?? {}),
       ...(plan ? { planBytes: itemSize(plan) } : {}),
       ...(entryBytes > 0 ? { entryBytes } : {}),
     },
   };
+}
+
+/** What a read call read, by its key or key condition: `projects (Query)`, `fee marks (Query)`, `project (GetItem)`, ... */
+function readTarget(call: ObservedCall): string {
+  const command = call.command.replace(/(Item)?Command$/, '');
+  const typeOf = (key: { PK?: unknown; SK?: unknown }) => {
+    const pk = String(key.PK);
+    if (pk.includes(FEES_PARTITION)) return String(key.SK) === 'CREDIT' ? 'credit ledger' : 'fee mark';
+    if (pk.endsWith('#INVOICE_ENTRIES')) return 'plan';
+    return String(key.SK).split('#')[0]!.toLowerCase();
+  };
+  if (command === 'Get') return `${typeOf(call.input.Key as { PK: unknown })} (GetItem)`;
+  if (command === 'BatchGet') {
+    const requests = Object.values(call.input.RequestItems as Record<string, { Keys: { PK: unknown; SK: unknown }[] }>);
+    return `${[...new Set(requests.flatMap((r) => r.Keys.map(typeOf)))].join(', ')} (BatchGetItem)`;
+  }
+  if (command === 'Query') {
+    const partition = Object.values((call.input.ExpressionAttributeValues ?? {}) as Record<string, unknown>).map(String).find((v) => v.startsWith('WS#')) ?? '';
+    const what = partition.includes(FEES_PARTITION) ? 'fee marks' : partition.includes(`#${projectResource.type}#`) ? 'projects' : partition.includes(`#${timeEntry.type}`) ? 'time entries' : partition.includes(`#${invoice.type}`) ? 'invoices' : 'items';
+    return `${what} (Query${call.input.IndexName ? ` ${String(call.input.IndexName)}` : ''})`;
+  }
+  return command;
+}
+
+/** Read units and calls by what they read. */
+function readsOf(calls: readonly ObservedCall[]): Record<string, { calls: number; units: number }> {
+  const reads: Record<string, { calls: number; units: number }> = {};
+  for (const call of calls.filter((c) => !isWriteCommand(c.command))) {
+    const target = readTarget(call);
+    const sum = (reads[target] ??= { calls: 0, units: 0 });
+    sum.calls += 1;
+    sum.units += unitsOf([call]).read;
+  }
+  return reads;
 }
 
 /** A create split per entry, per batch and constant, from its transactions' shares (decision 0023's terms). */
@@ -366,6 +438,136 @@ async function listWorkspace(repoRoot: string, size: number, endpoint: string, t
   }
 }
 
+// ---- Fees (decision 0029): a create's units with fee-billed projects, and with a project's past invoices
+
+/** Fee-billed projects in a create's scope (the client's every project). */
+export const FEE_PROJECT_COUNTS = [1, 10, 50] as const;
+/** Time entries of each fee-billed project in the month invoiced (covered time: zero-amount time lines). */
+export const FEE_ENTRIES_PER_PROJECT = 3;
+/** Past invoices of the one Retainer project (one a month before the month invoiced, each created then finalized). */
+export const PAST_INVOICE_COUNTS = [1, 100] as const;
+
+/** The billing types measured, as a project's fields (every project also has an hourly rate: its time is priced). */
+export const FEE_BILLING_TYPES = {
+  /** A period of one month starting on the 1st: one retainer line and its mark per project and month. */
+  Retainer: { billing_type: 'Retainer', amount: 2500, interval_count: 1, interval_unit: 'Month' },
+  /** Blocks of 1,000 of prepaid credit: its 3 entries (180 of time) buy one block; one ledger per project, in a credit batch of its own. */
+  CreditBased: { billing_type: 'CreditBased', amount: 1000 },
+} as const;
+export type FeeBillingType = keyof typeof FEE_BILLING_TYPES;
+
+/** The month every fee create invoices (invoiceBody's), and the Retainer projects' start (room for 100 monthly periods before it). */
+const FEE_MONTH = { year: 2026, month: 10 } as const;
+const RETAINER_START = '2018-07-01T00:00:00.000Z';
+
+/** One create of section 10's fees. */
+export interface FeeCreate {
+  billingType: FeeBillingType;
+  /** Fee-billed projects in scope. */
+  projects: number;
+  /** The past invoices of the (one) project, for the history rows; 0 otherwise. */
+  pastInvoices: number;
+  /** The workspace's making: its items written, and the past invoices created and finalized (seconds). */
+  setupSeconds: number;
+  op: InvoiceOperation;
+}
+
+/** `YYYY-MM-DD` of the first day of the month `k` months after FEE_MONTH (negative: before). */
+const monthStart = (k: number) => new Date(Date.UTC(FEE_MONTH.year, FEE_MONTH.month + k, 1)).toISOString().slice(0, 10);
+
+/**
+ * A client whose every project is of one billing type, each with time entries at `startsOf`, written
+ * with BatchWriteItem as timeWorkspace writes its time (the handlers' items, their writes held back).
+ */
+async function feeWorkspace(repoRoot: string, caller: Caller, type: FeeBillingType, projectCount: number, startsOf: string[], endpoint: string, tableName: string) {
+  const clientItem = await itemsOf(repoRoot, caller, { operation: 'createClient', body: clientBody(1) });
+  const clientId = idOf(clientItem);
+  const projects: Record<string, unknown>[] = [];
+  const entries: Record<string, unknown>[] = [];
+  for (let p = 0; p < projectCount; p++) {
+    const overrides = { ...FEE_BILLING_TYPES[type], hourly_rate: 120, ...(type === 'Retainer' ? { start_date: RETAINER_START } : {}) };
+    const project = await itemsOf(repoRoot, caller, { operation: 'createProject', body: projectBody(p + 1, clientId, overrides) });
+    projects.push(project);
+    for (const started_at of startsOf) {
+      const body = { project_id: idOf(project), started_at, duration_minutes: 30, description: 'Implementation work' };
+      entries.push({ ...(await itemsOf(repoRoot, caller, { operation: 'logTimeEntry', body }, () => ({ Item: project }))), [COUNTED_ATTRIBUTE]: 1 });
+    }
+    Object.assign(project, { time_entry_count: startsOf.length });
+  }
+  Object.assign(clientItem, { project_count: projectCount, time_entry_count: projectCount * startsOf.length });
+  await writeItems(endpoint, tableName, [clientItem, ...projects, ...entries]);
+  return { clientId, projectIds: projects.map(idOf) };
+}
+
+/** A fee create's transactions by what they hold: the draft, fee batches (marks), credit batches (ledgers), batches of time. */
+const feeKind: TransactionKind = (_entries, index, itemKeys) => {
+  if (index === 0) return 'draft';
+  const fees = itemKeys.filter((k) => k.split('|')[0]!.includes(FEES_PARTITION));
+  if (fees.some((k) => k.endsWith('|CREDIT'))) return 'credit';
+  return fees.length > 0 ? 'fees' : 'batch';
+};
+
+/** The entries of the month invoiced: FEE_ENTRIES_PER_PROJECT a project, on its 10th, 11th, ... at 09:00 UTC. */
+const monthEntries = (k: number) => Array.from({ length: FEE_ENTRIES_PER_PROJECT }, (_, i) => `${monthStart(k).slice(0, 8)}${String(10 + i).padStart(2, '0')}T09:00:00.000Z`);
+
+/** A create of FEE_MONTH with `projectCount` projects of `type`, each with its entries of the month. */
+async function feeCreate(repoRoot: string, type: FeeBillingType, projectCount: number, endpoint: string, tableName: string): Promise<FeeCreate> {
+  const caller: Caller = { workspaceId: `bench-invoice-fees-${type}-${projectCount}-${Date.now()}`, apiClientId: 'bench-invoices' };
+  const started = performance.now();
+  const { clientId } = await feeWorkspace(repoRoot, caller, type, projectCount, monthEntries(0), endpoint, tableName);
+  const setupSeconds = (performance.now() - started) / 1000;
+  const db = reader(endpoint, tableName, caller.workspaceId);
+  try {
+    const label = `create: ${projectCount} ${type} ${projectCount === 1 ? 'project' : 'projects'}`;
+    const { op } = await measure(repoRoot, caller, label, projectCount * FEE_ENTRIES_PER_PROJECT, { operation: 'createInvoice', body: invoiceBody(clientId) }, db, feeKind);
+    return { billingType: type, projects: projectCount, pastInvoices: 0, setupSeconds, op };
+  } finally {
+    db.destroy();
+  }
+}
+
+/**
+ * One Retainer project with `past` invoices, one a month for the months before FEE_MONTH (each with
+ * one entry of its month, created through the handler then finalized, oldest first), then the
+ * create of FEE_MONTH (its entries as feeCreate's), measured.
+ */
+async function historyCreate(repoRoot: string, past: number, endpoint: string, tableName: string): Promise<FeeCreate> {
+  const caller: Caller = { workspaceId: `bench-invoice-history-${String(past).padStart(3, '0')}-${Date.now()}`, apiClientId: 'bench-invoices' };
+  const started = performance.now();
+  const pastMonths = Array.from({ length: past }, (_, i) => i - past);
+  const starts = [...pastMonths.map((k) => `${monthStart(k).slice(0, 8)}10T09:00:00.000Z`), ...monthEntries(0)];
+  const { clientId } = await feeWorkspace(repoRoot, caller, 'Retainer', 1, starts, endpoint, tableName);
+  for (const k of pastMonths) {
+    const made = await invokeOk(repoRoot, caller, { operation: 'createInvoice', body: invoiceBody(clientId, { from: monthStart(k), to: monthStart(k + 1) }) });
+    if (!(made.body.lines as { kind: string }[]).some((line) => line.kind === 'retainer')) throw new Error(`invoices: the invoice of ${monthStart(k)} charges no retainer period`);
+    await invokeOk(repoRoot, caller, { operation: 'finalizeInvoice', id: String(made.body.id) });
+  }
+  const setupSeconds = (performance.now() - started) / 1000;
+  const db = reader(endpoint, tableName, caller.workspaceId);
+  try {
+    const label = `create: 1 Retainer project, ${past} past ${past === 1 ? 'invoice' : 'invoices'}`;
+    const { op } = await measure(repoRoot, caller, label, FEE_ENTRIES_PER_PROJECT, { operation: 'createInvoice', body: invoiceBody(clientId) }, db, feeKind);
+    return { billingType: 'Retainer', projects: 1, pastInvoices: past, setupSeconds, op };
+  } finally {
+    db.destroy();
+  }
+}
+
+/** Section 10's fees: creates with 1, 10 and 50 projects of each billing type, then with 1 and 100 past invoices. */
+export async function runFeeBench(repoRoot: string, endpoint: string, tableName: string, log: (line: string) => void): Promise<FeeCreate[]> {
+  const fees: FeeCreate[] = [];
+  for (const type of Object.keys(FEE_BILLING_TYPES) as FeeBillingType[]) {
+    for (const count of FEE_PROJECT_COUNTS) fees.push(await feeCreate(repoRoot, type, count, endpoint, tableName));
+    log(`invoices: fees: creates with ${FEE_PROJECT_COUNTS.join(', ')} ${type} projects: ${fees.filter((f) => f.billingType === type).map((f) => `${f.op.readUnits} RCU / ${f.op.writeUnits} WCU`).join(', ')}`);
+  }
+  for (const past of PAST_INVOICE_COUNTS) {
+    const row = await historyCreate(repoRoot, past, endpoint, tableName);
+    fees.push(row);
+    log(`invoices: fees: a Retainer project with ${past} past invoices (made in ${row.setupSeconds.toFixed(1)} s): its next create ${row.op.readUnits} RCU / ${row.op.writeUnits} WCU`);
+  }
+  return fees;
+}
+
 export async function runInvoiceBench(repoRoot: string, endpoint: string, tableName: string, repeats: number, log: (line: string) => void): Promise<InvoiceBenchResult> {
   const operations: InvoiceOperation[] = [];
   for (const count of INVOICE_SIZES) {
@@ -384,5 +586,8 @@ export async function runInvoiceBench(repoRoot: string, endpoint: string, tableN
       for (const limit of INVOICE_LIST_LIMITS) lists.push(await walk(repoRoot, ws, variant, limit, [1, 10, 100], repeats));
     }
   }
-  return { operations, creates, lists, listWorkspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })) };
+  const feesStarted = performance.now();
+  const fees = await withoutDeadline(() => runFeeBench(repoRoot, endpoint, tableName, log));
+  const feesSeconds = (performance.now() - feesStarted) / 1000;
+  return { operations, creates, lists, listWorkspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })), fees, feesSeconds };
 }

@@ -11,7 +11,7 @@ import type { ScalingResult } from './scaling.ts';
 import { fmt, fmtRatio, kb, mdTable, median, textTable } from './lib/stats.ts';
 import { P99_TOLERANCE, fairnessMet, type FairnessResult } from './fairness.ts';
 import type { LoadRun } from './throughput.ts';
-import { CREATE_BOUND, INVOICE_LIST_SIZES, REQUEST_DEADLINE_MS, type InvoiceBenchResult } from './invoices.ts';
+import { CREATE_BOUND, FEE_ENTRIES_PER_PROJECT, INVOICE_LIST_SIZES, REQUEST_DEADLINE_MS, type FeeCreate, type InvoiceBenchResult } from './invoices.ts';
 
 /** The cold-start row that runs the same bundle on both sides: the machine's noise, not a function. */
 export const NOISE_CHECK = 'noise check: a floor against itself';
@@ -272,6 +272,7 @@ function invoiceTargets(inv: InvoiceBenchResult): Target[] {
     }
   }
   return [
+    ...feeTargets(inv),
     {
       id: 'invoice-create',
       target:
@@ -294,6 +295,54 @@ function invoiceTargets(inv: InvoiceBenchResult): Target[] {
       result: problems.length === 0 ? `all ${new Set(inv.lists.map((l) => l.variant)).size} lists flat at limits ${[...new Set(inv.lists.map((l) => l.limit))].join(' and ')}` : `not flat: ${problems.join('; ')}`,
     },
   ];
+}
+
+/** A fee create's read units at AWS's rules (DynamoDB Local's for results written before they were counted). */
+const feeReads = (f: FeeCreate) => f.op.awsReadUnits ?? f.op.readUnits;
+/** What a fee create spends, to compare two: read and write units, and its calls. */
+const feeCost = (f: FeeCreate) => `${units(feeReads(f))} RCU, ${units(f.op.writeUnits)} WCU, ${Object.entries(f.op.commands).map(([c, n]) => `${c} ${n}`).join(', ')}`;
+
+/** Section 10's fees: a project's past invoices change nothing a create reads or writes (decision 0029). */
+function feeTargets(inv: InvoiceBenchResult): Target[] {
+  const history = (inv.fees ?? []).filter((f) => f.pastInvoices > 0).sort((a, b) => a.pastInvoices - b.pastInvoices);
+  if (history.length < 2) return [];
+  const [first] = history;
+  const same = history.every((f) => feeCost(f) === feeCost(first!) && feeReads(f) === feeReads(first!));
+  return [
+    {
+      id: 'invoice-fees-history',
+      target: `an invoice's create costs the same for a Retainer project with ${history.map((f) => f.pastInvoices).join(' and ')} past invoices (decision 0029: nothing it reads grows with a project's past invoices)`,
+      met: same,
+      result: history.map((f) => `${f.pastInvoices} past ${f.pastInvoices === 1 ? 'invoice' : 'invoices'}: ${feeCost(f)}`).join('; '),
+      ...(same ? {} : { why: 'the create reads or writes more with more past invoices: see table 10d' }),
+    },
+  ];
+}
+
+/** Per fee-billed project of a type: what the largest create adds over the one-project create, per project added. */
+export function feesPerProject(fees: readonly FeeCreate[], type: string) {
+  const rows = fees.filter((f) => f.billingType === type && f.pastInvoices === 0).sort((a, b) => a.projects - b.projects);
+  const one = rows[0];
+  const most = rows.at(-1);
+  if (!one || !most || most.projects === one.projects) return undefined;
+  const added = most.projects - one.projects;
+  const per = (f: (x: FeeCreate) => number) => (f(most) - f(one)) / added;
+  const ofKinds = (x: FeeCreate, kinds: string[]) => x.op.transactions.filter((t) => kinds.includes(t.kind)).reduce((n, t) => n + t.units.total, 0);
+  const calls = (x: FeeCreate, what: string) => x.op.reads?.[what]?.calls ?? 0;
+  return {
+    projects: most.projects,
+    read: per(feeReads),
+    write: per((x) => x.op.writeUnits),
+    /** Its mark's or ledger's Put. */
+    marks: per((x) => x.op.transactions.reduce((n, t) => n + (t.units.fees ?? 0), 0)),
+    /** Its share of the fee or credit batches (its mark or ledger, and the invoice's rewrite there). */
+    feeBatches: per((x) => ofKinds(x, ['fees', 'credit'])),
+    /** Its share of the batches of time (its entries' locks, their invoiced totals items, the invoice's rewrites). */
+    timeBatches: per((x) => ofKinds(x, ['batch'])),
+    markQueries: per((x) => calls(x, 'fee marks (Query)')),
+    ledgerReads: per((x) => calls(x, 'credit ledger (GetItem)')),
+    nameReads: per((x) => calls(x, 'project (GetItem)')),
+  };
 }
 
 /** At its floor: no filter passed items over, and nothing read beyond them but the `after` event (a GetItem). */
@@ -572,6 +621,7 @@ function invoiceTables(inv: InvoiceBenchResult | undefined): Table[] {
         units(c.readPerEntry),
       ]),
     },
+    ...feeTable(inv),
     {
       title: '10c. Invoice list pages: units and latency (median) at pages 1, 10 and 100',
       header: ['list', 'invoices', 'limit', 'page 1', 'page 10', 'page 100', 'floor (items read)', 'latency p1'],
@@ -580,6 +630,38 @@ function invoiceTables(inv: InvoiceBenchResult | undefined): Table[] {
         const cell = (page: number) => (at(page)?.units === undefined ? '–' : units(at(page)!.units));
         return [l.variant, l.size.toLocaleString('en-US'), String(l.limit), cell(1), cell(10), cell(100), units(at(1)?.floor), ms(at(1)?.latencyMs)];
       }),
+    },
+  ];
+}
+
+/** Section 10d: a create's units with fee-billed projects, and with a project's past invoices. */
+function feeTable(inv: InvoiceBenchResult): Table[] {
+  const fees = inv.fees ?? [];
+  if (fees.length === 0) return [];
+  const one = (f: FeeCreate) => fees.find((g) => g.billingType === f.billingType && g.pastInvoices === 0 && g.projects === 1);
+  const perAdded = (f: FeeCreate) => {
+    const base = one(f);
+    if (!base || f.pastInvoices > 0 || f.projects === 1) return '–';
+    const added = f.projects - base.projects;
+    return `${units((feeReads(f) - feeReads(base)) / added)} / ${units((f.op.writeUnits - base.op.writeUnits) / added)}`;
+  };
+  return [
+    {
+      title: `10d. Fees (decision 0029): a client's month with fee-billed projects (${FEE_ENTRIES_PER_PROJECT} entries each in the month), and a Retainer project with past invoices (one run each; write units at AWS's documented rules, read units at AWS's rules: DynamoDB Local's, and each Query it reports at 0 at AWS's minimum)`,
+      header: ['billing type', 'fee-billed projects', 'past invoices', 'entries', 'read units', 'write units', 'per project added (read / write)', 'marks and ledgers (write)', 'transactions: kind count (items) write units', 'reads: what calls units (DynamoDB Local)', 'time'],
+      rows: fees.map((f) => [
+        f.billingType,
+        String(f.projects),
+        String(f.pastInvoices),
+        String(f.op.entries),
+        units(feeReads(f)),
+        units(f.op.writeUnits),
+        perAdded(f),
+        units(f.op.transactions.reduce((n, t) => n + (t.units.fees ?? 0), 0)),
+        f.op.transactions.map((t) => `${t.kind} ${t.count} (${t.items}) ${units(t.units.total)}`).join('; '),
+        Object.entries(f.op.reads ?? {}).map(([what, x]) => `${what} ${x.calls}: ${units(x.units)}`).join('; '),
+        ms(f.op.ms, 0),
+      ]),
     },
   ];
 }
@@ -817,7 +899,39 @@ List workspaces: ${ws.map((w) => `${w.size.toLocaleString('en-US')} invoices of 
 
 ${table('10c.')}
 ${verdict('invoice-lists')}
+${r.invoices!.fees?.length ? `
+${feeSection(r.invoices!, table, verdict)}` : ''}
+`;
+}
 
+/** Section 10's fees (decision 0029): what a fee-billed project adds to a create, and a project's past invoices. */
+function feeSection(inv: InvoiceBenchResult, table: (key: string) => string, verdict: (id: string) => string): string {
+  const fees = inv.fees!;
+  const per = (type: string) => {
+    const p = feesPerProject(fees, type);
+    if (!p) return `${type} not measured`;
+    const own = type === 'CreditBased' ? `its ledger read ${units(p.ledgerReads)} times (GetItem)` : `its marks' Query ${units(p.markQueries)} times`;
+    return (
+      `**${type}: ${units(p.read)} RCU and ${units(p.write)} WCU** (reads: ${own}, ${p.nameReads === 0 ? 'its name none (the scope\'s Query gave it)' : `its name ${units(p.nameReads)} time (GetItem, beside the scope's Query)`}, its entries; ` +
+      `writes: ${units(p.feeBatches)} in the ${type === 'CreditBased' ? 'credit' : 'fee'} batch, of which ${units(p.marks)} for its ${type === 'CreditBased' ? 'ledger' : 'mark'}, ${units(p.timeBatches)} in the batches of time for its entries and the invoice's rewrites)`
+    );
+  };
+  return `### Fees
+
+A create with 1, 10 and 50 fee-billed projects of one client (every project of the client; each a monthly
+Retainer starting on the 1st, or CreditBased with a block of 1,000 that its month's time buys once), each with
+${FEE_ENTRIES_PER_PROJECT} entries in the month (covered time: zero-amount time lines, locked as time and materials is); then a Retainer project
+with 1 and with 100 past invoices (one a month before, each with an entry, created then finalized through the
+handler) and the create of the next month. Transactions by kind: \`draft\`, \`fees\` (the fee batches: each fee's
+mark with its line), \`batch\` (the entries), \`credit\` (the credit batch: each CreditBased project's ledger,
+after the time). DynamoDB Local reports a Query that finds nothing (a fee's marks before any invoice charges
+it) at 0 read units; AWS charges it its minimum, so the read units here count each such Query at 1 (strongly
+consistent). Per fee-billed project added (its ${FEE_ENTRIES_PER_PROJECT} entries included), from the
+${Math.max(...fees.map((f) => f.projects))}-project create against the one-project create: ${per('Retainer')}; ${per('CreditBased')}.
+${inv.feesSeconds === undefined ? '' : `The fees' creates took ${fmt(inv.feesSeconds, 1)} s, their workspaces and the 100 past invoices included.`}
+
+${table('10d.')}
+${verdict('invoice-fees-history')}
 `;
 }
 

@@ -198,6 +198,7 @@ describe('taxes', () => {
     expect(invoiceAmounts([], 0, [], 'USD')).toMatchObject({ tax_rate: 0, taxes: [], tax_amount: '0.00' });
     expect(invoiceAmounts([], 0, [{ name: 'b', rate: 0.1 }, { name: 'a', rate: 0.2 }], 'USD')).toMatchObject({ tax_rate: 0.3, taxes: [{ name: 'b' }, { name: 'a' }] });
     expect(invoiceAmounts([], 0, [{ name: 'x', rate: 100 }, { name: 'y', rate: 99.999 }], 'USD').tax_rate).toBe(199.999);
+    expect(invoiceAmounts([], 0, [{ name: 'x', rate: 0.025 }, { name: 'y', rate: 0.025 }], 'USD').tax_rate).toBe(0.05);
   });
 });
 
