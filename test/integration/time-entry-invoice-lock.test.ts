@@ -281,7 +281,7 @@ describe('GET /time_summaries?invoiced=', () => {
           const q: SummaryQuery = { from: '2026-03-01', to: '2026-04-02', timezone, group_by, period: 'day', ...(invoiced ? { invoiced } : {}) };
           const expected = referenceSummary(entries, q, currencyOf);
           // Short pages in one zone (paging with the filter), whole ones elsewhere (fewer requests).
-          expect(await summaryRows(api, { ...q, limit: timezone === 'Asia/Kathmandu' ? 3 : 100 }), JSON.stringify(q)).toEqual(expected);
+          expect(await summaryRows(api, { ...q, limit: timezone === 'Asia/Kathmandu' ? 10 : 100 }), JSON.stringify(q)).toEqual(expected);
           expect(expected.length).toBeGreaterThan(0);
         }
         const period = { from: '2026-03-01', to: '2026-04-02', timezone, group_by, invoiced: 'true' as const, client_id: usd.id };

@@ -9,8 +9,8 @@ import { listAll, race, storedItems } from '../support/races.ts';
 
 type Obj = Record<string, any>;
 
-/** Rounds per race: each runs the same race again (a fourth cost `npm test` about 5 core-seconds). */
-const ROUNDS = 3;
+/** Rounds per race: each runs the same race again (a third cost `npm test` about 5 core-seconds). */
+const ROUNDS = 2;
 const RACERS = 20;
 
 const { stored, storedItem } = storedItems();

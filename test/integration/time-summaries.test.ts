@@ -91,7 +91,8 @@ describe('time summaries against the reference', () => {
       { from: '2026-01-01', to: '2027-01-01', timezone: 'America/St_Johns', group_by: 'project', project_id: ids.yen, client_id: ids.jpy },
       { from: '2026-03-29', to: '2026-03-30', timezone: 'Europe/Paris', group_by: 'project' },
     ];
-    for (const q of cases) expect(await summaryRows(api, { ...q, limit: 3 }), JSON.stringify(q)).toEqual(referenceSummary(entries, q, currencyOf));
+    // Short pages where the rows are few (paging under each filter), longer ones over a year of days (the same pages, fewer requests).
+    for (const q of cases) expect(await summaryRows(api, { ...q, limit: q.period === 'day' ? 25 : 3 }), JSON.stringify(q)).toEqual(referenceSummary(entries, q, currencyOf));
   });
 
   it('is empty for a project of another client, and for ids of another workspace', async () => {
