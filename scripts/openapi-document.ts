@@ -68,15 +68,17 @@ function nonNull(property: Json): Json {
 
 /**
  * Request schemas say their defaults in words, not with `default`: code generators such as
- * openapi-typescript read `default` as "always present" and would make the field required.
+ * openapi-typescript read `default` as "always present" and would make the field required. So do
+ * the objects of a list in a body (an invoice's `items`).
  */
 function describeDefaults(schema: Json): Json {
   const properties = schema.properties as Record<string, Json> | undefined;
   if (!properties) return schema;
   const described = Object.fromEntries(
     Object.entries(properties).map(([name, property]) => {
-      if (!('default' in property)) return [name, property];
-      const { default: value, ...rest } = property;
+      const inner = property.items && typeof property.items === 'object' ? { ...property, items: describeDefaults(property.items as Json) } : property;
+      if (!('default' in inner)) return [name, inner];
+      const { default: value, ...rest } = inner;
       const said = `Default: ${JSON.stringify(value)}.`;
       return [name, { ...rest, description: rest.description ? `${String(rest.description)} ${said}` : said }];
     }),

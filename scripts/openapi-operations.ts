@@ -64,14 +64,14 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       'prepaid credit above zero (a `credit` line, stating the credit used and the balance; blocks only while ACTIVE); their time is on `time` lines ' +
       'of amount zero. Each fee is on at most one invoice that is not void. Lines (`kind`: `time` per project and rate, `fixed_price`, `retainer`, ' +
       '`credit`) are ordered by project; amounts are decimal strings in ' +
-      "the client's currency, rounded once, half to even; `taxes` (0 to 2 named rates, or `tax_rate` as one named \"Tax\") are charged on the taxable lines less the discount's share, each rounded half up. 409 `unpriced_project` when a project that may be charged fees lacks what its type needs; " +
+      "the client's currency, rounded once, half to even; `items` (0 to 50 free-form lines, after the others) are charged `quantity × unit_price`, and without `from` and `to` the invoice is its items alone; `taxes` (0 to 2 named rates, or `tax_rate` as one named \"Tax\") are charged on the taxable lines less the discount's share, each rounded half up. 409 `unpriced_project` when a project that may be charged fees lacks what its type needs; " +
       '409 `unpriced_time` when time billed by the hour has no rate; 409 `nothing_to_invoice` when nothing would be charged; 400 naming `to` past ' +
       '2,000 entries or 100 lines. A retry with the same `Idempotency-Key` finishes the same invoice.',
   },
   updateInvoice: {
     summary: 'Change a draft',
     description:
-      '`memo`, `purchase_order`, `due_date`, `discount_rate`, and `taxes` (or `tax_rate`, their shorthand: one tax named "Tax", none at 0; not both), while the invoice is a draft ' +
+      '`memo`, `purchase_order`, `due_date`, `discount_rate`, `items` (the whole list, replaced), and `taxes` (or `tax_rate`, their shorthand: one tax named "Tax", none at 0; not both), while the invoice is a draft ' +
       '(409 `invalid_state` otherwise); the totals follow. Without `taxes` or `tax_rate` the invoice keeps its taxes.',
   },
   deleteInvoice: { summary: 'Delete a draft', description: 'Only a draft (409 `invalid_state` otherwise): its fees and time entries are released, invoiceable again.' },

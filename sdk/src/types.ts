@@ -39,7 +39,7 @@ export type WebhookEndpoint = ResultOf<'retrieveWebhookEndpoint'>;
 export type CreatedWebhookEndpoint = ResultOf<'createWebhookEndpoint'>;
 /** An invoice (`lines`, amounts as decimal strings in its currency's minor unit). */
 export type Invoice = ResultOf<'retrieveInvoice'>;
-/** A line of an invoice, discriminated by `kind`: `time` (one project, or none, and rate), `fixed_price`, `retainer` or `credit`. */
+/** A line of an invoice, discriminated by `kind`: `time` (one project, or none, and rate), `fixed_price`, `retainer`, `credit` or `item`. */
 export type InvoiceLine = Invoice['lines'][number];
 /** A line of one kind (`InvoiceLineOf<'retainer'>`), as `kind` narrows it. */
 export type InvoiceLineOf<K extends InvoiceLine['kind']> = Extract<InvoiceLine, { kind: K }>;

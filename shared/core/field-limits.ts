@@ -29,6 +29,10 @@ export const enum LIMITS {
   invoiceLines = 100,
   /** `project_ids` of one invoice create. */
   invoiceProjects = 50,
+  /** Free-form items of one invoice, and their fields. */
+  invoiceItems = 50,
+  itemDescriptionLength = 500,
+  itemQuantity = 1_000_000,
   /** Named taxes of one invoice (TPS and TVQ). */
   invoiceTaxes = 2,
   taxNameLength = 40,

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { LIMITS } from '../core/field-limits.ts';
 import { formatMinor } from '../core/money.ts';
-import { enumOf, isNonEmpty, isUniqueList, percent, reference, text, timestamp } from './fields.ts';
+import { enumOf, hasMoneyDecimals, isNonEmpty, isUniqueList, money, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRange, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import { crossFieldCheck, type CrossFieldRule } from './cross-field.ts';
 
@@ -81,6 +81,17 @@ const creditLine = () =>
     taxable: taxable(),
   });
 
+const itemLine = () =>
+  v.strictObject({
+    kind: v.literal('item'),
+    project_id: v.nullable(reference('project_id')),
+    description: v.string(),
+    quantity: v.number(),
+    unit_price: v.number(),
+    amount: amount('quantity × unit_price, rounded once, half to even'),
+    taxable: v.pipe(v.boolean(), v.metadata({ description: "Whether the invoice's taxes apply to this line: as the item was given (default true)" })),
+  });
+
 /** The invoice's fields as its object shows them (resources.ts declares their order and `invoiceFields` from them). */
 export const invoiceFieldSchemas = () => ({
   client_id: reference('client_id'),
@@ -88,10 +99,10 @@ export const invoiceFieldSchemas = () => ({
   number: v.nullable(v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.metadata({ description: 'Given at finalize: unique, gapless and in order of finalization in the workspace (`INV-000042`)' }))),
   currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.metadata({ description: "The client's currency" })),
   timezone: timeZoneName('timezone'),
-  period_start: calendarDate('period_start', 'The `from` the invoice was created with'),
-  period_end: calendarDate('period_end', 'The `to` the invoice was created with (exclusive)'),
+  period_start: v.nullable(calendarDate('period_start', 'The `from` the invoice was created with (null: an invoice of items alone)')),
+  period_end: v.nullable(calendarDate('period_end', 'The `to` the invoice was created with (exclusive; null: an invoice of items alone)')),
   project_ids: v.nullable(v.array(reference('project_ids'))),
-  lines: v.array(v.variant('kind', [timeLine(), fixedPriceLine(), retainerLine(), creditLine()])),
+  lines: v.array(v.variant('kind', [timeLine(), fixedPriceLine(), retainerLine(), creditLine(), itemLine()])),
   time_entry_count: v.pipe(v.number(), v.integer()),
   subtotal: amount('The sum of the lines'),
   discount_rate: percent('discount_rate'),
@@ -124,6 +135,8 @@ export type TimeLine = Extract<InvoiceLine, { kind: 'time' }>;
 export type FeeLine = Extract<InvoiceLine, { kind: 'fixed_price' | 'retainer' }>;
 /** A `credit` line: a CreditBased project's blocks bought and credit used (its ledger: credit.ts). */
 export type CreditLine = Extract<InvoiceLine, { kind: 'credit' }>;
+/** An `item` line: a free-form line a create or PATCH gives. */
+export type ItemLine = Extract<InvoiceLine, { kind: 'item' }>;
 
 /** At most LIMITS.invoiceProjects: a check, which the OpenAPI document states as maxItems (model/documented.ts). */
 export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;
@@ -155,6 +168,52 @@ const taxes = () =>
     }),
   );
 
+/** A quantity: above 0, at most LIMITS.itemQuantity, at most 4 decimal places. */
+const quantity = (field: string) =>
+  v.pipe(
+    v.number(`${field} must be a number`),
+    v.finite(`${field} must be a finite number`),
+    v.check((n: number) => n > 0, `${field} must be above 0`),
+    v.maxValue(LIMITS.itemQuantity, `${field} must be at most ${LIMITS.itemQuantity}`),
+    v.check(hasMoneyDecimals, `${field} must have at most ${LIMITS.moneyDecimals} decimal places`),
+  );
+
+/**
+ * The items a create or PATCH gives (0 to LIMITS.invoiceItems): each a line of `kind: "item"`,
+ * its project (optional) one of the invoice client's, checked by the domain. A 400 names
+ * `items[i].field`, `items[i]` (not an object), or `items`.
+ */
+const items = () =>
+  v.pipe(
+    v.array(
+      v.strictObject(
+        {
+          description: text('description', LIMITS.itemDescriptionLength),
+          quantity: quantity('quantity'),
+          unit_price: money('unit_price'),
+          project_id: v.optional(reference('project_id')),
+          taxable: v.optional(v.boolean('taxable must be true or false'), true),
+        },
+        'each item must be an object {"description", "quantity", "unit_price"}',
+      ),
+      'items must be an array of objects',
+    ),
+    v.check((list) => list.length <= LIMITS.invoiceItems, `items may hold at most ${LIMITS.invoiceItems} items`),
+  );
+
+/** The period: `from` and `to` both, or neither (an invoice of items alone, which needs an item). */
+const periodOrItems: CrossFieldRule[] = [
+  { field: 'from', broken: (given) => (given.from === undefined && given.to !== undefined ? 'from is required with to' : undefined) },
+  { field: 'to', broken: (given) => (given.to === undefined && given.from !== undefined ? 'to is required with from' : undefined) },
+  {
+    field: 'items',
+    broken: (given) =>
+      given.from === undefined && given.to === undefined && !(Array.isArray(given.items) && given.items.length > 0)
+        ? 'items must hold at least one item when there is no period (from and to): an invoice of items alone'
+        : undefined,
+  },
+];
+
 /** `tax_rate` is shorthand for `taxes` (one tax named "Tax", or none at 0): both in one body is a 400 naming it. */
 const taxRateOrTaxes: CrossFieldRule = {
   field: 'tax_rate',
@@ -178,18 +237,19 @@ export const invoiceCreateBody = (said: Said = {}) =>
   v.pipe(
     v.strictObject({
       client_id: reference('client_id'),
-      from: calendarDate('from', said.from),
-      to: calendarDate('to', said.to),
+      from: v.optional(calendarDate('from', said.from)),
+      to: v.optional(calendarDate('to', said.to)),
       timezone: v.optional(timeZoneName('timezone'), 'UTC'),
       project_ids: v.optional(projectIds()),
       discount_rate: v.optional(percent('discount_rate'), 0),
       tax_rate: v.optional(percent('tax_rate')),
       taxes: v.optional(taxes()),
+      items: v.optional(items()),
       memo: v.optional(memo()),
       purchase_order: v.optional(purchaseOrder()),
       due_date: v.optional(dueDate(said)),
     }),
-    crossFieldCheck([dateRange, taxRateOrTaxes]),
+    crossFieldCheck([...periodOrItems, dateRange, taxRateOrTaxes]),
   );
 
 /** A PATCH of a draft: its terms. */
@@ -202,6 +262,7 @@ export const invoiceUpdateBody = (said: Said = {}) =>
       discount_rate: v.optional(percent('discount_rate')),
       tax_rate: v.optional(percent('tax_rate')),
       taxes: v.optional(taxes()),
+      items: v.optional(items()),
     }),
     crossFieldCheck([taxRateOrTaxes]),
   );

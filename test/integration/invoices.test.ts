@@ -466,3 +466,71 @@ describe('taxes', () => {
     expect((await api.patch(`/invoices/${invoice.id}`, { discount_rate: 0 })).body).toMatchObject({ taxes: [{ name: 'Tax', rate: 20, taxable_amount: '30.00', amount: '6.00' }], total: '36.00' });
   });
 });
+
+describe('items', () => {
+  it('are lines of their own after the time, each quantity × unit_price rounded once; taxed only when taxable; refused naming items[i].field', async () => {
+    const { api } = await workspace('items');
+    const client = await createClient(api, { company_name: 'Items Co', currency: 'CAD' });
+    const other = await createClient(api, { company_name: 'Other Co' });
+    const project = await createProject(api, client.id, { name: 'Site', hourly_rate: 100 });
+    const foreign = await createProject(api, other.id, { name: 'Elsewhere' });
+    await logTime(api, { project_id: project.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
+    const range = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
+    const good = { description: 'Licence', quantity: 1, unit_price: 10 };
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ items: [{ ...good, quantity: 0 }] }, 'items[0].quantity'],
+      [{ items: [good, { ...good, quantity: 1.00001 }] }, 'items[1].quantity'],
+      [{ items: [{ ...good, unit_price: -1 }] }, 'items[0].unit_price'],
+      [{ items: [{ ...good, description: 'two\nlines' }] }, 'items[0].description'],
+      [{ items: [{ quantity: 1, unit_price: 1 }] }, 'items[0].description'],
+      [{ items: ['Licence'] }, 'items[0]'],
+      [{ items: Array.from({ length: 51 }, () => good) }, 'items'],
+      [{ items: [{ ...good, project_id: foreign.id }] }, 'items[0].project_id'],
+      [{ from: undefined }, 'from'],
+      [{ to: undefined }, 'to'],
+      [{ from: undefined, to: undefined }, 'items'],
+    ];
+    for (const [body, param] of refusals) {
+      const refused = expectError(await api.post('/invoices', { ...range, ...body }), 400, 'invalid_request');
+      expect(refused.errors!.map((e) => e.param), JSON.stringify(body)).toEqual([param]);
+    }
+    expect((await api.get('/invoices')).body.data).toEqual([]);
+
+    // 2.5 × 19.99 = 49.975: half to even, 49.98; 3 × 0.3333 = 0.9999: 1.00. The setup is not taxed.
+    const items = [
+      { description: 'Setup', quantity: 2.5, unit_price: 19.99, project_id: project.id, taxable: false },
+      { description: 'Domain', quantity: 3, unit_price: 0.3333 },
+    ];
+    const invoice = (await api.post('/invoices', { ...range, items, taxes: [{ name: 'TPS', rate: 5 }] })).body;
+    expect(invoice.lines).toEqual([
+      { kind: 'time', project_id: project.id, description: 'Site', billable_rate: 100, minutes: 60, time_entry_count: 1, amount: '100.00', taxable: true },
+      { kind: 'item', project_id: project.id, description: 'Setup', quantity: 2.5, unit_price: 19.99, amount: '49.98', taxable: false },
+      { kind: 'item', project_id: null, description: 'Domain', quantity: 3, unit_price: 0.3333, amount: '1.00', taxable: true },
+    ]);
+    expect(invoice).toMatchObject({ subtotal: '150.98', taxes: [{ taxable_amount: '101.00', amount: '5.05' }], total: '156.03', time_entry_count: 1 });
+    // PATCH replaces the list, after the time; the other lines stay.
+    const patched = (await api.patch(`/invoices/${invoice.id}`, { items: [{ description: 'Hosting', quantity: 12, unit_price: 5 }] })).body;
+    expect(patched.lines.map((l: any) => [l.kind, l.description, l.amount])).toEqual([['time', 'Site', '100.00'], ['item', 'Hosting', '60.00']]);
+    expect(patched).toMatchObject({ subtotal: '160.00', tax_amount: '8.00', total: '168.00' });
+    expect((await api.patch(`/invoices/${invoice.id}`, { items: [] })).body.lines).toHaveLength(1);
+  });
+
+  it('make an invoice of their own without a period (no time, no fees), which keeps at least one; and a range with nothing else', async () => {
+    const { api } = await workspace('items');
+    const client = await createClient(api, { company_name: 'Items Only Co' });
+    await createProject(api, client.id, { name: 'Care', billing_type: 'Retainer', amount: 100, interval_count: 1, interval_unit: 'Month', start_date: '2026-01-01T00:00:00Z' });
+    const entry = await logTime(api, { client_id: client.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60, billable_rate: 50 });
+    const alone = await api.post('/invoices', { client_id: client.id, items: [{ description: 'Training day', quantity: 1, unit_price: 800 }] });
+    expect(alone.status, JSON.stringify(alone.body)).toBe(201);
+    expect(alone.body).toMatchObject({ period_start: null, period_end: null, time_entry_count: 0, subtotal: '800.00', total: '800.00' });
+    expect(alone.body.lines.map((l: any) => l.kind)).toEqual(['item']);
+    // It took neither the time nor the retainer's periods.
+    expect((await api.get(`/time_entries/${entry.id}`)).body.invoice_id).toBeNull();
+    expectError(await api.patch(`/invoices/${alone.body.id}`, { items: [] }), 400, 'invalid_request');
+    expect((await api.post(`/invoices/${alone.body.id}/finalize`, {})).body).toMatchObject({ status: 'open', total: '800.00' });
+    // A range with no time and no fee, but items: a draft of its items, not nothing_to_invoice.
+    const december = await api.post('/invoices', { client_id: client.id, from: '2025-12-01', to: '2026-01-01', items: [{ description: 'Audit', quantity: 1, unit_price: 1 }] });
+    expect(december.status, JSON.stringify(december.body)).toBe(201);
+    expect(december.body.lines.map((l: any) => l.kind)).toEqual(['item']);
+  });
+});

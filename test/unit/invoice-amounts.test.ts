@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { roundHalfEven, roundHalfUp, units } from '../support/money-reference.ts';
-import { addFees, addToLines, invoiceAmounts, lineAmountMinor, percentUnits, removeFees, removeFromLines, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
+import { addFees, addToLines, invoiceAmounts, itemLineOf, lineAmountMinor, percentUnits, removeFees, removeFromLines, withItems, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
 import { percent } from '../../shared/model/fields.ts';
 
 // ---- The reference: nothing from the module under test, nor from shared/core/money.ts. ----
@@ -199,6 +199,27 @@ describe('taxes', () => {
     expect(invoiceAmounts([], 0, [{ name: 'b', rate: 0.1 }, { name: 'a', rate: 0.2 }], 'USD')).toMatchObject({ tax_rate: 0.3, taxes: [{ name: 'b' }, { name: 'a' }] });
     expect(invoiceAmounts([], 0, [{ name: 'x', rate: 100 }, { name: 'y', rate: 99.999 }], 'USD').tax_rate).toBe(199.999);
     expect(invoiceAmounts([], 0, [{ name: 'x', rate: 0.025 }, { name: 'y', rate: 0.025 }], 'USD').tax_rate).toBe(0.05);
+  });
+});
+
+describe('items', () => {
+  it('are quantity × unit_price, exact in integers, rounded once, half to even, in the currency\'s minor unit', () => {
+    const item = (quantity: number, unit_price: number, currency = 'USD') => itemLineOf({ description: 'x', quantity, unit_price, taxable: true }, currency).amount;
+    expect([item(2.5, 19.99), item(3, 0.3333), item(0.0001, 0.0001), item(1_000_000, 1_000_000_000)]).toEqual(['49.98', '1.00', '0.00', '1000000000000000.00']);
+    // 0.5 × 0.05 = 0.025 -> 0.02 (even); 1.5 × 0.05 = 0.075 -> 0.08; JPY 2.5 × 1 = 2.5 -> 2; KWD 0.3333 × 0.0015 = 0.00049995 -> 0.000.
+    expect([item(0.5, 0.05), item(1.5, 0.05), item(2.5, 1, 'JPY'), item(0.3333, 0.0015, 'KWD')]).toEqual(['0.02', '0.08', '2', '0.000']);
+    expect(itemLineOf({ description: 'Setup', quantity: 1, unit_price: 5, project_id: 'prj_A', taxable: false }, 'USD')).toEqual({
+      kind: 'item', project_id: 'prj_A', description: 'Setup', quantity: 1, unit_price: 5, amount: '5.00', taxable: false,
+    });
+  });
+
+  it('come after every other line, in their given order, and a PATCH replaces them', () => {
+    const [b, a] = [itemLineOf({ description: 'b', quantity: 1, unit_price: 1, project_id: 'prj_A', taxable: true }, 'USD'), itemLineOf({ description: 'a', quantity: 1, unit_price: 2, taxable: true }, 'USD')];
+    const time = addToLines([], [entry('prj_B', 10, 60), entry(null, 10, 6)], describeProject, 'USD');
+    const lines = addFees([b, a, ...time], [{ kind: 'fixed_price', project_id: 'prj_A', description: 'A', amount: '1.00', taxable: true }]);
+    expect(lines.map((l) => [l.kind, l.project_id])).toEqual([['time', null], ['fixed_price', 'prj_A'], ['time', 'prj_B'], ['item', 'prj_A'], ['item', null]]);
+    expect(withItems(lines, [a]).map((l) => l.description)).toEqual(['Acme (no project)', 'A', 'Project prj_B', 'a']);
+    expect(removeFees(lines, [], []).length).toBe(lines.length);
   });
 });
 

@@ -90,11 +90,11 @@ describe('declarations', () => {
   it('name each field in its own messages', () => {
     // An invoice's bodies are its own (model/invoice-fields.ts): a create names the range, a PATCH the draft's terms.
     const takes = (schema: v.GenericSchema, field: string) => field in (schema as v.ObjectSchema<v.ObjectEntries, undefined>).entries;
-    expect(Object.keys((invoiceSchemas.update as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual(['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate', 'taxes']);
+    expect(Object.keys((invoiceSchemas.update as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual(['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate', 'taxes', 'items']);
     expect(Object.keys((invoiceSchemas.create as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)).toEqual([
-      'client_id', 'from', 'to', 'timezone', 'project_ids', 'discount_rate', 'tax_rate', 'taxes', 'memo', 'purchase_order', 'due_date',
+      'client_id', 'from', 'to', 'timezone', 'project_ids', 'discount_rate', 'tax_rate', 'taxes', 'items', 'memo', 'purchase_order', 'due_date',
     ]);
-    for (const field of ['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate', 'taxes', 'from', 'to', 'timezone', 'project_ids']) {
+    for (const field of ['memo', 'purchase_order', 'due_date', 'discount_rate', 'tax_rate', 'taxes', 'items', 'from', 'to', 'timezone', 'project_ids']) {
       const schema = takes(invoiceSchemas.update, field) ? invoiceSchemas.update : invoiceSchemas.create;
       const issue = v.safeParse(schema, { [field]: { not: 'a value' } }, { abortEarly: false }).issues!.find((i) => v.getDotPath(i) === field)!;
       expect(issue.message.startsWith(`${field} `), `invoice.${field}: ${issue.message}`).toBe(true);

@@ -161,8 +161,10 @@ async function typeChecks(tb: Timebill) {
   const draft = await tb.invoices.create({ client_id: 'cli_x', from: '2026-11-01', to: '2026-12-01', timezone: 'Europe/Paris', tax_rate: 20 });
   const total: string = draft.total;
   const lineAmount: string | undefined = draft.lines[0]?.amount;
-  // @ts-expect-error to is required
-  await tb.invoices.create({ client_id: 'cli_x', from: '2026-11-01' });
+  // An invoice of items alone: no period.
+  await tb.invoices.create({ client_id: 'cli_x', items: [{ description: 'Training', quantity: 1, unit_price: 800 }] });
+  // @ts-expect-error an item's quantity is a number
+  await tb.invoices.create({ client_id: 'cli_x', items: [{ description: 'Training', quantity: '1', unit_price: 800 }] });
   // @ts-expect-error only a draft's terms change: not its client
   await tb.invoices.update(draft.id, { client_id: 'cli_y' });
   await tb.invoices.update(draft.id, { memo: 'November', discount_rate: 5 }, { ifMatch: draft });

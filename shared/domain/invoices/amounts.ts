@@ -6,9 +6,12 @@
  * subtotal is the lines' exact sum, the discount rounded once, half to even, from it, and each
  * tax once, half up, from the taxable lines' share.
  */
-import { divideHalfEven, divideHalfUp, formatMinor, minorOfRateMinutes, rateMinutes, rateUnits } from '../../core/money.ts';
-import type { CreditLine, FeeLine, InvoiceLine, TimeLine } from '../../model/invoice-fields.ts';
+import { divideHalfEven, divideHalfUp, formatMinor, minorOfRateMinutes, minorUnitDigits, rateMinutes, rateUnits } from '../../core/money.ts';
+import { LIMITS } from '../../core/field-limits.ts';
+import type { CreditLine, FeeLine, InvoiceLine, ItemLine, TimeLine } from '../../model/invoice-fields.ts';
 
+/** 10^4: a money value's or a quantity's integer units (rateUnits) per unit. */
+const RATE_SCALE = 10n ** BigInt(LIMITS.moneyDecimals);
 /** 10^3: a percentage's integer units per percent (3 decimal places). */
 const PERCENT_SCALE = 1_000n;
 /** A rate's units per percentage unit: rates hold 4 decimals (1/10,000), percentages 3. */
@@ -37,7 +40,7 @@ export interface InvoiceableEntry {
   covered?: boolean;
 }
 
-export type { InvoiceLine, TimeLine, FeeLine, CreditLine };
+export type { InvoiceLine, TimeLine, FeeLine, CreditLine, ItemLine };
 
 /** A tax as a create or PATCH gives it (at most two: TPS and TVQ). */
 export interface TaxRate {
@@ -68,13 +71,15 @@ export const lineAmountMinor = (minutes: number, rate: number, currency: string)
 export const minorOfAmount = (amount: string): bigint => BigInt(amount.replace('.', ''));
 
 /** Within a project, lines in the contract's order of kinds: fixed_price, retainer, credit, time. */
-const KIND_ORDER: Record<InvoiceLine['kind'], number> = { fixed_price: 0, retainer: 1, credit: 2, time: 3 };
+const KIND_ORDER: Record<Exclude<InvoiceLine['kind'], 'item'>, number> = { fixed_price: 0, retainer: 1, credit: 2, time: 3 };
 
 /**
  * Lines in the contract's order: project_id (null first); within a project the fixed price, the
  * retainer periods by start, the credit, then time by rate (null first).
  */
 function compareLines(a: InvoiceLine, b: InvoiceLine): number {
+  // Items last, in their given order (the sort is stable).
+  if (a.kind === 'item' || b.kind === 'item') return Number(a.kind === 'item') - Number(b.kind === 'item');
   if (a.project_id !== b.project_id) {
     if (a.project_id === null) return -1;
     if (b.project_id === null) return 1;
@@ -132,6 +137,24 @@ export function removeFromLines<L extends InvoiceLine>(lines: readonly L[], entr
   return out;
 }
 
+/** An item as a create or PATCH gives it. */
+export interface GivenItem {
+  description: string;
+  quantity: number;
+  unit_price: number;
+  project_id?: string | undefined;
+  taxable: boolean;
+}
+
+/** An item's line: `quantity × unit_price` (4 decimals each, exact as integers) rounded once, half to even, to the currency's minor unit. */
+export function itemLineOf(item: GivenItem, currency: string): ItemLine {
+  const minor = divideHalfEven(rateUnits(item.quantity) * rateUnits(item.unit_price) * 10n ** BigInt(minorUnitDigits(currency)), RATE_SCALE * RATE_SCALE);
+  return { kind: 'item', project_id: item.project_id ?? null, description: item.description, quantity: item.quantity, unit_price: item.unit_price, amount: formatMinor(minor, currency), taxable: item.taxable };
+}
+
+/** The lines with their items replaced by `items` (a PATCH), after every other line. */
+export const withItems = (lines: readonly InvoiceLine[], items: readonly ItemLine[]): InvoiceLine[] => [...lines.filter((line) => line.kind !== 'item'), ...items];
+
 /** The same fee: a fixed price is known by its project, a retainer period by its project and start. */
 export const sameFee = (a: FeeLine, b: FeeLine) =>
   a.kind === b.kind && a.project_id === b.project_id && (a.kind !== 'retainer' || a.period_start === (b as typeof a).period_start);
@@ -143,7 +166,7 @@ export const addFees = (lines: readonly InvoiceLine[], fees: readonly (FeeLine |
 export const removeFees = (lines: readonly InvoiceLine[], fees: readonly FeeLine[], credits: readonly CreditLine[]): InvoiceLine[] =>
   lines.filter((line) => {
     if (line.kind === 'credit') return !credits.some((credit) => credit.project_id === line.project_id);
-    return line.kind === 'time' || !fees.some((fee) => sameFee(fee, line));
+    return line.kind === 'time' || line.kind === 'item' || !fees.some((fee) => sameFee(fee, line));
   });
 
 /** A sum of percentages' units as the JSON number it is (at most 3 decimals, spelled exactly). */

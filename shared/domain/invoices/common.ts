@@ -5,19 +5,20 @@
  * Each operation is in its own module (create.ts, lifecycle.ts, release.ts), so a function's
  * bundle holds its own operation's code and this.
  */
-import { keyInUse } from '../../core/errors.ts';
+import { invalidParam, keyInUse } from '../../core/errors.ts';
 import { readItems } from '../../data/batches.ts';
 import * as keys from '../../data/keys.ts';
 import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
 import { changeExpression, type ItemChange } from '../../data/update.ts';
 import { allOf, atVersion, counterUpdate, dataOfItem, deletePart, getItem, ITEM_PART, transact, updatePart, versionOf, type Condition, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts, type FeeLine, type InvoiceableEntry, type InvoiceLine, type TaxRate } from './amounts.ts';
+import { invoiceAmounts, itemLineOf, type FeeLine, type GivenItem, type InvoiceableEntry, type InvoiceLine, type ItemLine, type TaxRate } from './amounts.ts';
 import { invoicedTotalsParts } from './lock.ts';
 import type { CreditTerms } from './fees.ts';
-import { client, counterOf, invoice, timeEntry } from '../../model/resources.ts';
+import { client, counterOf, invoice, project, timeEntry } from '../../model/resources.ts';
 import { storedField } from '../../model/objects.ts';
 import { COUNTED_ATTRIBUTE } from '../../totals/totals.ts';
 import type { CallerContext } from '../context.ts';
+import { readItem } from '../entity.ts';
 
 /** Unfinished work on an invoice, beside its `data`: a create's locking, or a void's or delete's release. */
 export interface Work {
@@ -203,4 +204,17 @@ export function draftRemoval(ctx: CallerContext, item: Record<string, unknown>, 
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, String(data.client_id)), counterOf(invoice), -1),
     [ENTRIES]: deletePart(keys.invoiceEntries(ctx.workspaceId, String(data.id))),
   };
+}
+
+/** The lines of `items` (a create's or a PATCH's), each project one of the client's (400 naming `items[i].project_id` otherwise). */
+export async function itemLines(ctx: CallerContext, clientId: string, items: readonly GivenItem[], currency: string): Promise<ItemLine[]> {
+  const projectIds = [...new Set(items.flatMap((item) => (item.project_id === undefined ? [] : [item.project_id])))];
+  const read = await Promise.all(projectIds.map((id) => readItem(ctx, project, id)));
+  const owners = new Map(projectIds.map((id, i) => [id, read[i] && dataOfItem(read[i]!).client_id]));
+  items.forEach((item, i) => {
+    if (item.project_id !== undefined && owners.get(item.project_id) !== clientId) {
+      throw invalidParam(`items[${i}].project_id`, `items[${i}].project_id (${item.project_id}) is not a project of client ${clientId}`);
+    }
+  });
+  return items.map((item) => itemLineOf(item, currency));
 }

@@ -40,7 +40,7 @@ import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
 import { readItem, refuseIfRecordTaken, unknownReference, versioned } from '../entity.ts';
 import {
-  draftRemoval, endLease, ENTRIES, fitBatch, heldBy, invoiceableOf, workInUse, LEASE_MS, linesFields, linesOf, LOCKED,
+  draftRemoval, endLease, ENTRIES, fitBatch, heldBy, invoiceableOf, itemLines, workInUse, LEASE_MS, linesFields, linesOf, LOCKED,
   planOf, readEntries, takeOver, WORK, workOf, BATCH_ENTRIES, type Plan, type Work,
 } from './common.ts';
 
@@ -74,8 +74,62 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
   const clientItem = await readItem(ctx, client, input.client_id);
   if (!clientItem) throw unknownReference('client_id', client);
   const currency = String(dataOfItem(clientItem).currency ?? CLIENT_STORED_CURRENCY);
+  const items = await itemLines(ctx, input.client_id, input.items ?? [], currency);
+  const range = input.from !== undefined && input.to !== undefined ? { from: input.from, to: input.to } : undefined;
+  // Without a period, a create takes no time and no fees: its items alone.
+  const { plan, lineCount, names } = range ? await selectPeriod(ctx, input, range, currency, items.length > 0) : { plan: NO_PLAN, lineCount: 0, names: new Map<string, string>() };
+  if (lineCount + items.length > LIMITS.invoiceLines) {
+    throw invalidParam('items', `The items make ${lineCount + items.length} lines with the time and fees in the range, more than ${LIMITS.invoiceLines}: give fewer items`);
+  }
+
+  const id = newId(invoice.idPrefix, now);
+  const at = now.toISOString();
+  // dataOf takes each of the invoice's fields by name (null when absent): the body's own (timezone,
+  // project_ids, the rates, memo, purchase_order, due_date) and these.
+  const data = dataOf(invoice, { id, workspaceId: ctx.workspaceId }, {
+    ...input,
+    status: 'draft',
+    currency,
+    period_start: input.from ?? null,
+    period_end: input.to ?? null,
+    lines: items,
+    time_entry_count: 0,
+    // Neither taxes nor tax_rate: none (the business profile's default taxes come with its resource).
+    ...invoiceAmounts(items, input.discount_rate, givenTaxes(input) ?? [], currency),
+  }, at);
+  const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
+  const item = {
+    ...keys.item(ctx.workspaceId, invoice.type, id),
+    ...keys.indexes(invoice, ctx.workspaceId, id, data),
+    [DATA_ATTRIBUTE]: data,
+    [VERSION_ATTRIBUTE]: 1,
+    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+    [WORK]: work,
+    [LOCKED]: 0,
+  };
+  const cancelled = await transact<string>({
+    [ITEM_PART]: putPart(item, { condition: absent() }),
+    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
+    [ENTRIES]: putPart({ ...keys.invoiceEntries(ctx.workspaceId, id), ...plan }),
+    ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
+  });
+  if (cancelled) {
+    refuseIfRecordTaken(ctx, cancelled);
+    if (cancelled.failed('client_id')) throw unknownReference('client_id', client);
+    throw new Error(`invoice create cancelled: ${cancelled.codes.join(',')}`);
+  }
+  // The names of the projects read for the scope describe their lines (a resumed build reads them).
+  return build(ctx, item, now, names);
+}
+
+/**
+ * What a create of the dates `range.from`..`range.to` takes (reads only): its fees, its entries
+ * and its credit, as the plan to lock; refused in the contract's order (the body's checks done):
+ * `unpriced_project`, `unpriced_time`, `nothing_to_invoice` (unless it has items), the size limits.
+ */
+async function selectPeriod(ctx: CallerContext, input: CreateInput, range: { from: string; to: string }, currency: string, hasItems: boolean): Promise<{ plan: Plan; lineCount: number; names: Map<string, string> }> {
   const scope = await projectsInScope(ctx, input);
-  const span = spanOf(input.timezone, input.from, input.to);
+  const span = spanOf(input.timezone, range.from, range.to);
   const { selected, tooMany } = await selectEntries(ctx, input, span);
   const projects = await withProjectsOf(ctx, scope, selected, input.client_id);
   const withTime = new Set(selected.flatMap((e) => (e.project_id === null ? [] : [e.project_id])));
@@ -101,14 +155,14 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
       `${plural(unpriced.length, 'billable time entry', 'billable time entries')} in the range without a billable_rate (e.g. ${unpriced[0]!.id}): give each a rate, or mark it non-billable, then create the invoice`,
     );
   }
-  const due = projects.flatMap((p) => feesDue(p, input, currency));
+  const due = projects.flatMap((p) => feesDue(p, range, currency));
   const open = await claims(ctx.workspaceId, '', due);
   const fees = due.filter((_, i) => open[i] !== undefined);
   const charging = selected.filter((e) => !isCovered(e));
   const credit = creditProjects.map((p) => creditTermsOf(p, currency));
   const blocks = await blocksNow(ctx, credit, selected, covered, currency);
-  if (fees.length === 0 && charging.length === 0 && blocks.every((n) => n === 0)) {
-    throw nothingToInvoice(input.client_id, input.from, input.to, input.timezone, input.project_ids ? ' in those projects' : '');
+  if (fees.length === 0 && charging.length === 0 && blocks.every((n) => n === 0) && !hasItems) {
+    throw nothingToInvoice(input.client_id, range.from, range.to, input.timezone, input.project_ids ? ' in those projects' : '');
   }
   if (tooMany) throw invalidParam('to', `The range holds more than ${LIMITS.invoiceEntries} billable time entries to invoice: narrow the range or project_ids`);
   const lineCount = fees.length + credit.length + new Set(selected.map(lineKeyOf)).size;
@@ -116,47 +170,16 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     throw invalidParam('to', `The time and fees in the range make ${lineCount} lines (fees, credit, and time per project × rate), more than ${LIMITS.invoiceLines}: narrow the range or project_ids`);
   }
   if (blocks.some((n) => !Number.isSafeInteger(n))) throw invalidParam('to', 'The time in the range uses more blocks of a CreditBased project\'s credit than an integer holds exactly: narrow the range');
-
-  const id = newId(invoice.idPrefix, now);
-  const at = now.toISOString();
-  // dataOf takes each of the invoice's fields by name (null when absent): the body's own (timezone,
-  // project_ids, the rates, memo, purchase_order, due_date) and these.
-  const data = dataOf(invoice, { id, workspaceId: ctx.workspaceId }, {
-    ...input,
-    status: 'draft',
-    currency,
-    period_start: input.from,
-    period_end: input.to,
-    lines: [],
-    time_entry_count: 0,
-    // Neither taxes nor tax_rate: none (the business profile's default taxes come with its resource).
-    ...invoiceAmounts([], input.discount_rate, givenTaxes(input) ?? [], currency),
-  }, at);
-  const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
-  const item = {
-    ...keys.item(ctx.workspaceId, invoice.type, id),
-    ...keys.indexes(invoice, ctx.workspaceId, id, data),
-    [DATA_ATTRIBUTE]: data,
-    [VERSION_ATTRIBUTE]: 1,
-    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
-    [WORK]: work,
-    [LOCKED]: 0,
-  };
   const plan: Plan = { fees, ids: [...charging, ...selected.filter(isCovered)].map((e) => e.id), charging: charging.length, covered: [...covered], credit };
-  const cancelled = await transact<string>({
-    [ITEM_PART]: putPart(item, { condition: absent() }),
-    client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),
-    [ENTRIES]: putPart({ ...keys.invoiceEntries(ctx.workspaceId, id), ...plan }),
-    ...(ctx.record ? { record: ctx.record.pending(id) } : {}),
-  });
-  if (cancelled) {
-    refuseIfRecordTaken(ctx, cancelled);
-    if (cancelled.failed('client_id')) throw unknownReference('client_id', client);
-    throw new Error(`invoice create cancelled: ${cancelled.codes.join(',')}`);
-  }
-  // The names of the projects read for the scope describe their lines (a resumed build reads them).
-  return build(ctx, item, now, new Map(projects.map((p) => [p.id, p.name])));
+  return { plan, lineCount, names: new Map(projects.map((p) => [p.id, p.name])) };
 }
+
+/** The span of an invoice of items alone: it holds no instant. */
+const NO_SPAN = { from: '', to: '' };
+
+/** The plan of an invoice of items alone: nothing to lock. */
+const NO_PLAN: Plan = { fees: [], ids: [], charging: 0, covered: [], credit: [] };
+
 
 /** 409 nothing_to_invoice: nothing that charges (a fee due, time and materials) in the dates `from`..`to` (exclusive) in `timeZone`, and why. */
 const nothingToInvoice = (clientId: string, from: string, to: string, timeZone: string, why: string) =>
@@ -319,7 +342,8 @@ async function build(ctx: CallerContext, start: Record<string, unknown>, now: Da
   let item = start;
   const invoiceData = dataOfItem(item);
   const id = String(invoiceData.id);
-  const span = spanOf(String(invoiceData.timezone), String(invoiceData.period_start), String(invoiceData.period_end));
+  // An invoice of items alone has no period, and no entry to place in one.
+  const span = invoiceData.period_start === null ? NO_SPAN : spanOf(String(invoiceData.timezone), String(invoiceData.period_start), String(invoiceData.period_end));
   const plan = await planOf(ctx, id);
   const covered = new Set(plan.covered);
   const rated = new Set(plan.credit.map((c) => c.project_id));

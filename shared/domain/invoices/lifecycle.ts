@@ -9,7 +9,7 @@ import { isWellFormedId } from '../../core/ids.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { absent, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
-import { invoiceAmounts } from './amounts.ts';
+import { invoiceAmounts, withItems } from './amounts.ts';
 import type { Invoice } from '../../model/objects.ts';
 import { invoice, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
@@ -17,7 +17,7 @@ import { givenTaxes, type InvoiceStatus } from '../../model/invoice-fields.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Versioned } from '../context.ts';
 import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged, versioned } from '../entity.ts';
-import { idleAsRead, invoiceUpdate, linesOf, taxesOf, WORK, workOf, type Work } from './common.ts';
+import { idleAsRead, invoiceUpdate, itemLines, linesOf, taxesOf, WORK, workOf, type Work } from './common.ts';
 
 type UpdateInput = InferOutput<(typeof invoiceSchemas)['update']>;
 
@@ -90,11 +90,18 @@ export async function updateInvoice(ctx: CallerContext, id: string, patch: Updat
     const item = mustBe(await mustRead(ctx, id), 'draft', 'only a draft can be changed', expectedVersion);
     // Even an empty PATCH: only a draft takes one (contract, "Invoices").
     if (Object.keys(patch).length === 0) return answerUnchanged(ctx, versioned(invoice, item));
-    const { tax_rate: _shorthand, taxes: _taxes, ...terms } = patch;
+    const { tax_rate: _shorthand, taxes: _taxes, items, ...terms } = patch;
     const data: Record<string, unknown> = { ...dataOfItem(item), ...terms };
     // Taxes given (or tax_rate, their shorthand) replace the invoice's; neither keeps them.
     const taxes = givenTaxes(patch) ?? taxesOf(data);
-    const { parts, after } = await step(ctx, item, { ...terms, ...invoiceAmounts(linesOf(data), Number(data.discount_rate), taxes, String(data.currency)) }, now);
+    // Items given replace the invoice's, after its other lines.
+    const lines = items === undefined ? linesOf(data) : withItems(linesOf(data), await itemLines(ctx, String(data.client_id), items, String(data.currency)));
+    if (items !== undefined) {
+      if (items.length === 0 && data.period_start === null) throw invalidParam('items', 'items must hold at least one item: an invoice without a period (from and to) is its items');
+      if (lines.length > LIMITS.invoiceLines) throw invalidParam('items', `The items make ${lines.length} lines with the invoice's time and fees, more than ${LIMITS.invoiceLines}: give fewer items`);
+    }
+    const fields = { ...terms, ...(items === undefined ? {} : { lines }), ...invoiceAmounts(lines, Number(data.discount_rate), taxes, String(data.currency)) };
+    const { parts, after } = await step(ctx, item, fields, now);
     if ((await commit(ctx, parts)) === undefined) return versioned(invoice, after);
   }
 }
