@@ -74,6 +74,9 @@ export function formatMinor(minor: bigint, currency: string): string {
   return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
+/** An amount as formatMinor spells it (the currency's digits, a sign when negative) back in minor units. */
+export const minorOfAmount = (amount: string): bigint => BigInt(amount.replace('.', ''));
+
 /** A sum of rate-minutes in the currency's minor unit, rounded once, half to even. */
 export const minorOfRateMinutes = (sum: bigint, currency: string): bigint =>
   divideHalfEven(sum * 10n ** BigInt(minorUnitDigits(currency)), RATE_MINUTES_PER_UNIT);

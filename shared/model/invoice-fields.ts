@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { LIMITS } from '../core/field-limits.ts';
-import { formatMinor } from '../core/money.ts';
+import { formatMinor, minorOfAmount } from '../core/money.ts';
 import { enumOf, hasMoneyDecimals, isNonEmpty, isUniqueList, money, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRange, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import { crossFieldCheck, type CrossFieldRule } from './cross-field.ts';
@@ -274,8 +274,7 @@ export const invoiceUpdateBody = (said: Said = {}) =>
 export function taxesStoredBefore(data: Readonly<Record<string, unknown>>) {
   const rate = Number(data.tax_rate ?? 0);
   if (rate === 0) return [];
-  const minor = (amount: unknown) => BigInt(String(amount).replace('.', ''));
-  const taxable = formatMinor(minor(data.subtotal) - minor(data.discount_amount), String(data.currency));
+  const taxable = formatMinor(minorOfAmount(String(data.subtotal)) - minorOfAmount(String(data.discount_amount)), String(data.currency));
   return [{ name: 'Tax', rate, taxable_amount: taxable, amount: String(data.tax_amount) }];
 }
 

@@ -380,6 +380,19 @@ describe('unpriced_project', () => {
   });
 });
 
+/**
+ * A create sent with a key of its own and retried with it, honouring Retry-After, while contention
+ * answers 503 or 409 idempotency_key_in_use (never a wrong answer); its first other answer.
+ */
+async function createRetried(token: string, body: Obj) {
+  const key = randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    const response = await call('POST', '/api/v1/invoices', { token, body, headers: { 'Idempotency-Key': key } });
+    if (![503, 409].includes(response.status) || response.body.error?.type === 'nothing_to_invoice' || attempt >= 10) return response;
+    await new Promise((r) => setTimeout(r, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+  }
+}
+
 describe('concurrent creates', () => {
   it('10 creates over one credit project state balances that follow one order, and the ledger holds the last', async () => {
     const { id: ws, token, api } = await fresh();
@@ -388,15 +401,7 @@ describe('concurrent creates', () => {
     const support = await createProject(api, client.id, { name: 'Prepaid', billing_type: 'CreditBased', amount: 100, hourly_rate: 60 });
     const used = Array.from({ length: 10 }, (_, i) => 101 + ((i * 37) % 150));
     for (const [i, minutes] of used.entries()) await logTime(api, { project_id: support.id, started_at: `2026-11-${String(i + 1).padStart(2, '0')}T09:00:00Z`, duration_minutes: minutes });
-    const create = async (_: unknown, i: number) => {
-      const body = { client_id: client.id, from: `2026-11-${String(i + 1).padStart(2, '0')}`, to: `2026-11-${String(i + 2).padStart(2, '0')}` };
-      const key = randomUUID();
-      for (let attempt = 0; ; attempt++) {
-        const response = await call('POST', '/api/v1/invoices', { token, body, headers: { 'Idempotency-Key': key } });
-        if (![503, 409].includes(response.status) || attempt >= 10) return response;
-        await new Promise((r) => setTimeout(r, 1000 * Number(response.headers.get('retry-after') ?? 1)));
-      }
-    };
+    const create = (_: unknown, i: number) => createRetried(token, { client_id: client.id, from: `2026-11-${String(i + 1).padStart(2, '0')}`, to: `2026-11-${String(i + 2).padStart(2, '0')}` });
     const results = await Promise.all(Array.from({ length: 10 }, create));
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
 
@@ -423,16 +428,9 @@ describe('concurrent creates', () => {
     for (let month = 1; month <= 6; month++) entries.push((await logTime(api, { project_id: retainer.id, started_at: `2026-0${month}-10T09:00:00Z`, duration_minutes: 10 * month })).id);
     // Two over the whole range, the others over parts of it that overlap: the periods split among those that commit first.
     const ranges = [['01', '07'], ['01', '04'], ['03', '07'], ['02', '05'], ['04', '06']];
-    // Contention may answer 503 with Retry-After (never a wrong answer): each create is retried with its key until it answers otherwise.
-    const create = async (_: unknown, i: number) => {
+    const create = (_: unknown, i: number) => {
       const [from, to] = ranges[i % ranges.length]!;
-      const body = { client_id: client.id, from: `2026-${from}-01`, to: `2026-${to}-01` };
-      const key = randomUUID();
-      for (let attempt = 0; ; attempt++) {
-        const response = await call('POST', '/api/v1/invoices', { token, body, headers: { 'Idempotency-Key': key } });
-        if (![503, 409].includes(response.status) || response.body.error?.type === 'nothing_to_invoice' || attempt >= 10) return response;
-        await new Promise((r) => setTimeout(r, 1000 * Number(response.headers.get('retry-after') ?? 1)));
-      }
+      return createRetried(token, { client_id: client.id, from: `2026-${from}-01`, to: `2026-${to}-01` });
     };
     const results = await Promise.all(Array.from({ length: 10 }, create));
     for (const r of results) expect([[201, undefined], [409, 'nothing_to_invoice']], JSON.stringify(r.body)).toContainEqual([r.status, r.body.error?.type]);

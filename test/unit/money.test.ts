@@ -1,6 +1,6 @@
 /** Money and local calendars without binary floats or guesses (shared/core/money.ts, shared/core/calendar.ts). */
 import { describe, expect, it, vi } from 'vitest';
-import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, divideHalfUp, formatMinor, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
+import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, divideHalfUp, formatMinor, minorOfAmount, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
 import { dateOfDayNumber, dayNumberOf, isTimeZone, offsetAt, periodsOf, startOfDay } from '../../shared/core/calendar.ts';
 import { isKnownCurrency } from '../../shared/model/fields.ts';
 
@@ -37,6 +37,10 @@ describe('money', () => {
     // Negative amounts (a credit) carry the sign before the digits, padded as the positive ones are.
     expect(formatMinor(-5n, 'USD')).toBe('-0.05');
     expect(formatMinor(-123_450n, 'USD')).toBe('-1234.50');
+    // Read back as minor units: the inverse, sign included.
+    for (const [minor, currency] of [[123_450n, 'USD'], [5n, 'USD'], [-5n, 'USD'], [1235n, 'JPY'], [-12_345n, 'KWD'], [2n ** 60n, 'KWD']] as const) {
+      expect(minorOfAmount(formatMinor(minor, currency)), `${minor} ${currency}`).toBe(minor);
+    }
     expect(formatMinor(-1235n, 'JPY')).toBe('-1235');
     expect(formatMinor(-12_345n, 'KWD')).toBe('-12.345');
     expect([formatMinor(0n, 'USD'), formatMinor(0n, 'JPY'), formatMinor(0n, 'KWD')]).toEqual(['0.00', '0', '0.000']);

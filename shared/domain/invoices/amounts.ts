@@ -6,7 +6,7 @@
  * subtotal is the lines' exact sum, the discount rounded once, half to even, from it, and each
  * tax once, half up, from the taxable lines' share.
  */
-import { divideHalfEven, divideHalfUp, formatMinor, minorOfRateMinutes, minorUnitDigits, rateMinutes, rateUnits } from '../../core/money.ts';
+import { divideHalfEven, divideHalfUp, formatMinor, minorOfAmount, minorOfRateMinutes, minorUnitDigits, rateMinutes, rateUnits } from '../../core/money.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import type { CreditLine, FeeLine, InvoiceLine, ItemLine, TimeLine } from '../../model/invoice-fields.ts';
 
@@ -67,8 +67,6 @@ export interface InvoiceAmounts {
 /** `minutes × rate / 60` in the currency's minor unit, rounded once, half to even. */
 export const lineAmountMinor = (minutes: number, rate: number, currency: string): bigint => minorOfRateMinutes(rateMinutes(minutes, rate), currency);
 
-/** An amount as the API answers it (formatMinor's: the currency's digits, a sign when negative) in minor units. */
-export const minorOfAmount = (amount: string): bigint => BigInt(amount.replace('.', ''));
 
 /** Within a project, lines in the contract's order of kinds: fixed_price, retainer, credit, time. */
 const KIND_ORDER: Record<Exclude<InvoiceLine['kind'], 'item'>, number> = { fixed_price: 0, retainer: 1, credit: 2, time: 3 };

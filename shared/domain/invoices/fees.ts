@@ -7,10 +7,9 @@
  */
 import { LIMITS } from '../../core/field-limits.ts';
 import { dayNumberOf, type DayNumber } from '../../core/calendar.ts';
-import { divideHalfEven, formatMinor, minorOfRateMinutes, minorUnitDigits, rateMinutes, rateUnits } from '../../core/money.ts';
+import { divideHalfEven, formatMinor, minorOfAmount, minorOfRateMinutes, minorUnitDigits, rateMinutes, rateUnits } from '../../core/money.ts';
 import type { Project } from '../../model/objects.ts';
 import type { CreditLine, FeeLine, InvoiceLine, TimeLine } from '../../model/invoice-fields.ts';
-import { minorOfAmount } from './amounts.ts';
 
 const DAY_MS = 86_400_000;
 /** 10^4: a fee's integer units (rateUnits) per currency unit. */
