@@ -9,7 +9,7 @@ import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/api/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
 import { contractOf, subjectOf } from '../shared/api/operations.ts';
-import { RESOURCE_LIST } from '../shared/model/resources.ts';
+import { RESOURCE_LIST, resourceOf } from '../shared/model/resources.ts';
 import { SCHEMAS } from '../shared/model/schemas.ts';
 import { eventFeedSchemas } from '../shared/api/event-schemas.ts';
 import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/api/time-summary-schemas.ts';
@@ -227,9 +227,16 @@ function operationObject(route: Route): Json {
   const example = EXAMPLES[route.operation];
   const url = example && new URL(example.request.path, 'http://example.invalid');
   const parameters: Json[] = [];
-  if (contract?.takesId) {
-    const id = url?.pathname.split('/').at(-1);
-    parameters.push(id ? { ...ID_PARAMETER, example: id } : ref('parameters', 'Id'));
+  // Each id of the path: `{id}`, and a nested resource's own after its parent's (`/invoices/{id}/payments/{payment_id}`).
+  const segments = route.path.split('/');
+  const parent = subject && 'parent' in subject && typeof subject.parent === 'string' ? resourceOf(subject.parent) : undefined;
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+    const example = url?.pathname.split('/')[segments.indexOf(`{${name}}`)];
+    const param =
+      name === 'id' && parent ? { ...ID_PARAMETER, description: `The ${parent.noun}'s id` }
+      : name === 'id' ? ID_PARAMETER
+      : { ...ID_PARAMETER, name, description: `The ${subject!.kind.replaceAll('_', ' ')}'s id` };
+    parameters.push(example ? { ...param, example } : param === ID_PARAMETER ? ref('parameters', 'Id') : param);
   }
   if (contract?.query) {
     parameters.push(

@@ -81,10 +81,25 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       'draft → open. Gives the invoice its `number` (`INV-000042`: unique in the workspace, gapless, in order of finalization), its `issue_date` ' +
       '(default today in its `timezone`) and a `due_date` (default 30 days later; never before the issue date). The body is optional.',
   },
-  payInvoice: { summary: 'Mark an invoice paid', description: 'open → paid, at `paid_at` (default now; never after the request). The body is optional.' },
+  payInvoice: {
+    summary: 'Pay an invoice in full',
+    description:
+      'Records one payment of the whole `amount_due` (open → paid), on the terms the optional body gives: `paid_at` (default now; not after the request, nor before the invoice\'s `finalized_at` or the start of its `issue_date`), `method`, `reference`.',
+  },
   voidInvoice: {
     summary: 'Void an invoice',
     description: 'open → void. Its fees and time entries are released (invoiceable again); the invoice keeps its lines and totals for the record. The body is optional.',
+  },
+  listPayments: { summary: "List an invoice's payments", description: 'Newest first. An invoice\'s `amount_paid` is the sum of the payments listed here.' },
+  retrievePayment: { summary: 'Retrieve a payment', description: 'A payment of the invoice in the path (404 for a payment of another invoice).' },
+  createPayment: {
+    summary: 'Record a payment',
+    description:
+      'While the invoice is `open` (409 `invalid_state` otherwise, answered before the body is read). `amount`: a decimal string above 0, at most the invoice\'s `amount_due`, with at most the currency\'s minor-unit digits. The payment that brings `amount_due` to zero makes the invoice `paid`. Concurrent payments never take `amount_paid` above `total`: the one that would is a 400 naming `amount` (or a 409 once the invoice is paid).',
+  },
+  deletePayment: {
+    summary: 'Delete a payment',
+    description: 'A payment recorded by mistake, while the invoice is `open` or `paid`: `amount_paid` and `amount_due` follow, and a `paid` invoice with a balance again is `open` (`paid_at` null).',
   },
   listTimeSummaries: {
     summary: 'Summarize time: what to bill, to whom, for which period',
@@ -168,6 +183,7 @@ export const TAG_DOCS: Record<string, string> = {
   Projects: 'Work for one client, with its billing type and rates; a project stays with the client it was created for.',
   'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
   Invoices: "A client's uninvoiced billable time, locked into a draft, then finalized (numbered), paid or voided.",
+  Payments: "Payments received for an invoice, recorded in instalments under it (`/invoices/{id}/payments`, the invoices' scopes): its `amount_paid` is their sum, and the one that clears `amount_due` makes it paid.",
   'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
   'Time summaries': 'What to bill, to whom, for which period: totals of time entries by client or project and period, in any time zone.',
   Events: 'Every change of a client, project, time entry or invoice, kept 30 days: the feed, and what webhook deliveries post.',

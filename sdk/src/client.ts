@@ -290,11 +290,56 @@ export class Collection<List extends Id, Create extends Id, Retrieve extends Id,
 }
 
 /**
+ * A collection under a parent object (`/invoices/{id}/payments`): each call names the parent
+ * first. Its objects are created and deleted, never updated.
+ */
+export class NestedCollection<List extends Id, Create extends Id, Retrieve extends Id, Delete extends Id> {
+  constructor(
+    protected readonly http: Http,
+    /** The parent collection's path (`/invoices`). */
+    protected readonly parentPath: string,
+    /** This collection's segment under a parent (`payments`). */
+    protected readonly segment: string,
+  ) {}
+
+  /** Every item of the parent's collection matching `params`, newest first, fetched lazily page by page. */
+  list(parentId: string, params: ListParamsOf<List> = {} as ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
+    const path = this.#path(parentId);
+    return new AutoPaginator((cursor) => this.http.request<Page<ItemOf<List>>>({ method: 'GET', path, query: { ...(params as Record<string, unknown>), cursor } }));
+  }
+
+  retrieve(parentId: string, id: string): Promise<ResultOf<Retrieve>> {
+    return this.http.request({ method: 'GET', path: this.#path(parentId, id) });
+  }
+
+  create(parentId: string, body: BodyOf<Create>, options: CreateOptions = {}): Promise<ResultOf<Create>> {
+    return this.http.request({ method: 'POST', path: this.#path(parentId), body, ...options });
+  }
+
+  del(parentId: string, id: string, options: WriteOptions = {}): Promise<ResultOf<Delete>> {
+    return this.http.request({ method: 'DELETE', path: this.#path(parentId, id), ...options });
+  }
+
+  #path(parentId: string, id?: string): string {
+    const collection = `${this.parentPath}/${encodeURIComponent(parentId)}/${this.segment}`;
+    return id === undefined ? collection : `${collection}/${encodeURIComponent(id)}`;
+  }
+}
+
+/**
  * Invoices: a draft made from a client's uninvoiced time (create), changed or deleted while a
- * draft, then `finalize` (draft → open, numbered), `pay` (open → paid) or `void` (open → void,
- * its time released). A step's body is optional; like an update it takes `ifMatch`.
+ * draft, then `finalize` (draft → open, numbered), `pay` (open → paid: one payment of the whole
+ * balance) or `void` (open → void, its time released). A step's body is optional; like an update
+ * it takes `ifMatch`. An open invoice's instalments are its `payments`.
  */
 export class InvoiceCollection extends Collection<'listInvoices', 'createInvoice', 'retrieveInvoice', 'updateInvoice', 'deleteInvoice'> {
+  /**
+   * An invoice's payments (`/invoices/{id}/payments`): `create(invoiceId, { amount, paid_at?, method?, reference? })`
+   * while it is open (the one that clears `amount_due` makes it paid), `list(invoiceId)`,
+   * `retrieve(invoiceId, paymentId)`, `del(invoiceId, paymentId)`.
+   */
+  readonly payments = new NestedCollection<'listPayments', 'createPayment', 'retrievePayment', 'deletePayment'>(this.http, this.path, 'payments');
+
   finalize(id: string, body?: BodyOf<'finalizeInvoice'>, options: WriteOptions = {}): Promise<ResultOf<'finalizeInvoice'>> {
     return this.#step(id, 'finalize', body, options);
   }
@@ -325,7 +370,7 @@ export class Timebill {
     'updateWebhookEndpoint',
     'deleteWebhookEndpoint'
   >;
-  /** Invoices from time: `create({ client_id, from, to, timezone })`, then `finalize`, `pay` or `void`. */
+  /** Invoices from time: `create({ client_id, from, to, timezone })`, then `finalize`, `pay` or `void`; `invoices.payments` records instalments. */
   readonly invoices: InvoiceCollection;
   readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
   /** What to bill: `timeSummaries.list({ from, to, timezone, group_by, period })`, rows in the list's order. */

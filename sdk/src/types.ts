@@ -43,6 +43,8 @@ export type Invoice = ResultOf<'retrieveInvoice'>;
 export type InvoiceLine = Invoice['lines'][number];
 /** A line of one kind (`InvoiceLineOf<'retainer'>`), as `kind` narrows it. */
 export type InvoiceLineOf<K extends InvoiceLine['kind']> = Extract<InvoiceLine, { kind: K }>;
+/** A payment of an invoice (`amount` a decimal string in its currency's minor unit; `method`, `reference`). */
+export type Payment = ResultOf<'retrievePayment'>;
 export type Event = ResultOf<'retrieveEvent'>;
 /** A row of a time summary. */
 export type TimeSummary = ItemOf<'listTimeSummaries'>;

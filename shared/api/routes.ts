@@ -47,9 +47,28 @@ export interface FunctionBase {
   readonly entry: `functions/${string}.ts`;
 }
 
+/** The resources whose paths lie under another's (their declaration's `parent`). */
+type NestedKind = 'payment';
+
 type ResourceRoute = {
-  [K in ResourceKind]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
-}[ResourceKind];
+  [K in Exclude<ResourceKind, NestedKind>]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
+}[Exclude<ResourceKind, NestedKind>];
+
+/**
+ * What each action is over HTTP for a resource of collection C under a resource of collection P,
+ * whose `{id}` names the parent and whose scopes it takes: `/invoices/{id}/payments/{payment_id}`.
+ */
+type NestedActionRoute<P extends string, C extends string, I extends string> =
+  | { action: 'list'; method: 'GET'; path: `${Prefix}/${P}/{id}/${C}`; scope: `${P}:read` }
+  | { action: 'create'; method: 'POST'; path: `${Prefix}/${P}/{id}/${C}`; scope: `${P}:write` }
+  | { action: 'retrieve'; method: 'GET'; path: `${Prefix}/${P}/{id}/${C}/{${I}}`; scope: `${P}:read` }
+  | { action: 'delete'; method: 'DELETE'; path: `${Prefix}/${P}/{id}/${C}/{${I}}`; scope: `${P}:write` };
+
+/** Payments (contract, "Invoice items, taxes and payments"): under their invoice, with its scopes. */
+type PaymentRoute = FunctionBase & { readonly resource: 'payment' } & Readonly<NestedActionRoute<'invoices', 'payments', typeof CHILD_ID>>;
+
+/** The path parameter that names a nested resource (`{id}` names its parent). */
+export const CHILD_ID = 'payment_id';
 
 /** The events feed: list and retrieve only, over the workspace's event sequence (shared/domain/event-feed.ts). */
 type FeedRoute = FunctionBase & { readonly resource: 'event' } & Readonly<Extract<ActionRoute<FeedCollection>, { action: 'list' | 'retrieve' }>>;
@@ -72,7 +91,7 @@ interface PublicRoute extends FunctionBase {
   readonly scope: null;
 }
 
-export type RouteDeclaration = ResourceRoute | FeedRoute | SummaryRoute | PublicRoute;
+export type RouteDeclaration = ResourceRoute | PaymentRoute | FeedRoute | SummaryRoute | PublicRoute;
 
 export const ROUTES = [
   // clients
@@ -104,6 +123,11 @@ export const ROUTES = [
   { operation: 'finalizeInvoice', resource: 'invoice', action: 'finalize', method: 'POST', path: '/api/v1/invoices/{id}/finalize', scope: 'invoices:write', entry: 'functions/invoices/finalize.ts' },
   { operation: 'payInvoice', resource: 'invoice', action: 'pay', method: 'POST', path: '/api/v1/invoices/{id}/pay', scope: 'invoices:write', entry: 'functions/invoices/pay.ts' },
   { operation: 'voidInvoice', resource: 'invoice', action: 'void', method: 'POST', path: '/api/v1/invoices/{id}/void', scope: 'invoices:write', entry: 'functions/invoices/void.ts' },
+  // an invoice's payments (domain/invoices/payments.ts): each one changes the invoice's amount_paid in its own transaction
+  { operation: 'listPayments', resource: 'payment', action: 'list', method: 'GET', path: '/api/v1/invoices/{id}/payments', scope: 'invoices:read', entry: 'functions/invoices/payments/list.ts' },
+  { operation: 'retrievePayment', resource: 'payment', action: 'retrieve', method: 'GET', path: '/api/v1/invoices/{id}/payments/{payment_id}', scope: 'invoices:read', entry: 'functions/invoices/payments/retrieve.ts' },
+  { operation: 'createPayment', resource: 'payment', action: 'create', method: 'POST', path: '/api/v1/invoices/{id}/payments', scope: 'invoices:write', entry: 'functions/invoices/payments/create.ts' },
+  { operation: 'deletePayment', resource: 'payment', action: 'delete', method: 'DELETE', path: '/api/v1/invoices/{id}/payments/{payment_id}', scope: 'invoices:write', entry: 'functions/invoices/payments/delete.ts' },
   // the events feed (docs/events.md): made by the stream consumer, read here
   { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },
   { operation: 'retrieveEvent', resource: 'event', action: 'retrieve', method: 'GET', path: '/api/v1/events/{id}', scope: 'events:read', entry: 'functions/events/retrieve.ts' },

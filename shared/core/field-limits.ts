@@ -36,6 +36,9 @@ export const enum LIMITS {
   /** Named taxes of one invoice (TPS and TVQ). */
   invoiceTaxes = 2,
   taxNameLength = 40,
+  /** A payment's `reference`; payments of one invoice. */
+  paymentReferenceLength = 200,
+  invoicePayments = 100,
   memoLength = 2000,
   purchaseOrderLength = 100,
 }

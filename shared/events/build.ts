@@ -1,6 +1,6 @@
 /**
  * From a change of the table (a DynamoDB Streams record) to the event it means, if any.
- * Pure: no I/O. Only API resources (clients, projects, time entries, invoices) make events; counters,
+ * Pure: no I/O. Only API resources (clients, projects, time entries, invoices, payments) make events; counters,
  * idempotency records, registry items, webhook endpoints and the events' own items do not. A
  * change that touches no API field (a deletion-guard counter) makes none either.
  */
@@ -84,13 +84,17 @@ function plainChange({ eventName, oldItem, newItem }: Images): Change | undefine
 export const INVOICE_TYPE = 'INVOICE';
 /** Each status an invoice reaches by a transition, and its event's action. */
 const TRANSITIONS: Record<string, EventAction> = { open: 'finalized', paid: 'paid', void: 'voided' };
+/** The transition's action, if `from` → `to` is one: `open` only from a draft (a deleted payment that reopens a paid invoice is an update). */
+const transitionOf = (from: unknown, to: unknown): EventAction | undefined =>
+  typeof to === 'string' && to !== from && Object.hasOwn(TRANSITIONS, to) && (to !== 'open' || from === 'draft') ? TRANSITIONS[to] : undefined;
 
 /**
  * An invoice (decision 0023, "Events"): built in batches, then sealed; released in batches when
  * voided or deleted. Its unfinished work (`work`, beside `data`) makes no event: the MODIFY that
  * removes a build's `work` is `invoice.created`; a status change `invoice.finalized`, `.paid` or
  * `.voided` (a void starts a release in the same write); any other change while `work` is there,
- * before or after, none; another change of `data`, `invoice.updated`; a REMOVE `invoice.deleted`,
+ * before or after, none; another change of `data` (a payment's, a paid invoice reopened by a
+ * payment's delete), `invoice.updated`; a draft finalized at a total of zero, `invoice.paid`; a REMOVE `invoice.deleted`,
  * unless the invoice was never sealed (its `work` still a build, or `unannounced`: an abandoned
  * build a DELETE released).
  *
@@ -105,9 +109,9 @@ export function invoiceChange({ eventName, oldItem, newItem }: Images): Change |
   if (eventName === 'MODIFY' && oldItem && newItem) {
     const [before, after] = [workOf(oldItem), workOf(newItem)];
     if (before?.kind === 'build') return after === undefined ? { action: 'created', item: newItem, after: null } : undefined;
-    const status = dataOfItem(newItem).status;
     const predecessor = { item: newItem, after: Number(oldItem[VERSION_ATTRIBUTE]) };
-    if (status !== dataOfItem(oldItem).status && typeof status === 'string' && Object.hasOwn(TRANSITIONS, status)) return { action: TRANSITIONS[status]!, ...predecessor };
+    const transition = transitionOf(dataOfItem(oldItem).status, dataOfItem(newItem).status);
+    if (transition) return { action: transition, ...predecessor };
     if (before !== undefined || after !== undefined) return undefined;
     return { action: 'updated', ...predecessor };
   }

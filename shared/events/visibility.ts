@@ -4,10 +4,15 @@
  * what a webhook endpoint it creates or updates may subscribe to.
  */
 import { insufficientScope } from '../core/errors.ts';
-import { RESOURCES } from '../model/resources.ts';
+import { RESOURCES, resourceOf } from '../model/resources.ts';
+import type { AnyResource } from '../model/declare.ts';
 import { EVENT_OBJECTS, type EventObject, type EventType } from '../model/event-types.ts';
 
-export const readScopeOf = (object: EventObject) => `${RESOURCES[object].collection}:read`;
+/** The read scope of an object's collection, or of the collection it lives under (a payment's: invoices:read). */
+export const readScopeOf = (object: EventObject) => {
+  const resource: AnyResource = RESOURCES[object];
+  return `${(resource.parent ? resourceOf(resource.parent) : resource).collection}:read`;
+};
 
 /** The objects whose events a token with these scopes may see, in EVENT_OBJECTS order. */
 export const readableObjects = (scopes: readonly string[]): EventObject[] => EVENT_OBJECTS.filter((object) => scopes.includes(readScopeOf(object)));
@@ -27,7 +32,7 @@ export function requireReadable(scopes: readonly string[], object: EventObject, 
 export function requireSomeReadable(scopes: readonly string[]): EventObject[] {
   const readable = readableObjects(scopes);
   if (readable.length === 0) {
-    const all = EVENT_OBJECTS.map(readScopeOf);
+    const all = [...new Set(EVENT_OBJECTS.map(readScopeOf))];
     throw insufficientScope(all.join(' '), `The events feed shows the events of the collections the token can read: it needs one of ${all.join(', ')} beside events:read`);
   }
   return readable;

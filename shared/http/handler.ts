@@ -7,7 +7,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ApiError, ERROR_TYPES, authenticationRequired, insufficientScope, invalidParam, invalidRequest, type FieldError } from '../core/errors.ts';
 import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
-import { routeByOperation, type OperationWithAction, type ProtectedOperation, type ProtectedRoute } from '../api/routes.ts';
+import { CHILD_ID, routeByOperation, type OperationWithAction, type ProtectedOperation, type ProtectedRoute } from '../api/routes.ts';
 import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../api/operations.ts';
 import type { parseOrThrow } from '../model/parse.ts';
 import type { AnyResource } from '../model/declare.ts';
@@ -23,6 +23,8 @@ export interface Request<O extends ProtectedOperation> {
   caller: CallerContext;
   /** The `{id}` path parameter. */
   id(): string;
+  /** The `{payment_id}` path parameter: a nested resource's own id (`{id}` names its parent). */
+  childId(): string;
   /** The query string, parsed by the operation's contract (lists only: given by their frame, `listRequest`). */
   query(): QueryOf<O>;
   /** The JSON body, parsed by the operation's contract (create and update). */
@@ -58,7 +60,7 @@ export const created = (v: Versioned<{ id: string }>, collectionPath: string): R
 export type RetryPolicy = (call: {
   operation: string;
   event: APIGatewayProxyEvent;
-  request: { caller: CallerContext; path: string; id(): string; body(): unknown };
+  request: { caller: CallerContext; path: string; id(): string; childId(): string; body(): unknown };
   /** The operation parses a body (`request.body()`, validated once). */
   hasBody: boolean;
   run: (caller: CallerContext) => Promise<Reply>;
@@ -189,6 +191,7 @@ function requestOf<O extends ProtectedOperation>(event: APIGatewayProxyEvent, ca
     caller,
     path: event.requestContext?.path ?? event.path,
     id: () => event.pathParameters?.id ?? '',
+    childId: () => event.pathParameters?.[CHILD_ID] ?? '',
     // A list's query(), a conditional write's expectedVersion(): from the frames that read them.
     ...(readers.request?.(event, readers, contract) as Pick<Request<O>, 'query' | 'expectedVersion'>),
     body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event)) as BodyOf<O>),

@@ -131,7 +131,9 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
     if (key === undefined) return run(caller);
     const recordKey = keys.idempotency(caller.workspaceId, caller.apiClientId, key);
     // Only ever called once the body was validated (the domain writes after parsing it).
-    const fingerprint = () => fingerprintOf(operation, request.id(), hasBody ? request.body() : null);
+    // The path's ids: a nested resource's own (`{payment_id}`) after its parent's.
+    const ids = [request.id(), request.childId()].filter((id) => id !== '').join('/');
+    const fingerprint = () => fingerprintOf(operation, ids, hasBody ? request.body() : null);
     /** What the record stores of this request: its fingerprint and request id, and with an outcome the reply. */
     const stored = (outcome?: Outcome, revealed?: Revealed) => ({
       fingerprint: fingerprint(),

@@ -87,6 +87,13 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   notBefore?: { readonly [N in F]?: F };
   /** Lists ordered by a timestamp field, with a range of it (default: by creation, no range). */
   order?: OrderDeclaration<F>;
+  /**
+   * The resource it belongs to, by kind (a payment's invoice): its paths lie under that resource's
+   * `/<collection>/{id}`, and that resource's scopes read and write it.
+   */
+  parent?: string;
+  /** Never changed once created (a payment): its object has no `updated_at`. */
+  unchanging?: true;
 }
 
 /** The resource's names derived from its declaration, beside it. */
@@ -134,4 +141,6 @@ export interface AnyResource {
   readonly createRequiresOneOf?: readonly string[];
   readonly notBefore?: { readonly [field: string]: string | undefined };
   readonly order?: OrderDeclaration<string>;
+  readonly parent?: string;
+  readonly unchanging?: true;
 }

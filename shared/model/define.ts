@@ -193,7 +193,7 @@ export function responseSchema(resource: AnyResourceSchemas, prefixOf: (kind: st
     ),
     workspace_id: v.string(),
     created_at: timestamp(),
-    updated_at: timestamp(),
+    ...(resource.unchanging ? {} : { updated_at: timestamp() }),
   });
 }
 

@@ -13,11 +13,11 @@ export const EVENT_FEED = { kind: 'event', idPrefix: 'evt_', collection: 'events
  * The resources whose changes make events, by their API object name (each declared in the
  * registry).
  */
-export const EVENT_OBJECTS = ['client', 'project', 'time_entry', 'invoice'] as const;
+export const EVENT_OBJECTS = ['client', 'project', 'time_entry', 'invoice', 'payment'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];
 
 /** Their kinds in the key schema (sort key `<KIND>#<id>`): the stream records worth reading. */
-export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY', 'INVOICE'] as const;
+export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY', 'INVOICE', 'PAYMENT'] as const;
 
 /** What a change did: every resource's created, updated and deleted; an invoice's transitions (decision 0023). */
 export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'finalized', 'paid', 'voided'] as const;
@@ -44,6 +44,9 @@ export const EVENT_TYPES = [
   'invoice.finalized',
   'invoice.paid',
   'invoice.voided',
+  // A payment is never changed: recorded, or deleted.
+  'payment.created',
+  'payment.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -10,6 +10,7 @@ import { formatMinor, minorOfAmount } from '../core/money.ts';
 import { enumOf, hasMoneyDecimals, isNonEmpty, isUniqueList, money, percent, reference, text, timestamp } from './fields.ts';
 import { calendarDate, dateRange, MAX_SUMMARY_DAYS, timeZoneName } from './dates.ts';
 import { crossFieldCheck, type CrossFieldRule } from './cross-field.ts';
+import { ULID_PATTERN } from '../core/ids.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -118,6 +119,8 @@ export const invoiceFieldSchemas = () => ({
   ),
   tax_amount: amount('The sum of the taxes\' amounts'),
   total: amount('subtotal − discount_amount + tax_amount'),
+  amount_paid: amount('The sum of its payments\' amounts (`total` on an invoice paid before payments were recorded)'),
+  amount_due: amount('total − amount_paid: what a payment may bring to zero'),
   memo: memo(),
   purchase_order: purchaseOrder(),
   issue_date: v.nullable(calendarDate('issue_date', 'Set at finalize')),
@@ -287,10 +290,41 @@ export const invoiceFinalizeBody = () =>
     issue_date: v.optional(calendarDate('issue_date', "The invoice's date (default: today in its `timezone`)")),
   });
 
-export const invoicePayBody = () =>
-  v.strictObject({
-    paid_at: v.optional(v.pipe(timestamp('paid_at'), v.metadata({ description: 'When it was paid; not after the request (default: now)' }))),
-  });
+/** What an invoice reads as before its first payment: nothing paid, unless it was paid whole before payments were recorded. */
+export const paidBeforePayments = (data: Readonly<Record<string, unknown>>) => (data.status === 'paid' ? String(data.total) : formatMinor(0n, String(data.currency)));
+export const dueBeforePayments = (data: Readonly<Record<string, unknown>>) =>
+  formatMinor(minorOfAmount(String(data.total)) - minorOfAmount(paidBeforePayments(data)), String(data.currency));
+
+export const PAYMENT_METHODS = ['bank_transfer', 'card', 'cheque', 'cash', 'other'] as const;
+
+/** A payment's terms: what its record takes beside the amount, and what `pay` takes (its amount the whole balance). */
+const paymentTerms = () => ({
+  paid_at: v.optional(
+    v.pipe(timestamp('paid_at'), v.metadata({ description: "When it was paid (default: now): not after the request, not before the invoice's finalized_at or the start of its issue_date" })),
+  ),
+  method: v.optional(enumOf('method', PAYMENT_METHODS), 'other'),
+  reference: v.nullable(text('reference', LIMITS.paymentReferenceLength)),
+});
+
+/**
+ * A payment's fields (resources.ts declares their order): `amount` a decimal string without sign,
+ * exponent or space, whose digits after the point the invoice's currency bounds (domain/invoices/payments.ts).
+ */
+export const paymentFieldSchemas = () => ({
+  invoice_id: v.pipe(v.string(), v.regex(new RegExp(`^inv_${ULID_PATTERN}$`)), v.metadata({ description: 'The invoice it pays' })),
+  amount: v.pipe(
+    v.string('amount must be a decimal string ("150.50"), not a number'),
+    v.regex(/^\d{1,15}(\.\d{1,4})?$/, 'amount must be a decimal string of digits with at most one point ("150", "150.5", "150.50"): no sign, exponent or space'),
+    v.metadata({ description: "Above 0, at most the invoice's amount_due, with at most the currency's minor-unit digits (\"150.50\" in USD, \"1500\" in JPY); answered in the minor unit" }),
+  ),
+  ...paymentTerms(),
+});
+
+/** `pay`: one payment of the whole amount_due, on these terms. */
+export const invoicePayBody = () => {
+  const { reference, ...terms } = paymentTerms();
+  return v.strictObject({ ...terms, reference: v.optional(reference) });
+};
 
 export const invoiceVoidBody = () => v.strictObject({});
 

@@ -46,12 +46,15 @@ export function storedField(resource: Pick<AnyResource, 'storedDefaults' | 'stor
 }
 
 /** The object of a stored item, fields in their declared order. */
-export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults' | 'storedDerived'>>(resource: R, item: Record<string, unknown>): ObjectOf<R> {
+export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults' | 'storedDerived' | 'unchanging'>>(
+  resource: R,
+  item: Record<string, unknown>,
+): ObjectOf<R> {
   const data = (item.data ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = { object: resource.kind, id: data.id };
   for (const name of resource.fieldNames) out[name] = storedField(resource, data, name);
   out.workspace_id = data.workspace_id;
   out.created_at = data.created_at;
-  out.updated_at = data.updated_at;
+  if (!resource.unchanging) out.updated_at = data.updated_at;
   return out as ObjectOf<R>;
 }

@@ -17,7 +17,7 @@ import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, refe
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
-import { invoiceBodies, invoiceFieldSchemas, taxesStoredBefore } from './invoice-fields.ts';
+import { dueBeforePayments, invoiceBodies, invoiceFieldSchemas, paidBeforePayments, paymentFieldSchemas, taxesStoredBefore } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
@@ -166,7 +166,7 @@ export const invoice = /* @__PURE__ */ declareResource({
   tag: 'Invoices',
   fields: [
     'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
-    'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'taxes', 'tax_amount', 'total', 'memo', 'purchase_order', 'issue_date', 'due_date',
+    'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'taxes', 'tax_amount', 'total', 'amount_paid', 'amount_due', 'memo', 'purchase_order', 'issue_date', 'due_date',
     'finalized_at', 'paid_at', 'voided_at',
   ],
   indexes: {
@@ -177,8 +177,9 @@ export const invoice = /* @__PURE__ */ declareResource({
   references: { client_id: 'client' },
   // Lines stored before billing types (decision 0029) are time lines, taxable.
   storedElementDefaults: { lines: { kind: 'time', taxable: true } },
-  // Invoices stored before named taxes had one tax_rate (contract, "Taxes").
-  storedDerived: { taxes: taxesStoredBefore },
+  // Invoices stored before named taxes had one tax_rate (contract, "Taxes"); amount_paid and
+  // amount_due are stored by the first payment (domain/invoices/payments.ts), derived until then.
+  storedDerived: { taxes: taxesStoredBefore, amount_paid: paidBeforePayments, amount_due: dueBeforePayments },
   filters: ['client_id', 'status'],
   deleteHint: 'void it instead once it is finalized',
   deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',
@@ -195,6 +196,29 @@ export const invoiceSchemas = /* @__PURE__ */ (() => ({ ...withActions(invoiceFi
  * the object's field schemas nor another action's body.
  */
 export const invoiceWith = <const A extends string, S>(action: A, body: S) => ({ ...invoice, [action]: body }) as typeof invoice & { [K in A]: S };
+
+/**
+ * A payment received for an invoice (contract, "Invoice items, taxes and payments";
+ * docs/decisions/0030-taxes-items-payments.md): recorded and deleted under its invoice, with the
+ * invoice's scopes, never changed. Its rules (the amount against the invoice's currency and
+ * balance, the invoice updated in the same transaction) are in domain/invoices/payments.ts.
+ */
+export const payment = /* @__PURE__ */ declareResource({
+  kind: 'payment',
+  idPrefix: 'pay_',
+  collection: 'payments',
+  tag: 'Payments',
+  parent: 'invoice',
+  unchanging: true,
+  fields: ['invoice_id', 'amount', 'paid_at', 'method', 'reference'],
+  readOnly: { invoice_id: 'server' },
+  // An invoice's payments, newest first (ids sort as their creation).
+  indexes: { GSI2: { partition: ['invoice_id'] } },
+});
+
+export const paymentFields = /* @__PURE__ */ declareFields(payment, paymentFieldSchemas);
+/** With every action's schemas (documents, tests, types); a function builds only its own action's from paymentFields. */
+export const paymentSchemas = /* @__PURE__ */ withActions(paymentFields);
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
@@ -228,7 +252,7 @@ export const webhookEndpointFields = /* @__PURE__ */ declareFields(webhookEndpoi
 export const webhookEndpointSchemas = /* @__PURE__ */ withActions(webhookEndpointFields);
 
 /** Every resource, by kind. */
-export const RESOURCES = { client, project, time_entry: timeEntry, invoice, webhook_endpoint: webhookEndpoint } as const;
+export const RESOURCES = { client, project, time_entry: timeEntry, invoice, payment, webhook_endpoint: webhookEndpoint } as const;
 
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];

@@ -3,7 +3,7 @@
  * (the OpenAPI document, the response schemas, the tests). A function imports only the schema
  * module of its own resource, and only when it parses input.
  */
-import { clientSchemas, invoiceSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './resources.ts';
+import { clientSchemas, invoiceSchemas, paymentSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './resources.ts';
 import { responseSchema, type AnyResourceSchemas, type ObjectOfSchemas } from './define.ts';
 
 export const SCHEMAS = {
@@ -11,6 +11,7 @@ export const SCHEMAS = {
   project: projectSchemas,
   time_entry: timeEntrySchemas,
   invoice: invoiceSchemas,
+  payment: paymentSchemas,
   webhook_endpoint: webhookEndpointSchemas,
 } as const satisfies Record<ResourceKind, AnyResourceSchemas>;
 

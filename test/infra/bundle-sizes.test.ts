@@ -105,7 +105,7 @@ describe('what a function carries of the resources', () => {
     const BODIES: Record<string, string> = {
       create: 'project_ids must name at least one project',
       finalize: "The invoice's date (default: today",
-      pay: 'When it was paid; not after the request',
+      pay: 'When it was paid (default: now): not after the request',
     };
     const OBJECT_FIELDS = 'Given at finalize: unique, gapless';
     for (const route of ROUTES.filter((r) => r.resource === 'invoice')) {

@@ -383,7 +383,7 @@ describe('functions', () => {
       expect(reads.flatMap((s) => asArray<string>(s.Action)).sort(), route.operation).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
       for (const s of reads) expect(s.Resource, route.operation).toEqual({ Ref: secretId });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listTimeSummaries', 'listInvoices', 'listEvents', 'listWebhookEndpoints']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listTimeSummaries', 'listInvoices', 'listPayments', 'listEvents', 'listWebhookEndpoints']);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });

@@ -608,3 +608,24 @@ describe('a create with credit under failure and races (decision 0029)', () => {
     expect((await invoke('createInvoice', again(second))).body.error?.type).toBe('nothing_to_invoice');
   });
 });
+
+describe('a finalize at a total of zero under failure', () => {
+  it('finalized then paid in two writes: a keyed retry after the second failed finishes it, and replays it after', async () => {
+    const ws = `invoice-faults-${randomUUID().slice(0, 8)}`;
+    const client = (await ok('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Zero', company_email: 'z@zero.test' } }))).id;
+    const draft = await ok('createInvoice', event(ws, 'POST', '/api/v1/invoices', { body: { client_id: client, items: [{ description: 'Goodwill', quantity: 1, unit_price: 0 }] } }));
+    const finalize = event(ws, 'POST', '/api/v1/invoices/{id}/finalize', { id: draft.id, body: {}, headers: { 'Idempotency-Key': randomUUID() } });
+    failTransaction(1, 'before');
+    const { value: died, lines } = await valueWithLogs(() => invoke('finalizeInvoice', finalize));
+    expect(died.status).toBe(503);
+    expect(lines.filter((l) => l.level === 'ERROR').map((l) => l.message)).toEqual(['Dependency failure']);
+    const left = await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id: draft.id }));
+    expect([left.body.status, left.body.number, left.body.amount_due]).toEqual(['open', 'INV-000001', '0.00']);
+    docMock.reset();
+    docMock.send.callThrough();
+    const finished = await invoke('finalizeInvoice', again(finalize));
+    expect([finished.status, finished.body.status, finished.body.paid_at, finished.body.number]).toEqual([200, 'paid', left.body.finalized_at, 'INV-000001']);
+    const replayed = await invoke('finalizeInvoice', again(finalize));
+    expect([replayed.headers['Idempotent-Replayed'], replayed.body]).toEqual(['true', finished.body]);
+  });
+});

@@ -248,9 +248,11 @@ describe('invoices', () => {
     }
     expect((await a.post(`/invoices/${draft.id}/pay`, { paid_at: '2999-01-01T00:00:00Z' })).body.error.param).toBe('paid_at');
     expect((await a.post(`/invoices/${draft.id}/pay`, { amount: 1 })).status).toBe(400);
-    const paid = await a.post(`/invoices/${draft.id}/pay`, { paid_at: '2026-11-20T10:00:00+01:00' });
+    // Not before it was finalized (nor the start of its issue date): its finalized_at, as a time at +01:00.
+    const finalizedAt = Date.parse(finalized.body.finalized_at);
+    const paid = await a.post(`/invoices/${draft.id}/pay`, { paid_at: new Date(finalizedAt + 3_600_000).toISOString().replace('Z', '+01:00') });
     expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ status: 'paid', paid_at: '2026-11-20T09:00:00.000Z' });
+    expect(paid.body).toMatchObject({ status: 'paid', paid_at: finalized.body.finalized_at, amount_paid: paid.body.total, amount_due: '0.00' });
     for (const step of ['finalize', 'pay', 'void']) expect((await post(a, `/invoices/${draft.id}/${step}`)).body.error.type).toBe('invalid_state');
     // The entry stays locked on a paid invoice.
     expect((await a.get(`/time_entries/${entry.id}`)).body.invoice_id).toBe(draft.id);

@@ -1,9 +1,10 @@
 /**
  * What a newcomer following the README meets on the local stack: the README's session, pasted
  * into bash as it is, answers what the README shows (down to the month's invoice, created,
- * finalized and paid); a second token of the same workspace with more scopes works at once (the
- * authorizer's cached registration does not hold the new scopes back), and a 403 for a missing
- * scope says which route and what the token grants.
+ * finalized and paid, and a TPS and TVQ invoice paid in two instalments); a second token of the
+ * same workspace with more scopes works at once (the authorizer's cached registration does not
+ * hold the new scopes back), and a 403 for a missing scope says which route and what the token
+ * grants.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,7 +49,7 @@ function claims(shown: string): string[] {
 }
 
 describe('the README\'s session, pasted into bash', () => {
-  it('answers what the README shows, to the month\'s invoice created, finalized and paid', { timeout: 120_000 }, async () => {
+  it('answers what the README shows, to the month\'s invoice created, finalized and paid, and one paid in two instalments', { timeout: 120_000 }, async () => {
     const setup = between('## Run it locally', '### A session');
     const scopes = /--scopes\s+\\?\s*([\w:,]+)/.exec(setup)?.[1]?.split(',');
     expect(scopes).toContain('invoices:write');
@@ -56,7 +57,12 @@ describe('the README\'s session, pasted into bash', () => {
     expect(json).toBeDefined();
     const steps = sessionSteps();
     expect(steps.length).toBeGreaterThan(10);
-    expect(steps.at(-1)!.command).toMatch(/\/invoices\/\$INVOICE\/pay /);
+    expect(steps.some((step) => /\/invoices\/\$INVOICE\/pay /.test(step.command))).toBe(true);
+    // The instalments: a TPS and TVQ invoice, two payments, and the invoice read back paid.
+    expect(steps.filter((step) => /\/invoices\/\$\w+\/payments /.test(step.command))).toHaveLength(2);
+    expect(steps.find((step) => step.command.includes('TVQ'))?.command).toMatch(/TPS.*5\}.*TVQ.*9\.975\}/);
+    expect(steps.at(-1)!.command).toMatch(/^curl -s \$API\/invoices\/\$\w+ /);
+    expect(claims(steps.at(-1)!.shown)).toEqual(expect.arrayContaining(['"status":"paid"', '"amount_due":"0.00"']));
 
     const script = ['set -o pipefail', json!, ...steps.flatMap((step, i) => [`printf '\\n@@@${i}@@@\\n'`, step.command])].join('\n');
     const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, TOKEN: await token(`readme-${randomUUID().slice(0, 8)}`, scopes), API: `${baseUrl()}/api/v1` };

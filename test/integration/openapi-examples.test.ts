@@ -95,7 +95,14 @@ async function record(): Promise<Recording> {
   await send('updateInvoice', 'PATCH', `${I}/${invoice.id}`, { memo: 'Support, November 2026', due_date: '2026-12-31' });
   await send('listInvoices', 'GET', `${I}?client_id=${billed.id}&status=draft&limit=10`);
   await send('finalizeInvoice', 'POST', `${I}/${invoice.id}/finalize`, { issue_date: '2026-12-01' });
-  await send('payInvoice', 'POST', `${I}/${invoice.id}/pay`, { paid_at: new Date(Date.now() - 60_000).toISOString() });
+  // A first instalment, and one recorded by mistake (deleted); then pay records the balance.
+  const PAY = `${I}/${invoice.id}/payments`;
+  const instalment = await send('createPayment', 'POST', PAY, { amount: '100.00', paid_at: '2026-12-01T10:00:00Z', method: 'bank_transfer', reference: 'WIRE-20261201-0042' });
+  const mistaken = await setup(PAY, { amount: '100.00', paid_at: '2026-12-01T10:05:00Z', method: 'bank_transfer', reference: 'WIRE-20261201-0042' });
+  await send('listPayments', 'GET', `${PAY}?limit=10`);
+  await send('retrievePayment', 'GET', `${PAY}/${instalment.id}`);
+  await send('deletePayment', 'DELETE', `${PAY}/${mistaken.id}`);
+  await send('payInvoice', 'POST', `${I}/${invoice.id}/pay`, { paid_at: new Date(Date.now() - 60_000).toISOString(), method: 'card', reference: 'Card ending 4242' });
   const october = await setup(I, month('2026-10-01', '2026-11-01'));
   await setup(`${I}/${october.id}/finalize`, {});
   await send('voidInvoice', 'POST', `${I}/${october.id}/void`, {});

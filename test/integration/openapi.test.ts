@@ -121,7 +121,7 @@ describe('the OpenAPI document', () => {
     expect(globals).toContain('Event');
     expect(names.filter((name) => globals.has(name))).toEqual([]);
     const lists = names.filter((name) => name.endsWith('List'));
-    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'InvoiceList', 'WebhookEndpointList', 'TimeSummaryList', 'EventList']);
+    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'InvoiceList', 'PaymentList', 'WebhookEndpointList', 'TimeSummaryList', 'EventList']);
     for (const list of lists) expect(doc.components.schemas[list].properties.data.items.$ref, list).toMatch(/^#\/components\/schemas\/\w+$/);
   });
 
@@ -295,6 +295,10 @@ describe('the webhooks section', () => {
     await logTime(api, { project_id: otherProject.id });
     const open = (await api.post('/invoices', { client_id: other.id, from: '2026-11-01', to: '2026-12-01' })).body;
     await api.post(`/invoices/${open.id}/finalize`, {});
+    // A payment recorded by mistake and deleted (the paid invoice's was recorded by pay): void takes an invoice without payments.
+    const payment = await api.post(`/invoices/${open.id}/payments`, { amount: '1' });
+    expect(payment.status).toBe(201);
+    expect((await api.delete(`/invoices/${open.id}/payments/${payment.body.id}`)).status).toBe(200);
     expect((await api.post(`/invoices/${open.id}/void`, {})).status).toBe(200);
     const events = await eventsOfEach(api, EVENT_TYPES);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));

@@ -10,7 +10,7 @@ import { ROUTES, isRegistryRoute } from '../../shared/api/routes.ts';
 import { RESOURCES, RESOURCE_LIST, type ResourceKind } from '../../shared/model/resources.ts';
 import { expectInvalid, requestIdOf, send } from '../support/assertions.ts';
 import { expectError, workspace, type ApiResponse } from '../support/api.ts';
-import { FIXTURES, createOne, readBack, readyFor, unknownId } from '../support/fixtures.ts';
+import { FIXTURES, collectionPath, createOne, pathFor, readBack, readyFor, unknownId } from '../support/fixtures.ts';
 
 type Workspace = Awaited<ReturnType<typeof workspace>>;
 
@@ -22,9 +22,9 @@ beforeAll(async () => {
   ws = await workspace('frame');
 });
 
-/** What a route's collection holds now: a refused request must leave it as it was. */
-async function snapshot(kind: ResourceKind) {
-  const response = await ws.api.get(`/${RESOURCES[kind].collection}?limit=100`);
+/** What a collection holds now: a refused request must leave it as it was. */
+async function snapshot(listPath: string) {
+  const response = await ws.api.get(`${listPath}?limit=100`);
   expect(response.status).toBe(200);
   return response.body.data;
 }
@@ -33,47 +33,50 @@ describe.each(ROUTES_OF_RESOURCES.filter((r) => r.action === 'create' || r.actio
   '%s: the JSON body',
   (_operation, route) => {
     let path: string;
+    let listPath: string;
     let body: Record<string, unknown>;
     beforeAll(async () => {
       const fixture = FIXTURES[route.resource];
-      path = concrete(route.path, route.action === 'update' ? (await createOne(ws.api, route.resource)).id : '');
+      const parentId = await fixture.parent?.(ws.api);
+      listPath = collectionPath(route.resource, parentId);
+      path = pathFor(route, route.action === 'update' ? await createOne(ws.api, route.resource) : undefined, parentId);
       body = route.action === 'update' ? fixture.change! : await fixture.body(ws.api);
     });
 
     it('refuses a body that is not a JSON object (400, param body), changing nothing', async () => {
-      const before = await snapshot(route.resource);
+      const before = await snapshot(listPath);
       for (const raw of ['{"a": 1,', '[]', '[{}]', '"x"', '42', 'null', 'true', '']) {
         const error = expectError(await send(route.method, path, ws.token, raw, 'application/json'), 400, 'invalid_request');
         expect(error.param, raw).toBe('body');
       }
       expectError(await send(route.method, path, ws.token, undefined, 'application/json'), 400, 'invalid_request');
-      expect(await snapshot(route.resource)).toEqual(before);
+      expect(await snapshot(listPath)).toEqual(before);
     });
 
     it('refuses a Content-Type other than JSON, or none, with 415', async () => {
-      const before = await snapshot(route.resource);
+      const before = await snapshot(listPath);
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'text/json', undefined]) {
         const error = expectError(await send(route.method, path, ws.token, JSON.stringify(body), contentType), 415, 'unsupported_media_type');
         expect(error.message).toMatch(/application\/json/);
       }
-      expect(await snapshot(route.resource)).toEqual(before);
+      expect(await snapshot(listPath)).toEqual(before);
     });
 
     it('refuses a body over 64 KiB with 413, changing nothing', async () => {
-      const before = await snapshot(route.resource);
+      const before = await snapshot(listPath);
       expectError(await send(route.method, path, ws.token, JSON.stringify({ ...body, pad: 'a'.repeat(70_000) }), 'application/json'), 413, 'payload_too_large');
-      expect(await snapshot(route.resource)).toEqual(before);
+      expect(await snapshot(listPath)).toEqual(before);
     });
 
     it('refuses any Content-Encoding but identity with 415, compressed or not, changing nothing', async () => {
-      const before = await snapshot(route.resource);
+      const before = await snapshot(listPath);
       const json = JSON.stringify(body);
       // A gzip body, a plain body that claims gzip (once read as JSON and stored), other codings.
       for (const [coding, raw] of [['gzip', gzipSync(json)], ['gzip', json], ['br', json], ['deflate, gzip', json], ['identity, gzip', json]] as const) {
         const error = expectError(await send(route.method, path, ws.token, raw, 'application/json', { 'Content-Encoding': coding }), 415, 'unsupported_media_type');
         expect(error.message).toBe(`The Content-Encoding ${coding} is not supported: send the body uncompressed, without Content-Encoding`);
       }
-      expect(await snapshot(route.resource)).toEqual(before);
+      expect(await snapshot(listPath)).toEqual(before);
       const identity = await send(route.method, path, ws.token, json, 'application/json', { 'Content-Encoding': 'identity' });
       expect(identity.status, JSON.stringify(identity.body)).toBe(route.action === 'create' ? 201 : 200);
     });
@@ -119,7 +122,9 @@ describe.each(ROUTES_OF_RESOURCES.filter((r) => r.path.includes('{id}')).map((r)
     ['an id of another kind', () => unknownId(other)],
   ])('answers 404 not_found for %s', async (_name, id) => {
     const body = route.action === 'update' ? JSON.stringify(FIXTURES[route.resource].change) : undefined;
-    const error = expectError(await send(route.method, concrete(route.path, id()), ws.token, body, body ? 'application/json' : undefined), 404, 'not_found');
+    // Every id of the path (a payment's invoice and its own) is the one tried.
+    const path = route.path.replace('/api/v1', '').replaceAll(/\{[^}]+\}/g, id());
+    const error = expectError(await send(route.method, path, ws.token, body, body ? 'application/json' : undefined), 404, 'not_found');
     expect(error.message).toContain(id());
   });
 });
@@ -133,10 +138,10 @@ describe('request ids', () => {
         // A resource with a lifecycle (invoices) gets an item made ready for each action.
         const item = FIXTURES[kind].ready ? await readyFor(ws.api, kind, route.action) : shared;
         const body = route.action === 'update' ? JSON.stringify(FIXTURES[kind].change) : undefined;
-        const path = concrete(route.path, String(item.id));
+        const path = pathFor(route, item);
         responses.push(await send(route.method, path, ws.token, body, body ? 'application/json' : undefined));
         // The same operation failing: a deleted or unknown id, or a list with an unknown parameter.
-        const failing = route.action === 'list' ? `${path}?colour=blue` : concrete(route.path, unknownId(kind));
+        const failing = route.action === 'list' ? `${path}?colour=blue` : pathFor(route, { ...item, id: unknownId(kind) });
         const error = await send(route.method, failing, ws.token, body, body ? 'application/json' : undefined);
         expectError(error, error.status, error.body.error.type);
         responses.push(error);

@@ -16,8 +16,11 @@ import { TSC } from '../support/typecheck.ts';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
-/** docs/decisions/0020-sdk-package.md: the declarations generated from the document are most of it, and grow with it. */
-const MAX_UNPACKED_BYTES = 200 * 1024;
+/**
+ * docs/decisions/0020-sdk-package.md: the declarations generated from the document are most of it, and grow with it.
+ * 200 KB with invoices; 240 KB with payments (the package was 208 KB: 163 KB of it the generated declarations).
+ */
+const MAX_UNPACKED_BYTES = 240 * 1024;
 
 interface Packed {
   filename: string;
@@ -37,7 +40,7 @@ const npmEnv = () => ({
 });
 
 /** The CommonJS consumer: the package's surface, typed and against the local stack; prints what the test asserts. */
-const COMMONJS_CONSUMER = `import { Timebill, TimebillError, etagOf, verifyWebhook, type BodyOf, type Client } from '@timebill/sdk';
+const COMMONJS_CONSUMER = `import { Timebill, TimebillError, etagOf, verifyWebhook, type BodyOf, type Client, type Payment } from '@timebill/sdk';
 
 async function main(): Promise<void> {
   const tb = new Timebill(process.env.TOKEN!, { baseUrl: process.env.API! });
@@ -45,6 +48,9 @@ async function main(): Promise<void> {
   // @ts-expect-error company_email is required (this line compiles only if the package's types are lost)
   const untyped = () => tb.clients.create({ company_name: 'Initech' });
   void untyped;
+  // An invoice's payments, typed (compiled, not run).
+  const paymentsOf = (invoiceId: string): Promise<Payment[]> => tb.invoices.payments.list(invoiceId, { limit: 10 }).toArray();
+  void paymentsOf;
   const client: Client = await tb.clients.create(body);
   const retrieved = await tb.clients.retrieve(client.id);
   const listed: string[] = [];
@@ -107,7 +113,7 @@ afterAll(() => {
 });
 
 describe('the SDK package (npm pack in sdk/)', () => {
-  it('holds the compiled JavaScript, its declarations, the README and the licence: no sources, no tests, under 200 KB unpacked', () => {
+  it('holds the compiled JavaScript, its declarations, the README and the licence: no sources, no tests, under 240 KB unpacked', () => {
     const paths = packed.files.map((f) => f.path).sort();
     expect(paths.filter((p) => !/^(package\.json|README\.md|LICENSE|dist\/(cjs|esm)\/[\w-]+\.(js|d\.ts|json))$/.test(p))).toEqual([]);
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/esm/index.js', 'dist/esm/index.d.ts']));

@@ -2,7 +2,7 @@
  * The SDK (sdk/) against the local stack, as an integrator uses it: create, every page of a list
  * fetched lazily, updates guarded by the ETag a result carries, a delete replayed by its
  * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, a month
- * invoiced through its lifecycle, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
+ * invoiced through its lifecycle and paid in instalments, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timebill, TimebillError, etagOf, responseOf, verifyWebhook, type Client, type Event } from '../../sdk/src/index.ts';
@@ -94,7 +94,7 @@ describe('the SDK against the local stack', () => {
     expect(await tb.timeEntries.list({ project_id: from!.id }).toArray()).toEqual([]);
   });
 
-  it('bills a month: an invoice created from the time, listed by its filters page by page, changed, finalized, paid; another voided, a draft deleted', async () => {
+  it('bills a month: an invoice created from the time, listed by its filters page by page, changed, finalized, paid in instalments (listed page by page, one deleted) and its balance; another voided, a draft deleted', async () => {
     const client = await tb.clients.create({ company_name: 'Billed', company_email: 'b@acme.test', currency: 'EUR' });
     const project = await tb.projects.create({ name: 'Retainer', billing_type: 'Monthly', client_id: client.id, hourly_rate: 100 });
     const log = (started_at: string) => tb.timeEntries.create({ project_id: project.id, started_at, duration_minutes: 90 });
@@ -114,10 +114,34 @@ describe('the SDK against the local stack', () => {
     expect(changed).toMatchObject({ memo: 'November', discount_amount: '15.00', tax_amount: '27.00', total: '162.00' });
     const stale = await tb.invoices.finalize(draft.id, undefined, { ifMatch: draft }).catch((e: unknown) => e);
     expect(stale).toMatchObject({ status: 412, type: 'precondition_failed' });
-    const open = await tb.invoices.finalize(draft.id, undefined, { ifMatch: changed });
-    expect(open).toMatchObject({ status: 'open', number: expect.stringMatching(/^INV-\d{6}$/), issue_date: expect.any(String), due_date: expect.any(String) });
-    const paid = await tb.invoices.pay(open.id, { paid_at: '2026-11-25T10:00:00Z' });
-    expect(paid).toMatchObject({ status: 'paid', number: open.number, paid_at: '2026-11-25T10:00:00.000Z' });
+    // Issued on the 24th: payments may be dated from then on.
+    const open = await tb.invoices.finalize(draft.id, { issue_date: '2026-11-24' }, { ifMatch: changed });
+    expect(open).toMatchObject({ status: 'open', number: expect.stringMatching(/^INV-\d{6}$/), issue_date: '2026-11-24', due_date: expect.any(String), amount_paid: '0.00', amount_due: '162.00' });
+
+    // Two instalments (the first's create replayed by its key), listed a page at a time, one deleted, the balance paid.
+    const wire = { amount: '50', paid_at: '2026-11-25T10:00:00Z', method: 'bank_transfer', reference: 'WIRE-1' } as const;
+    const first = await tb.invoices.payments.create(open.id, wire, { idempotencyKey: `sdk-pay-${open.id}` });
+    expect(first).toMatchObject({ object: 'payment', id: expect.stringMatching(/^pay_/), invoice_id: open.id, amount: '50.00', paid_at: '2026-11-25T10:00:00.000Z', method: 'bank_transfer', reference: 'WIRE-1' });
+    const replayed = await tb.invoices.payments.create(open.id, wire, { idempotencyKey: `sdk-pay-${open.id}` });
+    expect([replayed, responseOf(replayed)?.idempotentReplayed]).toEqual([first, true]);
+    const second = await tb.invoices.payments.create(open.id, { amount: '12.5', paid_at: '2026-11-28T10:00:00Z' });
+    expect(second).toMatchObject({ amount: '12.50', method: 'other', reference: null });
+    expect(await tb.invoices.retrieve(open.id)).toMatchObject({ status: 'open', amount_paid: '62.50', amount_due: '99.50', paid_at: null });
+    requests.length = 0;
+    expect((await tb.invoices.payments.list(open.id, { limit: 1 }).toArray()).map((p) => p.id)).toEqual([second.id, first.id]); // newest first
+    expect(requests).toHaveLength(2);
+    expect(requests[1]).toContain('cursor=');
+    expect(await tb.invoices.payments.retrieve(open.id, first.id)).toEqual(first);
+    expect(await tb.invoices.payments.del(open.id, second.id, { ifMatch: second })).toEqual({ object: 'payment', id: second.id, deleted: true });
+    await expect(tb.invoices.payments.retrieve(open.id, second.id)).rejects.toMatchObject({ status: 404, type: 'not_found' });
+    const paid = await tb.invoices.pay(open.id, { paid_at: '2026-11-30T10:00:00Z', method: 'card', reference: 'Card 4242' });
+    expect(paid).toMatchObject({ status: 'paid', number: open.number, paid_at: '2026-11-30T10:00:00.000Z', amount_paid: '162.00', amount_due: '0.00' });
+    const payments = await tb.invoices.payments.list(paid.id).toArray();
+    expect(payments.map((p) => [p.id, p.amount, p.method, p.reference])).toEqual([
+      [expect.stringMatching(/^pay_/), '112.00', 'card', 'Card 4242'], // the balance, recorded by pay
+      [first.id, '50.00', 'bank_transfer', 'WIRE-1'],
+    ]);
+    expect(await tb.invoices.payments.create(paid.id, { amount: '1' }).catch((e: unknown) => e)).toMatchObject({ status: 409, type: 'invalid_state' });
     expect(await tb.invoices.void(paid.id).catch((e: unknown) => e)).toMatchObject({ status: 409, type: 'invalid_state' });
 
     const octoberDraft = await month('2026-10-01', '2026-11-01');

@@ -84,8 +84,8 @@ export async function invoiceLifecycle(api: Api): Promise<{ changes: [string, Ap
   const deleted = await invoiceOn(4);
   changes.push(['invoice.created', deleted], ['invoice.deleted', await api.delete(`/invoices/${deleted.body.id}`)]);
   for (const [type, response] of changes) if (response.status >= 300) throw new Error(`${type}: ${response.status} ${JSON.stringify(response.body)}`);
-  // The client and the project; per invoice its entry's log and lock; the invoice events; the void's and the delete's release.
-  return { changes, events: 2 + 3 * 2 + changes.length + 2 };
+  // The client and the project; per invoice its entry's log and lock; the invoice events; the pay's payment; the void's and the delete's release.
+  return { changes, events: 2 + 3 * 2 + changes.length + 1 + 2 };
 }
 
 /** One sync-mode pass: follows `after=` and next_cursor to the end; returns the events read. */

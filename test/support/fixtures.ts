@@ -3,7 +3,8 @@
  * first) and a valid change. The registry-driven suites (request-frame.test.ts) run every
  * resource through them; a resource added to the registry without a fixture fails them.
  */
-import { RESOURCES, type ResourceKind } from '../../shared/model/resources.ts';
+import { RESOURCES, resourceOf, type ResourceKind } from '../../shared/model/resources.ts';
+import { CHILD_ID } from '../../shared/api/routes.ts';
 import { createClient, createProject, type Api } from './api.ts';
 
 export interface Fixture {
@@ -17,7 +18,23 @@ export interface Fixture {
   singleUse?: true;
   /** What brings a new item to where an action succeeds on it (an invoice is paid or voided once finalized). */
   ready?: Partial<Record<string, (api: Api, id: string) => Promise<void>>>;
+  /** A resource under another's path (a payment under its invoice): makes a parent that takes the create body, and answers its id. */
+  parent?: (api: Api) => Promise<string>;
 }
+
+/** The path of `route` (API prefix left out) for `item`: its `{id}`, or its parent's and its own (`{payment_id}`) for a nested resource. */
+export function pathFor(route: { path: string; resource: ResourceKind }, item: Record<string, unknown> | undefined, parentId?: string): string {
+  const parent = RESOURCES[route.resource] as { parent?: string };
+  const path = route.path.replace('/api/v1', '');
+  if (!parent.parent) return path.replace('{id}', String(item?.id ?? ''));
+  return path.replace('{id}', String(item?.[`${parent.parent}_id`] ?? parentId)).replace(`{${CHILD_ID}}`, String(item?.id ?? ''));
+}
+
+/** Where `kind`'s items are created and listed (a nested resource's: under `parentId`). */
+export const collectionPath = (kind: ResourceKind, parentId?: string) => {
+  const parent = (RESOURCES[kind] as { parent?: string }).parent;
+  return parent ? `/${resourceOf(parent).collection}/${parentId}/${RESOURCES[kind].collection}` : `/${RESOURCES[kind].collection}`;
+};
 
 const finalize = async (api: Api, id: string) => {
   const response = await api.post(`/invoices/${id}/finalize`, {});
@@ -53,6 +70,16 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
     singleUse: true,
     ready: { pay: finalize, void: finalize },
   },
+  payment: {
+    // A part of the fixture invoice's 50.00, on an invoice finalized for it.
+    body: async () => ({ amount: '10.00', method: 'bank_transfer', reference: 'Fixture transfer' }),
+    parent: async (api) => {
+      const invoice = await api.post('/invoices', await FIXTURES.invoice.body(api));
+      if (invoice.status !== 201) throw new Error(`fixture invoice: ${invoice.status} ${JSON.stringify(invoice.body)}`);
+      await finalize(api, invoice.body.id);
+      return invoice.body.id;
+    },
+  },
   webhook_endpoint: {
     // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never
     // answers, so the endpoint is made disabled: the clients the suites create are not posted there.
@@ -64,7 +91,8 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
 
 /** Creates one resource of `kind` through the API. */
 export async function createOne(api: Api, kind: ResourceKind): Promise<Record<string, any>> {
-  const response = await api.post(`/${RESOURCES[kind].collection}`, await FIXTURES[kind].body(api));
+  const parentId = await FIXTURES[kind].parent?.(api);
+  const response = await api.post(collectionPath(kind, parentId), await FIXTURES[kind].body(api));
   if (response.status !== 201) throw new Error(`create ${kind}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }

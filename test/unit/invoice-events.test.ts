@@ -105,6 +105,23 @@ describe('a sealed invoice', () => {
     expect(changePlace(pay.changeKey).prev).toBe(changePlace(finalize.changeKey).position.replace(/#1$/, '#0'));
   });
 
+  it('makes invoice.updated for a payment that moves amount_paid, and for a paid invoice reopened by a payment\'s delete (not invoice.finalized)', () => {
+    const partly: Item = { ...finalized, data: { ...finalized.data, amount_paid: '10.00', amount_due: '90.00', updated_at: T(4) }, version: 6, payments: { pay_1: T(4) } };
+    expect(draftOf(record('MODIFY', finalized, partly))).toMatchObject({ type: 'invoice.updated', previousAttributes: { amount_paid: '0.00', updated_at: T(3) } });
+    const reopened: Item = { ...paid, data: { ...paid.data, status: 'open', paid_at: null, updated_at: T(5) }, version: 7 };
+    expect(draftOf(record('MODIFY', paid, reopened))).toMatchObject({ type: 'invoice.updated', previousAttributes: { status: 'paid', paid_at: T(4) } });
+  });
+
+  it('makes payment.created and payment.deleted for a payment\'s item, seen with invoices:read', () => {
+    const keys = { PK: 'WS#acme', SK: 'PAYMENT#pay_01JD000000000000000000000A' };
+    const item = { ...keys, version: 1, request_id: 'req-8', data: { id: 'pay_01JD000000000000000000000A', invoice_id: KEYS.SK.slice(8), amount: '10.00', paid_at: T(4), method: 'card', reference: null, workspace_id: 'acme', created_at: T(4), updated_at: T(4) } };
+    const created = draftOf(streamRecord('INSERT', keys, undefined, item))!;
+    expect(created).toMatchObject({ type: 'payment.created', requestId: 'req-8', createdAt: T(4) });
+    expect(created.object).toEqual({ object: 'payment', ...item.data, updated_at: undefined });
+    expect(draftOf(streamRecord('REMOVE', keys, item, undefined))!.type).toBe('payment.deleted');
+    expect(readScopeOf(objectOfType('payment.deleted'))).toBe('invoices:read');
+  });
+
   it('makes invoice.voided for the write that starts the release, and none for the release', () => {
     const voided: Item = { ...finalized, data: { ...finalized.data, status: 'void', voided_at: T(5), updated_at: T(5) }, version: 6, request_id: 'req-5', work: work('release') };
     const draft = draftOf(record('MODIFY', finalized, voided))!;

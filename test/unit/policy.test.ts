@@ -60,7 +60,7 @@ describe('authorizer policy', () => {
     expect(invalid.usageIdentifierKey).toBe('invalid-token-key-0123456789');
     expect(invalid.principalId).toBe('invalid-token');
     expect(invalid.policyDocument.Version).toBe('2012-10-17');
-    expect(invalid.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${r.method}${r.path.replace('{id}', '*')}`) }]);
+    expect(invalid.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: PROTECTED_ROUTES.map((r) => `${base}/${r.method}${r.path.replaceAll(/\{[^}]+\}/g, '*')}`) }]);
   });
 
   it('does not let a write scope read', () => {

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
-import { declareResource, pluralOf } from '../../shared/model/declare.ts';
+import { declareResource, pluralOf, type AnyResource } from '../../shared/model/declare.ts';
 import { dataOf, objectOf } from '../../shared/model/objects.ts';
 import { defineFields, responseSchema, withCreate, withListQuery, withUpdate } from '../../shared/model/define.ts';
 import { CLIENT_STORED_CURRENCY, RESOURCES, RESOURCE_LIST, clientFields, counterOf, invoiceSchemas, referrersOf, resourceOf } from '../../shared/model/resources.ts';
@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, pluralOf(client)]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'Payment', 'PaymentList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
     ]);
   });
 
@@ -33,15 +33,18 @@ describe('names', () => {
     for (const key of ['kind', 'idPrefix', 'collection', 'type', 'tag'] as const) {
       expect(new Set(RESOURCE_LIST.map((r) => r[key])).size, key).toBe(RESOURCE_LIST.length);
     }
-    // Each resource's read and write scopes, and the events feed's read scope (it has no write).
-    expect([...SCOPES].sort()).toEqual([...RESOURCE_LIST.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]), 'events:read'].sort());
+    // Each resource's read and write scopes (a nested one's are its parent's), and the events feed's read scope (it has no write).
+    const owners = RESOURCE_LIST.filter((r) => r.parent === undefined);
+    expect([...SCOPES].sort()).toEqual([...owners.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]), 'events:read'].sort());
     for (const route of ROUTES.filter(isRegistryRoute)) {
-      expect(route.path.startsWith(`/api/v1/${RESOURCES[route.resource].collection}`), route.operation).toBe(true);
+      const resource: AnyResource = RESOURCES[route.resource];
+      const path = resource.parent ? `/api/v1/${resourceOf(resource.parent).collection}/{id}/${resource.collection}` : `/api/v1/${resource.collection}`;
+      expect(route.path.startsWith(path), route.operation).toBe(true);
     }
     // The rule the domain names a collection's scopes by (scopeFor: entity.ts) gives every route's declared scope.
     for (const route of ROUTES) {
       if (route.scope === null) continue;
-      const collection = route.resource === 'event' ? 'events' : route.resource === 'time_summary' ? 'time_entries' : RESOURCES[route.resource].collection;
+      const collection = route.resource === 'event' ? 'events' : route.resource === 'time_summary' ? 'time_entries' : resourceOf((RESOURCES[route.resource] as AnyResource).parent ?? route.resource).collection;
       expect(scopeFor(collection, route.action), route.operation).toBe(route.scope);
     }
     expect(ROUTES.filter((r) => r.resource === 'event').map((r) => [r.operation, r.method, r.path, r.scope])).toEqual([
@@ -52,7 +55,7 @@ describe('names', () => {
 
   it('looks resources up by kind, and refuses an unknown one', () => {
     expect(resourceOf('project')).toBe(RESOURCES.project);
-    expect(() => resourceOf('payment')).toThrow('Unknown resource payment');
+    expect(() => resourceOf('refund')).toThrow('Unknown resource refund');
   });
 });
 
@@ -63,6 +66,7 @@ describe('declarations', () => {
       ['project', 'prj_', 'projects', 'Projects'],
       ['time_entry', 'te_', 'time_entries', 'Time entries'],
       ['invoice', 'inv_', 'invoices', 'Invoices'],
+      ['payment', 'pay_', 'payments', 'Payments'],
       ['webhook_endpoint', 'we_', 'webhook_endpoints', 'Webhook endpoints'],
     ]);
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');
@@ -270,8 +274,8 @@ describe('response schemas', () => {
   });
 
   it('delete results name one of the kinds', () => {
-    for (const kind of ['client', 'project', 'time_entry', 'invoice']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
-    expect(ok(DeleteResult, { object: 'payment', id: 'x', deleted: true }).success).toBe(false);
+    for (const kind of ['client', 'project', 'time_entry', 'invoice', 'payment']) expect(ok(DeleteResult, { object: kind, id: 'x', deleted: true }).success).toBe(true);
+    expect(ok(DeleteResult, { object: 'refund', id: 'x', deleted: true }).success).toBe(false);
   });
 });
 

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
-import { Timebill } from '../../sdk/src/index.ts';
+import { Timebill, type Payment } from '../../sdk/src/index.ts';
 import { API_PREFIX, ROUTES } from '../../shared/api/routes.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -28,14 +28,31 @@ const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve'
 const STEPS = ['finalize', 'pay', 'void'] as const;
 const METHODS = ['list', 'retrieve', 'create', 'update', 'del', ...STEPS] as const;
 
-/** `clients.list` for GET /api/v1/clients, `invoices.pay` for POST /api/v1/invoices/{id}/pay: the collection in camelCase, its action by method and path. */
+const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * `clients.list` for GET /api/v1/clients, `invoices.pay` for POST /api/v1/invoices/{id}/pay,
+ * `invoices.payments.del` for DELETE /api/v1/invoices/{id}/payments/{payment_id}: the collection
+ * in camelCase (a nested one under its parent's), its action by method and path.
+ */
 function sdkCallOf(operation: { id: string; method: string; path: string }): string {
   const named = SDK_CALL_OF[operation.id];
   if (named) return named;
-  const [, collection, item, step] = new RegExp(`^${API_PREFIX}/([a-z_]+)(/\\{id\\})?(?:/([a-z]+))?$`).exec(operation.path) ?? [];
-  const action = step ? (item && operation.method === 'POST' && (STEPS as readonly string[]).includes(step) ? step : undefined) : ACTION_OF[`${operation.method} /${item ? '{id}' : ''}`];
-  if (!collection || !action) throw new Error(`${operation.id} (${operation.method} ${operation.path}) follows no convention: name its SDK call in SDK_CALL_OF`);
-  return `${collection.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())}.${action}`;
+  const [, collection, item, sub, subItem] = new RegExp(`^${API_PREFIX}/([a-z_]+)(/\\{id\\})?(?:/([a-z_]+)(/\\{[a-z_]+\\})?)?$`).exec(operation.path) ?? [];
+  const isStep = item && sub && !subItem && operation.method === 'POST' && (STEPS as readonly string[]).includes(sub);
+  const action = isStep ? sub : ACTION_OF[`${operation.method} /${(sub ? subItem : item) ? '{id}' : ''}`];
+  // A nested collection lies under an item of its parent (`/invoices/{id}/payments`).
+  if (!collection || !action || (sub && !isStep && !item)) throw new Error(`${operation.id} (${operation.method} ${operation.path}) follows no convention: name its SDK call in SDK_CALL_OF`);
+  return sub && !isStep ? `${camel(collection)}.${camel(sub)}.${action}` : `${camel(collection)}.${action}`;
+}
+
+/** The SDK methods of `METHODS` reachable from `object`, by their dotted path (`invoices.payments.list`), nested collections included. */
+function sdkMethodsOf(object: object, prefix = ''): string[] {
+  return Object.entries(object).flatMap(([name, value]) =>
+    typeof value === 'object' && value !== null
+      ? [...METHODS.filter((m) => typeof (value as Record<string, unknown>)[m] === 'function').map((m) => `${prefix}${name}.${m}`), ...sdkMethodsOf(value, `${prefix}${name}.`)]
+      : [],
+  );
 }
 
 /** A Timebill whose fetch records each request and answers an empty page (a valid body for every call). */
@@ -55,15 +72,19 @@ describe('the SDK\'s methods', () => {
 
   it.each(operations)('$id ($method $path) has its SDK method, which sends that request', async (operation) => {
     const call = sdkCallOf(operation);
-    const [resource, method] = call.split('.') as [string, string];
+    const path = call.split('.');
+    const method = path.pop()!;
     const { tb, requests } = recordingSdk();
-    const target = (tb as unknown as Record<string, Record<string, ((...args: unknown[]) => unknown) | undefined> | undefined>)[resource];
-    const fn = target?.[method];
+    const target = path.reduce<Record<string, unknown> | undefined>((object, name) => object?.[name] as Record<string, unknown> | undefined, tb as unknown as Record<string, unknown>);
+    const fn = target?.[method] as ((...args: unknown[]) => unknown) | undefined;
     expect(fn, `tb.${call} is missing: the SDK has no method for ${operation.id}`).toBeTypeOf('function');
-    const args = [...(operation.path.includes('{id}') ? ['x_1'] : []), ...(method === 'retrieve' || method === 'del' ? [] : [{}])];
+    // An id for each of the path's parameters, in order (`{id}`, then a nested object's own), then the body or the list's params.
+    const ids = [...operation.path.matchAll(/\{\w+\}/g)].map((_, i) => `x_${i + 1}`);
+    const args = [...ids, ...(method === 'retrieve' || method === 'del' ? [] : [{}])];
     const result = fn!.apply(target, args);
     await (method === 'list' ? (result as { toArray(): Promise<unknown> }).toArray() : result);
-    expect(requests).toEqual([`${operation.method} ${operation.path.replace('{id}', 'x_1')}`]);
+    let i = 0;
+    expect(requests).toEqual([`${operation.method} ${operation.path.replace(/\{\w+\}/g, () => ids[i++]!)}`]);
   });
 
   it.each(STEPS)('invoices.%s sends no body (nor Content-Type) when given none, and the body and If-Match when given', async (step) => {
@@ -81,10 +102,28 @@ describe('the SDK\'s methods', () => {
     expect(sent[1]).toEqual({ body: '{}', headers: expect.objectContaining({ 'Content-Type': 'application/json', 'If-Match': '"4"', 'Idempotency-Key': 'k' }) });
   });
 
+  it('invoices.payments names the invoice, then the payment, encoded, and sends a create\'s body and key, a delete\'s If-Match', async () => {
+    const sent: { url: string; method?: string; body: unknown; headers: Record<string, string> }[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      sent.push({ url: String(input), method: init?.method, body: init?.body, headers: init?.headers as Record<string, string> });
+      return new Response(JSON.stringify({ object: 'payment', id: 'pay_1' }), { status: 200, headers: { ETag: '"1"' } });
+    };
+    const tb = new Timebill('token', { baseUrl: 'https://api.timebill.test', fetch, maxRetries: 0 });
+    const payment = await tb.invoices.payments.create('inv_1', { amount: '50.00', method: 'card' }, { idempotencyKey: 'k' });
+    await tb.invoices.payments.retrieve('inv_1', 'pay/1');
+    await tb.invoices.payments.del('inv 1', 'pay_1', { ifMatch: payment });
+    expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'POST https://api.timebill.test/api/v1/invoices/inv_1/payments',
+      'GET https://api.timebill.test/api/v1/invoices/inv_1/payments/pay%2F1',
+      'DELETE https://api.timebill.test/api/v1/invoices/inv%201/payments/pay_1',
+    ]);
+    expect(sent[0]).toMatchObject({ body: '{"amount":"50.00","method":"card"}', headers: expect.objectContaining({ 'Idempotency-Key': 'k' }) });
+    expect(sent[2]!.headers).toMatchObject({ 'If-Match': '"1"', 'Idempotency-Key': expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
   it('answer no operation the document lacks', () => {
     const { tb } = recordingSdk();
-    const methods = Object.entries(tb).flatMap(([resource, value]) => METHODS.filter((m) => typeof (value as Record<string, unknown>)[m] === 'function').map((m) => `${resource}.${m}`));
-    expect(methods.sort()).toEqual(operations.map(sdkCallOf).sort());
+    expect(sdkMethodsOf(tb).sort()).toEqual(operations.map(sdkCallOf).sort());
   });
 
   it('are a package whose version is the API document\'s (sdk/package.json)', () => {
@@ -170,7 +209,28 @@ async function typeChecks(tb: Timebill) {
   await tb.invoices.update(draft.id, { memo: 'November', discount_rate: 5 }, { ifMatch: draft });
   const open = await tb.invoices.finalize(draft.id);
   const number: string | null = open.number;
-  await tb.invoices.pay(open.id, { paid_at: '2026-12-02T10:00:00Z' }, { ifMatch: open });
+  // Instalments: an amount as a decimal string, the method one of five; pay records the balance.
+  const payment: Payment = await tb.invoices.payments.create(open.id, { amount: '50.00', paid_at: '2026-12-01T10:00:00Z', method: 'cheque', reference: 'Cheque 1042' }, { idempotencyKey: 'k' });
+  const paymentAmount: string = payment.amount;
+  const paymentReference: string | null = payment.reference;
+  // @ts-expect-error an amount is a decimal string, never a number
+  await tb.invoices.payments.create(open.id, { amount: 50 });
+  // @ts-expect-error amount is required
+  await tb.invoices.payments.create(open.id, { method: 'card' });
+  // @ts-expect-error method is one of bank_transfer, card, cheque, cash, other
+  await tb.invoices.payments.create(open.id, { amount: '1', method: 'paypal' });
+  // @ts-expect-error a payment is never updated
+  void tb.invoices.payments.update;
+  for await (const p of tb.invoices.payments.list(open.id, { limit: 10 })) void p.paid_at;
+  // @ts-expect-error the SDK follows the cursor itself
+  tb.invoices.payments.list(open.id, { cursor: 'c' });
+  await tb.invoices.payments.retrieve(open.id, payment.id);
+  const paymentDeleted: true = (await tb.invoices.payments.del(open.id, payment.id, { ifMatch: payment })).deleted;
+  const paidInFull = await tb.invoices.pay(open.id, { paid_at: '2026-12-02T10:00:00Z', method: 'bank_transfer', reference: 'WIRE-1' }, { ifMatch: open });
+  const amounts: [string, string] = [paidInFull.amount_paid, paidInFull.amount_due];
+  // @ts-expect-error pay records the whole balance: it takes no amount
+  await tb.invoices.pay(open.id, { amount: '10.00' });
+  void [paymentAmount, paymentReference, paymentDeleted, amounts];
   // @ts-expect-error a void takes no field
   await tb.invoices.void(open.id, { reason: 'typo' });
   for await (const invoice of tb.invoices.list({ client_id: 'cli_x', status: 'open' })) void invoice.number;

@@ -1,21 +1,22 @@
 /**
  * An invoice's status steps (contract, "Invoices"): a PATCH of a draft, finalize (draft → open,
- * with the workspace's next number) and pay (open → paid); each one write of the invoice with its
- * record, on the version read. A void's step is here too; its release is in release.ts.
+ * with the workspace's next number; paid at once at a total of zero); each one write of the invoice
+ * with its record, on the version read. Payments, and pay, are in payments.ts. A void's step is here too; its release is in release.ts.
  */
 import type { InferOutput } from 'valibot';
 import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { isWellFormedId } from '../../core/ids.ts';
 import * as keys from '../../data/keys.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
-import { absent, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
+import { absent, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, RECORD_PART, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, withItems } from './amounts.ts';
+import { minorOfAmount } from '../../core/money.ts';
 import type { Invoice } from '../../model/objects.ts';
 import { invoice, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import { givenTaxes, type InvoiceStatus } from '../../model/invoice-fields.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
-import type { CallerContext, IfMatch, Versioned } from '../context.ts';
+import type { CallerContext, IfMatch, Outcome, Versioned } from '../context.ts';
 import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged, versioned } from '../entity.ts';
 import { idleAsRead, invoiceUpdate, itemLines, linesOf, taxesOf, WORK, workOf, type Work } from './common.ts';
 
@@ -53,22 +54,46 @@ export function mustBe(item: Record<string, unknown>, wanted: InvoiceStatus, wha
   return item;
 }
 
+/** What a step writes beside the invoice's fields: work, attributes beside `data`, other items, and the reply its record keeps. */
+export interface StepExtra {
+  work?: Work;
+  attributes?: Record<string, unknown>;
+  /** Attributes beside `data` to remove. */
+  remove?: readonly string[];
+  parts?: Record<string, TransactItem>;
+  /** The reply the caller's record keeps (default: the invoice after the step): a payment's record keeps the payment. */
+  reply?: Outcome;
+  /**
+   * A change made in two writes (a finalize at a total of zero: finalized, then paid): the first
+   * puts the caller's record as a marker (`pending`), which a keyed retry finishes; the second seals it.
+   */
+  record?: 'pending' | 'sealed';
+}
+
+/** The caller's record of a step, as its part of the step's transaction. */
+function stepRecord(ctx: CallerContext, id: string, outcome: Outcome, record: StepExtra['record']): Record<string, TransactItem> {
+  if (!ctx.record) return {};
+  if (record === 'pending') return { [RECORD_PART]: ctx.record.pending(id) };
+  if (record === 'sealed') return { [RECORD_PART]: ctx.record.sealed(outcome, id) };
+  return recordPart(ctx, outcome);
+}
+
 /** Changes the status-bound fields of the invoice in one write, with its record, on the version read and no work. */
-export async function step(ctx: CallerContext, item: Record<string, unknown>, set: Record<string, unknown>, now: Date, extra: { work?: Work; parts?: Record<string, TransactItem> } = {}) {
+export async function step(ctx: CallerContext, item: Record<string, unknown>, set: Record<string, unknown>, now: Date, extra: StepExtra = {}) {
   const data = dataOfItem(item);
   const id = String(data.id);
   const fields = { ...set, updated_at: new Date(Math.max(now.getTime(), Date.parse(String(data.updated_at)))).toISOString() };
-  const after = { ...item, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, ...(extra.work ? { [WORK]: extra.work } : {}) };
+  const after = { ...item, ...extra.attributes, [DATA_ATTRIBUTE]: { ...data, ...fields }, [VERSION_ATTRIBUTE]: versionOf(item) + 1, ...(extra.work ? { [WORK]: extra.work } : {}) };
   const indexes = 'status' in set ? keys.changedIndexes(invoice, ctx.workspaceId, id, { status: set.status }) : {};
   const parts: Record<string, TransactItem> = {
     [ITEM_PART]: invoiceUpdate(
       item,
-      { fields, attributes: { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, ...(extra.work ? { [WORK]: extra.work } : {}) }, bumpVersion: true },
+      { fields, attributes: { ...indexes, [REQUEST_ID_ATTRIBUTE]: ctx.requestId, ...extra.attributes, ...(extra.work ? { [WORK]: extra.work } : {}) }, remove: extra.remove, bumpVersion: true },
       idleAsRead(item),
     ),
     ...extra.parts,
     // A change with more to do (a void's release) records its reply when that ends.
-    ...(extra.work ? {} : recordPart(ctx, versioned(invoice, after))),
+    ...(extra.work ? {} : stepRecord(ctx, id, extra.reply ?? versioned(invoice, after), extra.record)),
   };
   return { parts, after };
 }
@@ -109,11 +134,44 @@ export async function updateInvoice(ctx: CallerContext, id: string, patch: Updat
 /** 30 days after the issue date, or the last date a date field holds (9999-12-31) when that is sooner. */
 const defaultDueDate = (issueDate: string) => dateOfDayNumber(Math.min(dayNumberOf(issueDate) + DUE_DAYS, dayNumberOf(`${LIMITS.yearMax}-12-31`)));
 
-/** draft → open, with the next number of the workspace, taken in the same transaction (gapless, in commit order). */
+const isZero = (data: Record<string, unknown>) => minorOfAmount(String(data.total)) === 0n;
+
+/**
+ * open → paid, for an invoice finalized at a total of zero: its second write (`invoice.paid`
+ * after `invoice.finalized`), paid at its finalized_at, sealing the finalize's record.
+ */
+async function paidAtZero(ctx: CallerContext, item: Record<string, unknown>, now: Date): Promise<Versioned<Invoice>> {
+  for (let read = item; ; read = await mustRead(ctx, String(dataOfItem(item).id))) {
+    const data = dataOfItem(read);
+    // Changed meanwhile (voided, or paid by a pay): the finalize answers it as it is.
+    if (data.status !== 'open' || workOf(read)) {
+      const outcome = versioned(invoice, read);
+      if (ctx.record) await transact({ [RECORD_PART]: ctx.record.sealed(outcome, String(data.id)) });
+      return outcome;
+    }
+    const { parts, after } = await step(ctx, read, { status: 'paid', paid_at: data.finalized_at }, now, { record: 'sealed' });
+    if ((await commit(ctx, parts)) === undefined) return versioned(invoice, after);
+  }
+}
+
+/** A keyed finalize at zero that died between its two writes: its retry finds the invoice open and its record a marker, and pays it. */
+async function resumedAtZero(ctx: CallerContext, item: Record<string, unknown>, now: Date): Promise<Versioned<Invoice> | undefined> {
+  const data = dataOfItem(item);
+  if (!ctx.record || data.status !== 'open' || !isZero(data) || workOf(item)) return undefined;
+  const stored = await ctx.record.lookup();
+  return stored && ctx.record.pendingWork(stored) === data.id ? paidAtZero(ctx, item, now) : undefined;
+}
+
+/**
+ * draft → open, with the next number of the workspace, taken in the same transaction (gapless, in
+ * commit order); at a total of zero, then open → paid.
+ */
 export async function finalizeInvoice(ctx: CallerContext, id: string, body: { issue_date?: string | undefined }, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
   if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
   for (let attempt = 0; attempt < FINALIZE_ATTEMPTS; attempt++) {
     const [read, counter] = await Promise.all([mustRead(ctx, id), getItem(keys.invoiceNumber(ctx.workspaceId))]);
+    const resumed = await resumedAtZero(ctx, read, now);
+    if (resumed) return resumed;
     const item = mustBe(read, 'draft', 'only a draft can be finalized', expectedVersion);
     const data = dataOfItem(item);
     const issueDate = body.issue_date ?? todayIn(String(data.timezone), now);
@@ -122,7 +180,11 @@ export async function finalizeInvoice(ctx: CallerContext, id: string, body: { is
       throw invalidParam('issue_date', `issue_date ${issueDate} is after the draft's due_date ${dueDate}: send an issue_date on or before it, or change due_date first`);
     }
     const last = Number(counter?.last ?? 0);
-    const { parts, after } = await step(ctx, item, { status: 'open', number: `INV-${String(last + 1).padStart(6, '0')}`, issue_date: issueDate, due_date: dueDate, finalized_at: now.toISOString() }, now, {
+    const fields = { status: 'open', number: `INV-${String(last + 1).padStart(6, '0')}`, issue_date: issueDate, due_date: dueDate, finalized_at: now.toISOString() };
+    // At a total of zero nothing is due: paid once finalized, in a second write (contract, "Invoices").
+    const zero = isZero(data);
+    const { parts, after } = await step(ctx, item, fields, now, {
+      ...(zero ? { record: 'pending' as const } : {}),
       parts: {
         // The number taken: on condition that no other finalize took it first.
         [COUNTER]: putPart(
@@ -132,21 +194,9 @@ export async function finalizeInvoice(ctx: CallerContext, id: string, body: { is
       },
     });
     const outcome = await commit(ctx, parts);
-    if (outcome === undefined) return versioned(invoice, after);
+    if (outcome === undefined) return zero ? paidAtZero(ctx, after, now) : versioned(invoice, after);
     // Another finalize took the number (or the invoice changed): read both again, after a little while.
     await new Promise((r) => setTimeout(r, Math.random() * 20 * Math.min(attempt + 1, 5)));
   }
   throw serviceUnavailable(RETRY_AFTER_SECONDS.busy, 'Invoices of this workspace are being finalized by other requests: retry after the time in Retry-After');
-}
-
-/** open → paid. */
-export async function payInvoice(ctx: CallerContext, id: string, body: { paid_at?: string | undefined }, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
-  if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
-  const paidAt = body.paid_at ?? now.toISOString();
-  if (Date.parse(paidAt) > now.getTime()) throw invalidParam('paid_at', 'paid_at must not be after the time of the request');
-  for (;;) {
-    const item = mustBe(await mustRead(ctx, id), 'open', 'only an open invoice can be paid', expectedVersion);
-    const { parts, after } = await step(ctx, item, { status: 'paid', paid_at: paidAt }, now);
-    if ((await commit(ctx, parts)) === undefined) return versioned(invoice, after);
-  }
 }

@@ -16,7 +16,8 @@ import { releaseEntryPart } from './lock.ts';
 import { markedBy, unmarkPart } from './fee-marks.ts';
 import { invoice } from '../../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
-import type { Invoice } from '../../model/objects.ts';
+import { storedField, type Invoice } from '../../model/objects.ts';
+import { minorOfAmount } from '../../core/money.ts';
 import { recordPart, refuseIfRecordTaken, versioned } from '../entity.ts';
 import {
   BATCH_ENTRIES, draftRemoval, endLease, fitBatch, heldBy, idleAsRead, invoiceableOf, invoiceUpdate, workInUse, LEASE_MS, linesFields, linesOf, LOCKED,
@@ -31,7 +32,13 @@ export async function voidInvoice(ctx: CallerContext, id: string, expectedVersio
     const read = await mustRead(ctx, id);
     const work = workOf(read);
     if (work?.then === 'void') return versioned(invoice, await release(ctx, await takeOverRelease(ctx, read, now), now));
-    const item = mustBe(read, 'open', 'only an open invoice can be voided', expectedVersion);
+    // An invoice paid at finalize, at a total of zero (no payment), may still be voided (contract, "Invoices").
+    const paidAtZero = dataOfItem(read).status === 'paid' && minorOfAmount(String(dataOfItem(read).total)) === 0n;
+    const item = mustBe(read, paidAtZero ? 'paid' : 'open', 'only an open invoice, or one paid at a total of zero, can be voided', expectedVersion);
+    const paid = String(storedField(invoice, dataOfItem(item), 'amount_paid'));
+    if (minorOfAmount(paid) > 0n) {
+      throw new ApiError('invalid_state', ERROR_TYPES.invalid_state, `Invoice ${id} has payments (amount_paid ${paid}): only an invoice without payments can be voided; delete its payments first`);
+    }
     const releaseWork: Work = { kind: 'release', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0, then: 'void', ...keyOf(ctx) };
     const { parts, after } = await step(ctx, item, { status: 'void', voided_at: now.toISOString() }, now, { work: releaseWork });
     if ((await commit(ctx, parts)) === undefined) return versioned(invoice, await release(ctx, after, now));
