@@ -1,7 +1,7 @@
 /**
  * The CDK app (`npx cdk synth|deploy`, see cdk.json and docs/deploy.md): one Stage per environment
  * of infra/config/environments.ts (dev, staging, prod), each with an explicit account and region,
- * its typed configuration and its four stacks (Data, Functions, Api, Operations: infra/stack.ts,
+ * its typed configuration and its five stacks (Data, Functions, Billing, Api, Operations: infra/stack.ts,
  * decision 0014); no `-c` flags. Deploy one environment with `npx cdk deploy 'prod/*'`, or all
  * with `npx cdk deploy --all`: CDK deploys each environment's stacks in their dependency order.
  *

@@ -1,5 +1,5 @@
 /**
- * The whole service of one environment, in four stacks with one role each (decision 0014):
+ * The whole service of one environment, in five stacks with one role each (decisions 0014, 0031):
  *
  *   Data        the table and its stream, its backups, the cursor signing key, the logs key and
  *               every log group, the Cognito user pool (it holds the integrations) and the two
@@ -7,6 +7,9 @@
  *   Functions   one Lambda function per operation of shared/api/routes.ts and per background function,
  *               with its role, `live` alias, CodeDeploy group and rollback alarms, the queues, and
  *               the API key the authorizer returns for invalid tokens;
+ *   Billing     the same for the billing routes (invoices and their payments), with their own
+ *               CodeDeploy application and pre-traffic hook: a second stack of functions, so that
+ *               routes still fit under CloudFormation's resource limit;
  *   Api         the REST API (API Gateway) with its Lambda TOKEN authorizer, methods, gateway
  *               responses of shared/http/gateway-responses.ts, usage plans, web ACL, custom
  *               domains and every output the operator scripts read;
@@ -51,7 +54,7 @@ import {
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
 import { addClientLimits, invalidTokenApiKey, type ClientLimits, type ClientLimitsProps } from './limits.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, streamArnMissing, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
-import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction } from './operations/deployments.ts';
+import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction, type DeployedFunction } from './operations/deployments.ts';
 import { ONE_MINUTE, PagingAlarms, pagingAlarm } from './operations/alarms.ts';
 import { OperationsDashboard } from './operations/dashboard.ts';
 import { CustomDomains } from './operations/domain.ts';
@@ -102,9 +105,15 @@ export const QUEUE_RETENTION = Duration.days(14);
 /** A stream consumer more than this behind its stream pages (3 of 5 minutes): the feed lags. */
 export const ITERATOR_AGE_ALARM_MS = 60_000;
 
-/** The four stacks of an environment, in deploy order (each refers only to those before it). */
-export const STACK_ROLES = ['Data', 'Functions', 'Api', 'Operations'] as const;
+/** The five stacks of an environment, in deploy order (each refers only to those before it). */
+export const STACK_ROLES = ['Data', 'Functions', 'Billing', 'Api', 'Operations'] as const;
 export type StackRole = (typeof STACK_ROLES)[number];
+
+/** The resources whose routes' functions the Billing stack holds (decision 0031); every other route's are in Functions. */
+const BILLING_RESOURCES: readonly string[] = ['invoice', 'payment'];
+/** The stack that holds a route's function. */
+export const functionStackOf = (route: Route): Extract<StackRole, 'Functions' | 'Billing'> =>
+  route.resource !== null && BILLING_RESOURCES.includes(route.resource) ? 'Billing' : 'Functions';
 
 /** CloudFormation stack name of each role: the Api stack keeps the environment's name (its outputs are what scripts read). */
 export const stackNameOf = (base: string, role: StackRole) => (role === 'Api' ? base : `${base}-${role}`);
@@ -242,6 +251,8 @@ export class TimebillApi {
   readonly dataStack: Stack;
   /** Every function, its alias, deployment group and rollback alarms; the queues. */
   readonly functionsStack: Stack;
+  /** The billing routes' functions, each with its alias, deployment group and rollback alarms. */
+  readonly billingStack: Stack;
   /** The REST API, its limits and domains, and the outputs. */
   readonly apiStack: Stack;
   /** Paging alarms, dashboard, cost guards. */
@@ -259,7 +270,10 @@ export class TimebillApi {
   readonly authorizerFunction: nodejs.NodejsFunction;
   /** The pager topic: the composite alarm's only action. */
   readonly alarmTopic: sns.Topic;
-  readonly deployments: SafeDeployments;
+  /** One per stack of functions (each its own CodeDeploy application and hook). */
+  readonly deployments: readonly SafeDeployments[];
+  /** Every deployed function (its alias, group and rollback alarms), by name. */
+  readonly deployed: ReadonlyMap<string, DeployedFunction>;
   /** Every paging alarm; `paging.add(alarm)` makes another one page (DLQ depth, iterator age, ...). */
   readonly paging: PagingAlarms;
   /** Usage plans, the invalid-token API key and the web ACL (infra/limits.ts). */
@@ -275,12 +289,12 @@ export class TimebillApi {
   /** The background functions' alarms (in the Operations stack), added to the paging tree once it exists. */
   private readonly backgroundAlarms: cloudwatch.Alarm[] = [];
 
-  /** The four stacks, in deploy order. */
+  /** The five stacks, in deploy order. */
   get stacks(): Record<StackRole, Stack> {
-    return { Data: this.dataStack, Functions: this.functionsStack, Api: this.apiStack, Operations: this.operationsStack };
+    return { Data: this.dataStack, Functions: this.functionsStack, Billing: this.billingStack, Api: this.apiStack, Operations: this.operationsStack };
   }
 
-  /** Builds the four stacks into `scope` (an environment's Stage, or an App in tests). */
+  /** Builds the five stacks into `scope` (an environment's Stage, or an App in tests). */
   constructor(scope: Construct, props: TimebillApiProps = {}) {
     const config = props.config ?? ENVIRONMENTS.prod;
     this.config = config;
@@ -294,11 +308,13 @@ export class TimebillApi {
       });
     const data = (this.dataStack = stack('Data', 'DynamoDB table and stream, backups, keys, log groups, Cognito user pool, alarm topics'));
     const compute = (this.functionsStack = stack('Functions', 'Lambda functions, aliases, CodeDeploy groups, queues'));
+    const billing = (this.billingStack = stack('Billing', 'Lambda functions of the billing routes (invoices, payments), aliases, CodeDeploy groups'));
     const front = (this.apiStack = stack('Api', 'REST API, authorizer, usage plans, web ACL, domains, outputs'));
     const ops = (this.operationsStack = stack('Operations', 'paging alarms, dashboard, cost guards'));
-    // Deploy order, stated (the references imply it too): Data, Functions, Api, Operations.
+    // Deploy order, stated (the references imply it too): Data, Functions, Billing, Api, Operations.
     compute.addStackDependency(data);
-    front.addStackDependency(compute);
+    billing.addStackDependency(compute);
+    front.addStackDependency(billing);
     ops.addStackDependency(front);
 
     this.logs = new EncryptedLogs(data, 'Logs', { retention: checkedLogRetention(props.logRetention) });
@@ -403,26 +419,40 @@ export class TimebillApi {
           ...(signsCursors(route) ? { secret: { variable: 'CURSOR_SIGNING_KEY_SECRET', value: cursorKey } } : {}),
           access: accessOf(route),
           kind: accessOf(route),
+          stack: this.stacks[functionStackOf(route)],
         }),
       );
     }
     this.queues = this.backgroundFunctions(background, functions, props.acknowledgeNagFindings ?? true);
     this.functions = functions;
 
-    // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts).
-    const deployable: DeployableFunction[] = [
-      { name: 'Authorizer', fn: this.authorizerFunction, kind: 'authorizer', operation: AUTHORIZER_OPERATION },
-      ...routes.map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: accessOf(route), operation: route.operation })),
+    // Versions behind a `live` alias, shifted by CodeDeploy (infra/operations/deployments.ts): in
+    // each stack of functions its own application and hook (a hook that tested the other stack's
+    // functions would make the two stacks refer to each other).
+    const deployable = (role: 'Functions' | 'Billing'): DeployableFunction[] => [
+      ...(role === 'Functions' ? [{ name: 'Authorizer', fn: this.authorizerFunction, kind: 'authorizer' as const, operation: AUTHORIZER_OPERATION }] : []),
+      ...routes
+        .filter((route) => functionStackOf(route) === role)
+        .map((route) => ({ name: constructName(route.operation), fn: functions.get(route.operation)!, kind: accessOf(route), operation: route.operation })),
     ];
-    this.deployments = new SafeDeployments(compute, 'Deployments', {
-      config,
-      functions: deployable,
-      createFunction: (name, options) => this.apiFunction(name, { ...options, access: 'none', kind: 'none', reserve: false }),
+    this.deployments = (['Functions', 'Billing'] as const).flatMap((role) => {
+      const functions = deployable(role);
+      if (functions.length === 0) return [];
+      const prefix = role === 'Functions' ? '' : role;
+      return [
+        // Its own construct id: logical ids stay unique across the stacks (the templates read as one).
+        new SafeDeployments(this.stacks[role], `${prefix}Deployments`, {
+          config,
+          functions,
+          createFunction: (name, options) => this.apiFunction(`${prefix}${name}`, { ...options, access: 'none', kind: 'none', reserve: false, stack: this.stacks[role] }),
+        }),
+      ];
     });
+    this.deployed = new Map(this.deployments.flatMap((d) => [...d.functions]));
     // The Api stack calls each `live` alias through an import of its ARN, so that the permission
     // API Gateway needs (which names the API) is made in the Api stack: no reference back.
     const live = (name: string) =>
-      lambda.Function.fromFunctionAttributes(front, `${name}Live`, { functionArn: this.deployments.functions.get(name)!.alias.functionArn, sameEnvironment: true });
+      lambda.Function.fromFunctionAttributes(front, `${name}Live`, { functionArn: this.deployed.get(name)!.alias.functionArn, sameEnvironment: true });
     const invalidTokenKey = invalidTokenApiKey(compute, this.authorizerFunction);
 
     // ---- API --------------------------------------------------------------------------------
@@ -529,7 +559,7 @@ export class TimebillApi {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
-    const deployed = [...this.deployments.functions.values()];
+    const deployed = [...this.deployed.values()];
     this.paging = new PagingAlarms(ops, 'Paging', {
       config,
       api: this.api,
@@ -586,7 +616,7 @@ export class TimebillApi {
 
     if (props.acknowledgeNagFindings ?? true) {
       this.acknowledgeNagFindings(cursorKey);
-      acknowledgeDeploymentFindings(this.deployments);
+      for (const deployments of this.deployments) acknowledgeDeploymentFindings(deployments);
       if (tableBackup) acknowledgeBackupFindings(tableBackup);
     }
   }
@@ -607,10 +637,12 @@ export class TimebillApi {
       reserve?: boolean;
       /** A secret the function reads at run time through the Parameters and Secrets extension: its ARN in `variable`, never its value. */
       secret?: { variable: string; value: secretsmanager.ISecret };
+      /** The stack of functions it is made in (default Functions). */
+      stack?: Stack;
     },
   ): nodejs.NodejsFunction {
     const plan = this.config.functions.concurrency;
-    const scope = this.functionsStack;
+    const scope = options.stack ?? this.functionsStack;
     // Logs are data: kept a year, encrypted with the Data stack's key, and in that stack (where
     // Control Tower's CT.CLOUDWATCH.PR.3 rule sees the key: it cannot follow a cross-stack reference).
     const logGroup = this.logs.logGroup(this.dataStack, `${name}Logs`);
@@ -785,7 +817,7 @@ export class TimebillApi {
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.api) Validations.of(this.api).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.userPool) Validations.of(this.userPool).acknowledge(acknowledgement);
     for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.cursorKey) Validations.of(cursorKey).acknowledge(acknowledgement);
-    for (const fn of [this.authorizerFunction, ...this.functions.values(), this.deployments.smokeTest].filter((f) => !this.streamConsumers.has(f))) {
+    for (const fn of [this.authorizerFunction, ...this.functions.values(), ...this.deployments.map((d) => d.smokeTest)].filter((f) => !this.streamConsumers.has(f))) {
       for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.functionRole) Validations.of(fn.role!).acknowledge(acknowledgement);
     }
   }

@@ -53,7 +53,7 @@ export function countFixedItems(environment: string, templates: readonly Json[],
   };
 }
 
-/** Synthesizes one environment's four stacks (templates only) and counts their fixed items. */
+/** Synthesizes one environment's five stacks (templates only) and counts their fixed items. */
 export async function fixedItemsOf(repoRoot: string, environment: 'dev' | 'staging' | 'prod', emfMetrics: readonly string[]): Promise<FixedCounts> {
   const { TimebillApi } = await import('../../infra/stack.ts');
   const { ENVIRONMENTS } = await import('../../infra/config/environments.ts');

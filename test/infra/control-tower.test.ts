@@ -1,6 +1,6 @@
 /**
  * AWS Control Tower proactive controls, checked by AWS's own rules (cfn-guard through
- * @cdklabs/cdk-validator-cfnguard) on the templates of prod's four stacks, from the cloud assembly
+ * @cdklabs/cdk-validator-cfnguard) on the templates of prod's five stacks, from the cloud assembly
  * the infra project synthesizes once (test/infra/support/assembly.ts). cfn-guard runs once per
  * template, without exemptions, with every rule of the package that names a resource type that
  * template holds: each rule selects its resources by the types it names (`Resources.*[ Type ==

@@ -1,5 +1,5 @@
 /**
- * The layout of the deployed stacks (infra/stack.ts, decision 0014): four stacks per environment,
+ * The layout of the deployed stacks (infra/stack.ts, decisions 0014, 0031): five stacks per environment,
  * each far from CloudFormation's limits, the data-holding resources in the Data stack under logical
  * ids that never change, and docs/deploy.md's figures (stacks, functions, scopes, alarms, and how
  * many more routes fit) computed here from the synthesized templates: every environment's from the
@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Stage } from 'aws-cdk-lib';
 import { PROJECT_ROOT } from '../../infra/bundling.ts';
 import { ENVIRONMENTS } from '../../infra/config/environments.ts';
-import { STACK_ROLES, TimebillApi, constructName, stackNameOf, type StackRole } from '../../infra/stack.ts';
+import { STACK_ROLES, TimebillApi, constructName, functionStackOf, stackNameOf, type StackRole } from '../../infra/stack.ts';
 import { templateContext } from './support/assembly.ts';
-import { ROUTES, SCOPES } from '../../shared/api/routes.ts';
+import { ROUTES, SCOPES, type Route } from '../../shared/api/routes.ts';
 import { isPublished, readAssembly, templatesOf, type AssemblyStack } from './support/templates.ts';
 import { tempApp } from './support/temp-app.ts';
 import { removeTempDirs } from '../support/temp-dirs.ts';
@@ -50,11 +50,15 @@ beforeAll(() => {
   oneRoute = templatesOf(single);
 });
 
-/** Per stack of prod: resources and outputs today, and what one more route adds (measured: all routes against one). */
+/** The routes whose resources a stack holds: a stack of functions its own routes', the others every route's. */
+const routesIn = (role: StackRole, routes: readonly Route[]) => (role === 'Functions' || role === 'Billing' ? routes.filter((r) => functionStackOf(r) === role) : routes).length;
+
+/** Per stack of prod: resources and outputs today, and what one more route of its own adds (measured: all routes against one). */
 function costs() {
   const prod = templates.get('prod')!;
   return STACK_ROLES.map((role) => {
-    const perRoute = (count: (t: Json) => number) => Math.ceil((count(prod[role]) - count(oneRoute[role])) / (ROUTES.length - 1));
+    const added = routesIn(role, ROUTES) - routesIn(role, ROUTES.slice(0, 1));
+    const perRoute = (count: (t: Json) => number) => Math.ceil((count(prod[role]) - count(oneRoute[role])) / added);
     return {
       role,
       resources: resourceCount(prod[role]),
@@ -76,7 +80,7 @@ function routesThatFit(): number {
 }
 
 describe('stacks', () => {
-  it('four per environment, in deploy order Data, Functions, Api, Operations, each depending only on those before it', () => {
+  it('five per environment, in deploy order Data, Functions, Billing, Api, Operations, each depending only on those before it', () => {
     expect([...environments.keys()].sort()).toEqual(Object.keys(ENVIRONMENTS).sort());
     for (const [name, stacks] of environments) {
       const config = ENVIRONMENTS[name as keyof typeof ENVIRONMENTS];
@@ -177,7 +181,7 @@ function figuresBlock(): string {
   const rows = costs().map((c) => `| ${c.role} | ${c.resources} | ${c.resourcesPerRoute} | ${c.outputs} | ${c.outputsPerRoute} |`);
   return [
     '<!-- figures: checked by test/infra/layout.test.ts against the synthesized prod stacks -->',
-    `${ROUTES.length} routes, ${count('AWS::Lambda::Function')} functions, ${SCOPES.length} scopes, ${count('AWS::CloudWatch::Alarm')} alarms and ${count('AWS::CloudWatch::CompositeAlarm')} composite alarms; ${all.length} resources in four stacks; the functions reserve ${reserved} concurrent executions.`,
+    `${ROUTES.length} routes, ${count('AWS::Lambda::Function')} functions, ${SCOPES.length} scopes, ${count('AWS::CloudWatch::Alarm')} alarms and ${count('AWS::CloudWatch::CompositeAlarm')} composite alarms; ${all.length} resources in ${STACK_ROLES.length} stacks; the functions reserve ${reserved} concurrent executions.`,
     '',
     '| Stack | Resources | Per route | Outputs | Per route |',
     '| --- | --- | --- | --- | --- |',

@@ -72,7 +72,7 @@ interface StackFacts {
   readonly path: string;
 }
 
-/** An environment's four stacks as one template (test/infra/support/templates.ts), and each stack's facts. */
+/** An environment's five stacks as one template (test/infra/support/templates.ts), and each stack's facts. */
 class Synth {
   readonly resources: Record<string, CfnResource>;
   readonly template: Template;
@@ -264,11 +264,13 @@ describe('environments from one app', () => {
 
 describe('safe deployments', () => {
   const aliases = (s: Synth) => s.ofType('AWS::Lambda::Alias');
-  const hookId = (s: Synth) => s.ofType('AWS::Lambda::Function').find(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook'))![0];
+  /** The pre-traffic hooks: one per stack of functions (decision 0031), each testing that stack's. */
+  const hookIds = (s: Synth) => s.ofType('AWS::Lambda::Function').filter(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook')).map(([id]) => id);
 
   it('every function but the hook and the background functions is a published version behind a `live` alias', () => {
     const s = prod();
-    const functionIds = s.ofType('AWS::Lambda::Function').map(([id]) => id).filter((id) => id !== hookId(s) && !isBackground(id));
+    expect(hookIds(s)).toHaveLength(2);
+    const functionIds = s.ofType('AWS::Lambda::Function').map(([id]) => id).filter((id) => !hookIds(s).includes(id) && !isBackground(id));
     expect(aliases(s)).toHaveLength(FUNCTION_COUNT);
     expect(new Set(aliases(s).map(([, a]) => refId(a.Properties.FunctionName)))).toEqual(new Set(functionIds));
     for (const [id, alias] of aliases(s)) {
@@ -318,7 +320,7 @@ describe('safe deployments', () => {
     for (const [id, alias] of aliases(s)) {
       const policy = alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate;
       expect(policy, id).toBeDefined();
-      expect(refId(policy.BeforeAllowTrafficHook)).toBe(hookId(s));
+      expect(hookIds(s)).toContain(refId(policy.BeforeAllowTrafficHook));
       expect(groups).toContain(refId(policy.DeploymentGroupName));
       seen.add(refId(policy.DeploymentGroupName)!);
     }
@@ -345,37 +347,44 @@ describe('safe deployments', () => {
     }
   });
 
-  it('the smoke test may invoke versions of the functions it tests, read its deployments and report; nothing else', () => {
+  it('each smoke test may invoke versions of the functions it tests, read their deployments and report; nothing else; together they test every one', () => {
     const s = prod();
-    const role = refId(s.resources[hookId(s)]!.Properties.Role)!;
-    // Its grants outgrow an inline policy (one ARN per deployed function and per deployment group):
-    // CDK moves the overflow into a managed policy attached to the same role. Both count.
-    const policies = [...s.ofType('AWS::IAM::Policy'), ...s.ofType('AWS::IAM::ManagedPolicy')].filter(([, p]) => (p.Properties.Roles ?? []).some((r: Json) => refId(r) === role));
-    expect(policies.length).toBeGreaterThan(0);
-    const statements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
-    const byAction = (action: string) => statements.filter((st: Json) => asArray(st.Action).includes(action));
-    const invoke = byAction('lambda:InvokeFunction');
-    expect(invoke).toHaveLength(1);
-    const invokable = asArray(invoke[0].Resource).map((r: Json) => r['Fn::Join'][1][0]['Fn::GetAtt'][0]);
-    const tested = aliases(s).map(([, a]) => refId(a.Properties.FunctionName));
-    expect(new Set(invokable)).toEqual(new Set(tested));
-    for (const r of asArray(invoke[0].Resource)) expect((r as Json)['Fn::Join'][1][1]).toBe(':*');
-    expect(asArray(byAction('codedeploy:GetDeployment')[0].Resource)).toHaveLength(FUNCTION_COUNT);
-    expect(byAction('codedeploy:PutLifecycleEventHookExecutionStatus').length).toBeGreaterThan(0);
-    const actions = new Set(statements.flatMap((st: Json) => asArray<string>(st.Action)));
-    expect([...actions].sort()).toEqual([
-      'codedeploy:GetDeployment',
-      'codedeploy:PutLifecycleEventHookExecutionStatus',
-      'lambda:InvokeFunction',
-      'logs:CreateLogStream',
-      'logs:PutLogEvents',
-      'xray:PutTelemetryRecords',
-      'xray:PutTraceSegments',
-    ]);
-    // It knows which operation each function serves.
-    const targets = JSON.stringify(s.resources[hookId(s)]!.Properties.Environment.Variables.SMOKE_TARGETS);
-    for (const route of ROUTES) expect(targets).toContain(`\\"operation\\":\\"${route.operation}\\"`);
-    expect(targets).toContain('\\"operation\\":\\"authorizer\\"');
+    const tested = new Set<string>();
+    const operations: string[] = [];
+    for (const hook of hookIds(s)) {
+      const role = refId(s.resources[hook]!.Properties.Role)!;
+      // Its grants outgrow an inline policy (one ARN per deployed function and per deployment group):
+      // CDK moves the overflow into a managed policy attached to the same role. Both count.
+      const policies = [...s.ofType('AWS::IAM::Policy'), ...s.ofType('AWS::IAM::ManagedPolicy')].filter(([, p]) => (p.Properties.Roles ?? []).some((r: Json) => refId(r) === role));
+      expect(policies.length).toBeGreaterThan(0);
+      const statements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+      const byAction = (action: string) => statements.filter((st: Json) => asArray(st.Action).includes(action));
+      const invoke = byAction('lambda:InvokeFunction');
+      expect(invoke).toHaveLength(1);
+      const invokable = asArray(invoke[0].Resource).map((r: Json) => r['Fn::Join'][1][0]['Fn::GetAtt'][0] as string);
+      for (const r of asArray(invoke[0].Resource)) expect((r as Json)['Fn::Join'][1][1]).toBe(':*');
+      expect(asArray(byAction('codedeploy:GetDeployment')[0].Resource)).toHaveLength(invokable.length);
+      expect(byAction('codedeploy:PutLifecycleEventHookExecutionStatus').length).toBeGreaterThan(0);
+      const actions = new Set(statements.flatMap((st: Json) => asArray<string>(st.Action)));
+      expect([...actions].sort()).toEqual([
+        'codedeploy:GetDeployment',
+        'codedeploy:PutLifecycleEventHookExecutionStatus',
+        'lambda:InvokeFunction',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ]);
+      for (const id of invokable) {
+        expect(tested.has(id), id).toBe(false);
+        tested.add(id);
+      }
+      // It knows which operation each function serves.
+      const targets = JSON.stringify(s.resources[hook]!.Properties.Environment.Variables.SMOKE_TARGETS);
+      operations.push(...[...targets.matchAll(/\\"operation\\":\\"(\w+)\\"/g)].map((m) => m[1]!));
+    }
+    expect(tested).toEqual(new Set(aliases(s).map(([, a]) => refId(a.Properties.FunctionName))));
+    expect(operations.sort()).toEqual([...ROUTES.map((r) => r.operation), 'authorizer'].sort());
   });
 });
 

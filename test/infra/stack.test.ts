@@ -264,7 +264,9 @@ function authorizerFunctionId(): string {
 }
 
 /** The CodeDeploy pre-traffic hook: the one function that is neither a route nor the authorizer. */
-const smokeTestId = () => ofType('AWS::Lambda::Function').find(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook'))![0];
+/** The pre-traffic hooks: one per stack of functions (decision 0031). */
+const smokeTestIds = () => ofType('AWS::Lambda::Function').filter(([, f]) => String(f.Properties.Description).startsWith('CodeDeploy pre-traffic hook')).map(([id]) => id);
+const isSmokeTest = (id: string) => smokeTestIds().includes(id);
 
 /** Every IAM statement that applies to a function's role (inline, attached and managed). */
 function statementsOf(functionId: string): Json[] {
@@ -316,9 +318,9 @@ describe('CDK app', () => {
 // ---- functions -------------------------------------------------------------------------------
 
 describe('functions', () => {
-  it('one function per route and per function that is not a route, plus the authorizer and the deployments smoke test', () => {
-    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + BACKGROUND_FUNCTIONS.length + 2);
-    expect(smokeTestId()).toMatch(/^SmokeTestHookFunction/);
+  it('one function per route and per function that is not a route, plus the authorizer and the smoke test of each stack of functions', () => {
+    template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + BACKGROUND_FUNCTIONS.length + 3);
+    expect(smokeTestIds().map((id) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['SmokeTestHookFunction', 'BillingSmokeTestHookFunction']);
   });
 
   it('are each bundled once for all three apps (the others reuse the asset cache), as CDK says on stderr', () => {
@@ -338,7 +340,7 @@ describe('functions', () => {
   });
 
   it('are arm64, ESM-bundled, 512 MB, 10 s (the OpenAPI document 3 s, the smoke test 30 s, background functions as declared), JSON logs into their own log group with retention', () => {
-    const withoutTable = new Set([...ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation)), smokeTestId()]);
+    const withoutTable = new Set([...ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation)), ...smokeTestIds()]);
     const background = new Map(
       BACKGROUND_FUNCTIONS.map((f) => [ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(`${constructName(f.operation)}Function`))![0], f.timeoutSeconds]),
     );
@@ -350,9 +352,9 @@ describe('functions', () => {
       expect(p.Handler, id).toBe('index.handler');
       expect(p.MemorySize, id).toBe(FUNCTION_MEMORY_MB);
       const callsNothing = ROUTES.filter((r) => accessOf(r) === 'none').map((r) => functionIdOf(r.operation));
-      expect(p.Timeout, id).toBe(id === smokeTestId() ? 30 : callsNothing.includes(id) ? NO_DEPENDENCY_TIMEOUT_SECONDS : background.has(id) ? background.get(id) : 10);
+      expect(p.Timeout, id).toBe(isSmokeTest(id) ? 30 : callsNothing.includes(id) ? NO_DEPENDENCY_TIMEOUT_SECONDS : background.has(id) ? background.get(id) : 10);
       // Behind API Gateway: under its 29 s. Nothing waits on a background function but its event source.
-      if (id !== smokeTestId() && !background.has(id)) expect(p.Timeout, id).toBeLessThan(29);
+      if (!isSmokeTest(id) && !background.has(id)) expect(p.Timeout, id).toBeLessThan(29);
       expect(p.LoggingConfig.LogFormat, id).toBe('JSON');
       const logGroup = resources[refId(p.LoggingConfig.LogGroup)!]!;
       expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
@@ -510,7 +512,7 @@ describe('IAM', () => {
   const isBackground = (id: string) => BACKGROUND_FUNCTIONS.some((f) => id.startsWith(`${f.operation.charAt(0).toUpperCase()}${f.operation.slice(1)}Function`));
   it('functions may write their own log group and X-Ray traces, and nothing else besides the table (the smoke test: see operations.test.ts)', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
-      if (id === smokeTestId()) continue;
+      if (isSmokeTest(id)) continue;
       const logGroup = refId(fn.Properties.LoggingConfig.LogGroup);
       for (const s of statementsOf(id)) {
         const actions = asArray<string>(s.Action);
@@ -904,11 +906,11 @@ describe('cdk-nag AwsSolutions', () => {
   it('every acknowledgement has a written reason', () => {
     const acknowledged = acknowledgedRules();
     const { publicMethod, functionRole, streamConsumer: _perStreamConsumer, ...once } = NAG_ACKNOWLEDGEMENTS;
-    // Per function role: the routes, the functions that are not routes, the authorizer and the deployments' smoke test.
+    // Per function role: the routes, the functions that are not routes, the authorizer and each stack of functions' smoke test.
     const fixed =
-      Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + BACKGROUND_FUNCTIONS.length + 2);
-    // Safe deployments: the one CodeDeploy service role (2), per deployed function the smoke test's invoke grant (1); the backup role.
-    expect(acknowledged.length).toBe(fixed + 2 + (ROUTES.length + 1) + 1);
+      Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + BACKGROUND_FUNCTIONS.length + 3);
+    // Safe deployments, per stack of functions: its CodeDeploy service role and hook (2), and per deployed function the smoke test's invoke grant (1); the backup role.
+    expect(acknowledged.length).toBe(fixed + 2 * 2 + (ROUTES.length + 1) + 1);
     for (const [id, reason] of acknowledged) {
       expect(id).toMatch(/AwsSolutions-/);
       expect(reason.length, id).toBeGreaterThan(80);

@@ -1,5 +1,5 @@
 /**
- * The four stacks of an environment (infra/stack.ts) seen as one template, for assertions that
+ * The five stacks of an environment (infra/stack.ts) seen as one template, for assertions that
  * follow a reference from one stack to another (a method to its function's alias, an alarm to its
  * function): each cross-stack reference (`Fn::GetStackOutput` of an output the producer publishes)
  * is replaced by the producer's value, and the published outputs are dropped. Logical ids are
