@@ -110,7 +110,7 @@ export const STACK_ROLES = ['Data', 'Functions', 'Billing', 'Api', 'Operations']
 export type StackRole = (typeof STACK_ROLES)[number];
 
 /** The resources whose routes' functions the Billing stack holds (decision 0031); every other route's are in Functions. */
-const BILLING_RESOURCES: readonly string[] = ['invoice', 'payment'];
+const BILLING_RESOURCES: readonly string[] = ['invoice', 'payment', 'business_profile'];
 /** The stack that holds a route's function. */
 export const functionStackOf = (route: Route): Extract<StackRole, 'Functions' | 'Billing'> =>
   route.resource !== null && BILLING_RESOURCES.includes(route.resource) ? 'Billing' : 'Functions';

@@ -101,6 +101,14 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     summary: 'Delete a payment',
     description: 'A payment recorded by mistake, while the invoice is `open` or `paid`: `amount_paid` and `amount_due` follow, and a `paid` invoice with a balance again is `open` (`paid_at` null).',
   },
+  retrieveBusinessProfile: {
+    summary: 'Retrieve the business profile',
+    description: 'What the workspace\'s invoices say of the business that issues them. There is one from the start: its fields are null (`bilingual_invoices` false, `default_taxes` []) until set, and `updated_at` null until its first change.',
+  },
+  updateBusinessProfile: {
+    summary: 'Update the business profile',
+    description: 'The fields given (null clears one). `default_taxes` are what an invoice created without `taxes` or `tax_rate` takes. An empty body changes nothing and makes no event.',
+  },
   listTimeSummaries: {
     summary: 'Summarize time: what to bill, to whom, for which period',
     description:
@@ -183,6 +191,7 @@ export const TAG_DOCS: Record<string, string> = {
   Projects: 'Work for one client, with its billing type and rates; a project stays with the client it was created for.',
   'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
   Invoices: "A client's uninvoiced billable time, locked into a draft, then finalized (numbered), paid or voided.",
+  'Business profile': "The business that issues the workspace's invoices: one per workspace, retrieved and changed at `/business_profile`.",
   Payments: "Payments received for an invoice, recorded in instalments under it (`/invoices/{id}/payments`, the invoices' scopes): its `amount_paid` is their sum, and the one that clears `amount_due` makes it paid.",
   'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
   'Time summaries': 'What to bill, to whom, for which period: totals of time entries by client or project and period, in any time zone.',

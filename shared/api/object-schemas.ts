@@ -18,7 +18,8 @@ export const listOf = <T extends v.GenericSchema>(item: T) =>
     next_cursor: v.nullable(v.string()),
   });
 
-const KINDS = RESOURCE_LIST.map((r) => r.kind) as [string, ...string[]];
+/** The kinds a DELETE removes: every resource but a singleton (the business profile). */
+const KINDS = RESOURCE_LIST.filter((r) => !r.singleton).map((r) => r.kind) as [string, ...string[]];
 
 export const DeleteResult = v.strictObject({
   object: v.picklist(KINDS),
@@ -81,7 +82,8 @@ export function responseSchemas(): Record<string, v.GenericSchema> {
   for (const resource of SCHEMA_LIST) {
     const object = objectSchema(resource);
     out[objectSchemaName(resource.kind)] = object;
-    out[listSchemaName(resource.kind)] = listOf(object);
+    // A singleton (the business profile) has no list.
+    if (!resource.singleton) out[listSchemaName(resource.kind)] = listOf(object);
   }
   out[objectSchemaName(TIME_SUMMARY)] = TimeSummaryObject;
   out[listSchemaName(TIME_SUMMARY)] = listOf(TimeSummaryObject);

@@ -66,9 +66,10 @@ export function requireSchema(operation: string, resource: object, schema: strin
 const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchemaOf<A> : AnyResource) => Contract } = {
   // A nested resource's list and create name their parent: 404 when it names nothing.
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: r.parent ? [400, 404] : [400] }),
-  retrieve: () => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: [404] }),
+  // A singleton (the business profile) is at its collection's path, and always there.
+  retrieve: (r) => ({ takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: r.singleton ? [] : [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: r.parent ? [...WRITE_BODY, 404] : WRITE_BODY }),
-  update: (r) => ({ body: r.update, takesId: true, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: [...WRITE_BODY, 404, 412] }),
+  update: (r) => ({ body: r.update, takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: r.singleton ? [...WRITE_BODY, 412] : [...WRITE_BODY, 404, 412] }),
   delete: () => ({
     takesId: true,
     success: { status: 200, returns: 'deleted' },

@@ -47,12 +47,19 @@ export interface FunctionBase {
   readonly entry: `functions/${string}.ts`;
 }
 
-/** The resources whose paths lie under another's (their declaration's `parent`). */
+/** The resources whose paths lie under another's (their declaration's `parent`), and the one-per-workspace ones (`singleton`). */
 type NestedKind = 'payment';
+type SingletonKind = 'business_profile';
 
 type ResourceRoute = {
-  [K in Exclude<ResourceKind, NestedKind>]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
-}[Exclude<ResourceKind, NestedKind>];
+  [K in Exclude<ResourceKind, NestedKind | SingletonKind>]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
+}[Exclude<ResourceKind, NestedKind | SingletonKind>];
+
+/** The business profile (contract, "Business profile and the invoice document"): one per workspace, at its collection's path, retrieved and changed. */
+type SingletonRoute = FunctionBase & { readonly resource: 'business_profile' } & Readonly<
+  | { action: 'retrieve'; method: 'GET'; path: `${Prefix}/business_profile`; scope: 'business_profile:read' }
+  | { action: 'update'; method: 'PATCH'; path: `${Prefix}/business_profile`; scope: 'business_profile:write' }
+>;
 
 /**
  * What each action is over HTTP for a resource of collection C under a resource of collection P,
@@ -91,7 +98,7 @@ interface PublicRoute extends FunctionBase {
   readonly scope: null;
 }
 
-export type RouteDeclaration = ResourceRoute | PaymentRoute | FeedRoute | SummaryRoute | PublicRoute;
+export type RouteDeclaration = ResourceRoute | PaymentRoute | SingletonRoute | FeedRoute | SummaryRoute | PublicRoute;
 
 export const ROUTES = [
   // clients
@@ -128,6 +135,9 @@ export const ROUTES = [
   { operation: 'retrievePayment', resource: 'payment', action: 'retrieve', method: 'GET', path: '/api/v1/invoices/{id}/payments/{payment_id}', scope: 'invoices:read', entry: 'functions/invoices/payments/retrieve.ts' },
   { operation: 'createPayment', resource: 'payment', action: 'create', method: 'POST', path: '/api/v1/invoices/{id}/payments', scope: 'invoices:write', entry: 'functions/invoices/payments/create.ts' },
   { operation: 'deletePayment', resource: 'payment', action: 'delete', method: 'DELETE', path: '/api/v1/invoices/{id}/payments/{payment_id}', scope: 'invoices:write', entry: 'functions/invoices/payments/delete.ts' },
+  // the business profile (domain/business-profile.ts): what the workspace's invoices say of their issuer
+  { operation: 'retrieveBusinessProfile', resource: 'business_profile', action: 'retrieve', method: 'GET', path: '/api/v1/business_profile', scope: 'business_profile:read', entry: 'functions/business-profile/retrieve.ts' },
+  { operation: 'updateBusinessProfile', resource: 'business_profile', action: 'update', method: 'PATCH', path: '/api/v1/business_profile', scope: 'business_profile:write', entry: 'functions/business-profile/update.ts' },
   // the events feed (docs/events.md): made by the stream consumer, read here
   { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },
   { operation: 'retrieveEvent', resource: 'event', action: 'retrieve', method: 'GET', path: '/api/v1/events/{id}', scope: 'events:read', entry: 'functions/events/retrieve.ts' },

@@ -40,5 +40,8 @@ export const enum LIMITS {
   paymentReferenceLength = 200,
   invoicePayments = 100,
   memoLength = 2000,
+  /** The business profile's phone and invoice footer. */
+  phoneLength = 40,
+  invoiceFooterLength = 2000,
   purchaseOrderLength = 100,
 }

@@ -3,7 +3,7 @@
  * base32). Ids therefore sort by creation time, which the key schema relies on. Each resource's
  * prefix is declared in shared/model/resources.ts.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -35,6 +35,14 @@ export function newId(prefix: string, now: Date): string {
 /** `<prefix><10 chars of order><16 random chars>`: ids sort by `order` (a time, or an event's sequence number). */
 export function sortableId(prefix: string, order: number): string {
   return `${prefix}${encodeTime(order)}${encodeRandom()}`;
+}
+
+/** The id of the one item of its kind a workspace has (its business profile): the same from the start, from the workspace's id. */
+export function singletonIdOf(prefix: string, workspace: string): string {
+  const digest = createHash('sha256').update(workspace).digest();
+  let out = '';
+  for (let i = 0; i < 26; i++) out += ALPHABET[digest[i]! % 32];
+  return `${prefix}${out}`;
 }
 
 /** The order a sortable id was made with (sortableId's `order`): an event id's sequence number. */

@@ -1,6 +1,6 @@
 /**
  * From a change of the table (a DynamoDB Streams record) to the event it means, if any.
- * Pure: no I/O. Only API resources (clients, projects, time entries, invoices, payments) make events; counters,
+ * Pure: no I/O. Only API resources (clients, projects, time entries, invoices, payments, the business profile) make events; counters,
  * idempotency records, registry items, webhook endpoints and the events' own items do not. A
  * change that touches no API field (a deletion-guard counter) makes none either.
  */
@@ -24,6 +24,8 @@ const SOURCES: Record<Kind, (item: Record<string, unknown>) => ApiObject> = Obje
     return [resource.type, (item: Record<string, unknown>) => objectOf(resource, item) as unknown as ApiObject];
   }),
 );
+/** The singletons' types in the key schema (the business profile's): changed, never created or deleted. */
+const SINGLETONS = new Set(EVENT_OBJECTS.map(resourceOf).filter((r) => r.singleton).map((r) => r.type));
 
 /** A resource item's key: `WS#<workspace>` / `<KIND>#<id>`, nothing after. */
 const RESOURCE_KEY = /^WS#([A-Za-z0-9_-]{1,64})$/;
@@ -72,6 +74,11 @@ export interface Change {
 
 type Images = { eventName: string | undefined; oldItem: Record<string, unknown> | undefined; newItem: Record<string, unknown> | undefined };
 
+/** A singleton (the business profile): its first change writes its item, so an INSERT is updated too, from its defaults. */
+function singletonChange({ eventName, newItem }: Images): Change | undefined {
+  return (eventName === 'INSERT' || eventName === 'MODIFY') && newItem ? { action: 'updated', item: newItem } : undefined;
+}
+
 /** Every resource: an INSERT is created, a MODIFY updated, a REMOVE deleted. */
 function plainChange({ eventName, oldItem, newItem }: Images): Change | undefined {
   if (eventName === 'INSERT' && newItem) return { action: 'created', item: newItem };
@@ -94,7 +101,7 @@ const transitionOf = (from: unknown, to: unknown): EventAction | undefined =>
  * removes a build's `work` is `invoice.created`; a status change `invoice.finalized`, `.paid` or
  * `.voided` (a void starts a release in the same write); any other change while `work` is there,
  * before or after, none; another change of `data` (a payment's, a paid invoice reopened by a
- * payment's delete), `invoice.updated`; a draft finalized at a total of zero, `invoice.paid`; a REMOVE `invoice.deleted`,
+ * payment's delete), `invoice.updated`; a REMOVE `invoice.deleted`,
  * unless the invoice was never sealed (its `work` still a build, or `unannounced`: an abandoned
  * build a DELETE released).
  *
@@ -139,13 +146,14 @@ export function draftOf(record: StreamChange): EventDraft | undefined {
     oldItem: image.OldImage ? itemOfImage(image.OldImage) : undefined,
     newItem: image.NewImage ? itemOfImage(image.NewImage) : undefined,
   };
-  const change = (kind === INVOICE_TYPE ? invoiceChange : plainChange)(images);
+  const change = (kind === INVOICE_TYPE ? invoiceChange : SINGLETONS.has(kind) ? singletonChange : plainChange)(images);
   if (!change) return undefined;
   const { action, item } = change;
   const object = toObject(item);
   let previous: Record<string, unknown> | undefined;
   if (hasPreviousAttributes(action)) {
-    previous = previousAttributes(toObject(images.oldItem!), object);
+    // A singleton's first change is from its defaults: the object of an item that holds none of its fields.
+    previous = previousAttributes(toObject(images.oldItem ?? { data: { id: object.id, workspace_id: workspace[1] } }), object);
     if (previous === undefined) return undefined; // a counter or another internal attribute
   }
   const version = item[VERSION_ATTRIBUTE];

@@ -94,6 +94,12 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
   parent?: string;
   /** Never changed once created (a payment): its object has no `updated_at`. */
   unchanging?: true;
+  /**
+   * One per workspace (the business profile): at `/<collection>`, retrieved and changed, never
+   * created, listed or deleted; read as its fields' defaults until its first change, its object has
+   * no `created_at` and `updated_at` null until then.
+   */
+  singleton?: true;
 }
 
 /** The resource's names derived from its declaration, beside it. */
@@ -143,4 +149,5 @@ export interface AnyResource {
   readonly order?: OrderDeclaration<string>;
   readonly parent?: string;
   readonly unchanging?: true;
+  readonly singleton?: true;
 }

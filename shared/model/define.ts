@@ -192,8 +192,7 @@ export function responseSchema(resource: AnyResourceSchemas, prefixOf: (kind: st
       }),
     ),
     workspace_id: v.string(),
-    created_at: timestamp(),
-    ...(resource.unchanging ? {} : { updated_at: timestamp() }),
+    ...(resource.singleton ? { updated_at: v.nullable(timestamp()) } : { created_at: timestamp(), ...(resource.unchanging ? {} : { updated_at: timestamp() }) }),
   });
 }
 

@@ -145,16 +145,17 @@ export type ItemLine = Extract<InvoiceLine, { kind: 'item' }>;
 export const hasAtMostProjects = (ids: string[]) => ids.length <= LIMITS.invoiceProjects;
 
 /**
- * The taxes a create or PATCH gives: at most LIMITS.invoiceTaxes, each `{name, rate}`, the names
- * distinct (compared exactly); a 400 names `taxes[i].name`, `taxes[i].rate`, or `taxes`.
+ * The taxes a create or PATCH gives (`taxes`), or the business profile's `default_taxes`: at most
+ * LIMITS.invoiceTaxes, each `{name, rate}`, the names distinct (compared exactly); a 400 names
+ * `taxes[i].name`, `taxes[i].rate`, or `taxes`.
  */
-const taxes = () =>
+export const taxes = (field = 'taxes') =>
   v.pipe(
     v.array(
       v.strictObject({ name: text('name', LIMITS.taxNameLength), rate: percent('rate') }, 'each tax must be an object {"name", "rate"}'),
-      'taxes must be an array of {"name", "rate"} objects',
+      `${field} must be an array of {"name", "rate"} objects`,
     ),
-    v.check((list) => list.length <= LIMITS.invoiceTaxes, `taxes may hold at most ${LIMITS.invoiceTaxes} taxes (TPS and TVQ, or GST and QST)`),
+    v.check((list) => list.length <= LIMITS.invoiceTaxes, `${field} may hold at most ${LIMITS.invoiceTaxes} taxes (TPS and TVQ, or GST and QST)`),
     v.rawCheck<{ name: string; rate: number }[]>(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
       const list = dataset.value;

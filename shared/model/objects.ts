@@ -46,7 +46,7 @@ export function storedField(resource: Pick<AnyResource, 'storedDefaults' | 'stor
 }
 
 /** The object of a stored item, fields in their declared order. */
-export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults' | 'storedDerived' | 'unchanging'>>(
+export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults' | 'storedDerived' | 'unchanging' | 'singleton'>>(
   resource: R,
   item: Record<string, unknown>,
 ): ObjectOf<R> {
@@ -54,7 +54,7 @@ export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'st
   const out: Record<string, unknown> = { object: resource.kind, id: data.id };
   for (const name of resource.fieldNames) out[name] = storedField(resource, data, name);
   out.workspace_id = data.workspace_id;
-  out.created_at = data.created_at;
-  if (!resource.unchanging) out.updated_at = data.updated_at;
+  if (!resource.singleton) out.created_at = data.created_at;
+  if (!resource.unchanging) out.updated_at = data.updated_at ?? null;
   return out as ObjectOf<R>;
 }

@@ -17,7 +17,7 @@ import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, refe
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { declareFields, withActions } from './define.ts';
-import { dueBeforePayments, invoiceBodies, invoiceFieldSchemas, paidBeforePayments, paymentFieldSchemas, taxesStoredBefore } from './invoice-fields.ts';
+import { dueBeforePayments, invoiceBodies, invoiceFieldSchemas, paidBeforePayments, paymentFieldSchemas, taxes, taxesStoredBefore } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
@@ -221,6 +221,38 @@ export const paymentFields = /* @__PURE__ */ declareFields(payment, paymentField
 export const paymentSchemas = /* @__PURE__ */ withActions(paymentFields);
 
 /**
+ * The business that issues a workspace's invoices (contract, "Business profile and the invoice
+ * document"): one per workspace, its fields null (`bilingual_invoices` false, `default_taxes` [])
+ * until set. Its rules are in domain/business-profile.ts.
+ */
+export const businessProfile = /* @__PURE__ */ declareResource({
+  kind: 'business_profile',
+  idPrefix: 'bp_',
+  collection: 'business_profile',
+  tag: 'Business profile',
+  singleton: true,
+  fields: ['company_name', 'company_email', 'company_address', 'website', 'phone', 'business_number', 'tps_number', 'tvq_number', 'invoice_footer', 'bilingual_invoices', 'default_taxes'],
+  storedDefaults: { bilingual_invoices: false },
+  storedDerived: { default_taxes: () => [] },
+});
+
+export const businessProfileFields = /* @__PURE__ */ declareFields(businessProfile, () => ({
+  company_name: v.nullable(text('company_name', LIMITS.nameLength)),
+  company_email: v.nullable(email('company_email')),
+  company_address: v.nullable(text('company_address', LIMITS.addressLength, 'multi')),
+  website: v.nullable(webUrl('website')),
+  phone: v.nullable(text('phone', LIMITS.phoneLength)),
+  business_number: v.nullable(taxId('business_number')),
+  tps_number: v.nullable(taxId('tps_number')),
+  tvq_number: v.nullable(taxId('tvq_number')),
+  invoice_footer: v.nullable(text('invoice_footer', LIMITS.invoiceFooterLength, 'multi')),
+  bilingual_invoices: v.boolean('bilingual_invoices must be true or false'),
+  default_taxes: v.pipe(taxes('default_taxes'), v.metadata({ description: 'What an invoice created without `taxes` or `tax_rate` takes (0 to 2 `{name, rate}`; [] until set)' })),
+}));
+/** With every action's schemas (documents, tests, types); its function builds only the update's from businessProfileFields. */
+export const businessProfileSchemas = /* @__PURE__ */ withActions(businessProfileFields);
+
+/**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
  * the secret made on create and shown once, at most MAX_WEBHOOK_ENDPOINTS per workspace) are
  * in domain/webhook-endpoints.ts.
@@ -252,7 +284,7 @@ export const webhookEndpointFields = /* @__PURE__ */ declareFields(webhookEndpoi
 export const webhookEndpointSchemas = /* @__PURE__ */ withActions(webhookEndpointFields);
 
 /** Every resource, by kind. */
-export const RESOURCES = { client, project, time_entry: timeEntry, invoice, payment, webhook_endpoint: webhookEndpoint } as const;
+export const RESOURCES = { client, project, time_entry: timeEntry, invoice, payment, business_profile: businessProfile, webhook_endpoint: webhookEndpoint } as const;
 
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];

@@ -3,7 +3,7 @@
  * (the OpenAPI document, the response schemas, the tests). A function imports only the schema
  * module of its own resource, and only when it parses input.
  */
-import { clientSchemas, invoiceSchemas, paymentSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './resources.ts';
+import { businessProfileSchemas, clientSchemas, invoiceSchemas, paymentSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './resources.ts';
 import { responseSchema, type AnyResourceSchemas, type ObjectOfSchemas } from './define.ts';
 
 export const SCHEMAS = {
@@ -12,6 +12,7 @@ export const SCHEMAS = {
   time_entry: timeEntrySchemas,
   invoice: invoiceSchemas,
   payment: paymentSchemas,
+  business_profile: businessProfileSchemas,
   webhook_endpoint: webhookEndpointSchemas,
 } as const satisfies Record<ResourceKind, AnyResourceSchemas>;
 

@@ -804,12 +804,12 @@ describe('Cognito', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 0); // app clients come from npm run integration:create
   });
 
-  it('resource server carries exactly the eleven API scopes (each resource\'s read and write, and events:read)', () => {
+  it('resource server carries exactly the thirteen API scopes (each resource\'s read and write, a payment\'s its invoice\'s, and events:read)', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
       Identifier: RESOURCE_SERVER_IDENTIFIER,
       Scopes: SCOPES.map((scope) => ({ ScopeName: scope, ScopeDescription: `Timebill API ${scope}` })),
     });
-    expect(SCOPES).toHaveLength(11);
+    expect(SCOPES).toHaveLength(13);
   });
 
   it('has a Cognito domain, its prefix from the environment configuration', () => {

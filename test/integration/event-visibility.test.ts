@@ -97,7 +97,7 @@ describe('the feed shows the events of readable collections only', () => {
     const feedOnly = apiFor(await token(ws, FEED_ONLY));
     for (const response of [await feedOnly.get('/events'), await feedOnly.get(`/events/${all[0].id}`), await feedOnly.get(`/events?after=${all[0].id}`)]) {
       expectError(response, 403, 'insufficient_scope');
-      expect(response.headers.get('www-authenticate')).toContain('scope="clients:read projects:read time_entries:read invoices:read"');
+      expect(response.headers.get('www-authenticate')).toContain('scope="clients:read projects:read time_entries:read invoices:read business_profile:read"');
     }
   });
 

@@ -56,8 +56,8 @@ describe('names of Object.prototype properties', () => {
 
   it('a list filter given with such a name is still refused, the others still apply', async () => {
     const { api } = await workspace();
-    for (const kind of Object.keys(RESOURCES) as (keyof typeof RESOURCES)[]) {
-      // A nested list's query is refused before its parent is looked up.
+    for (const kind of (Object.keys(RESOURCES) as (keyof typeof RESOURCES)[]).filter((k) => !FIXTURES[k].singleton)) {
+      // A nested list's query is refused before its parent is looked up; a singleton has no list.
       const response = await api.get(`${collectionPath(kind, unknownId('invoice'))}?limit=5&constructor=x`);
       expect(expectError(response, 400, 'invalid_request').param).toBe('constructor');
     }

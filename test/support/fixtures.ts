@@ -20,6 +20,8 @@ export interface Fixture {
   ready?: Partial<Record<string, (api: Api, id: string) => Promise<void>>>;
   /** A resource under another's path (a payment under its invoice): makes a parent that takes the create body, and answers its id. */
   parent?: (api: Api) => Promise<string>;
+  /** One per workspace, never created (the business profile): `createOne` reads it. */
+  singleton?: true;
 }
 
 /** The path of `route` (API prefix left out) for `item`: its `{id}`, or its parent's and its own (`{payment_id}`) for a nested resource. */
@@ -80,6 +82,11 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
       return invoice.body.id;
     },
   },
+  business_profile: {
+    body: async () => ({}),
+    change: { company_name: 'Fixture Inc' },
+    singleton: true,
+  },
   webhook_endpoint: {
     // The local stack accepts loopback receivers (WEBHOOK_ALLOW_LOOPBACK); port 9 (discard) never
     // answers, so the endpoint is made disabled: the clients the suites create are not posted there.
@@ -92,7 +99,8 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
 /** Creates one resource of `kind` through the API. */
 export async function createOne(api: Api, kind: ResourceKind): Promise<Record<string, any>> {
   const parentId = await FIXTURES[kind].parent?.(api);
-  const response = await api.post(collectionPath(kind, parentId), await FIXTURES[kind].body(api));
+  const response = FIXTURES[kind].singleton ? await api.get(collectionPath(kind)) : await api.post(collectionPath(kind, parentId), await FIXTURES[kind].body(api));
+  if (FIXTURES[kind].singleton && response.status === 200) return response.body;
   if (response.status !== 201) throw new Error(`create ${kind}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }

@@ -10,9 +10,9 @@ it('loads the registry, the response schemas and the operations', async () => {
   const { contractOf } = await import('../../shared/api/operations.ts');
   const { SCHEMAS } = await import('../../shared/model/schemas.ts');
   const { ROUTES } = await import('../../shared/api/routes.ts');
-  expect(RESOURCE_LIST.length).toBe(6);
-  // Each resource's object and list, the summaries', the event's, DeleteResult and Error.
-  expect(Object.keys(responseSchemas()).length).toBe(6 * 2 + 2 + 2 + 2);
+  expect(RESOURCE_LIST.length).toBe(7);
+  // Each resource's object and list (none for the singleton business profile), the summaries', the event's, DeleteResult and Error.
+  expect(Object.keys(responseSchemas()).length).toBe(7 * 2 - 1 + 2 + 2 + 2);
   const { eventFeedSchemas } = await import('../../shared/api/event-schemas.ts');
   const { timeSummarySchemas } = await import('../../shared/api/time-summary-schemas.ts');
   for (const route of ROUTES) {

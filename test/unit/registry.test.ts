@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, pluralOf(client)]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'Payment', 'PaymentList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'Payment', 'PaymentList', 'BusinessProfile', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
     ]);
   });
 
@@ -67,6 +67,7 @@ describe('declarations', () => {
       ['time_entry', 'te_', 'time_entries', 'Time entries'],
       ['invoice', 'inv_', 'invoices', 'Invoices'],
       ['payment', 'pay_', 'payments', 'Payments'],
+      ['business_profile', 'bp_', 'business_profile', 'Business profile'],
       ['webhook_endpoint', 'we_', 'webhook_endpoints', 'Webhook endpoints'],
     ]);
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');

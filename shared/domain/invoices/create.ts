@@ -35,6 +35,7 @@ import { abandonDraft } from './release.ts';
 import { dataOf, objectOf, type Invoice } from '../../model/objects.ts';
 import { CLIENT_STORED_CURRENCY, client, counterOf, invoice, project, timeEntry, type invoiceSchemas } from '../../model/resources.ts';
 import { givenTaxes } from '../../model/invoice-fields.ts';
+import { defaultTaxes } from '../business-profile.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
@@ -94,8 +95,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     period_end: input.to ?? null,
     lines: items,
     time_entry_count: 0,
-    // Neither taxes nor tax_rate: none (the business profile's default taxes come with its resource).
-    ...invoiceAmounts(items, input.discount_rate, givenTaxes(input) ?? [], currency),
+    // Neither taxes nor tax_rate: the business profile's default taxes.
+    ...invoiceAmounts(items, input.discount_rate, givenTaxes(input) ?? (await defaultTaxes(ctx)), currency),
   }, at);
   const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
   const item = {

@@ -1,7 +1,8 @@
 /**
  * An invoice's status steps (contract, "Invoices"): a PATCH of a draft, finalize (draft → open,
- * with the workspace's next number; paid at once at a total of zero); each one write of the invoice
- * with its record, on the version read. Payments, and pay, are in payments.ts. A void's step is here too; its release is in release.ts.
+ * with the workspace's next number; at a total of zero, then paid in a second write); each one write
+ * of the invoice with its record, on the version read. Payments, and pay, are in payments.ts; a
+ * void's release in release.ts.
  */
 import type { InferOutput } from 'valibot';
 import { ApiError, ERROR_TYPES, invalidParam, notFound, preconditionFailed, serviceUnavailable, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
@@ -154,10 +155,13 @@ async function paidAtZero(ctx: CallerContext, item: Record<string, unknown>, now
   }
 }
 
-/** A keyed finalize at zero that died between its two writes: its retry finds the invoice open and its record a marker, and pays it. */
+/**
+ * A keyed finalize at zero that died between its two writes: its retry finds the invoice finalized
+ * and its record a marker, and pays it (or, changed meanwhile by a void or a pay, answers it as it is).
+ */
 async function resumedAtZero(ctx: CallerContext, item: Record<string, unknown>, now: Date): Promise<Versioned<Invoice> | undefined> {
   const data = dataOfItem(item);
-  if (!ctx.record || data.status !== 'open' || !isZero(data) || workOf(item)) return undefined;
+  if (!ctx.record || data.status === 'draft' || !isZero(data)) return undefined;
   const stored = await ctx.record.lookup();
   return stored && ctx.record.pendingWork(stored) === data.id ? paidAtZero(ctx, item, now) : undefined;
 }

@@ -1,0 +1,54 @@
+/**
+ * The business profile (contract, "Business profile and the invoice document"): one per workspace,
+ * its id derived from the workspace's, answered from the start with its fields' defaults. Its first
+ * change writes its item (absent until then); each change is a Put on the version read, with the
+ * caller's record. Invoices created without taxes take its `default_taxes`.
+ */
+import { preconditionFailed } from '../core/errors.ts';
+import { singletonIdOf } from '../core/ids.ts';
+import * as keys from '../data/keys.ts';
+import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
+import { absent, atVersion, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf } from '../data/writes.ts';
+import { storedField, type ObjectOf } from '../model/objects.ts';
+import { businessProfile } from '../model/resources.ts';
+import type { CallerContext, IfMatch, Versioned } from './context.ts';
+import { answerUnchanged, recordPart, refuseIfRecordTaken, versioned } from './entity.ts';
+
+export type BusinessProfile = ObjectOf<typeof businessProfile>;
+export type TaxRate = { name: string; rate: number };
+
+const keyOf = (ctx: CallerContext) => keys.item(ctx.workspaceId, businessProfile.type, singletonIdOf(businessProfile.idPrefix, ctx.workspaceId));
+
+/** The profile's item, or what it reads as before its first change (version 0: its ETag says so). */
+async function readProfile(ctx: CallerContext): Promise<Record<string, unknown>> {
+  const key = keyOf(ctx);
+  return (await getItem(key)) ?? { ...key, [DATA_ATTRIBUTE]: { id: singletonIdOf(businessProfile.idPrefix, ctx.workspaceId), workspace_id: ctx.workspaceId }, [VERSION_ATTRIBUTE]: 0 };
+}
+
+export async function retrieveBusinessProfile(ctx: CallerContext): Promise<Versioned<BusinessProfile>> {
+  return versioned(businessProfile, await readProfile(ctx));
+}
+
+/** The taxes an invoice created without `taxes` or `tax_rate` takes. */
+export const defaultTaxes = async (ctx: CallerContext): Promise<TaxRate[]> => storedField(businessProfile, dataOfItem(await readProfile(ctx)), 'default_taxes') as TaxRate[];
+
+/** PATCH: the fields given (null clears one), on If-Match; an empty one changes nothing. */
+export async function updateBusinessProfile(ctx: CallerContext, patch: Record<string, unknown>, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<BusinessProfile>> {
+  for (;;) {
+    const read = await readProfile(ctx);
+    const version = versionOf(read);
+    if (!matchesVersion(expectedVersion, version)) throw preconditionFailed(businessProfile.noun, String(dataOfItem(read).id));
+    if (Object.keys(patch).length === 0) return answerUnchanged(ctx, versioned(businessProfile, read));
+    const before = dataOfItem(read);
+    const updatedAt = new Date(Math.max(now.getTime(), Date.parse(String(before.updated_at ?? 0)) || 0)).toISOString();
+    const item = { ...keyOf(ctx), [DATA_ATTRIBUTE]: { ...before, ...patch, updated_at: updatedAt }, [VERSION_ATTRIBUTE]: version + 1, [REQUEST_ID_ATTRIBUTE]: ctx.requestId };
+    const changed = versioned(businessProfile, item);
+    const cancelled = await transact<string>({
+      [ITEM_PART]: putPart(item, { condition: version === 0 ? absent() : atVersion(version) }),
+      ...recordPart(ctx, changed),
+    });
+    if (!cancelled) return changed;
+    refuseIfRecordTaken(ctx, cancelled);
+    // Changed meanwhile: read it again (a 412 if If-Match named the version it had).
+  }
+}
