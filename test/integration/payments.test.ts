@@ -5,7 +5,9 @@
  * exceed the total, and deletes racing records, leaving amount_paid equal to the payments listed.
  */
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, createClient, expectError, workspace, type Api } from '../support/api.ts';
 import { eventsWhen } from '../support/events.ts';
 
@@ -169,6 +171,25 @@ describe('refusals change nothing', () => {
     expectError(await other.api.delete(`/invoices/${a.id}/payments/${paid.id}`), 404, 'not_found');
     expect(await payments(a.id)).toHaveLength(1);
     expect((await api.get(`/invoices/${a.id}`)).body.amount_paid).toBe('1.00');
+  });
+
+  it('an invoice holds at most 100 payments: the 101st is a 409 naming the limit', async () => {
+    const { id: ws, api: own } = await workspace('payments-limit');
+    const client = await createClient(own, { currency: 'CAD' });
+    const draft = (await own.post('/invoices', { client_id: client.id, items: [{ description: 'Build', quantity: 1, unit_price: 100 }] })).body;
+    await own.post(`/invoices/${draft.id}/finalize`, {});
+    const first = (await own.post(`/invoices/${draft.id}/payments`, { amount: '1.00' })).body;
+    // 99 more in the invoice's own count of its payments (its map of paid_at by id), written straight to the table.
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+    const more = Object.fromEntries(Array.from({ length: 99 }, (_, i) => [`pay_01JD0000000000000000000${String(i).padStart(3, '0')}`, first.paid_at]));
+    await db.send(new UpdateCommand({ TableName: inject('tableName'), Key: { PK: `WS#${ws}`, SK: `INVOICE#${draft.id}` }, UpdateExpression: 'SET payments = :p', ExpressionAttributeValues: { ':p': { [first.id]: first.paid_at, ...more } } }));
+    db.destroy();
+    const refused = expectError(await own.post(`/invoices/${draft.id}/payments`, { amount: '1.00' }), 409, 'invalid_state');
+    expect(refused.message).toContain('100 payments');
+    expect((await own.get(`/invoices/${draft.id}`)).body.amount_paid).toBe('1.00');
+    // One deleted, there is room again.
+    expect((await own.delete(`/invoices/${draft.id}/payments/${first.id}`)).status).toBe(200);
+    expect((await own.post(`/invoices/${draft.id}/payments`, { amount: '1.00' })).status).toBe(201);
   });
 
   it('a keyed retry answers the same payment; the key with another body is a 422', async () => {
