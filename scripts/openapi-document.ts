@@ -394,7 +394,8 @@ function withCreatedSchemas(schemas: Record<string, Json>): Record<string, Json>
  * name them by it instead of making an anonymous copy.
  */
 function withListItemRefs(schemas: Record<string, Json>): Record<string, Json> {
-  for (const kind of [...RESOURCE_LIST.map((r) => r.kind), TIME_SUMMARY, EVENT_FEED.kind]) {
+  // A singleton (the business profile) has no list.
+  for (const kind of [...RESOURCE_LIST.filter((r) => !r.singleton).map((r) => r.kind), TIME_SUMMARY, EVENT_FEED.kind]) {
     const list = schemas[listSchemaName(kind)] as { properties: Record<string, Json> };
     list.properties.data = { type: 'array', items: ref('schemas', objectSchemaName(kind)) };
   }

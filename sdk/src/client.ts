@@ -327,6 +327,25 @@ export class NestedCollection<List extends Id, Create extends Id, Retrieve exten
 }
 
 /**
+ * An object of which a workspace has exactly one, at its collection's path with no id
+ * (`/business_profile`): retrieved and updated, never created, listed or deleted.
+ */
+export class Singleton<Retrieve extends Id, Update extends Id> {
+  constructor(
+    protected readonly http: Http,
+    protected readonly path: string,
+  ) {}
+
+  retrieve(): Promise<ResultOf<Retrieve>> {
+    return this.http.request({ method: 'GET', path: this.path });
+  }
+
+  update(patch: BodyOf<Update>, options: WriteOptions = {}): Promise<ResultOf<Update>> {
+    return this.http.request({ method: 'PATCH', path: this.path, body: patch, ...options });
+  }
+}
+
+/**
  * Invoices: a draft made from a client's uninvoiced time (create), changed or deleted while a
  * draft, then `finalize` (draft → open, numbered), `pay` (open → paid: one payment of the whole
  * balance) or `void` (open → void, its time released). A step's body is optional; like an update
@@ -372,6 +391,12 @@ export class Timebill {
   >;
   /** Invoices from time: `create({ client_id, from, to, timezone })`, then `finalize`, `pay` or `void`; `invoices.payments` records instalments. */
   readonly invoices: InvoiceCollection;
+  /**
+   * What the workspace's invoices say of their issuer, one per workspace: `retrieve()` (its fields
+   * null until set) and `update(patch, { ifMatch?, idempotencyKey? })` (null clears a field);
+   * `default_taxes` are what an invoice created without `taxes` or `tax_rate` takes.
+   */
+  readonly businessProfile: Singleton<'retrieveBusinessProfile', 'updateBusinessProfile'>;
   readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
   /** What to bill: `timeSummaries.list({ from, to, timezone, group_by, period })`, rows in the list's order. */
   readonly timeSummaries: Listing<'listTimeSummaries'>;
@@ -385,6 +410,7 @@ export class Timebill {
     this.timeEntries = new Collection(http, '/time_entries');
     this.webhookEndpoints = new Collection(http, '/webhook_endpoints');
     this.invoices = new InvoiceCollection(http, '/invoices');
+    this.businessProfile = new Singleton(http, '/business_profile');
     this.events = new ReadOnlyCollection(http, '/events');
     this.timeSummaries = new Listing(http, '/time_summaries');
     this.openapi = { retrieve: () => http.request({ method: 'GET', path: '/openapi.json' }) };

@@ -45,6 +45,11 @@ export type InvoiceLine = Invoice['lines'][number];
 export type InvoiceLineOf<K extends InvoiceLine['kind']> = Extract<InvoiceLine, { kind: K }>;
 /** A payment of an invoice (`amount` a decimal string in its currency's minor unit; `method`, `reference`). */
 export type Payment = ResultOf<'retrievePayment'>;
+/**
+ * The workspace's business profile: what its invoices say of their issuer (`company_name`… `tvq_number`,
+ * `invoice_footer`, `bilingual_invoices`) and `default_taxes`; `updated_at` null until its first change.
+ */
+export type BusinessProfile = ResultOf<'retrieveBusinessProfile'>;
 export type Event = ResultOf<'retrieveEvent'>;
 /** A row of a time summary. */
 export type TimeSummary = ItemOf<'listTimeSummaries'>;

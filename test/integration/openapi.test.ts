@@ -226,6 +226,12 @@ describe('real responses of the local stack match the document', () => {
     const { token: roToken } = await import('../support/api.ts').then(async (m) => ({ token: await m.token(readOnly, ['clients:read']) }));
     expectConforms('POST', C, await call('POST', C, { token: roToken, body: { company_name: 'x', company_email: 'x@x.test' } }));
 
+    // The business profile: there from the start, changed, and a refusal.
+    const BP = '/api/v1/business_profile';
+    expectConforms('GET', BP, await api.get('/business_profile'));
+    expectConforms('PATCH', BP, await api.patch('/business_profile', { company_name: 'Studio Érable inc.', phone: null, default_taxes: [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }] }));
+    expectConforms('PATCH', BP, await api.patch('/business_profile', { bilingual_invoices: null }));
+
     // Deletes that succeed.
     expectConforms('DELETE', `${T}/{id}`, await api.delete(`/time_entries/${entry.id}`));
 
@@ -300,6 +306,8 @@ describe('the webhooks section', () => {
     expect(payment.status).toBe(201);
     expect((await api.delete(`/invoices/${open.id}/payments/${payment.body.id}`)).status).toBe(200);
     expect((await api.post(`/invoices/${open.id}/void`, {})).status).toBe(200);
+    // The business profile is only ever updated (its first change from the defaults).
+    expect((await api.patch('/business_profile', { company_name: 'Studio Érable inc.', default_taxes: [{ name: 'TPS', rate: 5 }] })).status).toBe(200);
     const events = await eventsOfEach(api, EVENT_TYPES);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
     for (const event of events) {

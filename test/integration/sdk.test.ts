@@ -2,7 +2,8 @@
  * The SDK (sdk/) against the local stack, as an integrator uses it: create, every page of a list
  * fetched lazily, updates guarded by the ETag a result carries, a delete replayed by its
  * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, a month
- * invoiced through its lifecycle and paid in instalments, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
+ * invoiced through its lifecycle and paid in instalments, the business profile and the taxes it
+ * gives an invoice, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timebill, TimebillError, etagOf, responseOf, verifyWebhook, type Client, type Event } from '../../sdk/src/index.ts';
@@ -158,6 +159,20 @@ describe('the SDK against the local stack', () => {
     expect(requests.filter((r) => r.startsWith('GET ') && r.includes('/invoices?'))).toHaveLength(2);
     expect((await tb.invoices.list({ client_id: client.id, status: 'paid' }).toArray()).map((i) => i.id)).toEqual([paid.id]);
     expect(await tb.invoices.retrieve(paid.id)).toEqual(paid);
+  });
+
+  it('retrieves the business profile unset, updates it on its ETag (a stale one is a 412), and an invoice created without taxes takes its default_taxes', async () => {
+    const unset = await tb.businessProfile.retrieve();
+    expect(unset).toMatchObject({ object: 'business_profile', id: expect.stringMatching(/^bp_/), company_name: null, bilingual_invoices: false, default_taxes: [], updated_at: null });
+    const taxes = [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }];
+    const set = await tb.businessProfile.update({ company_name: 'Studio Érable inc.', bilingual_invoices: true, default_taxes: taxes }, { ifMatch: unset });
+    expect(set).toMatchObject({ id: unset.id, company_name: 'Studio Érable inc.', bilingual_invoices: true, default_taxes: taxes, updated_at: expect.any(String) });
+    expect(await tb.businessProfile.update({ phone: '+1 514 555 0100' }, { ifMatch: unset }).catch((e: unknown) => e)).toMatchObject({ status: 412, type: 'precondition_failed' });
+    expect(await tb.businessProfile.retrieve()).toEqual(set);
+    const client = await tb.clients.create({ company_name: 'Taxed', company_email: 't@acme.test', currency: 'CAD' });
+    const invoice = await tb.invoices.create({ client_id: client.id, items: [{ description: 'Design', quantity: 1, unit_price: 100 }] });
+    expect(invoice.taxes.map((t) => [t.name, t.rate, t.amount])).toEqual([['TPS', 5, '5.00'], ['TVQ', 9.975, '9.98']]);
+    expect(invoice.total).toBe('114.98');
   });
 
   it('verifies a real delivery with verifyWebhook, and refuses it tampered or under another secret', async () => {

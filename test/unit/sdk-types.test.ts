@@ -11,8 +11,9 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
-import { Timebill, type Payment } from '../../sdk/src/index.ts';
+import { Timebill, type BusinessProfile, type Payment } from '../../sdk/src/index.ts';
 import { API_PREFIX, ROUTES } from '../../shared/api/routes.ts';
+import { RESOURCE_LIST } from '../../shared/model/resources.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const readJson = (path: string) => JSON.parse(readFileSync(resolve(root, path), 'utf8'));
@@ -24,6 +25,9 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 /** The SDK calls that follow no collection's convention, by operation. */
 const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve' };
 const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve', 'PATCH /{id}': 'update', 'DELETE /{id}': 'del' } as Record<string, string>;
+/** The one-per-workspace objects (the business profile): at their collection's path, no `{id}`, retrieved and updated. */
+const SINGLETONS = RESOURCE_LIST.filter((r) => r.singleton).map((r) => r.collection);
+const SINGLETON_ACTION_OF = { GET: 'retrieve', PATCH: 'update' } as Record<string, string>;
 /** An object's lifecycle steps (`POST /invoices/{id}/finalize`): the method is the step's name. */
 const STEPS = ['finalize', 'pay', 'void'] as const;
 const METHODS = ['list', 'retrieve', 'create', 'update', 'del', ...STEPS] as const;
@@ -31,7 +35,7 @@ const METHODS = ['list', 'retrieve', 'create', 'update', 'del', ...STEPS] as con
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /**
- * `clients.list` for GET /api/v1/clients, `invoices.pay` for POST /api/v1/invoices/{id}/pay,
+ * `clients.list` for GET /api/v1/clients, `businessProfile.update` for PATCH /api/v1/business_profile (a singleton), `invoices.pay` for POST /api/v1/invoices/{id}/pay,
  * `invoices.payments.del` for DELETE /api/v1/invoices/{id}/payments/{payment_id}: the collection
  * in camelCase (a nested one under its parent's), its action by method and path.
  */
@@ -39,6 +43,12 @@ function sdkCallOf(operation: { id: string; method: string; path: string }): str
   const named = SDK_CALL_OF[operation.id];
   if (named) return named;
   const [, collection, item, sub, subItem] = new RegExp(`^${API_PREFIX}/([a-z_]+)(/\\{id\\})?(?:/([a-z_]+)(/\\{[a-z_]+\\})?)?$`).exec(operation.path) ?? [];
+  // A singleton (`GET /api/v1/business_profile`): `businessProfile.retrieve`, never a list.
+  if (collection && SINGLETONS.includes(collection) && !item && !sub) {
+    const action = SINGLETON_ACTION_OF[operation.method];
+    if (!action) throw new Error(`${operation.id} (${operation.method} ${operation.path}): a singleton is only retrieved and updated`);
+    return `${camel(collection)}.${action}`;
+  }
   const isStep = item && sub && !subItem && operation.method === 'POST' && (STEPS as readonly string[]).includes(sub);
   const action = isStep ? sub : ACTION_OF[`${operation.method} /${(sub ? subItem : item) ? '{id}' : ''}`];
   // A nested collection lies under an item of its parent (`/invoices/{id}/payments`).
@@ -119,6 +129,26 @@ describe('the SDK\'s methods', () => {
     ]);
     expect(sent[0]).toMatchObject({ body: '{"amount":"50.00","method":"card"}', headers: expect.objectContaining({ 'Idempotency-Key': 'k' }) });
     expect(sent[2]!.headers).toMatchObject({ 'If-Match': '"1"', 'Idempotency-Key': expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
+  it('businessProfile retrieves and updates at the collection\'s path, no id, the update with its body, If-Match and key', async () => {
+    const sent: { url: string; method?: string; body: unknown; headers: Record<string, string> }[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      sent.push({ url: String(input), method: init?.method, body: init?.body, headers: init?.headers as Record<string, string> });
+      return new Response(JSON.stringify({ object: 'business_profile', id: 'bp_1' }), { status: 200, headers: { ETag: '"2"' } });
+    };
+    const tb = new Timebill('token', { baseUrl: 'https://api.timebill.test', fetch, maxRetries: 0 });
+    const profile = await tb.businessProfile.retrieve();
+    await tb.businessProfile.update({ phone: null, default_taxes: [{ name: 'TPS', rate: 5 }] }, { ifMatch: profile, idempotencyKey: 'k' });
+    await tb.businessProfile.update({});
+    expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET https://api.timebill.test/api/v1/business_profile',
+      'PATCH https://api.timebill.test/api/v1/business_profile',
+      'PATCH https://api.timebill.test/api/v1/business_profile',
+    ]);
+    expect(sent[1]).toMatchObject({ body: '{"phone":null,"default_taxes":[{"name":"TPS","rate":5}]}', headers: expect.objectContaining({ 'If-Match': '"2"', 'Idempotency-Key': 'k' }) });
+    expect(sent[2]!.headers).not.toHaveProperty('If-Match');
+    expect(sent[2]!.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answer no operation the document lacks', () => {
@@ -237,6 +267,20 @@ async function typeChecks(tb: Timebill) {
   // @ts-expect-error status is one of draft, open, paid, void
   tb.invoices.list({ status: 'closed' });
   void [total, lineAmount, number];
+  // The business profile: one per workspace, no id; null clears a field, but bilingual_invoices is a boolean.
+  const profile: BusinessProfile = await tb.businessProfile.retrieve();
+  const updatedAt: string | null = profile.updated_at;
+  const defaultTaxes: { name: string; rate: number }[] = profile.default_taxes;
+  await tb.businessProfile.update({ company_name: 'Studio Érable inc.', phone: null, default_taxes: [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }] }, { ifMatch: profile, idempotencyKey: 'k' });
+  // @ts-expect-error bilingual_invoices is true or false, never null
+  await tb.businessProfile.update({ bilingual_invoices: null });
+  // @ts-expect-error no such field (auto_billing is not built)
+  await tb.businessProfile.update({ auto_billing: true });
+  // @ts-expect-error the profile has no id to name
+  await tb.businessProfile.retrieve('bp_x');
+  // @ts-expect-error the profile is never created, listed or deleted
+  void tb.businessProfile.list;
+  void [updatedAt, defaultTaxes];
   // @ts-expect-error events are read-only
   void tb.events.create;
   void minutes;
