@@ -167,6 +167,19 @@ export async function walkthrough(t: Traffic, full: boolean): Promise<void> {
   const replay = await t.send('POST', '/webhook_endpoints', { token, status: 201, body: endpointBody, headers: { 'Idempotency-Key': key } });
   if ('secret' in replay.body) throw new Error('the replay after the delete answered the secret');
 
+  // The business profile, an invoice of items with its default taxes, and its payments.
+  await t.send('GET', '/business_profile', { token, status: 200 });
+  await t.send('PATCH', '/business_profile', { token, status: 200, body: { company_name: 'Studio Contract', default_taxes: [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }] } });
+  await t.send('PATCH', '/business_profile', { token, status: 400, wrong: true, body: { bilingual_invoices: null } });
+  const invoice = (await t.send('POST', '/invoices', { token, status: 201, body: { client_id: client.id, items: [{ description: 'Setup', quantity: 1, unit_price: 100 }] } })).body;
+  await t.send('POST', `/invoices/${invoice.id}/finalize`, { token, status: 200, body: {} });
+  const payment = (await t.send('POST', `/invoices/${invoice.id}/payments`, { token, status: 201, body: { amount: '50', method: 'cheque', reference: 'Cheque 12' } })).body;
+  await t.send('POST', `/invoices/${invoice.id}/payments`, { token, status: 400, wrong: true, body: { amount: 50 } });
+  await t.send('GET', `/invoices/${invoice.id}/payments`, { token, status: 200 });
+  await t.send('GET', `/invoices/${invoice.id}/payments/${payment.id}`, { token, status: 200 });
+  await t.send('DELETE', `/invoices/${invoice.id}/payments/${payment.id}`, { token, status: 200 });
+  await t.send('POST', `/invoices/${invoice.id}/pay`, { token, status: 200, body: { method: 'bank_transfer' } });
+  await t.send('GET', `/invoices/${invoice.id}/payments/pay_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { token, status: 404 });
   await t.send('GET', '/clients/cli_01ARZ3NDEKTSV4RRFFQ69G5FAV', { token, status: 404 });
   await t.send('POST', '/clients', { token, status: 400, wrong: true, body: { company_email: 'nope' } });
   if (!full) return;
