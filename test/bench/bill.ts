@@ -63,7 +63,7 @@ async function sampleOf(fx: Fixture, scenario: string): Promise<RequestSample> {
     scenario,
     method: route.method,
     resourcePath: route.path,
-    path: pathOf(route, request.id),
+    path: pathOf(route, request.id, request.childId),
     status: result.statusCode,
     responseLength: Buffer.byteLength(result.body ?? '', 'utf8'),
     latencyMs: ms,

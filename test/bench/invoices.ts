@@ -4,11 +4,15 @@
  * - a create of the invoice of a client's month at 100 and at 2,000 time entries of one project
  *   (entries spread evenly over November 2026, made by the log handler with its writes held back,
  *   then written with BatchWriteItem), a PATCH and the delete of that draft; a create again, its
- *   finalize and void; a third create, its finalize and pay. Units of each, split into the reads, the
- *   draft's transaction and each batch's (its entries, its invoiced totals items, the invoice),
- *   and wall time (one run each: a create of 2,000 entries is 23 transactions);
+ *   finalize and void; a third create, its finalize, then its payments (decision 0030): a record of
+ *   part of the balance, a second of the rest (paid), the delete of the first (open again) and pay.
+ *   Units of each, split into the reads, the draft's transaction and each batch's (its entries, its
+ *   invoiced totals items, the invoice), and wall time (one run each: a create of 2,000 entries is
+ *   23 transactions);
+ * - an invoice of 50 items and two taxes, no period: its create and retrieve;
  * - list pages of two workspaces of 10 and of 1,000 invoices (copies of one sealed invoice under
- *   fresh ids), walked as section 5 walks the other lists: the same units at any size and depth.
+ *   fresh ids), walked as section 5 walks the other lists: the same units at any size and depth;
+ *   and of an invoice's payments, with 10 and with 100 of them (recorded through the handler).
  * - fees (decision 0029): a create of a client's month with 1, 10 and 50 fee-billed projects (monthly
  *   Retainer, then CreditBased), 3 entries each; then a Retainer project with 1 and with 100 past
  *   invoices (created then finalized through the handler) and the create of the next month, whose
@@ -25,16 +29,37 @@ import { DATA_ATTRIBUTE, TABLE } from '../../shared/data/table.ts';
 import { newId } from '../../shared/core/ids.ts';
 import { client, counterOf, invoice, project as projectResource, timeEntry } from '../../shared/model/resources.ts';
 import { COUNTED_ATTRIBUTE } from '../../shared/totals/totals.ts';
-import { invoke, invokeOk, type Caller, type Request } from './lib/invoke.ts';
+import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
+import { handlerOf, invoke, invokeOk, type Caller, type Request } from './lib/invoke.ts';
 import { isWriteCommand, observe, unitsOf, type ObservedCall } from './lib/sdk-hooks.ts';
 import { idOf, itemsOf, walk, writeItems, type ListVariant, type ScalingResult, type ScaleWorkspace } from './scaling.ts';
-import { clientBody, invoiceBody, itemSize, projectBody } from './scenarios.ts';
+import { clientBody, invoiceBody, itemSize, paymentBody, paymentTerms, projectBody } from './scenarios.ts';
 import { transactionCharges } from './units.ts';
 
 export const INVOICE_SIZES = [100, 2000] as const;
 export const INVOICE_LIST_SIZES = [10, 1000] as const;
 /** Limits of the pages compared: at both, page 1 of the 10-invoice workspace is full and has more after it (it reads limit + 1 items). */
 export const INVOICE_LIST_LIMITS = [1, 5] as const;
+/** An invoice's payments listed (each recorded through the handler), and the limits of the pages compared: at both, page 1 of the 10 is full and has more after it. */
+export const PAYMENT_LIST_SIZES = [10, 100] as const;
+export const PAYMENT_LIST_LIMITS = [1, 5] as const;
+/** The lifecycle's first payment: part of the balance (the invoice of 100 entries is 7,125.00). */
+export const PART_PAYMENT = '1000.00';
+/** The lifecycle's payment operations, after the third create's finalize (table 10a's labels). */
+export const PAYMENT_STEPS = {
+  part: 'record a payment (part of the balance)',
+  rest: 'record a payment (the rest: paid)',
+  delete: 'delete a payment (the first: open again)',
+  pay: 'pay (the balance: paid)',
+} as const;
+/** The invoice of items alone (no period): its items (LIMITS.invoiceItems, the most a create takes) and its two taxes. */
+export const ITEM_INVOICE = {
+  items: 50,
+  taxes: [
+    { name: 'TPS', rate: 5 },
+    { name: 'TVQ', rate: 9.975 },
+  ],
+} as const;
 /** Per entry, per batch and constant, as decision 0023 bounds a create (its "Units"). */
 export const CREATE_BOUND = { perEntry: 6, invoicePerKb: 5, perTotalsItem: 2, draftBase: 9, planPerKb: 2 } as const;
 
@@ -130,6 +155,12 @@ export interface InvoiceBenchResult {
   fees?: FeeCreate[];
   /** How long the fees' part took, workspaces included (seconds). */
   feesSeconds?: number;
+  /** The invoice of ITEM_INVOICE's items and taxes, no period: its create, then its retrieve (absent in results written before payments). */
+  items?: InvoiceOperation[];
+  /** Pages of an invoice's payments, at PAYMENT_LIST_SIZES payments (absent in results written before payments). */
+  paymentLists?: ScalingResult[];
+  /** The invoices of paymentLists: their payments recorded through the handler (seconds). */
+  paymentListWorkspaces?: { size: number; writeSeconds: number }[];
 }
 
 /** The requests' DynamoDB deadline as deployed (read before any run lifts it). */
@@ -220,7 +251,7 @@ function transactionsOf(calls: readonly ObservedCall[], before: Snapshot, after:
   return [...byKind.values()];
 }
 
-async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader, kindOf?: TransactionKind): Promise<{ op: InvoiceOperation; id: string }> {
+async function measure(repoRoot: string, caller: Caller, label: string, entries: number, request: Request, db: Reader, kindOf?: TransactionKind): Promise<{ op: InvoiceOperation; id: string; body: any }> {
   const before = await db.snapshot();
   const t0 = performance.now();
   const { result, calls } = await observe(() => invoke(repoRoot, caller, request));
@@ -234,11 +265,14 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
   const commands: Record<string, number> = {};
   for (const c of calls) commands[c.command.replace(/Command$/, '')] = (commands[c.command.replace(/Command$/, '')] ?? 0) + 1;
   const id = String((result.body as { id: string }).id ?? request.id);
+  // The invoice the request names (a payment's route names it as its parent), or the one it made.
+  const invoiceId = request.id ?? id;
   const draft = create ? calls.find((c) => c.command === 'TransactWriteItemsCommand') : undefined;
   const entryBytes = Math.max(0, ...[...after.values()].filter((item) => String(item.SK).startsWith(`${timeEntry.type}#`)).map(itemSize));
   const plan = draft && (draft.input.TransactItems as Part[]).map((p) => p.Put?.Item).find((item) => item && String(item.PK).endsWith('#INVOICE_ENTRIES'));
   return {
     id,
+    body: result.body,
     op: {
       label,
       entries,
@@ -252,7 +286,7 @@ async function measure(repoRoot: string, caller: Caller, label: string, entries:
       reads: readsOf(calls),
       awsReadUnits: units.read + calls.filter((c) => c.command === 'QueryCommand' && unitsOf([c]).read === 0).reduce((n, c) => n + (c.input.ConsistentRead ? 1 : 0.5), 0),
       transactions,
-      invoiceBytes: itemSize(after.get(keyString(keys.item(caller.workspaceId, invoice.type, id))) ?? {}),
+      invoiceBytes: itemSize(after.get(keyString(keys.item(caller.workspaceId, invoice.type, invoiceId))) ?? {}),
       ...(plan ? { planBytes: itemSize(plan) } : {}),
       ...(entryBytes > 0 ? { entryBytes } : {}),
     },
@@ -293,18 +327,24 @@ function readsOf(calls: readonly ObservedCall[]): Record<string, { calls: number
   return reads;
 }
 
+/** Decision 0023's bound of a create's write units: 6 per entry + (5S + 2t) per batch + 9 + 2 per plan KB (S the invoice's KB, at its final size). */
+export function createBound(op: InvoiceOperation): number {
+  const batches = op.transactions.find((t) => t.kind === 'batch') ?? { count: 0, entries: 0, totalsItems: 0 };
+  return (
+    CREATE_BOUND.perEntry * batches.entries +
+    batches.count * CREATE_BOUND.invoicePerKb * kbOf(op.invoiceBytes) +
+    CREATE_BOUND.perTotalsItem * batches.totalsItems +
+    CREATE_BOUND.draftBase +
+    CREATE_BOUND.planPerKb * kbOf(op.planBytes ?? 0)
+  );
+}
+
 /** A create split per entry, per batch and constant, from its transactions' shares (decision 0023's terms). */
 export function splitCreate(op: InvoiceOperation): CreateSplit {
   const batches = op.transactions.find((t) => t.kind === 'batch')!;
   const draft = op.transactions.find((t) => t.kind === 'draft')!;
   const entries = batches.entries;
-  const s = kbOf(op.invoiceBytes);
-  const bound =
-    CREATE_BOUND.perEntry * entries +
-    batches.count * CREATE_BOUND.invoicePerKb * s +
-    CREATE_BOUND.perTotalsItem * batches.totalsItems +
-    CREATE_BOUND.draftBase +
-    CREATE_BOUND.planPerKb * kbOf(op.planBytes ?? 0);
+  const bound = createBound(op);
   return {
     entries,
     batches: batches.count,
@@ -398,9 +438,16 @@ async function lifecycle(repoRoot: string, count: number, endpoint: string, tabl
     await run('void', { operation: 'voidInvoice', id: first });
     const second = await run('create again (the time the void released)', { operation: 'createInvoice', body: invoiceBody(clientId) });
     await run('finalize', { operation: 'finalizeInvoice', id: second });
-    await run('pay', { operation: 'payInvoice', id: second });
+    const part = await run(PAYMENT_STEPS.part, { operation: 'createPayment', id: second, body: paymentBody(PART_PAYMENT) });
+    const rest = String((await invokeOk(repoRoot, caller, { operation: 'retrieveInvoice', id: second })).body.amount_due);
+    await run(PAYMENT_STEPS.rest, { operation: 'createPayment', id: second, body: paymentBody(rest) });
+    await run(PAYMENT_STEPS.delete, { operation: 'deletePayment', id: second, childId: part });
+    await run(PAYMENT_STEPS.pay, { operation: 'payInvoice', id: second, body: paymentTerms() });
     const reply = await invokeOk(repoRoot, caller, { operation: 'retrieveInvoice', id: second });
     if (reply.body.time_entry_count !== count) throw new Error(`invoices: the second invoice holds ${String(reply.body.time_entry_count)} entries, not ${count}`);
+    if (reply.body.status !== 'paid' || reply.body.amount_paid !== reply.body.total) {
+      throw new Error(`invoices: the paid invoice is ${String(reply.body.status)}, ${String(reply.body.amount_paid)} paid of ${String(reply.body.total)}`);
+    }
     log(`invoices: ${count.toLocaleString('en-US')} entries: ${ops.map((o) => `${o.label.split(' ')[0]} ${(o.ms / 1000).toFixed(1)} s`).join(', ')}`);
     return ops;
   } finally {
@@ -436,6 +483,58 @@ async function listWorkspace(repoRoot: string, size: number, endpoint: string, t
   } finally {
     db.destroy();
   }
+}
+
+// ---- Items and payments (decision 0030)
+
+/** The n-th item of the invoice of items (descriptions of one length; every tenth not taxable). */
+const itemOf = (n: number) => ({
+  description: `Item ${String(n + 1).padStart(2, '0')}: design, build and review of one page of the site`,
+  quantity: 1.5,
+  unit_price: 95,
+  ...(n % 10 === 9 ? { taxable: false } : {}),
+});
+
+/** A client's invoice of ITEM_INVOICE's items and taxes, no period: its create, then its retrieve. */
+async function itemInvoice(repoRoot: string, endpoint: string, tableName: string, log: (line: string) => void): Promise<InvoiceOperation[]> {
+  const caller: Caller = { workspaceId: `bench-invoice-items-${Date.now()}`, apiClientId: 'bench-invoices' };
+  const clientId = String((await invokeOk(repoRoot, caller, { operation: 'createClient', body: clientBody(1) })).body.id);
+  const db = reader(endpoint, tableName, caller.workspaceId);
+  try {
+    const body = { client_id: clientId, items: Array.from({ length: ITEM_INVOICE.items }, (_, n) => itemOf(n)), taxes: ITEM_INVOICE.taxes, timezone: 'UTC', memo: 'Thank you for your business' };
+    const created = await measure(repoRoot, caller, `create: ${ITEM_INVOICE.items} items, ${ITEM_INVOICE.taxes.length} taxes, no period`, 0, { operation: 'createInvoice', body }, db);
+    const retrieved = await measure(repoRoot, caller, 'retrieve', 0, { operation: 'retrieveInvoice', id: created.id }, db);
+    const lines = (retrieved.body as { lines: { kind: string }[] }).lines.filter((line) => line.kind === 'item');
+    const taxes = (retrieved.body as { taxes: unknown[] }).taxes;
+    if (lines.length !== ITEM_INVOICE.items || taxes.length !== ITEM_INVOICE.taxes.length) throw new Error(`invoices: the invoice of items holds ${lines.length} items and ${taxes.length} taxes`);
+    const ops = [created.op, retrieved.op];
+    log(`invoices: ${ITEM_INVOICE.items} items (${created.op.invoiceBytes} bytes): ${ops.map((o) => `${o.label.split(':')[0]} ${o.readUnits} RCU / ${o.writeUnits} WCU, ${o.ms.toFixed(0)} ms`).join('; ')}`);
+    return ops;
+  } finally {
+    db.destroy();
+  }
+}
+
+export const PAYMENT_LIST_VARIANTS: readonly ListVariant[] = [{ key: "an invoice's payments (GSI2)", operation: 'listPayments', id: (ws) => ws.invoiceId!, query: () => ({}) }];
+
+/**
+ * An open invoice of one item with `size` payments, recorded one after another through the
+ * createPayment handler (each the payment's Put and the invoice's update, as any record): the
+ * items, index keys and invoice are exactly the domain's. Workspace ids, ids and amounts of one
+ * length, so both invoices' payments are of one size.
+ */
+async function paymentListWorkspace(repoRoot: string, size: number): Promise<ScaleWorkspace> {
+  const caller: Caller = { workspaceId: `bench-payment-list-${String(size).padStart(5, '0')}-${Date.now()}`, apiClientId: 'bench-invoices' };
+  const clientId = String((await invokeOk(repoRoot, caller, { operation: 'createClient', body: clientBody(1) })).body.id);
+  const made = await invokeOk(repoRoot, caller, { operation: 'createInvoice', body: { client_id: clientId, items: [{ description: 'Annual support', quantity: 1, unit_price: 1000 }] } });
+  const invoiceId = String(made.body.id);
+  await invokeOk(repoRoot, caller, { operation: 'finalizeInvoice', id: invoiceId });
+  const started = performance.now();
+  for (let n = 0; n < size; n++) await invokeOk(repoRoot, caller, { operation: 'createPayment', id: invoiceId, body: paymentBody('1.00') });
+  const writeSeconds = (performance.now() - started) / 1000;
+  const reply = await invokeOk(repoRoot, caller, { operation: 'retrieveInvoice', id: invoiceId });
+  if (reply.body.amount_paid !== `${size}.00`) throw new Error(`invoices: ${size} payments of 1.00 left ${String(reply.body.amount_paid)} paid`);
+  return { size, caller, clientId, projectId: '', invoiceId, writeSeconds };
 }
 
 // ---- Fees (decision 0029): a create's units with fee-billed projects, and with a project's past invoices
@@ -568,13 +667,18 @@ export async function runFeeBench(repoRoot: string, endpoint: string, tableName:
   return fees;
 }
 
+/** The handlers section 10 measures, loaded before the first measured run (its time is the request's, not the module's import). */
+const MEASURED_OPERATIONS: readonly Operation[] = ['createInvoice', 'updateInvoice', 'deleteInvoice', 'finalizeInvoice', 'voidInvoice', 'payInvoice', 'retrieveInvoice', 'createPayment', 'deletePayment'];
+
 export async function runInvoiceBench(repoRoot: string, endpoint: string, tableName: string, repeats: number, log: (line: string) => void): Promise<InvoiceBenchResult> {
+  for (const operation of MEASURED_OPERATIONS) await handlerOf(repoRoot, routeByOperation(operation));
   const operations: InvoiceOperation[] = [];
   for (const count of INVOICE_SIZES) {
-    log(`invoices: a month of ${count.toLocaleString('en-US')} time entries: created, changed, deleted; created, finalized, voided; created, finalized, paid`);
+    log(`invoices: a month of ${count.toLocaleString('en-US')} time entries: created, changed, deleted; created, finalized, voided; created, finalized, paid in part, in full, reopened, paid`);
     operations.push(...(await withoutDeadline(() => lifecycle(repoRoot, count, endpoint, tableName, log))));
   }
   const creates = operations.filter((o) => o.label === 'create').map(splitCreate);
+  const items = await itemInvoice(repoRoot, endpoint, tableName, log);
   const workspaces: ScaleWorkspace[] = [];
   for (const size of INVOICE_LIST_SIZES) workspaces.push(await listWorkspace(repoRoot, size, endpoint, tableName));
   log(`invoices: list workspaces of ${INVOICE_LIST_SIZES.join(' and ')} invoices written`);
@@ -586,8 +690,28 @@ export async function runInvoiceBench(repoRoot: string, endpoint: string, tableN
       for (const limit of INVOICE_LIST_LIMITS) lists.push(await walk(repoRoot, ws, variant, limit, [1, 10, 100], repeats));
     }
   }
+  const paymentWorkspaces: ScaleWorkspace[] = [];
+  for (const size of PAYMENT_LIST_SIZES) paymentWorkspaces.push(await paymentListWorkspace(repoRoot, size));
+  log(`invoices: invoices of ${PAYMENT_LIST_SIZES.join(' and ')} payments recorded (${paymentWorkspaces.map((w) => `${w.writeSeconds.toFixed(1)} s`).join(', ')})`);
+  await walk(repoRoot, paymentWorkspaces[0]!, PAYMENT_LIST_VARIANTS[0]!, 25, [1], 1);
+  const paymentLists: ScalingResult[] = [];
+  for (const variant of PAYMENT_LIST_VARIANTS) {
+    for (const ws of paymentWorkspaces) {
+      for (const limit of PAYMENT_LIST_LIMITS) paymentLists.push(await walk(repoRoot, ws, variant, limit, [1, 10, 100], repeats));
+    }
+  }
   const feesStarted = performance.now();
   const fees = await withoutDeadline(() => runFeeBench(repoRoot, endpoint, tableName, log));
   const feesSeconds = (performance.now() - feesStarted) / 1000;
-  return { operations, creates, lists, listWorkspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })), fees, feesSeconds };
+  return {
+    operations,
+    creates,
+    lists,
+    listWorkspaces: workspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })),
+    fees,
+    feesSeconds,
+    items,
+    paymentLists,
+    paymentListWorkspaces: paymentWorkspaces.map((w) => ({ size: w.size, writeSeconds: w.writeSeconds })),
+  };
 }

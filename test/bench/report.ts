@@ -11,7 +11,21 @@ import type { ScalingResult } from './scaling.ts';
 import { fmt, fmtRatio, kb, mdTable, median, textTable } from './lib/stats.ts';
 import { P99_TOLERANCE, fairnessMet, type FairnessResult } from './fairness.ts';
 import type { LoadRun } from './throughput.ts';
-import { CREATE_BOUND, FEE_ENTRIES_PER_PROJECT, INVOICE_LIST_SIZES, REQUEST_DEADLINE_MS, type FeeCreate, type InvoiceBenchResult } from './invoices.ts';
+import {
+  CREATE_BOUND,
+  FEE_ENTRIES_PER_PROJECT,
+  INVOICE_LIST_SIZES,
+  ITEM_INVOICE,
+  PART_PAYMENT,
+  PAYMENT_LIST_LIMITS,
+  PAYMENT_LIST_SIZES,
+  PAYMENT_STEPS,
+  REQUEST_DEADLINE_MS,
+  createBound,
+  type FeeCreate,
+  type InvoiceBenchResult,
+  type InvoiceOperation,
+} from './invoices.ts';
 
 /** The cold-start row that runs the same bundle on both sides: the machine's noise, not a function. */
 export const NOISE_CHECK = 'noise check: a floor against itself';
@@ -263,16 +277,10 @@ function invoiceTargets(inv: InvoiceBenchResult): Target[] {
     late.length === 0
       ? ''
       : `. Over DynamoDB Local, at ${[...new Set(late.map((o) => o.entries.toLocaleString('en-US')))].join(' and ')} entries: ${late.map((o) => `${o.label.split(' ')[0]} ${fmt(o.ms / 1000, 1)} s`).join(', ')}: past the requests' ${REQUEST_DEADLINE_MS / 1000} s DynamoDB deadline (lifted here), where the API answers 503 part-way and the work is resumed`;
-  const problems: string[] = [];
-  for (const limit of new Set(inv.lists.map((l) => l.limit))) {
-    for (const variant of new Set(inv.lists.map((l) => l.variant))) {
-      const runs = inv.lists.filter((l) => l.variant === variant && l.limit === limit);
-      const measured = runs.flatMap((l) => l.points.filter((p) => p.units !== undefined).map((p) => ({ at: `${l.size}/p${p.page}`, units: p.units! })));
-      if (new Set(measured.map((m) => m.units)).size > 1) problems.push(`${variant}, limit ${limit}: ${measured.map((m) => `${m.at}=${m.units}`).join(' ')}`);
-    }
-  }
+  const problems = unflat(inv.lists);
   return [
     ...feeTargets(inv),
+    ...paymentTargets(inv),
     {
       id: 'invoice-create',
       target:
@@ -293,6 +301,36 @@ function invoiceTargets(inv: InvoiceBenchResult): Target[] {
       target: `invoice list pages cost the same with ${INVOICE_LIST_SIZES.map((n) => n.toLocaleString('en-US')).join(' and ')} invoices, at pages 1, 10 and 100, with and without client_id and status`,
       met: problems.length === 0,
       result: problems.length === 0 ? `all ${new Set(inv.lists.map((l) => l.variant)).size} lists flat at limits ${[...new Set(inv.lists.map((l) => l.limit))].join(' and ')}` : `not flat: ${problems.join('; ')}`,
+    },
+  ];
+}
+
+/** The lists whose pages at one limit cost different units (at any size or page): `variant, limit L: size/pN=units ...`. */
+function unflat(lists: readonly ScalingResult[]): string[] {
+  const problems: string[] = [];
+  for (const limit of new Set(lists.map((l) => l.limit))) {
+    for (const variant of new Set(lists.map((l) => l.variant))) {
+      const runs = lists.filter((l) => l.variant === variant && l.limit === limit);
+      const measured = runs.flatMap((l) => l.points.filter((p) => p.units !== undefined).map((p) => ({ at: `${l.size}/p${p.page}`, units: p.units! })));
+      if (new Set(measured.map((m) => m.units)).size > 1) problems.push(`${variant}, limit ${limit}: ${measured.map((m) => `${m.at}=${m.units}`).join(' ')}`);
+    }
+  }
+  return problems;
+}
+
+/** Section 10's payments (decision 0030): an invoice's payment list pages flat. */
+function paymentTargets(inv: InvoiceBenchResult): Target[] {
+  const lists = inv.paymentLists ?? [];
+  if (lists.length === 0) return [];
+  const problems = unflat(lists);
+  const limits = [...new Set(lists.map((l) => l.limit))];
+  const unitsAt = (limit: number) => [...new Set(lists.filter((l) => l.limit === limit).flatMap((l) => l.points.flatMap((p) => (p.units === undefined ? [] : [p.units]))))];
+  return [
+    {
+      id: 'payment-lists',
+      target: `an invoice's payment list pages cost the same with ${PAYMENT_LIST_SIZES.join(' and ')} payments, at pages 1, 10 and 100`,
+      met: problems.length === 0,
+      result: problems.length === 0 ? `flat: ${limits.map((l) => `${unitsAt(l).map(units).join(', ')} RCU a page at limit ${l}`).join(', ')}` : `not flat: ${problems.join('; ')}`,
     },
   ];
 }
@@ -622,14 +660,60 @@ function invoiceTables(inv: InvoiceBenchResult | undefined): Table[] {
       ]),
     },
     ...feeTable(inv),
+    ...itemTable(inv),
+    ...paymentListTable(inv),
     {
       title: '10c. Invoice list pages: units and latency (median) at pages 1, 10 and 100',
       header: ['list', 'invoices', 'limit', 'page 1', 'page 10', 'page 100', 'floor (items read)', 'latency p1'],
-      rows: inv.lists.map((l) => {
-        const at = (page: number) => l.points.find((p) => p.page === page);
-        const cell = (page: number) => (at(page)?.units === undefined ? '–' : units(at(page)!.units));
-        return [l.variant, l.size.toLocaleString('en-US'), String(l.limit), cell(1), cell(10), cell(100), units(at(1)?.floor), ms(at(1)?.latencyMs)];
-      }),
+      rows: listRows(inv.lists),
+    },
+  ];
+}
+
+/** A list's pages at 1, 10 and 100 (units, the floor of what page 1 read, its latency). */
+function listRows(lists: readonly ScalingResult[]): string[][] {
+  return lists.map((l) => {
+    const at = (page: number) => l.points.find((p) => p.page === page);
+    const cell = (page: number) => (at(page)?.units === undefined ? '–' : units(at(page)!.units));
+    return [l.variant, l.size.toLocaleString('en-US'), String(l.limit), cell(1), cell(10), cell(100), units(at(1)?.floor), ms(at(1)?.latencyMs)];
+  });
+}
+
+/** The write units of an operation's transactions, by kind: `draft 1 (3) 44; batch 1 (1) 44`. */
+const transactionsCell = (o: InvoiceOperation) => (o.transactions.length === 0 ? '–' : o.transactions.map((t) => `${t.kind} ${t.count} (${t.items}) ${units(t.units.total)}`).join('; '));
+
+/** Section 10e: the invoice of items (no period): its create and retrieve. */
+function itemTable(inv: InvoiceBenchResult): Table[] {
+  const ops = inv.items ?? [];
+  if (ops.length === 0) return [];
+  return [
+    {
+      title: `10e. An invoice of ${ITEM_INVOICE.items} items and ${ITEM_INVOICE.taxes.length} taxes, no period: its create, then its retrieve (one run each, in process; write units at AWS's documented rules from the items written)`,
+      header: ['operation', 'time', 'read units', 'write units', "DynamoDB Local's write units", 'transactions: kind count (items) write units', 'index items', 'invoice bytes', 'calls'],
+      rows: ops.map((o) => [
+        o.label,
+        ms(o.ms, 0),
+        units(o.readUnits),
+        units(o.writeUnits),
+        units(o.localWriteUnits),
+        transactionsCell(o),
+        String(o.transactions.reduce((n, t) => n + t.indexItems, 0)),
+        String(o.invoiceBytes),
+        Object.entries(o.commands).map(([c, n]) => `${c} ${n}`).join(', '),
+      ]),
+    },
+  ];
+}
+
+/** Section 10f: pages of an invoice's payments. */
+function paymentListTable(inv: InvoiceBenchResult): Table[] {
+  const lists = inv.paymentLists ?? [];
+  if (lists.length === 0) return [];
+  return [
+    {
+      title: "10f. An invoice's payment list pages: units and latency (median) at pages 1, 10 and 100",
+      header: ['list', 'payments', 'limit', 'page 1', 'page 10', 'page 100', 'floor (items read)', 'latency p1'],
+      rows: listRows(lists),
     },
   ];
 }
@@ -900,7 +984,65 @@ List workspaces: ${ws.map((w) => `${w.size.toLocaleString('en-US')} invoices of 
 ${table('10c.')}
 ${verdict('invoice-lists')}
 ${r.invoices!.fees?.length ? `
-${feeSection(r.invoices!, table, verdict)}` : ''}
+${feeSection(r.invoices!, table, verdict)}` : ''}${r.invoices!.items?.length || r.invoices!.paymentLists?.length ? `
+${paymentSection(r.invoices!, table, verdict)}` : ''}
+`;
+}
+
+/** Section 10's payments and items (decision 0030): a payment's record and delete, an invoice of 50 items, payment list pages. */
+function paymentSection(inv: InvoiceBenchResult, table: (key: string) => string, verdict: (id: string) => string): string {
+  const cost = (o: InvoiceOperation) => `${units(o.readUnits)} RCU + ${units(o.writeUnits)} WCU`;
+  const sizes = [...new Set(inv.operations.map((o) => o.entries))];
+  /** A payment step's units, once if the same at every lifecycle size, else at each. */
+  const step = (label: string) => {
+    const runs = inv.operations.filter((o) => o.label === label);
+    if (runs.length === 0) return 'not measured';
+    const costs = [...new Set(runs.map(cost))];
+    return costs.length === 1 ? `**${costs[0]}**` : runs.map((o) => `**${cost(o)}** at ${o.entries.toLocaleString('en-US')} entries`).join(', ');
+  };
+  const labels: readonly string[] = Object.values(PAYMENT_STEPS);
+  const paid = inv.operations.filter((o) => labels.includes(o.label));
+  const bytes = paid.map((o) => o.invoiceBytes);
+  const [create, retrieve] = inv.items ?? [];
+  const ws = inv.paymentListWorkspaces ?? [];
+  const items =
+    create && retrieve
+      ? (() => {
+          const bound = createBound(create);
+          const draft = create.transactions.find((t) => t.kind === 'draft');
+          const over = create.writeUnits > bound + 1e-9;
+          return (
+            `An invoice of ${ITEM_INVOICE.items} items and ${ITEM_INVOICE.taxes.length} taxes (${ITEM_INVOICE.taxes.map((t) => `${t.name} ${t.rate} %`).join(', ')}), no period, ` +
+            `an invoice item of ${create.invoiceBytes.toLocaleString('en-US')} bytes (table 10e): its create **${cost(create)}** in ${ms(create.ms, 0)} ` +
+            `(reads: ${Object.entries(create.reads ?? {}).map(([what, x]) => `${what} ${x.calls === 1 ? 'once' : `${x.calls} times`}, ${units(x.units)} RCU`).join('; ')}; ` +
+            `writes: ${create.transactions.map((t) => `the ${t.kind === 'draft' ? "draft's transaction" : `${t.kind}'s`} (${t.items} ${t.items === 1 ? 'item' : 'items'}) ${units(t.units.total)} WCU`).join(', ')}), ` +
+            `${over ? 'over' : 'within'} decision 0023's bound at no entries, ${units(bound)} WCU` +
+            (over && draft
+              ? ` (the bound's constant, ${CREATE_BOUND.draftBase} + ${CREATE_BOUND.planPerKb} per plan KB, is the draft of a 1 KB invoice; this draft writes the whole ${kb(create.invoiceBytes)} invoice and its index items, ${units(draft.units.total)} WCU, before the batch that seals it writes it again)`
+              : '') +
+            `; its retrieve **${cost(retrieve)}** in ${ms(retrieve.ms, 0)} (a strongly consistent GetItem of ${kb(retrieve.invoiceBytes)}: 1 RCU per 4 KB). ` +
+            `Both well within the requests' ${REQUEST_DEADLINE_MS / 1000} s DynamoDB deadline.`
+          );
+        })()
+      : '';
+  return `### Payments and items
+
+Payments (decision 0030), in table 10a after the third create's finalize: a record of part of the balance
+(${PART_PAYMENT}), a second of the rest (the invoice paid), the delete of the first (open again), and pay (one
+payment of the balance: paid again). Each is one read of what it changes and one transaction (the payment's
+Put or Delete with its index item, a delete's deletion record, the invoice's update and its three index items,
+2 each for GSI1 and GSI5 when its status moves), on an invoice of ${bytes.length ? `${kb(Math.min(...bytes))} to ${kb(Math.max(...bytes))}` : '–'}, at
+${sizes.map((n) => n.toLocaleString('en-US')).join(' and ')} entries: a record of part ${step(PAYMENT_STEPS.part)}, of the rest ${step(PAYMENT_STEPS.rest)},
+the delete ${step(PAYMENT_STEPS.delete)}, pay ${step(PAYMENT_STEPS.pay)} (write units at AWS's documented rules; DynamoDB Local's in the table).
+
+${items}
+
+${table('10e.')}
+Payment lists: ${ws.map((w) => `an invoice of one item with ${w.size} payments (recorded through the handler in ${fmt(w.writeSeconds, 1)} s)`).join('; ')}, walked at
+limits ${PAYMENT_LIST_LIMITS.join(' and ')} (page 1 of the ${Math.min(...PAYMENT_LIST_SIZES)} full, with more after it).
+
+${table('10f.')}
+${verdict('payment-lists')}
 `;
 }
 

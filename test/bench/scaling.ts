@@ -25,6 +25,8 @@ export interface ScaleWorkspace {
   clientId: string;
   projectId: string;
   writeSeconds: number;
+  /** The invoice whose payments a payment list walks (section 10). */
+  invoiceId?: string;
 }
 
 const pad = (n: number) => String(n).padStart(5, '0');
@@ -111,6 +113,8 @@ export interface ListVariant {
   key: string;
   operation: Operation;
   query: (ws: ScaleWorkspace) => Record<string, string>;
+  /** The path's `{id}`: a nested list's parent (an invoice's payments). */
+  id?: (ws: ScaleWorkspace) => string;
   /** Filtered by search: its cost grows with what it passes over. */
   search?: boolean;
 }
@@ -160,7 +164,11 @@ export async function walk(repoRoot: string, ws: ScaleWorkspace, variant: ListVa
   const last = Math.max(...pages);
   let cursor: string | undefined;
   for (let page = 1; page <= last; page++) {
-    const request: Request = { operation: variant.operation, query: { ...variant.query(ws), limit: String(limit), ...(cursor ? { cursor } : {}) } };
+    const request: Request = {
+      operation: variant.operation,
+      ...(variant.id ? { id: variant.id(ws) } : {}),
+      query: { ...variant.query(ws), limit: String(limit), ...(cursor ? { cursor } : {}) },
+    };
     let body: { data: unknown[]; has_more: boolean; next_cursor: string | null };
     if (pages.includes(page)) {
       const times: number[] = [];

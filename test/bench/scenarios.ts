@@ -103,8 +103,8 @@ export const entryBody = (n: number, target: { project_id?: string; client_id?: 
   description: 'Design review with the client',
 });
 
-const create = async (fx: Fixture, operation: Operation, body: unknown): Promise<string> =>
-  (await invokeOk(fx.repoRoot, fx.caller, { operation, body })).body.id as string;
+const create = async (fx: Fixture, operation: Operation, body: unknown, id?: string): Promise<string> =>
+  (await invokeOk(fx.repoRoot, fx.caller, { operation, body, ...(id === undefined ? {} : { id }) })).body.id as string;
 
 const freshClient = (fx: Fixture, overrides: Record<string, unknown> = {}) => create(fx, 'createClient', clientBody(next(), overrides));
 const freshProject = (fx: Fixture, overrides: Record<string, unknown> = {}) =>
@@ -155,6 +155,26 @@ function fixtureDraft(fx: Fixture) {
 }
 const fixtureInvoice = async (fx: Fixture) => (await fixtureDraft(fx)).id;
 const fixtureInvoiceClient = async (fx: Fixture) => (await fixtureDraft(fx)).clientId;
+
+/** A payment of part of an invoice's balance (freshInvoice's total is at least 60.00): paid now, by bank transfer. */
+export const paymentBody = (amount = '1.00') => ({ amount, ...paymentTerms() });
+/** A payment's terms beside its amount (a pay's body). */
+export const paymentTerms = () => ({ method: 'bank_transfer', reference: 'Bench transfer' });
+
+/** One open invoice of the fixture's workspace with 3 payments, made on first use. */
+const fixturePaymentSets = new WeakMap<Fixture, Promise<{ invoiceId: string; paymentIds: string[] }>>();
+function fixturePayments(fx: Fixture) {
+  let made = fixturePaymentSets.get(fx);
+  if (!made) {
+    made = freshInvoice(fx, 'open').then(async (invoiceId) => {
+      const paymentIds: string[] = [];
+      for (let i = 0; i < 3; i++) paymentIds.push(await create(fx, 'createPayment', paymentBody(), invoiceId));
+      return { invoiceId, paymentIds };
+    });
+    fixturePaymentSets.set(fx, made);
+  }
+  return made;
+}
 
 /** The n-th `<object>.created` event of a bench workspace, as the stream consumer would draft it. */
 export const eventDraft = (workspaceId: string, object: 'client' | 'project' | 'time_entry', n: number): EventDraft => {
@@ -619,6 +639,70 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'list invoices of a client by status (GSI5), limit 25',
     prepare: async (fx) => ({ operation: 'listInvoices', query: { limit: '25', client_id: await fixtureInvoiceClient(fx), status: 'draft' } }),
     floor: items(`${DOC}: list via a GSI`),
+  },
+  // ---- an invoice's payments (decision 0030; section 10 measures a record, a delete and a page at 10 and 100 payments)
+  {
+    key: 'createPayment',
+    operation: 'createPayment',
+    unitsInSection10: true,
+    label: 'record a payment (part of the balance)',
+    primary: true,
+    prepare: async (fx) => ({ operation: 'createPayment', id: await freshInvoice(fx, 'open'), body: paymentBody() }),
+    // The invoice read; one transaction: the payment's Put 2 + GSI2 1, the invoice's Update 2 per KB (S = 2: an invoice
+    // of one entry is about 1.2 KB) + GSI1, GSI2, GSI5 1 each (its status unchanged).
+    floor: fixed(1, 10, '', '', `${DOC} (record a payment, S = 2)`),
+  },
+  {
+    key: 'retrievePayment',
+    operation: 'retrievePayment',
+    label: 'retrieve payment',
+    primary: true,
+    prepare: async (fx) => {
+      const { invoiceId, paymentIds } = await fixturePayments(fx);
+      return { operation: 'retrievePayment', id: invoiceId, childId: paymentIds[0]! };
+    },
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'deletePayment',
+    operation: 'deletePayment',
+    unitsInSection10: true,
+    label: 'delete payment',
+    primary: true,
+    prepare: async (fx) => {
+      const id = await freshInvoice(fx, 'open');
+      return { operation: 'deletePayment', id, childId: await create(fx, 'createPayment', paymentBody(), id) };
+    },
+    // The payment and the invoice read; one transaction: its Delete 2 + GSI2 1, its deletion record 2, the invoice's
+    // Update as a record's (S = 2, its status unchanged: 7).
+    floor: fixed(2, 12, '', '', `${DOC} (delete a payment, S = 2)`),
+  },
+  {
+    key: 'listPayments',
+    operation: 'listPayments',
+    label: "list an invoice's payments (GSI2), limit 25",
+    primary: true,
+    prepare: async (fx) => ({ operation: 'listPayments', id: (await fixturePayments(fx)).invoiceId, query: { limit: '25' } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  // ---- the business profile (one per workspace; decision 0030's default_taxes)
+  {
+    key: 'retrieveBusinessProfile',
+    operation: 'retrieveBusinessProfile',
+    label: 'retrieve the business profile',
+    primary: true,
+    prepare: async () => ({ operation: 'retrieveBusinessProfile' }),
+    floor: fixed(1, 0, 'retrieve (any)', '1 RCU'),
+  },
+  {
+    key: 'updateBusinessProfile',
+    operation: 'updateBusinessProfile',
+    label: "update the business profile's name",
+    primary: true,
+    // A workspace of its own each time: the change is conditional on the version its request reads.
+    prepare: async (fx) => ({ operation: 'updateBusinessProfile', body: { company_name: `Studio ${next()}` }, caller: ownWorkspace(fx).caller }),
+    // The read (none stored yet: its first change); its Put on condition that it is absent, under 1 KB: 2 in a transaction.
+    floor: fixed(1, 2, '', '', `${DOC} (change the business profile)`),
   },
   // ---- the event feed
   {

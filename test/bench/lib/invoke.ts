@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { SCOPES, routeByOperation, type Operation, type Route } from '../../../shared/api/routes.ts';
+import { CHILD_ID, SCOPES, routeByOperation, type Operation, type Route } from '../../../shared/api/routes.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
 
@@ -20,6 +20,8 @@ export interface Caller {
 export interface Request {
   operation: Operation;
   id?: string;
+  /** A nested resource's own id, `{payment_id}` (`id` names its parent, the invoice). */
+  childId?: string;
   query?: Record<string, string>;
   body?: unknown;
   headers?: Record<string, string>;
@@ -44,13 +46,14 @@ export function handlerOf(repoRoot: string, route: Route): Promise<ProxyHandler>
   return loaded;
 }
 
-/** The concrete path of a route with its `{id}` filled in. */
-export const pathOf = (route: Route, id?: string) => route.path.replace('{id}', encodeURIComponent(id ?? ''));
+/** The concrete path of a route with its `{id}` (and a nested resource's `{payment_id}`) filled in. */
+export const pathOf = (route: Route, id?: string, childId?: string) =>
+  route.path.replace('{id}', encodeURIComponent(id ?? '')).replace(`{${CHILD_ID}}`, encodeURIComponent(childId ?? ''));
 
 export function proxyEvent(invoker: Caller, request: Request): APIGatewayProxyEvent {
   const caller = request.caller ?? invoker;
   const route = routeByOperation(request.operation);
-  const path = pathOf(route, request.id);
+  const path = pathOf(route, request.id, request.childId);
   const headers: Record<string, string> = { Host: '127.0.0.1', 'User-Agent': 'timebill-bench', ...request.headers };
   if (request.body !== undefined) headers['Content-Type'] ??= 'application/json';
   const query = request.query && Object.keys(request.query).length > 0 ? request.query : null;
@@ -63,7 +66,7 @@ export function proxyEvent(invoker: Caller, request: Request): APIGatewayProxyEv
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
     queryStringParameters: query,
     multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null,
-    pathParameters: request.id !== undefined ? { id: request.id } : null,
+    pathParameters: request.id !== undefined ? { id: request.id, ...(request.childId !== undefined ? { [CHILD_ID]: request.childId } : {}) } : null,
     stageVariables: null,
     body: request.body === undefined ? null : JSON.stringify(request.body),
     isBase64Encoded: false,
