@@ -13,6 +13,8 @@ import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventDraft } from '../../shared/events/build.ts';
 import type { CallerContext } from '../../shared/domain/context.ts';
+import { EVENT_OBJECTS } from '../../shared/model/event-types.ts';
+import { readScopeOf } from '../../shared/events/visibility.ts';
 import { useSharedTable } from '../support/in-process.ts';
 
 let store: typeof import('../../shared/events/store.ts');
@@ -61,7 +63,8 @@ function hideFromQueries(hidden: string) {
   return queries;
 }
 
-const caller = (ws: string, scopes = ['events:read', 'clients:read', 'projects:read', 'time_entries:read', 'invoices:read']): CallerContext => ({
+/** By default every collection that makes events is readable: the feed itself, not its type views. */
+const caller = (ws: string, scopes = ['events:read', ...new Set(EVENT_OBJECTS.map(readScopeOf))]): CallerContext => ({
   workspaceId: ws,
   apiClientId: 'isolation',
   scopes,
