@@ -113,6 +113,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
     headers: [REQUEST_ID_UNLESS_FIREWALL, { name: 'WWW-Authenticate', absent: 'on forbidden' }],
   },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
+  406: { name: 'NotAcceptable', description: 'not_acceptable: the Accept header allows none of the media types the operation answers with (JSON; RFC 9110 ranges and q-values, no Accept meaning any): the error body is JSON all the same' },
   408: { name: 'RequestTimeout', description: 'request_timeout: the request did not arrive whole in time (a body sent too slowly); the connection is closed' },
   409: {
     name: 'Conflict',

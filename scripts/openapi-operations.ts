@@ -178,7 +178,7 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
  * 10 MB (413), headers over the local stack's limit (431), throttling (429), a bug (500), a
  * dependency failure (503; the public one too, through Lambda throttling).
  */
-export const ANY_OPERATION = [400, 408, 413, 429, 431, 500, 503];
+export const ANY_OPERATION = [400, 406, 408, 413, 429, 431, 500, 503];
 /** And any protected one: a refused body or header (400), the token (401, 403). */
 export const PROTECTED_OPERATION = [400, 401, 403];
 

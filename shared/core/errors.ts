@@ -12,6 +12,8 @@ export enum ERROR_TYPES {
   /** Refused by the web application firewall (AWS WAF custom response, infra/limits.ts). */
   forbidden = 403,
   not_found = 404,
+  /** An Accept that allows none of the media types the operation answers with (RFC 9110; shared/http/negotiation.ts). */
+  not_acceptable = 406,
   conflict = 409,
   idempotency_key_in_use = 409,
   /** Invoices (contract, "Invoices", "Billing types"): a create with nothing that charges in its range (no fee due, no time and materials). */

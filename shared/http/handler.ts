@@ -15,6 +15,7 @@ import { repeatedMember } from '../model/json-members.ts';
 import { LIMITS } from '../core/field-limits.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
+import { JSON_TYPE, negotiate, notAcceptable } from './negotiation.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
 import { refuseQuery } from './query.ts';
 import * as logger from '../core/log.ts';
@@ -149,6 +150,8 @@ export function handlerOf<O extends ProtectedOperation>({ route, contract, reade
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       const caller = callerOf(event, scope, requestId);
+      // Every operation answers JSON (errors too): an Accept that allows no JSON is a 406.
+      if (!negotiate(acceptOf(event), JSON_ONLY)) throw notAcceptable(JSON_ONLY);
       // Only lists take query parameters; anywhere else one is a mistake worth saying.
       if (!contract.query) refuseQuery(event);
       // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
@@ -252,6 +255,14 @@ export function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, s
 }
 
 const REPLACEMENT = '\uFFFD';
+
+const JSON_ONLY = [JSON_TYPE];
+
+/** The request's Accept, its values joined as one list (RFC 9110 lets it be sent in several lines); undefined when absent. */
+export const acceptOf = (event: APIGatewayProxyEvent): string | undefined => {
+  const values = headerValues(event, 'accept');
+  return values.length === 0 ? (event.headers?.accept ?? event.headers?.Accept ?? undefined) : values.join(',');
+};
 
 const TWO_CREDENTIALS = 'Authorization is given more than once: send one access token, in one Authorization header';
 

@@ -1,7 +1,8 @@
 /**
  * Request edges third-party tools send: two Authorization headers (refused: one hop could read
  * the first, another the last), an extension method (a JSON 404, as any method a path lacks), a
- * query parameter on the API description (400, as on every operation that takes none).
+ * query parameter on the API description (400, as on every operation that takes none), an Accept
+ * that allows no JSON (406, on every operation).
  */
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -81,5 +82,24 @@ describe('the API description', () => {
     expect(error.param).toBe('foo');
     expect(error.errors?.map((e) => e.param)).toEqual(['foo', 'bar']);
     expect((await call('GET', '/api/v1/openapi.json')).status).toBe(200);
+  });
+});
+
+describe('Accept (RFC 9110)', () => {
+  it('answers JSON to no Accept, */*, application/* and q-values that allow it; 406 not_acceptable (a JSON body) to one that allows no JSON, writing nothing', async () => {
+    const { api, token } = await workspace();
+    const client = (await api.post('/clients', { company_name: 'Accept Co', company_email: 'a@accept.test' })).body;
+    for (const accept of ['*/*', 'application/*', 'application/json', 'text/csv;q=0.5, application/json;q=0.4']) {
+      const response = await call('GET', `/api/v1/clients/${client.id}`, { token, headers: { Accept: accept } });
+      expect([response.status, response.headers.get('content-type')], accept).toEqual([200, 'application/json; charset=utf-8']);
+    }
+    for (const accept of ['text/csv', 'application/pdf', 'application/json;q=0', 'text/*, application/*;q=0']) {
+      const refused = expectError(await call('GET', `/api/v1/clients/${client.id}`, { token, headers: { Accept: accept } }), 406, 'not_acceptable');
+      expect(refused.message, accept).toContain('application/json');
+    }
+    expectError(await call('POST', '/api/v1/clients', { token, body: { company_name: 'Not made', company_email: 'n@accept.test' }, headers: { Accept: 'text/csv' } }), 406, 'not_acceptable');
+    expect((await api.get('/clients?search=not%20made')).body.data).toEqual([]);
+    expectError(await call('GET', '/api/v1/openapi.json', { headers: { Accept: 'text/html' } }), 406, 'not_acceptable');
+    expect((await call('GET', '/api/v1/openapi.json', { headers: { Accept: 'text/html, application/json;q=0.1' } })).status).toBe(200);
   });
 });
