@@ -128,7 +128,23 @@ export const invoiceFieldSchemas = () => ({
   finalized_at: v.nullable(timestamp('finalized_at')),
   paid_at: v.nullable(timestamp('paid_at')),
   voided_at: v.nullable(timestamp('voided_at')),
+  issuer: v.nullable(
+    v.pipe(
+      v.strictObject(Object.fromEntries(ISSUER_FIELDS.map((field) => [field, field === 'bilingual_invoices' ? v.boolean() : v.nullable(v.string())]))),
+      v.metadata({ description: "The business profile's fields the invoice's document shows, frozen at finalize (null on a draft, whose document shows the current ones; null on an invoice finalized before the profile existed)" }),
+    ),
+  ),
+  recipient: v.nullable(
+    v.pipe(
+      v.strictObject(Object.fromEntries(RECIPIENT_FIELDS.map((field) => [field, field === 'language' ? v.string() : v.nullable(v.string())]))),
+      v.metadata({ description: "The client's fields the invoice's document shows, frozen at finalize (null on a draft, and on an invoice finalized before they were)" }),
+    ),
+  ),
 });
+
+/** What finalize freezes of the business profile (`issuer`) and of the client (`recipient`), exactly these (contract, "Business profile and the invoice document"). */
+export const ISSUER_FIELDS = ['company_name', 'company_email', 'company_address', 'website', 'phone', 'business_number', 'tps_number', 'tvq_number', 'invoice_footer', 'bilingual_invoices'] as const;
+export const RECIPIENT_FIELDS = ['company_name', 'company_email', 'company_address', 'business_number', 'tps_number', 'tvq_number', 'language'] as const;
 
 /** One line of an invoice, as its object shows it: its `kind` says which. */
 export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];

@@ -167,7 +167,7 @@ export const invoice = /* @__PURE__ */ declareResource({
   fields: [
     'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
     'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'taxes', 'tax_amount', 'total', 'amount_paid', 'amount_due', 'memo', 'purchase_order', 'issue_date', 'due_date',
-    'finalized_at', 'paid_at', 'voided_at',
+    'finalized_at', 'paid_at', 'voided_at', 'issuer', 'recipient',
   ],
   indexes: {
     GSI1: { partition: ['status'] },

@@ -82,6 +82,26 @@ describe('the business profile', () => {
     expect((await api.patch(`/invoices/${defaulted.body.id}`, { memo: 'x' })).body.total).toBe('114.98');
   });
 
+  it('is frozen on an invoice at finalize with its client (issuer, recipient: exactly the fields its document shows); later changes change no finalized invoice', async () => {
+    const { api } = await workspace('profile-freeze');
+    await api.patch('/business_profile', { company_name: 'Studio Érable inc.', tvq_number: '1234567890 TQ0001', invoice_footer: 'Merci!', bilingual_invoices: true });
+    const client = await createClient(api, { company_name: 'Clinique Dentaire Maple', language: 'FRENCH', currency: 'CAD' });
+    const draft = (await api.post('/invoices', { client_id: client.id, items: [{ description: 'Audit', quantity: 1, unit_price: 100 }] })).body;
+    expect([draft.issuer, draft.recipient]).toEqual([null, null]);
+    const finalized = (await api.post(`/invoices/${draft.id}/finalize`, {})).body;
+    expect(finalized.issuer).toEqual({
+      company_name: 'Studio Érable inc.', company_email: null, company_address: null, website: null, phone: null, business_number: null,
+      tps_number: null, tvq_number: '1234567890 TQ0001', invoice_footer: 'Merci!', bilingual_invoices: true,
+    });
+    expect(finalized.recipient).toEqual({
+      company_name: 'Clinique Dentaire Maple', company_email: client.company_email, company_address: null, business_number: null, tps_number: null, tvq_number: null, language: 'FRENCH',
+    });
+    await api.patch('/business_profile', { company_name: 'Renamed', bilingual_invoices: false });
+    await api.patch(`/clients/${client.id}`, { company_name: 'Renamed client', language: 'ENGLISH' });
+    const later = (await api.get(`/invoices/${draft.id}`)).body;
+    expect([later.issuer, later.recipient]).toEqual([finalized.issuer, finalized.recipient]);
+  });
+
   it('makes business_profile.updated for each change (its first from the defaults), seen with business_profile:read alone', async () => {
     const { id: ws, api } = await workspace('profile-events');
     await api.patch('/business_profile', { company_name: 'First' });

@@ -12,10 +12,11 @@ import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../d
 import { absent, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, RECORD_PART, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { invoiceAmounts, withItems } from './amounts.ts';
 import { minorOfAmount } from '../../core/money.ts';
-import type { Invoice } from '../../model/objects.ts';
-import { invoice, type invoiceSchemas } from '../../model/resources.ts';
+import { objectOf, type Invoice } from '../../model/objects.ts';
+import { client, invoice, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
-import { givenTaxes, type InvoiceStatus } from '../../model/invoice-fields.ts';
+import { givenTaxes, ISSUER_FIELDS, RECIPIENT_FIELDS, type InvoiceStatus } from '../../model/invoice-fields.ts';
+import { retrieveBusinessProfile } from '../business-profile.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Outcome, Versioned } from '../context.ts';
 import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged, versioned } from '../entity.ts';
@@ -137,6 +138,16 @@ const defaultDueDate = (issueDate: string) => dateOfDayNumber(Math.min(dayNumber
 
 const isZero = (data: Record<string, unknown>) => minorOfAmount(String(data.total)) === 0n;
 
+const pick = (object: Record<string, unknown>, fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, object[field] ?? null]));
+
+/** What finalize freezes of both parties: the business profile's fields (`issuer`) and the client's (`recipient`) its document shows. */
+async function partiesOf(ctx: CallerContext, clientId: string) {
+  const [profile, recipient] = await Promise.all([retrieveBusinessProfile(ctx), readItem(ctx, client, clientId)]);
+  // The client of an invoice cannot be deleted (its guard counts the invoice): it is there.
+  if (!recipient) throw new Error(`invoice's client ${clientId} is missing`);
+  return { issuer: pick(profile.resource, ISSUER_FIELDS), recipient: pick(objectOf(client, recipient), RECIPIENT_FIELDS) };
+}
+
 /**
  * open → paid, for an invoice finalized at a total of zero: its second write (`invoice.paid`
  * after `invoice.finalized`), paid at its finalized_at, sealing the finalize's record.
@@ -172,6 +183,7 @@ async function resumedAtZero(ctx: CallerContext, item: Record<string, unknown>, 
  */
 export async function finalizeInvoice(ctx: CallerContext, id: string, body: { issue_date?: string | undefined }, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<Invoice>> {
   if (!isWellFormedId(invoice.idPrefix, id)) throw notFound(invoice.noun, id);
+  let parties: Record<string, unknown> | undefined;
   for (let attempt = 0; attempt < FINALIZE_ATTEMPTS; attempt++) {
     const [read, counter] = await Promise.all([mustRead(ctx, id), getItem(keys.invoiceNumber(ctx.workspaceId))]);
     const resumed = await resumedAtZero(ctx, read, now);
@@ -184,7 +196,8 @@ export async function finalizeInvoice(ctx: CallerContext, id: string, body: { is
       throw invalidParam('issue_date', `issue_date ${issueDate} is after the draft's due_date ${dueDate}: send an issue_date on or before it, or change due_date first`);
     }
     const last = Number(counter?.last ?? 0);
-    const fields = { status: 'open', number: `INV-${String(last + 1).padStart(6, '0')}`, issue_date: issueDate, due_date: dueDate, finalized_at: now.toISOString() };
+    parties ??= await partiesOf(ctx, String(data.client_id));
+    const fields = { status: 'open', number: `INV-${String(last + 1).padStart(6, '0')}`, issue_date: issueDate, due_date: dueDate, finalized_at: now.toISOString(), ...parties };
     // At a total of zero nothing is due: paid once finalized, in a second write (contract, "Invoices").
     const zero = isZero(data);
     const { parts, after } = await step(ctx, item, fields, now, {
