@@ -593,8 +593,9 @@ export const SCENARIOS: readonly Scenario[] = [
       const own = ownWorkspace(fx);
       return { operation: 'finalizeInvoice', id: await freshInvoice(own, 'draft'), caller: own.caller };
     },
-    // The invoice and the counter read; invoice 2 + GSI1, GSI5 2 each (keys move) + GSI2 1, counter 2.
-    floor: fixed(2, 9, '', '', `${DECISION_0023} (finalize)`),
+    // The invoice, the counter, the business profile and the client read (the last two frozen on it as issuer and
+    // recipient); invoice 2 + GSI1, GSI5 2 each (keys move) + GSI2 1, counter 2.
+    floor: fixed(4, 9, '', '', `${DECISION_0023} (finalize)`),
   },
   {
     key: 'payInvoice',
