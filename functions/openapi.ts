@@ -8,30 +8,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../docs/openapi.json';
 import { JSON_CONTENT_TYPE, errorResponse } from '../shared/http/respond.ts';
 import { refuseQuery } from '../shared/http/query.ts';
+import { headerOf, servedFrom } from '../shared/http/origin.ts';
 import { JSON_TYPE, negotiate, notAcceptable } from '../shared/http/negotiation.ts';
 import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
 
 const committed = JSON.stringify(document);
 // The document around its `servers` value, serialized once: each request only fills that in.
 const [before, after] = JSON.stringify({ ...document, servers: 0 }).split('"servers":0') as [string, string];
-
-const HOST = /^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/;
-const PREFIX = /^(?:\/[\w.-]+)*$/;
-
-function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
-  for (const [key, value] of Object.entries(event.headers ?? {})) if (key.toLowerCase() === name) return value;
-  return undefined;
-}
-
-/** The base URL this request reached (stage prefix included), or undefined when its headers do not say it plainly. */
-export function servedFrom(event: APIGatewayProxyEvent): string | undefined {
-  const host = headerOf(event, 'host');
-  const proto = headerOf(event, 'x-forwarded-proto') ?? 'http';
-  const fullPath = event.requestContext?.path ?? event.path;
-  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
-  if (!host || !HOST.test(host) || (proto !== 'http' && proto !== 'https') || !PREFIX.test(prefix)) return undefined;
-  return `${proto}://${host}${prefix}`;
-}
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const requestId = event.requestContext?.requestId ?? 'unknown';

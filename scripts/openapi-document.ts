@@ -10,6 +10,7 @@ import { ROUTES, SCOPES, type Route } from '../shared/api/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
 import { contractOf, subjectOf } from '../shared/api/operations.ts';
 import { RESOURCE_LIST, resourceOf } from '../shared/model/resources.ts';
+import { CSV_CONTENT_TYPE, CSV_TYPE } from '../shared/http/csv.ts';
 import { SCHEMAS } from '../shared/model/schemas.ts';
 import { eventFeedSchemas } from '../shared/api/event-schemas.ts';
 import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/api/time-summary-schemas.ts';
@@ -156,6 +157,8 @@ const HEADERS: Record<string, Json & { description: string }> = {
   },
   'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'string' } },
   'WWW-Authenticate': { description: 'Bearer challenge, with error="invalid_token" or error="insufficient_scope"', required: true, schema: { type: 'string' } },
+  Vary: { description: 'Accept: the answer depends on it (JSON, or CSV)', required: true, schema: { type: 'string' } },
+  Link: { description: 'The next page of the same list, as CSV: `<absolute URL>; rel="next"`', required: true, schema: { type: 'string' } },
 };
 
 /** A response's headers: X-Request-Id (always, unless said otherwise) and `uses`; one sometimes absent is inlined, not required, saying when. */
@@ -173,6 +176,10 @@ function responseHeaders(uses: readonly HeaderUse[]): Json {
 
 const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
 const IF_MATCH_PATTERN = `^(?:\\s*\\*\\s*|[\\s,]*${ENTITY_TAG}(?:\\s*,[\\s,]*${ENTITY_TAG}){0,${MAX_IF_MATCH_TAGS - 1}}[\\s,]*)$`;
+
+/** What a list's CSV is (contract, "CSV and bulk import"). */
+const CSV_DESCRIPTION =
+  "RFC 4180 CSV of the same page: a header row of the object's fields in the JSON's order, one row an object, CRLF line ends; null an empty cell, arrays and objects as JSON text; a text cell beginning with =, +, -, @, a tab or a carriage return is written with a leading '; the next page in `Link` while there is one";
 
 const ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.idLength } };
 
@@ -256,6 +263,7 @@ function operationObject(route: Route): Json {
     responses['200'] = { description: 'The OpenAPI document', headers: responseHeaders([]), content: { 'application/json': { schema: { type: 'object' } } } };
   } else {
     const { status, returns } = contract.success;
+    const csv = contract.mediaTypes?.includes(CSV_TYPE) ?? false;
     const schema =
       returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? listSchemaName(subject.kind) : status === 201 ? createdSchemaName(subject.kind) : objectSchemaName(subject.kind);
     responses[String(status)] = {
@@ -264,8 +272,13 @@ function operationObject(route: Route): Json {
         ...(status === 201 ? ['Location'] : []),
         ...(contract.versioned ? ['ETag'] : []),
         ...(contract.idempotent ? ['Idempotent-Replayed'] : []),
+        ...(csv ? ['Vary', { name: 'Link', absent: 'on JSON, and on the last page' }] : []),
       ]),
-      content: { 'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) } },
+      content: {
+        'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) },
+        // The same page as CSV (contract, "CSV and bulk import"), for an Accept that prefers it.
+        ...(csv ? { [CSV_CONTENT_TYPE]: { schema: { type: 'string', description: CSV_DESCRIPTION } } } : {}),
+      },
     };
   }
   const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];

@@ -33,6 +33,19 @@ export const ListEventsQuery = v.strictObject({
 });
 export type ListEventsInput = v.InferOutput<typeof ListEventsQuery>;
 
+/**
+ * The feed's CSV (contract, "CSV and bulk import"): the event's fields, its `data` as two columns,
+ * `data.object` and `data.previous_attributes` (empty on *.created and *.deleted), always both.
+ */
+export const EVENT_CSV_COLUMNS = ['object', 'id', 'type', 'created_at', 'workspace_id', 'request_id', 'data.object', 'data.previous_attributes'] as const;
+export const eventCsv = {
+  columns: () => EVENT_CSV_COLUMNS,
+  row: (event: Record<string, unknown>) => {
+    const data = event.data as { object: unknown; previous_attributes?: unknown };
+    return { ...event, 'data.object': data.object, 'data.previous_attributes': data.previous_attributes ?? null };
+  },
+};
+
 /** The feed as its list function passes it to the handler frame: its names, and its query. */
 export const eventFeedSchemas = { ...EVENT_FEED, listQuery: ListEventsQuery } as const;
 export type EventFeedSchemas = typeof eventFeedSchemas;

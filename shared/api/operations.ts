@@ -30,11 +30,15 @@ export interface Contract {
   conditional: boolean;
   /** The body may be left out (an invoice's transitions): none is parsed as `{}`. */
   optionalBody?: true;
+  /** What its success may be sent as, by the request's Accept (shared/http/negotiation.ts); JSON alone when absent. */
+  mediaTypes?: readonly string[];
   /** Error statuses besides 401, 403, 429 and 500. */
   errors: number[];
 }
 
 const WRITE_BODY = [400, 409, 413, 415, 422];
+/** JSON first: no Accept, `*\/*` and a tie give JSON. */
+export const LIST_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 
 /** The actions whose contract parses the resource's fields, and the schema each parses with. */
 const PARSED_BY = { list: 'listQuery', create: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
@@ -65,7 +69,8 @@ export function requireSchema(operation: string, resource: object, schema: strin
 
 const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchemaOf<A> : AnyResource) => Contract } = {
   // A nested resource's list and create name their parent: 404 when it names nothing.
-  list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: r.parent ? [400, 404] : [400] }),
+  // A resource's list answers CSV too (contract, "CSV and bulk import").
+  list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, mediaTypes: LIST_MEDIA_TYPES, errors: r.parent ? [400, 404] : [400] }),
   // A singleton (the business profile) is at its collection's path, and always there.
   retrieve: (r) => ({ takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: r.singleton ? [] : [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: r.parent ? [...WRITE_BODY, 404] : WRITE_BODY }),
@@ -90,7 +95,16 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchema
  * event has no version, so no ETag.
  */
 const FEED_CONTRACTS = {
-  list: (feed: { listQuery: v.GenericSchema }): Contract => ({ query: feed.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, errors: [400] }),
+  list: (feed: { listQuery: v.GenericSchema }): Contract => ({
+    query: feed.listQuery,
+    takesId: false,
+    success: { status: 200, returns: 'list' },
+    versioned: false,
+    idempotent: false,
+    conditional: false,
+    mediaTypes: LIST_MEDIA_TYPES,
+    errors: [400],
+  }),
   retrieve: (): Contract => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] }),
 };
 type Feed = typeof EVENT_FEED;

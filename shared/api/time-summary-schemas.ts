@@ -36,6 +36,21 @@ export const ListTimeSummariesQuery = v.pipe(
 );
 export type ListTimeSummariesInput = v.InferOutput<typeof ListTimeSummariesQuery>;
 
+/** The summaries' CSV: a row's fields, which its group_by and period give (an empty page's header row too). */
+export const timeSummaryCsv = {
+  columns: (query: ListTimeSummariesInput) => [
+    'object',
+    'client_id',
+    ...(query.group_by === 'project' ? ['project_id'] : []),
+    ...(query.period === 'none' ? [] : ['period_start']),
+    'currency',
+    'minutes',
+    'billable_minutes',
+    'billable_amount',
+    'unpriced_billable_minutes',
+  ],
+};
+
 /** The summaries as their list function passes them to the handler frame: their names, and their query. */
 export const timeSummarySchemas = { ...TIME_SUMMARIES, listQuery: ListTimeSummariesQuery } as const;
 export type TimeSummarySchemas = typeof timeSummarySchemas;

@@ -32,6 +32,10 @@ export interface Request<O extends ProtectedOperation> {
   body(): BodyOf<O>;
   /** The path this request was made to, as the caller sees it (stage prefix included). */
   path: string;
+  /** The media type its success is sent as (the Accept's choice among the contract's; JSON for all but a list's CSV). */
+  mediaType?: string;
+  /** A list's: the absolute URL of the same list at `cursor` (a CSV page's `Link`). */
+  pageUrl?(cursor: string): string;
   /**
    * If-Match as the versions it names (strong comparison); undefined when absent or `*`. Conditional
    * writes only (PATCH, DELETE, a step): given by their frames, `conditionalRequest`.
@@ -95,7 +99,7 @@ export interface InputReaders {
 }
 
 /** What `InputReaders.request` adds to a request. */
-type ReadMembers = { query?: () => unknown; expectedVersion?: () => IfMatch };
+type ReadMembers = { query?: () => unknown; expectedVersion?: () => IfMatch; pageUrl?: (cursor: string) => string };
 
 /** A list's request: `query()`, the query string parsed by the contract. */
 export const listRequest: InputReaders['request'] = (event, readers, contract) => ({
@@ -108,8 +112,8 @@ export const conditionalRequest: InputReaders['request'] = (event, readers) => (
 /** If-Match, read for the operations that honour it (write-handler.ts gives it to theirs): a create's bundle carries no ETag-list parsing. */
 export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
 
-/** What a frame reads of a contract: the schemas it parses with (the rest of it the OpenAPI document says). */
-export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody'>;
+/** What a frame reads of a contract: the schemas it parses with and the media types it answers in (the rest of it the OpenAPI document says). */
+export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody' | 'mediaTypes'>;
 
 /**
  * What a handler is made of: its route (the operation's row of the route table, whose scope it
@@ -150,14 +154,16 @@ export function handlerOf<O extends ProtectedOperation>({ route, contract, reade
     const requestId = event.requestContext?.requestId ?? 'unknown';
     try {
       const caller = callerOf(event, scope, requestId);
-      // Every operation answers JSON (errors too): an Accept that allows no JSON is a 406.
-      if (!negotiate(acceptOf(event), JSON_ONLY)) throw notAcceptable(JSON_ONLY);
+      // Every operation answers JSON (errors too), a list CSV as well: an Accept that allows none of them is a 406.
+      const offered = contract.mediaTypes ?? JSON_ONLY;
+      const mediaType = negotiate(acceptOf(event), offered);
+      if (!mediaType) throw notAcceptable(offered);
       // Only lists take query parameters; anywhere else one is a mistake worth saying.
       if (!contract.query) refuseQuery(event);
       // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
       // and deletes take none: one sent anyway is a mistake, refused before anything changes.
       const textEvent = readers.body.text(event);
-      const request = requestOf<O>(textEvent, caller, contract, readers);
+      const request = { ...requestOf<O>(textEvent, caller, contract, readers), mediaType };
       const reply = await withRequestDeadline(() =>
         retries({ operation, event: textEvent, request, hasBody: Boolean(contract.body), run: (who) => run({ ...request, caller: who }) }),
       );
@@ -196,7 +202,7 @@ function requestOf<O extends ProtectedOperation>(event: APIGatewayProxyEvent, ca
     id: () => event.pathParameters?.id ?? '',
     childId: () => event.pathParameters?.[CHILD_ID] ?? '',
     // A list's query(), a conditional write's expectedVersion(): from the frames that read them.
-    ...(readers.request?.(event, readers, contract) as Pick<Request<O>, 'query' | 'expectedVersion'>),
+    ...(readers.request?.(event, readers, contract) as Pick<Request<O>, 'query' | 'expectedVersion' | 'pageUrl'>),
     body: once(() => readers.parse!(contract.body!, contract.optionalBody && isEmptyBody(event) ? {} : readers.body.json!(event)) as BodyOf<O>),
   };
 }

@@ -21,7 +21,7 @@ import { RECORD_PART } from '../data/writes.ts';
 import { liveRecord, markedWorkOf, markerDelete, markerPut, recordOverMarker, recordPut } from '../data/idempotency-records.ts';
 import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
 import { header, type Reply, type RetryPolicy } from './handler.ts';
-import { JsonText } from './respond.ts';
+import { BodyText } from './respond.ts';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -70,7 +70,7 @@ async function replayOf(stored: StoredRecord, requestId: string, revealedBody: R
   const text = stored.revealed ? await revealedBody!(stored) : stored.body;
   // Our own record: the SDK retried our transaction after it had landed. That is the first reply.
   const own = stored.request_id === requestId;
-  return { status: Number(stored.status), body: new JsonText(text), headers: { ...stored.headers, ...(own ? {} : { 'Idempotent-Replayed': 'true' }) } };
+  return { status: Number(stored.status), body: new BodyText(text), headers: { ...stored.headers, ...(own ? {} : { 'Idempotent-Replayed': 'true' }) } };
 }
 
 /**

@@ -5,8 +5,8 @@ import { SECURITY_HEADERS } from './security-headers.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A body serialized already, sent byte for byte (an idempotent replay repeats the first bytes). */
-export class JsonText {
+/** A body serialized already, sent byte for byte (an idempotent replay repeats the first bytes; a list's CSV page). */
+export class BodyText {
   declare readonly text: string;
   constructor(text: string) {
     this.text = text;
@@ -17,7 +17,7 @@ export function jsonResponse(statusCode: number, body: unknown, requestId: strin
   return {
     statusCode,
     headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-store', ...SECURITY_HEADERS, 'X-Request-Id': requestId, ...headers },
-    body: body instanceof JsonText ? body.text : JSON.stringify(body),
+    body: body instanceof BodyText ? body.text : JSON.stringify(body),
   };
 }
 

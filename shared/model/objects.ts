@@ -45,6 +45,16 @@ export function storedField(resource: Pick<AnyResource, 'storedDefaults' | 'stor
   return defaults && Array.isArray(value) ? value.map((element: object) => ({ ...defaults, ...element })) : value;
 }
 
+/** The object's fields in the order objectOf answers them (a CSV page's header row). */
+export const objectColumns = (resource: Pick<AnyResource, 'fieldNames' | 'unchanging' | 'singleton'>): string[] => [
+  'object',
+  'id',
+  ...resource.fieldNames,
+  'workspace_id',
+  ...(resource.singleton ? [] : ['created_at']),
+  ...(resource.unchanging ? [] : ['updated_at']),
+];
+
 /** The object of a stored item, fields in their declared order. */
 export function objectOf<R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults' | 'storedElementDefaults' | 'storedDerived' | 'unchanging' | 'singleton'>>(
   resource: R,

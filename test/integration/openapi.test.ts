@@ -15,7 +15,7 @@ import { renderOpenApiDocument } from '../../scripts/openapi-document.ts';
 import { SDK_TYPES_PATH, writeSdkTypes } from '../../sdk/scripts/types.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { baseUrl, call, createClient, createProject, logTime, workspace, type ApiResponse } from '../support/api.ts';
-import { servedFrom } from '../../functions/openapi.ts';
+import { servedFrom } from '../../shared/http/origin.ts';
 import { assertDeclaredStatus } from '../support/declared-statuses.ts';
 import { TSC } from '../support/typecheck.ts';
 import { eventsOfEach, eventsWhen } from '../support/events.ts';
