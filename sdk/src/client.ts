@@ -39,6 +39,12 @@ export interface WriteOptions extends CreateOptions {
   ifMatch?: string | object;
 }
 
+/** Options of a list: `format: 'csv'` asks for its pages as CSV (`Accept: text/csv`) instead of JSON items. */
+export interface ListOptions<F extends 'json' | 'csv' = 'json' | 'csv'> {
+  /** `'json'` (the default): the items, typed. `'csv'`: each page's CSV text, as the API writes it. */
+  format?: F;
+}
+
 /** What the API answered beside a result's body. */
 export interface ResponseInfo {
   status: number;
@@ -64,6 +70,8 @@ interface RequestSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, unknown>;
+  /** An absolute URL on the base URL's origin (a CSV page's next), instead of `path` and `query`. */
+  url?: string;
   body?: unknown;
   idempotencyKey?: string;
   ifMatch?: string | object;
@@ -104,11 +112,28 @@ export class Http {
 
   /** One call: its attempts share one Idempotency-Key (a write); answers the parsed body and remembers its response. */
   async request<T>(spec: RequestSpec): Promise<T> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.#token}`, Accept: 'application/json' };
+    const { response, text } = await this.#exchange(spec, 'application/json');
+    return remembered(response, parseSuccess<T>(response, text, response.headers.get('X-Request-Id')));
+  }
+
+  /** A list's page as CSV (`Accept: text/csv`): its text unparsed, and the next page's URL from `Link` (null on the last page). */
+  async csvPage(spec: RequestSpec): Promise<CsvPage> {
+    const { url, response, text } = await this.#exchange(spec, 'text/csv');
+    const type = response.headers.get('Content-Type') ?? '';
+    if (!/^text\/csv\s*(;|$)/i.test(type)) {
+      const message = `The Timebill API answered ${response.status} with ${type || 'no Content-Type'} instead of CSV: ${text.slice(0, 200)}`;
+      throw new TimebillError({ status: response.status, type: 'invalid_response', message, requestId: response.headers.get('X-Request-Id') });
+    }
+    return remembered(response, { csv: text, next: nextPageOf(response.headers.get('Link'), url) });
+  }
+
+  /** The attempts of one call, until a success (answered with its text) or an error that is not retried (thrown). */
+  async #exchange(spec: RequestSpec, accept: string): Promise<{ url: string; response: Response; text: string }> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.#token}`, Accept: accept };
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
     if (spec.method !== 'GET') headers['Idempotency-Key'] = spec.idempotencyKey ?? crypto.randomUUID();
     if (spec.ifMatch !== undefined) headers['If-Match'] = ifMatchHeader(spec.ifMatch);
-    const url = this.#baseUrl + spec.path + queryString(spec.query);
+    const url = spec.url ?? this.#baseUrl + spec.path + queryString(spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
 
     for (let attempt = 0; ; attempt++) {
@@ -126,20 +151,8 @@ export class Http {
         const message = `Could not reach the Timebill API (${spec.method} ${url}): ${cause instanceof Error ? cause.message : String(cause)}`;
         throw new TimebillError({ status: 0, type: 'connection_error', message, cause });
       }
-      const requestId = response.headers.get('X-Request-Id');
-      if (response.ok) {
-        const result = parseSuccess<T>(response, text, requestId);
-        if (typeof result === 'object' && result !== null) {
-          responses.set(result, {
-            status: response.status,
-            etag: response.headers.get('ETag'),
-            requestId,
-            idempotentReplayed: response.headers.get('Idempotent-Replayed') === 'true',
-          });
-        }
-        return result;
-      }
-      const error = errorOf(response, text, requestId);
+      if (response.ok) return { url, response, text };
+      const error = errorOf(response, text, response.headers.get('X-Request-Id'));
       if (retriesLeft && RETRYABLE(error.status, error.type)) {
         if (error.retryAfter === null) {
           await this.#sleep(backoff(attempt));
@@ -154,6 +167,37 @@ export class Http {
       throw error;
     }
   }
+}
+
+/** `result`, its response remembered (for `responseOf`, `etagOf` and `ifMatch`) when it is an object. */
+function remembered<T>(response: Response, result: T): T {
+  if (typeof result === 'object' && result !== null) {
+    responses.set(result, {
+      status: response.status,
+      etag: response.headers.get('ETag'),
+      requestId: response.headers.get('X-Request-Id'),
+      idempotentReplayed: response.headers.get('Idempotent-Replayed') === 'true',
+    });
+  }
+  return result;
+}
+
+/**
+ * The next page's URL: the `rel="next"` target of a `Link` header (RFC 8288), resolved against
+ * the URL just fetched. The token goes to the base URL's origin only: a target on another origin
+ * (a proxy's Host, say) is the same list here with the target's query (its cursor).
+ */
+function nextPageOf(link: string | null, from: string): string | null {
+  for (const [, target, params] of (link ?? '').matchAll(/<([^>]*)>([^<]*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(params!);
+    if (!(rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/).includes('next')) continue;
+    const next = new URL(target!, from);
+    const own = new URL(from);
+    if (next.origin === own.origin) return next.href;
+    own.search = next.search;
+    return own.href;
+  }
+  return null;
 }
 
 /** Up to 0.5 s, 1 s, 2 s… (8 s at most), with jitter over the upper half of each. */
@@ -242,6 +286,46 @@ export class AutoPaginator<T> implements AsyncIterable<T> {
   }
 }
 
+/** One page of a list as CSV: the API's text (its header row, then a row per item, CRLF line ends), and the next page's URL. */
+export interface CsvPage {
+  csv: string;
+  /** The next page's absolute URL (the `Link` header's `rel="next"`), null on the last page. */
+  next: string | null;
+}
+
+/** A list as CSV: each page's text (every page with its header row), fetched a page at a time by following `Link`. */
+export class CsvPaginator implements AsyncIterable<string> {
+  constructor(private readonly fetchPage: (next: string | undefined) => Promise<CsvPage>) {}
+
+  /** The pages with their next URL (`csv`, `next`), lazily. */
+  async *pages(): AsyncGenerator<CsvPage, void, undefined> {
+    for (let next: string | undefined; ; ) {
+      const page = await this.fetchPage(next);
+      yield page;
+      if (page.next === null) return;
+      next = page.next;
+    }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<string, void, undefined> {
+    for await (const page of this.pages()) yield page.csv;
+  }
+
+  /** Every page in one CSV document, the header row once: for lists known to be small. */
+  async text(): Promise<string> {
+    let text = '';
+    for await (const csv of this) text += text === '' ? csv : csv.slice(csv.indexOf('\n') + 1);
+    return text;
+  }
+}
+
+/** A list's pages as JSON items, or as CSV (`format: 'csv'`). */
+function paginatorOf<T>(http: Http, path: string, params: unknown, options: ListOptions | undefined): AutoPaginator<T> | CsvPaginator {
+  const query = params as Record<string, unknown> | undefined;
+  if (options?.format === 'csv') return new CsvPaginator((url) => http.csvPage({ method: 'GET', path, query, url }));
+  return new AutoPaginator((cursor) => http.request<Page<T>>({ method: 'GET', path, query: { ...query, cursor } }));
+}
+
 type Id = keyof operations;
 
 /** A list the service computes (time summaries): iterate it, page by page. */
@@ -251,11 +335,12 @@ export class Listing<List extends Id> {
     protected readonly path: string,
   ) {}
 
-  /** Every item matching `params`, in the list's order, fetched lazily page by page. */
-  list(params: ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
-    return new AutoPaginator((cursor) =>
-      this.http.request<Page<ItemOf<List>>>({ method: 'GET', path: this.path, query: { ...(params as Record<string, unknown>), cursor } }),
-    );
+  /** Every item matching `params`, in the list's order, fetched lazily page by page; with `{ format: 'csv' }`, each page's CSV text. */
+  list(params: ListParamsOf<List>, options?: ListOptions<'json'>): AutoPaginator<ItemOf<List>>;
+  list(params: ListParamsOf<List>, options: ListOptions<'csv'>): CsvPaginator;
+  list(params: ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator;
+  list(params: ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator {
+    return paginatorOf<ItemOf<List>>(this.http, this.path, params, options);
   }
 }
 
@@ -265,9 +350,12 @@ export class ReadOnlyCollection<List extends Id, Retrieve extends Id> extends Li
     return this.http.request({ method: 'GET', path: `${this.path}/${encodeURIComponent(id)}` });
   }
 
-  /** Every item matching `params`, newest first (events with `after`: oldest first), fetched lazily page by page. */
-  override list(params: ListParamsOf<List> = {} as ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
-    return super.list(params);
+  /** Every item matching `params`, newest first (events with `after`: oldest first), fetched lazily page by page; with `{ format: 'csv' }`, each page's CSV text. */
+  override list(params?: ListParamsOf<List>, options?: ListOptions<'json'>): AutoPaginator<ItemOf<List>>;
+  override list(params: ListParamsOf<List> | undefined, options: ListOptions<'csv'>): CsvPaginator;
+  override list(params?: ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator;
+  override list(params: ListParamsOf<List> = {} as ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator {
+    return super.list(params, options);
   }
 }
 
@@ -302,10 +390,12 @@ export class NestedCollection<List extends Id, Create extends Id, Retrieve exten
     protected readonly segment: string,
   ) {}
 
-  /** Every item of the parent's collection matching `params`, newest first, fetched lazily page by page. */
-  list(parentId: string, params: ListParamsOf<List> = {} as ListParamsOf<List>): AutoPaginator<ItemOf<List>> {
-    const path = this.#path(parentId);
-    return new AutoPaginator((cursor) => this.http.request<Page<ItemOf<List>>>({ method: 'GET', path, query: { ...(params as Record<string, unknown>), cursor } }));
+  /** Every item of the parent's collection matching `params`, newest first, fetched lazily page by page; with `{ format: 'csv' }`, each page's CSV text. */
+  list(parentId: string, params?: ListParamsOf<List>, options?: ListOptions<'json'>): AutoPaginator<ItemOf<List>>;
+  list(parentId: string, params: ListParamsOf<List> | undefined, options: ListOptions<'csv'>): CsvPaginator;
+  list(parentId: string, params?: ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator;
+  list(parentId: string, params: ListParamsOf<List> = {} as ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator {
+    return paginatorOf<ItemOf<List>>(this.http, this.#path(parentId), params, options);
   }
 
   retrieve(parentId: string, id: string): Promise<ResultOf<Retrieve>> {

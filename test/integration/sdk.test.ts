@@ -44,6 +44,23 @@ describe('the SDK against the local stack', () => {
     expect(requests[1]).toContain('cursor=');
   });
 
+  it('lists as CSV (format csv): a page of the filtered list, the next fetched through its Link, each with its header row', async () => {
+    const tag = `csv${Date.now().toString(36)}`;
+    const created = await Promise.all([1, 2].map((i) => tb.clients.create({ company_name: `${tag} ${i}`, company_email: `${tag}${i}@acme.test` })));
+    requests.length = 0;
+    const pages = [];
+    for await (const page of tb.clients.list({ search: tag, limit: 1 }, { format: 'csv' }).pages()) pages.push(page);
+    expect(pages).toHaveLength(2);
+    expect(pages[0]!.next).toEqual(expect.stringMatching(/[?&]cursor=/));
+    expect(pages[0]!.next!.startsWith(`${baseUrl()}/api/v1/clients?`)).toBe(true); // absolute, on the request's origin
+    expect(pages[1]!.next).toBeNull();
+    expect(requests).toEqual([`GET ${baseUrl()}/api/v1/clients?search=${tag}&limit=1`, `GET ${pages[0]!.next}`]);
+    const [header, ...rows] = pages.map((p) => p.csv.split('\r\n'));
+    expect(header![0]).toMatch(/^object,id,/);
+    expect(rows.map((lines) => lines[0])).toEqual([header![0]]); // the second page has its header row too
+    expect(pages.map((p) => p.csv.split('\r\n')[1]!.split(',')[1]).sort()).toEqual(created.map((c) => c.id).sort());
+  });
+
   it('updates with ifMatch from a result, and refuses a stale one with 412', async () => {
     const client = await tb.clients.create({ company_name: 'Versioned', company_email: 'v@acme.test' });
     const renamed = await tb.clients.update(client.id, { company_name: 'Versioned 2' }, { ifMatch: client });
