@@ -307,6 +307,14 @@ export const SCENARIOS: readonly Scenario[] = [
     floor: items(`${DOC}: list, unfiltered`),
   },
   {
+    // The same page as CSV (contract, "CSV and bulk import"): the same reads as the JSON page.
+    key: 'listClients+csv',
+    operation: 'listClients',
+    label: 'list clients, limit 25, as CSV',
+    prepare: async () => ({ operation: 'listClients', query: { limit: '25' }, headers: { Accept: 'text/csv' } }),
+    floor: items(`${DOC}: list, unfiltered`),
+  },
+  {
     key: 'listClients+status',
     operation: 'listClients',
     label: 'list clients by status (GSI1), limit 25',
@@ -522,6 +530,13 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'list time entries (GSI1), limit 25',
     primary: true,
     prepare: async () => ({ operation: 'listTimeEntries', query: { limit: '25' } }),
+    floor: items(`${DOC}: list via a GSI`),
+  },
+  {
+    key: 'listTimeEntries+csv',
+    operation: 'listTimeEntries',
+    label: 'list time entries (GSI1), limit 25, as CSV',
+    prepare: async () => ({ operation: 'listTimeEntries', query: { limit: '25' }, headers: { Accept: 'text/csv' } }),
     floor: items(`${DOC}: list via a GSI`),
   },
   {
