@@ -24,6 +24,8 @@ export const MUTATION_TESTS = [
   'test/unit/invoice-fees.test.ts',
   'test/unit/invoice-lock.test.ts',
   'test/unit/time-entry-move.test.ts',
+  'test/unit/csv.test.ts',
+  'test/unit/negotiation.test.ts',
 ] as const;
 
 const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };

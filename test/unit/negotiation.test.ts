@@ -33,6 +33,22 @@ describe('negotiate', () => {
     expect(negotiate('*/*;q=1, application/json;q=0.1, text/csv;q=0.5', LIST)).toBe('text/csv');
     expect(negotiate('text/*;q=0.2, text/csv;q=0', LIST)).toBeUndefined();
     expect(negotiate('application/json;q=0.000, text/csv;q=0.001', LIST)).toBe('text/csv');
+    // Two ranges as specific: the first one stands.
+    expect(negotiate('application/json;q=0.2, application/json;q=0.9, text/csv;q=0.5', LIST)).toBe('text/csv');
+  });
+
+  it('reads a weight as RFC 9110 spells it: q=, spaces around it, 1 with up to three zeros', () => {
+    expect(mediaRanges('text/csv;q=1, text/csv;q=1.000, text/csv; q = 0.5 , text/csv;Q=0.25')).toEqual([
+      { type: 'text', subtype: 'csv', q: 1 },
+      { type: 'text', subtype: 'csv', q: 1 },
+      { type: 'text', subtype: 'csv', q: 0.5 },
+      { type: 'text', subtype: 'csv', q: 0.25 },
+    ]);
+    // Not weights: another parameter's name ending or starting with q, a value with more in it.
+    expect(mediaRanges('text/csv;xq=0, text/csv;qq=0').map((r) => r.q)).toEqual([1, 1]);
+    expect(mediaRanges('text/csv;q=x0.5, text/csv;q=0.5x, text/csv;q=1.5, text/csv;q=1.0001')).toEqual([]);
+    // Not tokens: a space inside the type or the subtype.
+    expect(mediaRanges('te xt/csv, text/cs v')).toEqual([]);
   });
 
   it('leaves out ranges that cannot be read, and reads an Accept of none as */*', () => {
