@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../docs/openapi.json';
 import { JSON_CONTENT_TYPE, errorResponse } from '../shared/http/respond.ts';
 import { refuseQuery } from '../shared/http/query.ts';
-import { headerOf, servedFrom } from '../shared/http/origin.ts';
+import { header, servedFrom } from '../shared/http/origin.ts';
 import { JSON_TYPE, negotiate, notAcceptable } from '../shared/http/negotiation.ts';
 import { SECURITY_HEADERS } from '../shared/http/security-headers.ts';
 
@@ -22,7 +22,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   try {
     refuseQuery(event);
     // JSON only, as every operation: an Accept that allows no JSON is a 406.
-    if (!negotiate(headerOf(event, 'accept'), [JSON_TYPE])) throw notAcceptable([JSON_TYPE]);
+    if (!negotiate(header(event, 'accept'), [JSON_TYPE])) throw notAcceptable([JSON_TYPE]);
   } catch (error) {
     return errorResponse(error, requestId);
   }

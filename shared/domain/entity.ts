@@ -54,6 +54,18 @@ async function mustRead(ctx: CallerContext, resource: AnyResource, id: string): 
   return item;
 }
 
+/**
+ * A new item of `resource` holding `data`: its key and index keys, version 1, and the request that
+ * made it (its event carries it: shared/events/build.ts). Every create writes one.
+ */
+export const newItem = (ctx: CallerContext, resource: Pick<AnyResource, 'type' | 'indexes' | 'order'>, data: Record<string, unknown>): Record<string, unknown> => ({
+  ...keys.item(ctx.workspaceId, resource.type, String(data.id)),
+  ...keys.indexes(resource, ctx.workspaceId, String(data.id), data),
+  [DATA_ATTRIBUTE]: data,
+  [VERSION_ATTRIBUTE]: 1,
+  [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
+});
+
 /** The resource a stored item holds, with its version (its ETag). */
 export const versioned = <R extends Pick<AnyResource, 'kind' | 'fieldNames' | 'storedDefaults'>>(resource: R, item: Record<string, unknown>): Versioned<ObjectOf<R>> => ({
   resource: objectOf(resource, item),
@@ -134,14 +146,9 @@ export async function create<R extends AnyResource>(ctx: CallerContext, resource
   const references = referencesOf(resource, data);
   for (const ref of references) if (!isWellFormedId(ref.target.idPrefix, ref.id)) throw refuse(ref.field, ref.target);
   const item = {
-    ...keys.item(ctx.workspaceId, resource.type, id),
-    ...keys.indexes(resource, ctx.workspaceId, id, data),
-    [DATA_ATTRIBUTE]: data,
-    [VERSION_ATTRIBUTE]: 1,
+    ...newItem(ctx, resource, data),
     ...(resource.search ? { [SEARCH_ATTRIBUTE]: foldForSearch(String(data[resource.search])) } : {}),
     ...Object.fromEntries(referrersOf(resource).map((r) => [r.counter, 0])),
-    // The request that made this version: its event carries it (shared/events/build.ts).
-    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
     ...options.attributes,
     ...options.hidden,
   };

@@ -16,6 +16,7 @@ import { LIMITS } from '../core/field-limits.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
 import { errorResponse, jsonResponse } from './respond.ts';
 import { JSON_TYPE, negotiate, notAcceptable } from './negotiation.ts';
+import { header } from './origin.ts';
 import { etagOf, ifMatchOf } from './conditional.ts';
 import { refuseQuery } from './query.ts';
 import * as logger from '../core/log.ts';
@@ -103,7 +104,8 @@ type ReadMembers = { query?: () => unknown; expectedVersion?: () => IfMatch; pag
 
 /** A list's request: `query()`, the query string parsed by the contract. */
 export const listRequest: InputReaders['request'] = (event, readers, contract) => ({
-  query: () => readers.parse!(contract.query!, readers.query!(event), 'query parameter'),
+  // Parsed once, however often it is read (a CSV page reads it for its columns too).
+  query: once(() => readers.parse!(contract.query!, readers.query!(event), 'query parameter')),
 });
 
 /** A conditional write's request: `expectedVersion()`, from If-Match. */
@@ -267,7 +269,7 @@ const JSON_ONLY = [JSON_TYPE];
 /** The request's Accept, its values joined as one list (RFC 9110 lets it be sent in several lines); undefined when absent. */
 export const acceptOf = (event: APIGatewayProxyEvent): string | undefined => {
   const values = headerValues(event, 'accept');
-  return values.length === 0 ? (event.headers?.accept ?? event.headers?.Accept ?? undefined) : values.join(',');
+  return values.length === 0 ? header(event, 'accept') : values.join(',');
 };
 
 const TWO_CREDENTIALS = 'Authorization is given more than once: send one access token, in one Authorization header';
@@ -276,12 +278,6 @@ const TWO_CREDENTIALS = 'Authorization is given more than once: send one access 
 function headerValues(event: APIGatewayProxyEvent, name: string): string[] {
   const wanted = name.toLowerCase();
   return Object.entries(event.multiValueHeaders ?? {}).flatMap(([key, values]) => (key.toLowerCase() === wanted ? (values ?? []) : []));
-}
-
-export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) if (key.toLowerCase() === wanted) return value;
-  return undefined;
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;

@@ -20,7 +20,8 @@ import * as keys from '../data/keys.ts';
 import { RECORD_PART } from '../data/writes.ts';
 import { liveRecord, markedWorkOf, markerDelete, markerPut, recordOverMarker, recordPut } from '../data/idempotency-records.ts';
 import type { CallerContext, ChangeRecord, Outcome, Revealed } from '../domain/context.ts';
-import { header, type Reply, type RetryPolicy } from './handler.ts';
+import type { Reply, RetryPolicy } from './handler.ts';
+import { header } from './origin.ts';
 import { BodyText } from './respond.ts';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -24,7 +24,7 @@ import { newId } from '../../core/ids.ts';
 import * as keys from '../../data/keys.ts';
 import { readAll, readSpan } from '../../data/list.ts';
 import { storedTimeEntryOfItem, type StoredTimeEntry } from '../../data/stored-time-entries.ts';
-import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { absent, allOf, atVersion, counterUpdate, dataOfItem, getItem, ITEM_PART, putPart, transact, versionOf, type TransactItem } from '../../data/writes.ts';
 import { addFees, addToLines, invoiceAmounts, type InvoiceLine } from './amounts.ts';
 import { lockEntryPart } from './lock.ts';
@@ -39,7 +39,7 @@ import { defaultTaxes } from '../business-profile.ts';
 import { LIMITS } from '../../core/field-limits.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import type { CallerContext, Versioned } from '../context.ts';
-import { readItem, refuseIfRecordTaken, unknownReference, versioned } from '../entity.ts';
+import { newItem, readItem, refuseIfRecordTaken, unknownReference, versioned } from '../entity.ts';
 import {
   draftRemoval, endLease, ENTRIES, fitBatch, heldBy, invoiceableOf, itemLines, workInUse, LEASE_MS, linesFields, linesOf, LOCKED,
   planOf, readEntries, takeOver, WORK, workOf, BATCH_ENTRIES, type Plan, type Work,
@@ -99,15 +99,7 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     ...invoiceAmounts(items, input.discount_rate, givenTaxes(input) ?? (await defaultTaxes(ctx)), currency),
   }, at);
   const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
-  const item = {
-    ...keys.item(ctx.workspaceId, invoice.type, id),
-    ...keys.indexes(invoice, ctx.workspaceId, id, data),
-    [DATA_ATTRIBUTE]: data,
-    [VERSION_ATTRIBUTE]: 1,
-    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
-    [WORK]: work,
-    [LOCKED]: 0,
-  };
+  const item = { ...newItem(ctx, invoice, data), [WORK]: work, [LOCKED]: 0 };
   const cancelled = await transact<string>({
     [ITEM_PART]: putPart(item, { condition: absent() }),
     client_id: counterUpdate(keys.item(ctx.workspaceId, client.type, input.client_id), counterOf(invoice), 1),

@@ -13,14 +13,13 @@ import { LIMITS } from '../../core/field-limits.ts';
 import { formatMinor, minorOfAmount, minorUnitDigits } from '../../core/money.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import * as keys from '../../data/keys.ts';
-import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../data/table.ts';
 import { absent, dataOfItem, deletePart, exists, matchesVersion, putPart, versionOf } from '../../data/writes.ts';
 import { deletionRecordPut } from '../../data/deletion-records.ts';
 import { listPage, type ListEnvelope } from '../../data/paging.ts';
 import { dataOf, objectOf, storedField, type Invoice, type ObjectOf } from '../../model/objects.ts';
 import { invoice, payment } from '../../model/resources.ts';
 import type { CallerContext, Deleted, IfMatch, Versioned } from '../context.ts';
-import { readItem, versioned } from '../entity.ts';
+import { newItem, readItem, versioned } from '../entity.ts';
 import { workOf } from './common.ts';
 import { commit, mustBe, mustRead, step } from './lifecycle.ts';
 
@@ -100,13 +99,7 @@ async function addPayment(ctx: CallerContext, item: Record<string, unknown>, min
     ...dataOf(payment, { id, workspaceId: ctx.workspaceId }, { amount: formatMinor(minor, String(data.currency)), paid_at: paidAt, method: terms.method, reference: terms.reference }, now.toISOString()),
     invoice_id: invoiceId,
   };
-  const paymentItem = {
-    ...keys.item(ctx.workspaceId, payment.type, id),
-    ...keys.indexes(payment, ctx.workspaceId, id, paymentData),
-    [DATA_ATTRIBUTE]: paymentData,
-    [VERSION_ATTRIBUTE]: 1,
-    [REQUEST_ID_ATTRIBUTE]: ctx.requestId,
-  };
+  const paymentItem = newItem(ctx, payment, paymentData);
   paidAts[id] = paidAt;
   const made = versioned(payment, paymentItem);
   const { parts, after } = await step(ctx, item, balanceFields(data, minor, paidAts), now, {
@@ -157,20 +150,20 @@ export async function payInvoice(ctx: CallerContext, id: string, body: () => Pay
 }
 
 /** The invoice's payment `paymentId` as stored, given its read (404 when it names none of this invoice's). */
-function mustBeOf(invoiceId: string, paymentId: string, item: Record<string, unknown> | undefined) {
+function paymentOf(invoiceId: string, paymentId: string, item: Record<string, unknown> | undefined) {
   if (!item || dataOfItem(item).invoice_id !== invoiceId) throw notFound(payment.noun, paymentId);
   return item;
 }
 
 export async function retrievePayment(ctx: CallerContext, invoiceId: string, paymentId: string): Promise<Versioned<Payment>> {
-  return versioned(payment, mustBeOf(invoiceId, paymentId, await readItem(ctx, payment, paymentId)));
+  return versioned(payment, paymentOf(invoiceId, paymentId, await readItem(ctx, payment, paymentId)));
 }
 
 /** Deletes a payment recorded by mistake, while its invoice is open or paid; a paid invoice with a balance again is open. */
 export async function deletePayment(ctx: CallerContext, invoiceId: string, paymentId: string, expectedVersion: IfMatch, now = new Date()): Promise<Deleted> {
   for (;;) {
     const [read, item] = await Promise.all([readItem(ctx, payment, paymentId), readItem(ctx, invoice, invoiceId)]);
-    const paid = mustBeOf(invoiceId, paymentId, read);
+    const paid = paymentOf(invoiceId, paymentId, read);
     // A payment's invoice exists (an invoice with payments is open or paid, never deleted), is open or paid, and holds no work.
     const data = item ? dataOfItem(item) : {};
     if (!item || (data.status !== 'open' && data.status !== 'paid') || workOf(item)) throw new Error(`payment ${paymentId} of invoice ${invoiceId}, which is ${String(data.status)}`);
