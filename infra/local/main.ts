@@ -80,6 +80,8 @@ try {
 
 /** Requests under way get this long to be answered (a 503, when DynamoDB Local died) before the stop. */
 const GRACE_MS = 1000;
+/** How long the stack keeps answering (503) after DynamoDB Local died, before it stops: its exit stays within STOP_DEADLINE_MS + this, under 5 s. */
+const DEATH_DRAIN_MS = 500;
 
 let stopping = false;
 let stack: LocalStack | undefined;
@@ -109,7 +111,9 @@ stack = await startLocalStack({
   ...(dataDir ? { dataDir } : {}),
   onDynamoDbDeath: (message) => {
     console.error(message);
-    shutdown(1);
+    // The requests of the next moments are answered 503 (the handlers' dependency failure) rather
+    // than cut off: a client retrying gets the truth before the connection goes.
+    setTimeout(() => shutdown(1), DEATH_DRAIN_MS).unref();
   },
 }).catch((error: unknown) => {
   console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
