@@ -32,6 +32,17 @@ export function minorUnitDigits(currency: string): number {
 }
 
 /**
+ * A payment's amount (a decimal string of digits with at most one point, as validated) in minor
+ * units of `currency`, read digit by digit; undefined when it has more digits after the point than
+ * the currency has.
+ */
+export function minorOfDecimal(amount: string, currency: string): bigint | undefined {
+  const [whole = '', fraction = ''] = amount.split('.');
+  const digits = minorUnitDigits(currency);
+  return fraction.length > digits ? undefined : BigInt(whole + fraction.padEnd(digits, '0'));
+}
+
+/**
  * A money value as JSON carries it (a number with at most 4 decimals, as validated) in 1/10,000
  * units, read from its shortest decimal spelling, never multiplied as a double.
  */

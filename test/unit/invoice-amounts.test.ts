@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { roundHalfEven, roundHalfUp, units } from '../support/money-reference.ts';
-import { addFees, addToLines, invoiceAmounts, itemLineOf, lineAmountMinor, percentUnits, removeFees, removeFromLines, withItems, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
+import { addFees, addToLines, balanceAfter, invoiceAmounts, itemLineOf, lineAmountMinor, percentUnits, removeFees, removeFromLines, withItems, type FeeLine, type InvoiceLine, type InvoiceableEntry } from '../../shared/domain/invoices/amounts.ts';
 import { percent } from '../../shared/model/fields.ts';
 
 // ---- The reference: nothing from the module under test, nor from shared/core/money.ts. ----
@@ -291,5 +291,26 @@ describe('fee lines and covered time (contract, "Billing types")', () => {
     const lines = addFees([], [fixed('prj_A'), fixed('prj_B'), retainer('prj_A', '2026-01-31', '2026-02-28'), retainer('prj_A', '2026-02-28', '2026-03-31'), retainer('prj_B', '2026-01-31', '2026-02-28')]);
     const left = removeFees(lines, [fixed('prj_A'), retainer('prj_A', '2026-01-31', '2026-02-28')], []);
     expect(left.map((l) => [l.project_id, periodOf(l)])).toEqual([['prj_A', '2026-02-28'], ['prj_B', 'fixed_price'], ['prj_B', '2026-01-31']]);
+  });
+});
+
+describe('an invoice\'s balance after a payment (balanceAfter)', () => {
+  const open = { total: 11_498n, paid: 0n, status: 'open', currency: 'CAD' };
+  const at = (h: number) => `2026-12-01T${String(h).padStart(2, '0')}:00:00.000Z`;
+
+  it('moves amount_paid and amount_due; a part leaves it open, status untouched', () => {
+    expect(balanceAfter(open, 5_000n, [at(10)])).toEqual({ amount_paid: '50.00', amount_due: '64.98' });
+  });
+
+  it('makes an open invoice paid when nothing is due, at its payments\' latest paid_at (not the last recorded)', () => {
+    expect(balanceAfter({ ...open, paid: 5_000n }, 6_498n, [at(15), at(9), at(12)])).toEqual({ amount_paid: '114.98', amount_due: '0.00', status: 'paid', paid_at: at(15) });
+    expect(balanceAfter({ ...open, paid: 5_000n }, 6_498n, [at(9), at(15)])).toMatchObject({ paid_at: at(15) });
+  });
+
+  it('reopens a paid invoice that has a balance again (a payment deleted), paid_at null; a void or draft never moves', () => {
+    expect(balanceAfter({ ...open, paid: 11_498n, status: 'paid' }, -5_000n, [at(9)])).toEqual({ amount_paid: '64.98', amount_due: '50.00', status: 'open', paid_at: null });
+    expect(balanceAfter({ ...open, paid: 11_498n, status: 'paid' }, 0n, [at(9)])).toEqual({ amount_paid: '114.98', amount_due: '0.00' });
+    expect(balanceAfter({ ...open, status: 'void' }, 11_498n, [at(9)])).toEqual({ amount_paid: '114.98', amount_due: '0.00' });
+    expect(balanceAfter({ total: 1_000n, paid: 0n, status: 'open', currency: 'JPY' }, 400n, [at(9)])).toEqual({ amount_paid: '400', amount_due: '600' });
   });
 });

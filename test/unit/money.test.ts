@@ -1,6 +1,6 @@
 /** Money and local calendars without binary floats or guesses (shared/core/money.ts, shared/core/calendar.ts). */
 import { describe, expect, it, vi } from 'vitest';
-import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, divideHalfUp, formatMinor, minorOfAmount, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
+import { MINOR_UNIT_EXCEPTIONS, amountOfRateMinutes, divideHalfEven, divideHalfUp, formatMinor, minorOfAmount, minorOfDecimal, minorUnitDigits, rateUnits } from '../../shared/core/money.ts';
 import { dateOfDayNumber, dayNumberOf, isTimeZone, offsetAt, periodsOf, startOfDay } from '../../shared/core/calendar.ts';
 import { isKnownCurrency } from '../../shared/model/fields.ts';
 
@@ -170,5 +170,24 @@ describe('local calendars', () => {
     // Formats are kept by name regardless of case (so a caller's many spellings add none): a refused spelling spoils nothing.
     expect(['Europe/Paris', 'America/New_York', 'Etc/GMT+5'].every(isTimeZone)).toBe(true);
     expect(startOfDay('europe/paris', dayNumberOf('2026-07-01'))).toBe(startOfDay('Europe/Paris', dayNumberOf('2026-07-01')));
+  });
+});
+
+describe('a payment amount in minor units (minorOfDecimal)', () => {
+  it('reads the digits, padding the fraction to the currency\'s minor unit', () => {
+    expect(minorOfDecimal('150', 'USD')).toBe(15_000n);
+    expect(minorOfDecimal('150.5', 'USD')).toBe(15_050n);
+    expect(minorOfDecimal('150.50', 'USD')).toBe(15_050n);
+    expect(minorOfDecimal('0.01', 'CAD')).toBe(1n);
+    expect(minorOfDecimal('1500', 'JPY')).toBe(1_500n);
+    expect(minorOfDecimal('12.345', 'KWD')).toBe(12_345n);
+    expect(minorOfDecimal('1.5', 'KWD')).toBe(1_500n);
+    expect(minorOfDecimal('123456789012345.67', 'USD')).toBe(12_345_678_901_234_567n);
+  });
+
+  it('refuses (undefined) more digits after the point than the currency has', () => {
+    expect(minorOfDecimal('150.501', 'USD')).toBeUndefined();
+    expect(minorOfDecimal('1500.5', 'JPY')).toBeUndefined();
+    expect(minorOfDecimal('1.2345', 'KWD')).toBeUndefined();
   });
 });

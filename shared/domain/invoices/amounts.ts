@@ -65,6 +65,28 @@ export interface InvoiceAmounts {
 }
 
 /** `minutes × rate / 60` in the currency's minor unit, rounded once, half to even. */
+/** What a balance step needs of an invoice: its total and amount paid in minor units, its status and currency. */
+export interface Balance {
+  total: bigint;
+  paid: bigint;
+  status: string;
+  currency: string;
+}
+
+/**
+ * An invoice's fields after a payment of `delta` minor units (negative: one deleted), `paidAts`
+ * its payments' paid_at after it: amount_paid and amount_due, and the status they make. Nothing
+ * due makes an open invoice `paid` at the latest paid_at; a balance again reopens a paid one.
+ */
+export function balanceAfter(balance: Balance, delta: bigint, paidAts: readonly string[]): Record<string, unknown> {
+  const paid = balance.paid + delta;
+  const due = balance.total - paid;
+  const fields: Record<string, unknown> = { amount_paid: formatMinor(paid, balance.currency), amount_due: formatMinor(due, balance.currency) };
+  if (due === 0n && balance.status === 'open') Object.assign(fields, { status: 'paid', paid_at: paidAts.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) });
+  if (due > 0n && balance.status === 'paid') Object.assign(fields, { status: 'open', paid_at: null });
+  return fields;
+}
+
 export const lineAmountMinor = (minutes: number, rate: number, currency: string): bigint => minorOfRateMinutes(rateMinutes(minutes, rate), currency);
 
 

@@ -10,7 +10,8 @@
 import { invalidParam, notFound, preconditionFailed, ApiError, ERROR_TYPES } from '../../core/errors.ts';
 import { isWellFormedId, newId } from '../../core/ids.ts';
 import { LIMITS } from '../../core/field-limits.ts';
-import { formatMinor, minorOfAmount, minorUnitDigits } from '../../core/money.ts';
+import { formatMinor, minorOfAmount, minorOfDecimal, minorUnitDigits } from '../../core/money.ts';
+import { balanceAfter } from './amounts.ts';
 import { dayNumberOf, startOfDay } from '../../core/calendar.ts';
 import * as keys from '../../data/keys.ts';
 import { absent, dataOfItem, deletePart, exists, matchesVersion, putPart, versionOf } from '../../data/writes.ts';
@@ -42,12 +43,10 @@ const minorOf = (data: Record<string, unknown>, field: 'amount_paid' | 'amount_d
 
 /** `amount` in minor units of `currency`: more digits after the point than the currency has is a 400 naming it. */
 function minorOfPayment(amount: string, currency: string): bigint {
-  const [whole = '', fraction = ''] = amount.split('.');
+  const minor = minorOfDecimal(amount, currency);
+  if (minor !== undefined) return minor;
   const digits = minorUnitDigits(currency);
-  if (fraction.length > digits) {
-    throw invalidParam('amount', digits === 0 ? `amount must be a whole number in ${currency}, which has no minor unit` : `amount must have at most ${digits} digits after the point in ${currency}`);
-  }
-  return BigInt(whole + fraction.padEnd(digits, '0'));
+  throw invalidParam('amount', digits === 0 ? `amount must be a whole number in ${currency}, which has no minor unit` : `amount must have at most ${digits} digits after the point in ${currency}`);
 }
 
 /** When it was paid: not after the request, nor before the earlier of the invoice's finalize and the start of its issue date. */
@@ -65,18 +64,9 @@ function paidAtOf(given: string | undefined, data: Record<string, unknown>, now:
   return paidAt;
 }
 
-const latestOf = (paidAts: Record<string, string>) => Object.values(paidAts).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
-
-/** The invoice's fields after a payment of `delta` minor units (negative: one deleted), and its status with them. */
-function balanceFields(data: Record<string, unknown>, delta: bigint, paidAts: Record<string, string>): Record<string, unknown> {
-  const currency = String(data.currency);
-  const paid = minorOf(data, 'amount_paid') + delta;
-  const due = minorOfAmount(String(data.total)) - paid;
-  const fields: Record<string, unknown> = { amount_paid: formatMinor(paid, currency), amount_due: formatMinor(due, currency) };
-  if (due === 0n && data.status === 'open') Object.assign(fields, { status: 'paid', paid_at: latestOf(paidAts) });
-  if (due > 0n && data.status === 'paid') Object.assign(fields, { status: 'open', paid_at: null });
-  return fields;
-}
+/** The invoice's fields after a payment of `delta` minor units (negative: one deleted): the rule is amounts.ts's. */
+const balanceFields = (data: Record<string, unknown>, delta: bigint, paidAts: Record<string, string>) =>
+  balanceAfter({ total: minorOfAmount(String(data.total)), paid: minorOf(data, 'amount_paid'), status: String(data.status), currency: String(data.currency) }, delta, Object.values(paidAts));
 
 /**
  * Adds a payment of `minor` to the invoice as read: the payment and the invoice in one
