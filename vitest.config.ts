@@ -38,7 +38,7 @@ const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: 
  * a list to keep.
  */
 const CHANGES_PROCESS_STATE =
-  /vi\.(mock|doMock|useFakeTimers|setSystemTime|stubGlobal|stubEnv|resetModules)\(|mockClient\(|spyOn\((process|console|globalThis)\b|redirectLogs\(|process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|Object\.assign\(process\.env|delete process\.env/;
+  /vi\.(mock|doMock|useFakeTimers|setSystemTime|stubGlobal|stubEnv|resetModules)\(|mockClient\(|mockWrites\(|spyOn\((process|console|globalThis)\b|redirectLogs\(|process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|Object\.assign\(process\.env|delete process\.env/;
 /** The test files of `dir` (relative to the repository) that change process-wide state. */
 function statefulFiles(dir: string): string[] {
   const root = fileURLToPath(new URL(`${dir}/`, import.meta.url));

@@ -269,7 +269,8 @@ function operationObject(route: Route): Json {
     responses[String(status)] = {
       description: status === 201 ? 'Created' : 'OK',
       headers: responseHeaders([
-        ...(status === 201 ? ['Location'] : []),
+        // A batch makes several: no one Location.
+        ...(status === 201 && returns === 'object' ? ['Location'] : []),
         ...(contract.versioned ? ['ETag'] : []),
         ...(contract.idempotent ? ['Idempotent-Replayed'] : []),
         ...(csv ? ['Vary', { name: 'Link', absent: 'on JSON, and on the last page' }] : []),
@@ -444,6 +445,14 @@ export function buildOpenApiDocument(): Json {
       return body ? [[bodyName(route), requestBodySchema(describeDefaults(documentedJsonSchema(body)))]] : [];
     }),
   );
+  // A batch's entries are its resource's create bodies: the create's schema by reference, so
+  // generators give each entry the create's own type (its one-of-two alternatives included).
+  for (const route of ROUTES) {
+    if (route.action !== 'createMany') continue;
+    const create = ROUTES.find((r) => r.resource === route.resource && r.action === 'create')!;
+    const batch = requestSchemas[bodyName(route)] as { properties: { entries: Json } };
+    batch.properties.entries = { ...batch.properties.entries, items: ref('schemas', bodyName(create)) };
+  }
   const responses = withCreatedSchemas(withListItemRefs(withLineUnion(withEventUnion(Object.fromEntries(Object.entries(responseSchemas()).map(([name, schema]) => [name, documentedJsonSchema(schema)]))))));
   return withSelfExample({
     openapi: '3.1.0',

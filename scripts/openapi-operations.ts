@@ -129,6 +129,16 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
       'Against a project (its client is implied) or a client. Counts against the delete guards of both. `billable` defaults to true; ' +
       "`billable_rate` to the project's `hourly_rate` (null without a project). Counted in the time summaries at once.",
   },
+  logTimeEntryBatch: {
+    summary: 'Log time entries in bulk',
+    description:
+      'For migrations: 1 to 100 log bodies in `entries`, each as `POST /time_entries` takes it; the body may be up to 1 MiB. ' +
+      'All or nothing: 201 with the list of the entries made, in the order given (no `Location`); otherwise nothing is made and ' +
+      'a 400 lists every invalid field by index (`entries[3].started_at`, `param` the lowest), references that name nothing among them. ' +
+      'A batch may be written in several transactions; each entry written is whole (guards and summaries exact). Send an ' +
+      '`Idempotency-Key`: a retry writes exactly the entries the first attempt left unwritten and answers the whole batch. ' +
+      'One `time_entry.created` event per entry.',
+  },
   updateTimeEntry: {
     summary: 'Correct or move a time entry',
     description:

@@ -3,7 +3,7 @@
  * Uses only the global `fetch` (Node 20+, browsers, Deno, Bun) and `crypto.randomUUID`.
  */
 import { TimebillError } from './errors.ts';
-import type { BodyOf, ItemOf, ListParamsOf, ResultOf, operations } from './types.ts';
+import type { BodyOf, ItemOf, ListParamsOf, ResultOf, TimeEntry, operations } from './types.ts';
 
 export interface TimebillOptions {
   /**
@@ -467,11 +467,27 @@ export class InvoiceCollection extends Collection<'listInvoices', 'createInvoice
   }
 }
 
+/** Time entries, and `createMany`: a migration's entries in one request, all or nothing. */
+export class TimeEntryCollection extends Collection<'listTimeEntries', 'logTimeEntry', 'retrieveTimeEntry', 'updateTimeEntry', 'deleteTimeEntry'> {
+  /**
+   * Logs 1 to 100 entries (`POST /time_entries/batch`, each as `create` takes it) and answers them
+   * in the order given; or makes none and throws a 400 naming each invalid field `entries[i].field`.
+   * Every attempt sends one `Idempotency-Key`, so a retry writes only what an earlier one left
+   * unwritten. `responseOf(entries)` is the batch's response; the entries carry no ETag.
+   */
+  async createMany(entries: BodyOf<'logTimeEntry'>[], options: CreateOptions = {}): Promise<TimeEntry[]> {
+    const page = await this.http.request<ResultOf<'logTimeEntryBatch'>>({ method: 'POST', path: `${this.path}/batch`, body: { entries }, ...options });
+    responses.set(page.data, responses.get(page)!);
+    return page.data;
+  }
+}
+
 /** The Timebill API: `new Timebill(accessToken, { baseUrl })`. */
 export class Timebill {
   readonly clients: Collection<'listClients', 'createClient', 'retrieveClient', 'updateClient', 'deleteClient'>;
   readonly projects: Collection<'listProjects', 'createProject', 'retrieveProject', 'updateProject', 'deleteProject'>;
-  readonly timeEntries: Collection<'listTimeEntries', 'logTimeEntry', 'retrieveTimeEntry', 'updateTimeEntry', 'deleteTimeEntry'>;
+  /** As the collections, and `createMany(entries, { idempotencyKey? })`: up to 100 entries in one all-or-nothing request. */
+  readonly timeEntries: TimeEntryCollection;
   readonly webhookEndpoints: Collection<
     'listWebhookEndpoints',
     'createWebhookEndpoint',
@@ -497,7 +513,7 @@ export class Timebill {
     const http = new Http(accessToken, options);
     this.clients = new Collection(http, '/clients');
     this.projects = new Collection(http, '/projects');
-    this.timeEntries = new Collection(http, '/time_entries');
+    this.timeEntries = new TimeEntryCollection(http, '/time_entries');
     this.webhookEndpoints = new Collection(http, '/webhook_endpoints');
     this.invoices = new InvoiceCollection(http, '/invoices');
     this.businessProfile = new Singleton(http, '/business_profile');

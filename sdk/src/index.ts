@@ -1,5 +1,5 @@
 /** The Timebill SDK: `import { Timebill, TimebillError, verifyWebhook } from '@timebill/sdk'`. */
-export { Timebill, AutoPaginator, Collection, CsvPaginator, InvoiceCollection, Listing, NestedCollection, ReadOnlyCollection, Singleton, etagOf, responseOf } from './client.ts';
+export { Timebill, AutoPaginator, Collection, CsvPaginator, InvoiceCollection, Listing, NestedCollection, ReadOnlyCollection, Singleton, TimeEntryCollection, etagOf, responseOf } from './client.ts';
 export type { TimebillOptions, CreateOptions, WriteOptions, ListOptions, CsvPage, ResponseInfo } from './client.ts';
 export { TimebillError, WebhookVerificationError } from './errors.ts';
 export type { TimebillErrorType } from './errors.ts';

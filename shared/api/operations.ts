@@ -11,8 +11,10 @@ import { resourceOf, type RESOURCES } from '../model/resources.ts';
 import type { AnyResource } from '../model/declare.ts';
 import type { SchemasByKind } from '../model/schemas.ts';
 import { EVENT_FEED } from '../model/event-types.ts';
+import { LIMITS } from '../core/field-limits.ts';
 import type { EventFeedSchemas } from './event-schemas.ts';
 import type { TimeSummarySchemas } from './time-summary-schemas.ts';
+import type { ParsedBatch } from '../model/parse.ts';
 import type { Action, Operation, Route, RouteOf, Transition } from './routes.ts';
 
 export interface Contract {
@@ -28,6 +30,8 @@ export interface Contract {
   idempotent: boolean;
   /** If-Match is honoured (PATCH and DELETE). */
   conditional: boolean;
+  /** The largest body it takes, in bytes, when not LIMITS.bodyBytes (a batch's). */
+  bodyBytes?: number;
   /** The body may be left out (an invoice's transitions): none is parsed as `{}`. */
   optionalBody?: true;
   /** What its success may be sent as, by the request's Accept (shared/http/negotiation.ts); JSON alone when absent. */
@@ -41,8 +45,8 @@ const WRITE_BODY = [400, 409, 413, 415, 422];
 export const LIST_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 
 /** The actions whose contract parses the resource's fields, and the schema each parses with. */
-const PARSED_BY = { list: 'listQuery', create: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
-type ParsesFields = 'list' | 'create' | 'update' | Transition;
+const PARSED_BY = { list: 'listQuery', create: 'create', createMany: 'createMany', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
+type ParsesFields = 'list' | 'create' | 'createMany' | 'update' | Transition;
 type ParsedBy = typeof PARSED_BY;
 /** A resource with the schema of `A` (its function passes `withCreate(clientFields)`, …: define.ts). */
 type WithSchemaOf<A extends ParsesFields> = AnyResource & { readonly [K in ParsedBy[A]]: v.GenericSchema };
@@ -74,6 +78,8 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchema
   // A singleton (the business profile) is at its collection's path, and always there.
   retrieve: (r) => ({ takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: r.singleton ? [] : [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: r.parent ? [...WRITE_BODY, 404] : WRITE_BODY }),
+  // A batch answers the list of what it made (no Location: there is no one resource); its body may be up to 1 MiB.
+  createMany: (r) => ({ body: r.createMany, bodyBytes: LIMITS.batchBodyBytes, takesId: false, success: { status: 201, returns: 'list' }, versioned: false, idempotent: true, conditional: false, errors: WRITE_BODY }),
   update: (r) => ({ body: r.update, takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: r.singleton ? [...WRITE_BODY, 412] : [...WRITE_BODY, 404, 412] }),
   delete: () => ({
     takesId: true,
@@ -128,9 +134,11 @@ export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Su
     ? Omit<ResourceOf<O>, Exclude<ParsedBy[ParsesFields], ParsedBy[RouteOf<O>['action']]> | 'entries'>
     : (typeof RESOURCES)[KindOf<O>];
 
-/** What the operation's body parses to (create and update). */
+/** What the operation's body parses to (create, a batch, update, a step). */
 export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
   ? v.InferOutput<ResourceOf<O>['create']>
+  : RouteOf<O>['action'] extends 'createMany'
+  ? ParsedBatch<v.InferOutput<ResourceOf<O>['create']>>
   : RouteOf<O>['action'] extends 'update'
     ? v.InferOutput<ResourceOf<O>['update']>
     : RouteOf<O>['action'] extends Transition

@@ -14,7 +14,7 @@ export const API_PREFIX = '/api/v1';
 type Prefix = typeof API_PREFIX;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type Action = 'list' | 'retrieve' | 'create' | 'update' | 'delete' | Transition;
+export type Action = 'list' | 'retrieve' | 'create' | 'createMany' | 'update' | 'delete' | Transition;
 /** An invoice's lifecycle steps (contract, "Invoices"): `POST /<collection>/{id}/<step>`, the write scope. */
 export type Transition = 'finalize' | 'pay' | 'void';
 export const TRANSITIONS: readonly Transition[] = ['finalize', 'pay', 'void'];
@@ -36,6 +36,7 @@ type ActionRoute<C extends string> =
   | { action: 'list'; method: 'GET'; path: `${Prefix}/${C}`; scope: `${C}:read` }
   | { action: 'retrieve'; method: 'GET'; path: `${Prefix}/${C}/{id}`; scope: `${C}:read` }
   | { action: 'create'; method: 'POST'; path: `${Prefix}/${C}`; scope: `${C}:write` }
+  | { action: 'createMany'; method: 'POST'; path: `${Prefix}/${C}/batch`; scope: `${C}:write` }
   | { action: 'update'; method: 'PATCH'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
   | { action: 'delete'; method: 'DELETE'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
   | { [T in Transition]: { action: T; method: 'POST'; path: `${Prefix}/${C}/{id}/${T}`; scope: `${C}:write` } }[Transition];
@@ -117,6 +118,8 @@ export const ROUTES = [
   { operation: 'listTimeEntries', resource: 'time_entry', action: 'list', method: 'GET', path: '/api/v1/time_entries', scope: 'time_entries:read', entry: 'functions/time-entries/list.ts' },
   { operation: 'retrieveTimeEntry', resource: 'time_entry', action: 'retrieve', method: 'GET', path: '/api/v1/time_entries/{id}', scope: 'time_entries:read', entry: 'functions/time-entries/retrieve.ts' },
   { operation: 'logTimeEntry', resource: 'time_entry', action: 'create', method: 'POST', path: '/api/v1/time_entries', scope: 'time_entries:write', entry: 'functions/time-entries/log.ts' },
+  // bulk import (domain/time-entry-batch.ts): 1 to 100 logs, all or none
+  { operation: 'logTimeEntryBatch', resource: 'time_entry', action: 'createMany', method: 'POST', path: '/api/v1/time_entries/batch', scope: 'time_entries:write', entry: 'functions/time-entries/log-batch.ts' },
   { operation: 'updateTimeEntry', resource: 'time_entry', action: 'update', method: 'PATCH', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/update.ts' },
   { operation: 'deleteTimeEntry', resource: 'time_entry', action: 'delete', method: 'DELETE', path: '/api/v1/time_entries/{id}', scope: 'time_entries:write', entry: 'functions/time-entries/delete.ts' },
   // what to bill: totals of time entries by client or project and period (domain/time-summaries.ts)

@@ -21,6 +21,9 @@ export const enum LIMITS {
   intervalCount = 1000,
   durationMinutes = 10_080,
   bodyBytes = 64 * 1024,
+  /** A batch of time entries (`POST /time_entries/batch`): its entries, and its body's size. */
+  batchEntries = 100,
+  batchBodyBytes = 1024 * 1024,
   pageSizeDefault = 25,
   pageSizeMax = 100,
   /** Entries one invoice takes; more is a 400 naming `to` (narrow the range). */

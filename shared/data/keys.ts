@@ -117,6 +117,9 @@ export const totals = (workspaceId: string, level: TotalsLevel, month: string, g
  */
 export const invoiceEntries = (workspaceId: string, invoiceId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#INVOICE_ENTRIES`, SK: invoiceId });
 /** The number the workspace's latest finalize took: each finalize takes the next in its own transaction. */
+/** A time entry batch's work while it is written in parts under an Idempotency-Key (domain/time-entry-batch.ts): one item, by the request that began it. */
+export const batchWork = (workspaceId: string, workId: string): PrimaryKey => ({ PK: `${ws(workspaceId)}#BATCH`, SK: workId });
+
 export const invoiceNumber = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'INVOICE_NUMBER' });
 /**
  * A project's fees (docs/decisions/0029-billing-types.md): one partition per project, holding a

@@ -31,8 +31,13 @@ export interface Deleted {
   deleted: true;
 }
 
-/** What a change answers: the resource as written, or the deletion. */
-export type Outcome = Versioned<object> | Deleted;
+/** What a batch answers: the resources it made, in the order given. */
+export interface Made {
+  made: readonly object[];
+}
+
+/** What a change answers: the resource as written, the deletion, or a batch's resources. */
+export type Outcome = Versioned<object> | Deleted | Made;
 
 /**
  * Attributes of an item that a change answers beside the resource (a secret): never copied into a

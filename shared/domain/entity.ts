@@ -92,7 +92,7 @@ function referencesOf(resource: AnyResource, data: Record<string, unknown>) {
  * resources and one of them references the other by the same field (a time entry's project and
  * client), the first must hold the same value (the project belongs to that client).
  */
-function consistencyCondition(resource: AnyResource, target: AnyResource, data: Record<string, unknown>): Condition | undefined {
+export function consistencyCondition(resource: AnyResource, target: AnyResource, data: Record<string, unknown>): Condition | undefined {
   const shared = Object.entries(target.references ?? {}).filter(([field, kind]) => resource.references?.[field] === kind && data[field] != null);
   if (shared.length === 0) return undefined;
   return allOf(

@@ -43,7 +43,7 @@ async function termsOfProject(ctx: CallerContext, projectId: string): Promise<Pr
   return { client_id, hourly_rate };
 }
 
-const notTheProjectClient = (projectId: string, projectClient: string, hint: string) =>
+export const notTheProjectClient = (projectId: string, projectClient: string, hint: string) =>
   invalidParam('client_id', `client_id must be the client of project ${projectId} (${projectClient})${hint}`);
 
 export async function logTimeEntry(ctx: CallerContext, input: v.InferOutput<typeof timeEntrySchemas.create>, now = new Date()): Promise<Versioned<TimeEntry>> {

@@ -9,7 +9,7 @@ import { withRequestDeadline } from '../data/budget.ts';
 import { asServiceUnavailable } from './dependency-errors.ts';
 import { CHILD_ID, routeByOperation, type OperationWithAction, type ProtectedOperation, type ProtectedRoute } from '../api/routes.ts';
 import { contractOf, type BodyOf, type Contract, type QueryOf, type ResourceFor } from '../api/operations.ts';
-import type { parseOrThrow } from '../model/parse.ts';
+import type { GenericSchema } from 'valibot';
 import type { AnyResource } from '../model/declare.ts';
 import { repeatedMember } from '../model/json-members.ts';
 import { LIMITS } from '../core/field-limits.ts';
@@ -89,7 +89,7 @@ export interface InputReaders {
   /** The query, each parameter given once (`singleValuedQuery`). */
   query?: (event: APIGatewayProxyEvent) => Record<string, string>;
   /** What checks the body or query against the contract's schema (`parseOrThrow`, model/parse.ts). */
-  parse?: typeof parseOrThrow;
+  parse?: (schema: GenericSchema, input: unknown, noun?: 'field' | 'query parameter') => unknown;
   /** If-Match as the versions it names (`ifMatchHeader`): a conditional operation's (PATCH, DELETE, a step). */
   ifMatch?: typeof ifMatchHeader;
   /**
@@ -115,7 +115,7 @@ export const conditionalRequest: InputReaders['request'] = (event, readers) => (
 export const ifMatchHeader = (event: APIGatewayProxyEvent): IfMatch => ifMatchOf(header(event, 'if-match'));
 
 /** What a frame reads of a contract: the schemas it parses with and the media types it answers in (the rest of it the OpenAPI document says). */
-export type FrameContract = Pick<Contract, 'body' | 'query' | 'optionalBody' | 'mediaTypes'>;
+export type FrameContract = Pick<Contract, 'body' | 'bodyBytes' | 'query' | 'optionalBody' | 'mediaTypes'>;
 
 /**
  * What a handler is made of: its route (the operation's row of the route table, whose scope it
@@ -164,7 +164,7 @@ export function handlerOf<O extends ProtectedOperation>({ route, contract, reade
       if (!contract.query) refuseQuery(event);
       // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
       // and deletes take none: one sent anyway is a mistake, refused before anything changes.
-      const textEvent = readers.body.text(event);
+      const textEvent = readers.body.text(event, contract.bodyBytes ?? LIMITS.bodyBytes);
       const request = { ...requestOf<O>(textEvent, caller, contract, readers), mediaType };
       const reply = await withRequestDeadline(() =>
         retries({ operation, event: textEvent, request, hasBody: Boolean(contract.body), run: (who) => run({ ...request, caller: who }) }),
@@ -229,7 +229,8 @@ const isEmptyBody = (event: APIGatewayProxyEvent) => event.body === null || even
 
 /** How a frame reads a request's body: its text first, checked, then (a frame that parses it) its JSON. */
 export interface BodyReader {
-  text: (event: APIGatewayProxyEvent) => APIGatewayProxyEvent;
+  /** The body as checked text, at most `maxBytes` (the contract's `bodyBytes`, else LIMITS.bodyBytes). */
+  text: (event: APIGatewayProxyEvent, maxBytes: number) => APIGatewayProxyEvent;
   json?: (event: APIGatewayProxyEvent) => unknown;
 }
 
@@ -301,12 +302,12 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
  * type is binary to it, infra/names.ts BINARY_MEDIA_TYPES), so bytes that are not UTF-8 are seen
  * here and refused (RFC 8259 §8.1), never stored as U+FFFD.
  */
-function withTextBody(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
+function withTextBody(event: APIGatewayProxyEvent, maxBytes: number): APIGatewayProxyEvent {
   if (event.body === null || event.body === undefined || event.body === '') return event;
   checkMediaType(event);
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
-  if ((bytes?.length ?? Buffer.byteLength(event.body, 'utf8')) > LIMITS.bodyBytes) {
-    throw new ApiError('payload_too_large', ERROR_TYPES.payload_too_large, `The request body must be at most ${LIMITS.bodyBytes} bytes`);
+  if ((bytes?.length ?? Buffer.byteLength(event.body, 'utf8')) > maxBytes) {
+    throw new ApiError('payload_too_large', ERROR_TYPES.payload_too_large, `The request body must be at most ${maxBytes} bytes`);
   }
   if (!bytes) return event; // text already (a direct invocation, a test)
   let body: string;

@@ -40,21 +40,40 @@ export interface StoredRecord {
   request_id: string;
   status: number;
   headers?: Record<string, string>;
-  /** The reply's body as the JSON text sent, without the revealed attributes. */
+  /** The reply's body as the JSON text sent, without the revealed attributes; a list's ids alone when `rebuilt`. */
   body: string;
   revealed?: Revealed;
+  /** The body is the ids of a list too large to keep: a replay rebuilds it from them (`RebuiltList`). */
+  rebuilt?: true;
 }
+
+/** A list's envelope: every item, no page after it (a batch's answer). */
+export const listOf = (data: readonly unknown[]) => ({ object: 'list', data, has_more: false, next_cursor: null });
+
+/**
+ * A list reply larger than this is kept as its items' ids: a record must fit DynamoDB's 400 KB item
+ * (a batch of 100 entries with 5,000-character descriptions does not).
+ */
+const KEPT_BODY_BYTES = 300_000;
+
+/** The items of a list, as they are now, from their ids (a deleted one left out): a batch's replay when its record kept only the ids. */
+export type RebuiltList = (caller: CallerContext, ids: readonly string[]) => Promise<readonly unknown[]>;
 
 /**
  * What the record of a reply stores: the body (a create's reply holds no revealed attribute: they
- * are added to its resource after the record is built) and where the revealed ones are kept.
+ * are added to its resource after the record is built) and where the revealed ones are kept; a
+ * list too large to keep, its ids.
  */
-function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredRecord, 'status' | 'headers' | 'body' | 'revealed'> {
+function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredRecord, 'status' | 'headers' | 'body' | 'revealed' | 'rebuilt'> {
+  const body = JSON.stringify(reply.body);
+  const list = reply.body as { object?: unknown; data?: { id: string }[] };
+  const rebuilt = Buffer.byteLength(body) > KEPT_BODY_BYTES && list.object === 'list' && Array.isArray(list.data);
   return {
     status: reply.status,
     ...(reply.headers ? { headers: reply.headers } : {}),
-    body: JSON.stringify(reply.body),
+    body: rebuilt ? JSON.stringify(list.data!.map((item) => item.id)) : body,
     ...(revealed ? { revealed } : {}),
+    ...(rebuilt ? { rebuilt: true as const } : {}),
   };
 }
 
@@ -66,11 +85,21 @@ function storedReply(reply: Reply, revealed: Revealed | undefined): Pick<StoredR
  */
 export type RevealedBody = (stored: StoredRecord) => Promise<string>;
 
+/** How a frame's replays rebuild what a record does not hold whole. */
+export interface Replay {
+  revealedBody?: RevealedBody;
+  rebuiltList?: RebuiltList;
+}
+
 /** The first reply again, from its record. */
-async function replayOf(stored: StoredRecord, requestId: string, revealedBody: RevealedBody | undefined): Promise<Reply> {
-  const text = stored.revealed ? await revealedBody!(stored) : stored.body;
+async function replayOf(stored: StoredRecord, caller: CallerContext, { revealedBody, rebuiltList }: Replay): Promise<Reply> {
+  const text = stored.revealed
+    ? await revealedBody!(stored)
+    : stored.rebuilt
+      ? JSON.stringify(listOf(await rebuiltList!(caller, JSON.parse(stored.body) as string[])))
+      : stored.body;
   // Our own record: the SDK retried our transaction after it had landed. That is the first reply.
-  const own = stored.request_id === requestId;
+  const own = stored.request_id === caller.requestId;
   return { status: Number(stored.status), body: new BodyText(text), headers: { ...stored.headers, ...(own ? {} : { 'Idempotent-Replayed': 'true' }) } };
 }
 
@@ -125,7 +154,7 @@ function isKeyConflict(error: unknown): boolean {
  * The retry policy of every POST, PATCH and DELETE: exactly once when the caller sends a key.
  * `replyOf` is the frame's one mapping from a change's outcome to its reply.
  */
-export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Reply, revealedBody?: RevealedBody): RetryPolicy {
+export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Reply, replay: Replay = {}): RetryPolicy {
   return async ({ operation, event, request, hasBody, run }) => {
     const key = idempotencyKeyOf(header(event, IDEMPOTENCY_KEY_HEADER));
     const caller: CallerContext = request.caller;
@@ -179,7 +208,7 @@ export function idempotentWrites(replyOf: (outcome: Outcome, path: string) => Re
       if (stored.fingerprint !== expected) throw keyReused();
       // A change still being made under this key (its marker): finished by a retry, never replayed.
       if (markedWorkOf(stored) !== undefined) throw keyInUse();
-      return replayOf(stored as unknown as StoredRecord, caller.requestId, revealedBody);
+      return replayOf(stored as unknown as StoredRecord, caller, replay);
     }
   };
 }

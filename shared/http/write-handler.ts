@@ -6,11 +6,12 @@
  * the others read If-Match and look their contract up.
  */
 import { bodyReader, conditionalRequest, created, current, frameOf, handlerOf, ifMatchHeader, noBody, ok, type Frame, type InputReaders, type Reply, type Request } from './handler.ts';
-import { parseOrThrow } from '../model/parse.ts';
-import { idempotentWrites, type RevealedBody } from './idempotency.ts';
+import { parseBatch, parseOrThrow } from '../model/parse.ts';
+import { LIMITS } from '../core/field-limits.ts';
+import { idempotentWrites, listOf, type RebuiltList, type Replay, type RevealedBody } from './idempotency.ts';
 import { routeByOperation, type OperationWithAction, type ProtectedOperation, type Transition } from '../api/routes.ts';
 import type { ResourceFor } from '../api/operations.ts';
-import type { Outcome, Versioned } from '../domain/context.ts';
+import type { Made, Outcome, Versioned } from '../domain/context.ts';
 import type * as v from 'valibot';
 
 /**
@@ -22,13 +23,15 @@ const writeHandler = <O extends ProtectedOperation>(
   frame: Frame<O>,
   change: (req: Request<O>) => Promise<Outcome>,
   replyOf: (outcome: Outcome, path: string) => Reply,
-  revealedBody?: RevealedBody,
-) => handlerOf(frame, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf, revealedBody));
+  replay: Replay = {},
+) => handlerOf(frame, async (req) => replyOf(await change(req), req.path), idempotentWrites(replyOf, replay));
 
 /** A create's reply: 201 with Location and the ETag. */
 const createdReply = (outcome: Outcome, path: string): Reply => created(outcome as Versioned<{ id: string }>, path);
 /** A change's or a delete's: 200 with the resource and its ETag, or the delete's result. */
-const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(outcome) : current(outcome));
+const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(outcome) : current(outcome as Versioned<object>));
+/** A batch's: 201 with the list of what it made (no Location: no one resource; no ETag: no one version). */
+const madeReply = (outcome: Outcome): Reply => ({ status: 201, body: listOf((outcome as Made).made) });
 
 /** The operations whose action is a create. */
 type CreateOperation = OperationWithAction<'create'>;
@@ -53,8 +56,22 @@ export const defineCreateHandler = <O extends CreateOperation>(
     { route: routeByOperation(operation), contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } },
     change,
     createdReply,
-    revealedBody,
+    { revealedBody },
   );
+
+/** A batch's readers: its body (up to its contract's `bodyBytes`) parsed entry by entry, each entry's errors kept for the domain to list with its own. */
+const BATCH_READERS: InputReaders = { body: bodyReader, parse: (schema, input) => parseBatch(schema, input, LIMITS.batchEntries) };
+
+/**
+ * A POST that creates many (`POST /time_entries/batch`): answers 201 with the list of what it made.
+ * A replay whose record kept only the ids (a reply too large to keep) is rebuilt by `rebuiltList`.
+ */
+export const defineCreateManyHandler = <O extends OperationWithAction<'createMany'>>(
+  operation: O,
+  resource: ResourceFor<O>,
+  change: (req: Request<O>) => Promise<Made>,
+  rebuiltList: RebuiltList,
+) => writeHandler(frameOf(operation, resource, BATCH_READERS), change, madeReply, { rebuiltList });
 
 const WRITE_READERS: InputReaders = { body: bodyReader, parse: parseOrThrow, ifMatch: ifMatchHeader, request: conditionalRequest };
 const DELETE_READERS: InputReaders = { body: noBody, ifMatch: ifMatchHeader, request: conditionalRequest };

@@ -23,6 +23,7 @@ import { LIMITS } from '../core/field-limits.ts';
 import { text, timestamp as timestampField } from './fields.ts';
 import type { AnyResource } from './declare.ts';
 import { crossFieldCheck, declaredRules } from './cross-field.ts';
+import { ENTRIES_COUNT } from './parse.ts';
 
 type Unwrapped<S> = S extends v.OptionalSchema<infer W, infer _D> ? W : S;
 type NonNull<S> = S extends v.NullableSchema<infer W, infer _D> ? W : S;
@@ -100,7 +101,9 @@ const writableOf = (r: AnyResource) => r.fieldNames.filter((name) => !(name in (
 export function createSchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
   const entries = r.entries as v.ObjectEntries;
   const createEntries = Object.fromEntries(writableOf(r).map((name) => [name, isNullable(entries[name]!) ? v.optional(entries[name]!) : entries[name]!]));
-  return v.pipe(v.strictObject(createEntries as CreateEntries<E, KeysOf<R['readOnly']>>), v.metadata(oneOfRequired(r.createRequiresOneOf)), crossFieldCheck(declaredRules(r, 'create')));
+  // The message is a batch's (an entry that is no object, `entries[2]`): a create's body is an object by then (handler.ts).
+  const body = v.strictObject(createEntries as CreateEntries<E, KeysOf<R['readOnly']>>, `each entry must be a ${r.noun} object`);
+  return v.pipe(body, v.metadata(oneOfRequired(r.createRequiresOneOf)), crossFieldCheck(declaredRules(r, 'create')));
 }
 
 /** The update body: every writable field optional, an immutable one refused with its reason; the declaration's rules across fields. */
@@ -133,6 +136,22 @@ export function listQuerySchema<const R extends AnyResource, E extends v.ObjectE
   };
   return v.pipe(v.strictObject(queryEntries as QueryEntries<E, NonNullable<R['filters']>[number], RangeOf<R>>), crossFieldCheck(declaredRules(r, 'list')));
 }
+
+/**
+ * A batch's body (`POST /time_entries/batch`): `entries`, 1 to LIMITS.batchEntries create bodies,
+ * each checked by the create's own schema, so a 400 names `entries[i].field` for every one.
+ */
+export function createManySchema<const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) {
+  const entries = v.pipe(
+    v.array(createSchema(r), `entries must be an array of ${r.noun} objects`),
+    v.minLength(1, ENTRIES_COUNT),
+    v.maxLength(LIMITS.batchEntries, ENTRIES_COUNT),
+  );
+  return v.strictObject({ entries });
+}
+
+/** What a batch create's function passes: the fields and the batch body. */
+export const withCreateMany = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, createMany: createManySchema(r) });
 
 /** What a create function passes the handler frame (and its domain): the fields and the create body. */
 export const withCreate = <const R extends AnyResource, E extends v.ObjectEntries>(r: Fields<R, E>) => ({ ...r, create: createSchema(r) });

@@ -1,6 +1,7 @@
 /** Runs a schema and turns every issue into the contract's field errors. */
 import * as v from 'valibot';
 import { invalidRequest, type FieldError } from '../core/errors.ts';
+import { LIMITS } from '../core/field-limits.ts';
 
 /**
  * The parsed input, or a 400 listing every failing field: each field's first problem, its rules
@@ -15,6 +16,32 @@ export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknow
   const [first, ...others] = unknownNames(schema, input);
   errors.splice(errors.findIndex((e) => e.param === first) + 1, 0, ...others.map((name) => ({ param: name, message: unknown(name, noun) })));
   throw invalidRequest(errors);
+}
+
+/** A batch's refusal of its count (model/define.ts createManySchema declares the same bounds). */
+export const ENTRIES_COUNT = `entries must hold 1 to ${LIMITS.batchEntries} objects`;
+
+/**
+ * A batch's body as parsed (`POST /time_entries/batch`): every entry valid, or what was sent with
+ * the errors of the entries that are not, for the domain to list beside the references it finds
+ * unknown (contract: one 400 lists both, `param` the lowest index).
+ */
+export type ParsedBatch<T> = { valid: true; entries: T[] } | { valid: false; sent: readonly unknown[]; errors: FieldError[] };
+
+/**
+ * The batch `input` under `schema` (a strict object of `entries`, model/define.ts
+ * createManySchema): without entries to read (`entries` missing, not an array, not 1 to
+ * `maxEntries`: counted before any entry is read) a 400 at once; else every error, the unknown
+ * members beside `entries` too, waits for the references'.
+ */
+export function parseBatch<S extends v.GenericSchema>(schema: S, input: unknown, maxEntries: number): ParsedBatch<unknown> {
+  const sent = (input as { entries?: unknown }).entries;
+  if (Array.isArray(sent) && (sent.length < 1 || sent.length > maxEntries)) throw invalidRequest([{ param: 'entries', message: ENTRIES_COUNT }]);
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  if (result.success) return { valid: true, entries: (result.output as { entries: unknown[] }).entries };
+  const errors = [...toFieldErrors(result.issues), ...unknownNames(schema, input).slice(1).map((name) => ({ param: name, message: unknown(name, 'field') }))];
+  if (!Array.isArray(sent)) throw invalidRequest(errors);
+  return { valid: false, sent, errors };
 }
 
 /** The names of `input` that a strict object schema (piped or not) does not declare. */

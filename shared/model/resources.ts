@@ -16,7 +16,7 @@ import { LIMITS } from '../core/field-limits.ts';
 import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from './fields.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
-import { declareFields, withActions } from './define.ts';
+import { createManySchema, declareFields, withActions } from './define.ts';
 import { dueBeforePayments, invoiceBodies, invoiceFieldSchemas, paidBeforePayments, paymentFieldSchemas, taxes, taxesStoredBefore } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
 
@@ -152,7 +152,7 @@ export const timeEntryFields = /* @__PURE__ */ declareFields(timeEntry, () => ({
   ),
 }));
 /** With every action's schemas (documents, tests, types); a function builds only its own action's from timeEntryFields. */
-export const timeEntrySchemas = /* @__PURE__ */ withActions(timeEntryFields);
+export const timeEntrySchemas = /* @__PURE__ */ (() => ({ ...withActions(timeEntryFields), createMany: createManySchema(timeEntryFields) }))();
 
 /**
  * Invoices (contract, "Invoices"; docs/decisions/0023-invoices.md): a client's uninvoiced time

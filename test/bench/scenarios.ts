@@ -74,6 +74,7 @@ const keyed = (rcu: number, wcu: number, write: string): UnitFloor => ({
 });
 
 const DECISION_0023 = 'docs/decisions/0023-invoices.md';
+const BATCH_DECISION = 'docs/decisions/0032-time-entry-batch.md';
 
 let serial = 0;
 const next = () => ++serial;
@@ -443,6 +444,17 @@ export const SCENARIOS: readonly Scenario[] = [
     prepare: async (fx) => ({ operation: 'logTimeEntry', body: entryBody(next(), { client_id: fx.clientId }) }),
     floor: fixed(0, 10, 'log time entry on a client', '10 WCU'),
   },
+  // ---- bulk import (decision 0032): per entry at most a log's units; entries of one project and day share its counters and totals
+  ...[1, 10, 100].map((n): Scenario => ({
+    key: `logTimeEntryBatch+${n}`,
+    operation: 'logTimeEntryBatch',
+    label: `log ${n} time ${n === 1 ? 'entry' : 'entries'} in a batch, one project, one day`,
+    ...(n === 1 ? { primary: true } : {}),
+    prepare: async (fx) => ({ operation: 'logTimeEntryBatch', body: { entries: Array.from({ length: n }, () => entryBody(next(), { project_id: fx.projectId })) } }),
+    // The project read (BatchGetItem); per part one transaction: each entry's Put 2 + GSI1-3 1 each, the project's and
+    // the client's counters 2 each, the two totals items 2 each. 100 entries take two parts (94 + 6: 98 items a part).
+    floor: fixed(1, 5 * n + 8 * Math.ceil((n + 4) / 98), '', '', `${BATCH_DECISION} (${n === 1 ? "a log's units" : 'entries sharing the counters and totals'})`),
+  })),
   {
     key: 'retrieveTimeEntry',
     operation: 'retrieveTimeEntry',

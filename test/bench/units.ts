@@ -27,7 +27,17 @@ export interface TransactionCharge {
   items: number;
   tableUnits: number;
   indexUnits: number;
+  /**
+   * Index items written, at the floor's rules: DynamoDB Local charges each index of a transaction
+   * 2 units however many of its items it writes, so half its figure, or (a batch of Puts to one
+   * index, decision 0032) the index keys of the items put, whichever is more.
+   */
+  indexItems: number;
 }
+
+/** The index keys (`GSI<n>PK`) of the items a transaction puts: one index item each. */
+const indexKeysPut = (transactItems: readonly { Put?: { Item?: Record<string, unknown> } }[]) =>
+  transactItems.reduce((n, t) => n + Object.keys(t.Put?.Item ?? {}).filter((name) => /^GSI\d+PK$/.test(name)).length, 0);
 
 /** The floor of a list page: ⌈size of the items read / 4 KB⌉ per Query, half through a GSI. */
 export function pageFloor(calls: readonly ObservedCall[]): number | undefined {
@@ -52,20 +62,24 @@ function floorOf(floor: UnitFloor, calls: readonly ObservedCall[]): UnitsResult[
 export function transactionCharges(calls: readonly ObservedCall[]): TransactionCharge[] {
   return calls
     .filter((call) => call.command === 'TransactWriteItemsCommand')
-    .map((call) => ({
-      items: (call.input.TransactItems as unknown[]).length,
-      tableUnits: call.consumed.reduce((sum, c) => sum + (c.Table?.CapacityUnits ?? 0), 0),
-      indexUnits: call.consumed.reduce((sum, c) => sum + Object.values(c.GlobalSecondaryIndexes ?? {}).reduce((t, i) => t + (i.CapacityUnits ?? 0), 0), 0),
-    }));
+    .map((call) => {
+      const indexUnits = call.consumed.reduce((sum, c) => sum + Object.values(c.GlobalSecondaryIndexes ?? {}).reduce((t, i) => t + (i.CapacityUnits ?? 0), 0), 0);
+      const transactItems = call.input.TransactItems as { Put?: { Item?: Record<string, unknown> } }[];
+      return {
+        items: transactItems.length,
+        tableUnits: call.consumed.reduce((sum, c) => sum + (c.Table?.CapacityUnits ?? 0), 0),
+        indexUnits,
+        indexItems: Math.max(indexUnits / 2, indexKeysPut(transactItems)),
+      };
+    });
 }
 
 /**
  * The total at the floor's rules for transactions (2 units per item written, 1 per index item:
- * DynamoDB Local charges index items of a transaction 2 each, so their count is half its figure),
- * everything else as DynamoDB Local reported it.
+ * `indexItems`), everything else as DynamoDB Local reported it.
  */
 export function atFloorRules(r: Pick<UnitsResult, 'measured' | 'transactions'>): number {
-  return r.transactions.reduce((total, t) => total - t.tableUnits - t.indexUnits + 2 * t.items + t.indexUnits / 2, r.measured.total);
+  return r.transactions.reduce((total, t) => total - t.tableUnits - t.indexUnits + 2 * t.items + t.indexItems, r.measured.total);
 }
 
 export async function measureScenarioUnits(fx: Fixture, scenario: Scenario, runs = 3): Promise<UnitsResult> {
@@ -98,7 +112,7 @@ export function explainExcess(r: UnitsResult): string {
     .map(
       (t) =>
         `a transaction of ${t.items} items: table ${t.tableUnits} (2 per item: ${2 * t.items}), ` +
-        `${t.indexUnits / 2} index item${t.indexUnits === 2 ? '' : 's'} ${t.indexUnits} (1 each: ${t.indexUnits / 2})`,
+        `${t.indexItems} index item${t.indexItems === 1 ? '' : 's'} ${t.indexUnits} (1 each: ${t.indexItems})`,
     )
     .join('; ');
   if (r.transactions.length === 0) {

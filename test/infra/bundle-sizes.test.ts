@@ -140,7 +140,7 @@ describe('what a function carries of the resources', () => {
       const text = Buffer.from(sizes.find((s) => s.name === route.operation)!.contents).toString('utf8');
       expect(text.includes(QUERY_READER), `${route.operation} reads a query`).toBe(route.action === 'list');
       expect(text.includes(BODY_READER), `${route.operation} reads a body`).toBe(route.action !== 'list' && route.action !== 'retrieve' && route.action !== 'delete');
-      expect(text.includes(IF_MATCH_READER), `${route.operation} reads If-Match`).toBe(!['create', 'list', 'retrieve'].includes(route.action));
+      expect(text.includes(IF_MATCH_READER), `${route.operation} reads If-Match`).toBe(!['create', 'createMany', 'list', 'retrieve'].includes(route.action));
       if (route.action === 'create') expect(text.includes(CONTRACTS_TABLE), `${route.operation} holds the contracts table`).toBe(false);
     }
   });

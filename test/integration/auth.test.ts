@@ -189,8 +189,8 @@ describe('scopes', () => {
     full = ws.api;
   });
 
-  it('refuses each of the 37 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
-    expect(ROUTES).toHaveLength(37);
+  it('refuses each of the 38 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
+    expect(ROUTES).toHaveLength(38);
     for (const route of ROUTES) {
       const others = SCOPES.filter((s) => s !== route.scope);
       const t = await token(wsId, others);

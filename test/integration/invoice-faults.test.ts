@@ -14,14 +14,13 @@
  * "while the lease runs" does not depend on the machine's speed.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import type { AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
 import { handlerCalls, importHandler, lambdaContext, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
-import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
+import { internal, mockWrites, timedOut, type WriteFaults } from '../support/write-faults.ts';
 import { valueWithLogs } from '../support/logs.ts';
 import { expectedAmount, referenceSummary, type EntryLike } from '../support/summaries.ts';
 
@@ -43,11 +42,10 @@ const OPERATIONS = [
   'deleteInvoice',
 ] as const satisfies readonly Operation[];
 const handlers: Partial<Record<Operation, ProxyHandler>> = {};
+let faults: WriteFaults;
 let docMock: AwsStub<any, any, any>;
 let raw: DynamoDBDocumentClient;
 let keys: typeof import('../../shared/data/keys.ts').keys;
-const timedOut = DEPENDENCY_ERRORS.find((c) => c.label === 'TimeoutError')!;
-const internal = DEPENDENCY_ERRORS.find((c) => c.label === 'InternalServerError')!;
 
 beforeAll(async () => {
   useSharedTable('invoice-faults-test-cursor-signing-key-0123456789', {
@@ -56,13 +54,9 @@ beforeAll(async () => {
     INVOICE_WORK_LEASE_MS: String(LEASE_MS),
   });
   for (const name of OPERATIONS) handlers[name] = await importHandler(routeByOperation(name).entry);
-  const { dynamo } = await import('../../shared/data/dynamo.ts');
   ({ keys } = await import('../../shared/data/keys.ts'));
-  docMock = mockClient(dynamo());
-  docMock.send.callThrough();
-  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  faults = await mockWrites();
+  ({ mock: docMock, raw } = faults);
 });
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -70,13 +64,9 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
-  docMock.reset();
-  docMock.send.callThrough();
+  faults.passThrough();
 });
-afterAll(() => {
-  docMock?.restore();
-  raw?.destroy();
-});
+afterAll(() => faults?.restore());
 
 /** The clock moves past any lease taken so far. */
 const afterTheLease = () => vi.setSystemTime(Date.now() + LEASE_MS + 1);
@@ -180,22 +170,7 @@ async function expectComplete(ws: string, invoice: any, billable: number) {
   expect((await invoke('retrieveInvoice', event(ws, 'GET', '/api/v1/invoices/{id}', { id: invoice.id }))).body).toEqual(invoice);
 }
 
-/**
- * The `k`-th TransactWrite from now (0-based) fails: `before` it lands (an error), `after` it
- * lands (the response lost), or `kill`: it never returns (the function dies there). The others
- * pass through to the table. A fresh stub: its counts start now.
- */
-function failTransaction(k: number, when: 'before' | 'after' | 'kill') {
-  docMock.reset();
-  docMock.send.callThrough();
-  let n = 0;
-  docMock.on(TransactWriteCommand).callsFake(async (input: unknown) => {
-    if (n++ !== k) return raw.send(new TransactWriteCommand(input as never));
-    if (when === 'kill') return new Promise(() => undefined);
-    if (when === 'after') await raw.send(new TransactWriteCommand(input as never));
-    throw (when === 'after' ? timedOut : internal).make();
-  });
-}
+const failTransaction = (k: number, when: 'before' | 'after' | 'kill') => faults.failTransaction(k, when);
 
 /** Sends the request and leaves it hanging (its function killed); resolves once its killed write was reached. */
 async function killedAt(k: number, operation: Operation, request: APIGatewayProxyEvent) {

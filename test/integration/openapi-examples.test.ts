@@ -107,6 +107,12 @@ async function record(): Promise<Recording> {
   for (const [started_at, duration_minutes] of [['2026-10-14T13:00:00Z', 60], ['2026-11-05T08:30:00Z', 120], ['2026-11-19T14:00:00Z', 45], ['2026-12-02T09:00:00Z', 30]] as const) {
     await setup(T, { project_id: retainer.id, started_at, duration_minutes, description: 'Support' });
   }
+  await send('logTimeEntryBatch', 'POST', `${T}/batch`, {
+    entries: [
+      { project_id: retainer.id, started_at: '2026-11-26T10:00:00Z', duration_minutes: 50, description: 'Support' },
+      { client_id: billed.id, started_at: '2026-11-27T16:00:00Z', duration_minutes: 20, billable: false, description: 'Quarterly review call' },
+    ],
+  });
   const I = '/api/v1/invoices';
   const month = (from: string, to: string) => ({ client_id: billed.id, from, to, timezone: 'Europe/Paris' });
   const invoice = await send('createInvoice', 'POST', I, { ...month('2026-11-01', '2026-12-01'), discount_rate: 5, tax_rate: 20, purchase_order: 'PO-1042' });

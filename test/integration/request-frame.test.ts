@@ -138,12 +138,14 @@ describe('request ids', () => {
       for (const route of ROUTES_OF_RESOURCES.filter((r) => r.resource === kind && r.action !== 'create')) {
         // A resource with a lifecycle (invoices) gets an item made ready for each action.
         const item = FIXTURES[kind].ready ? await readyFor(ws.api, kind, route.action) : shared;
-        const body = route.action === 'update' ? JSON.stringify(FIXTURES[kind].change) : undefined;
+        // A batch makes one of the resource (its create's body) among its entries.
+        const batch = route.action === 'createMany' ? { entries: [await FIXTURES[kind].body(ws.api)] } : undefined;
+        const body = route.action === 'update' ? JSON.stringify(FIXTURES[kind].change) : batch ? JSON.stringify(batch) : undefined;
         const path = pathFor(route, item);
         responses.push(await send(route.method, path, ws.token, body, body ? 'application/json' : undefined));
         // The same operation failing: a deleted or unknown id, or a list with an unknown parameter.
-        // A singleton's path names no id: its failing request is one with a query it does not take.
-        const failing = route.action === 'list' || FIXTURES[kind].singleton ? `${path}?colour=blue` : pathFor(route, { ...item, id: unknownId(kind) });
+        // A singleton's path names no id, nor a batch's: their failing requests have a query they do not take.
+        const failing = route.action === 'list' || route.action === 'createMany' || FIXTURES[kind].singleton ? `${path}?colour=blue` : pathFor(route, { ...item, id: unknownId(kind) });
         const error = await send(route.method, failing, ws.token, body, body ? 'application/json' : undefined);
         expectError(error, error.status, error.body.error.type);
         responses.push(error);

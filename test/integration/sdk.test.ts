@@ -112,6 +112,29 @@ describe('the SDK against the local stack', () => {
     expect(await tb.timeEntries.list({ project_id: from!.id }).toArray()).toEqual([]);
   });
 
+  it('logs a batch of time entries with createMany, in order, replayed by its key; a batch with one invalid entry is a 400 naming it, and makes nothing', async () => {
+    const client = await tb.clients.create({ company_name: 'Migrated', company_email: 'm@acme.test' });
+    const project = await tb.projects.create({ name: 'Imported', billing_type: 'Monthly', client_id: client.id });
+    const bodies = ['2026-11-02T09:00:00Z', '2026-11-03T09:00:00Z', '2026-11-04T09:00:00Z'].map((started_at, i) => ({ project_id: project.id, started_at, duration_minutes: 30 + i }));
+    const key = `sdk-batch-${project.id}`;
+    const made = await tb.timeEntries.createMany(bodies, { idempotencyKey: key });
+    expect(made).toEqual(
+      bodies.map((body) => expect.objectContaining({ object: 'time_entry', id: expect.stringMatching(/^te_/), project_id: project.id, client_id: client.id, started_at: body.started_at.replace('Z', '.000Z'), duration_minutes: body.duration_minutes })),
+    );
+    expect(responseOf(made)).toMatchObject({ status: 201, etag: null, idempotentReplayed: false });
+    const replayed = await tb.timeEntries.createMany(bodies, { idempotencyKey: key });
+    expect([replayed, responseOf(replayed)?.idempotentReplayed]).toEqual([made, true]);
+    const listed = await tb.timeEntries.list({ project_id: project.id }).toArray();
+    expect(listed.map((e) => e.id)).toEqual(made.map((e) => e.id).reverse()); // newest first by started_at
+
+    const invalid = await tb.timeEntries
+      .createMany([{ ...bodies[0]!, started_at: '2026-11-05T09:00:00Z' }, { ...bodies[1]!, started_at: 'yesterday' }, { ...bodies[2]!, started_at: '2026-11-06T09:00:00Z' }])
+      .catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(TimebillError);
+    expect(invalid).toMatchObject({ status: 400, type: 'invalid_request', param: 'entries[1].started_at' });
+    expect(await tb.timeEntries.list({ project_id: project.id }).toArray()).toEqual(listed);
+  });
+
   it('bills a month: an invoice created from the time, listed by its filters page by page, changed, finalized, paid in instalments (listed page by page, one deleted) and its balance; another voided, a draft deleted', async () => {
     const client = await tb.clients.create({ company_name: 'Billed', company_email: 'b@acme.test', currency: 'EUR' });
     const project = await tb.projects.create({ name: 'Retainer', billing_type: 'Monthly', client_id: client.id, hourly_rate: 100 });

@@ -6,41 +6,25 @@
  * Idempotency-Key finishes the change once: nothing counted twice, nothing lost.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
 import { handlerCalls, importHandler, proxyEvent as event, useSharedTable, type ProxyHandler } from '../support/in-process.ts';
-import { DEPENDENCY_ERRORS } from '../support/dependency-errors.ts';
+import { mockWrites, type WriteFaults } from '../support/write-faults.ts';
 import { valueWithLogs } from '../support/logs.ts';
 import { referenceSummary, type EntryLike } from '../support/summaries.ts';
 
 const OPERATIONS = ['createClient', 'createProject', 'logTimeEntry', 'updateTimeEntry', 'deleteTimeEntry', 'listTimeEntries', 'listTimeSummaries'] as const satisfies readonly Operation[];
 const handlers: Partial<Record<Operation, ProxyHandler>> = {};
-let docMock: AwsStub<any, any, any>;
-let raw: DynamoDBDocumentClient;
-const timedOut = DEPENDENCY_ERRORS.find((c) => c.label === 'TimeoutError')!;
+let faults: WriteFaults;
 
 beforeAll(async () => {
   useSharedTable('totals-faults-test-cursor-signing-key-0123456789', { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
   for (const name of OPERATIONS) handlers[name] = await importHandler(routeByOperation(name).entry);
-  const { dynamo } = await import('../../shared/data/dynamo.ts');
-  docMock = mockClient(dynamo());
-  docMock.send.callThrough();
-  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  faults = await mockWrites();
 });
-afterEach(() => {
-  docMock.reset();
-  docMock.send.callThrough();
-});
-afterAll(() => {
-  docMock?.restore();
-  raw?.destroy();
-});
+afterEach(() => faults.passThrough());
+afterAll(() => faults?.restore());
 
 const { invoke, ok } = handlerCalls(handlers);
 
@@ -56,15 +40,7 @@ async function expectExact(ws: string) {
 }
 
 /** The next TransactWrite fails: before it lands, or after (it lands, then the response is lost). */
-function failNextTransaction(when: 'before' | 'after') {
-  // A fresh stub: "once" counts the calls since the stub began.
-  docMock.reset();
-  docMock.send.callThrough();
-  docMock.on(TransactWriteCommand).callsFakeOnce(async (input: unknown) => {
-    if (when === 'after') await raw.send(new TransactWriteCommand(input as never));
-    throw timedOut.make();
-  });
-}
+const failNextTransaction = (when: 'before' | 'after') => faults.failTransaction(0, when);
 
 describe('a failed transaction of an entry and its totals', () => {
   const cases: { label: string; request: (ws: string, ids: { entry: string; project: string; other: string }, key: string) => { operation: Operation; event: APIGatewayProxyEvent } }[] = [

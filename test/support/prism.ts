@@ -155,6 +155,10 @@ export async function walkthrough(t: Traffic, full: boolean): Promise<void> {
   await t.send('GET', `/time_summaries?from=2026-11-01&to=2026-12-01&timezone=Asia/Kathmandu&group_by=project&period=week&client_id=${client.id}`, { token, status: 200 });
   await t.send('GET', '/time_summaries?from=2026-11-01&to=2026-12-01&limit=1', { token, status: 200 });
   await t.send('PATCH', `/time_entries/${entry.id}`, { token, status: 200, body: { project_id: null, description: 'Moved to the client' } });
+  // Bulk import: entries on the client (the project is deleted last), and one refused by index.
+  const batch = [{ client_id: client.id, started_at: '2026-11-22T09:00:00Z', duration_minutes: 60 }, { client_id: client.id, started_at: '2026-11-23T09:00:00Z', duration_minutes: 15, billable: false }];
+  await t.send('POST', '/time_entries/batch', { token, status: 201, body: { entries: batch } });
+  await t.send('POST', '/time_entries/batch', { token, status: 400, wrong: true, body: { entries: [...batch, { client_id: client.id, duration_minutes: 0 }] } });
 
   // A webhook endpoint's create, replayed after the endpoint is deleted: the 201 without its secret.
   const key = randomUUID();

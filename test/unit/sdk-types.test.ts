@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
-import { Timebill, type BusinessProfile, type Payment } from '../../sdk/src/index.ts';
+import { Timebill, type BodyOf, type BusinessProfile, type Payment, type TimeEntry } from '../../sdk/src/index.ts';
 import { API_PREFIX, ROUTES } from '../../shared/api/routes.ts';
 import { RESOURCE_LIST } from '../../shared/model/resources.ts';
 
@@ -23,14 +23,14 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 
 /** The SDK calls that follow no collection's convention, by operation. */
-const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve' };
+const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve', logTimeEntryBatch: 'timeEntries.createMany' };
 const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve', 'PATCH /{id}': 'update', 'DELETE /{id}': 'del' } as Record<string, string>;
 /** The one-per-workspace objects (the business profile): at their collection's path, no `{id}`, retrieved and updated. */
 const SINGLETONS = RESOURCE_LIST.filter((r) => r.singleton).map((r) => r.collection);
 const SINGLETON_ACTION_OF = { GET: 'retrieve', PATCH: 'update' } as Record<string, string>;
 /** An object's lifecycle steps (`POST /invoices/{id}/finalize`): the method is the step's name. */
 const STEPS = ['finalize', 'pay', 'void'] as const;
-const METHODS = ['list', 'retrieve', 'create', 'update', 'del', ...STEPS] as const;
+const METHODS = ['list', 'retrieve', 'create', 'createMany', 'update', 'del', ...STEPS] as const;
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -204,6 +204,17 @@ async function typeChecks(tb: Timebill) {
   await tb.timeEntries.create({ project_id: 'prj_x', duration_minutes: 30 });
   // @ts-expect-error duration_minutes is required
   await tb.timeEntries.create({ client_id: 'cli_x', started_at: '2026-11-24T08:00:00Z' });
+  // A batch: each entry as create takes it; the entries made, typed.
+  const batch: TimeEntry[] = await tb.timeEntries.createMany([{ project_id: 'prj_x', started_at: '2026-11-24T08:00:00Z', duration_minutes: 30 }, { client_id: 'cli_x', started_at: '2026-11-24T09:00:00Z', duration_minutes: 15, billable: false }], { idempotencyKey: 'k' });
+  // createMany takes create's body (the batch's generated item type is looser): the API must take it as a batch's entry.
+  const asBatchEntry: BodyOf<'logTimeEntryBatch'>['entries'][number] = {} as BodyOf<'logTimeEntry'>;
+  void [batch, asBatchEntry];
+  // @ts-expect-error started_at is required, in a batch's entry too
+  await tb.timeEntries.createMany([{ project_id: 'prj_x', duration_minutes: 30 }]);
+  // @ts-expect-error the entries themselves, not the request's envelope
+  await tb.timeEntries.createMany({ entries: [] });
+  // @ts-expect-error only time entries are created in a batch
+  void tb.clients.createMany;
   // The create response alone carries the endpoint's secret (absent from a replay once the endpoint is deleted).
   const created = await tb.webhookEndpoints.create({ url: 'https://hooks.acme.test/timebill', enabled_events: ['*'] });
   const secret: string | undefined = created.secret;
