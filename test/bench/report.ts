@@ -156,7 +156,7 @@ export function evaluateTargets(r: BenchResults): Target[] {
         : {
             why:
               off.every((u) => u.transactions.length > 0) && offAtRules.length === 0
-                ? 'every difference is in a transaction, which DynamoDB Local does not charge item by item: it charges index items of a transaction 2 units each (docs/data-model.md assumes 1) and the base table less than 2 units per item written (see section 4); the other calls equal the floor. What AWS bills for a transaction could not be checked from here (no AWS account)'
+                ? 'every difference is in a transaction, which DynamoDB Local does not charge item by item: it charges each index a transaction writes 2 units, however many of its items (docs/data-model.md counts 1 per index item) and the base table less than 2 units per item written (see section 4); the other calls equal the floor. What AWS bills for a transaction could not be checked from here (no AWS account)'
                 : `not all of it is explained: ${off.map((u) => `${u.key}: ${u.explanation}`).join('; ')}`,
           }),
     });
