@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { STAGE_THROTTLING } from '../names.ts';
-import { startLocalStack, type LocalStack } from './stack.ts';
+import type { LocalStack } from './stack.ts';
 import { clientLimitsFromEnv, stageLimitsFromEnv, type BucketLimits } from './client-limits.ts';
 import { retryBaseMsFromEnv } from './deliveries.ts';
 import { alive, onOrphaned } from './lifeline.ts';
@@ -101,6 +101,8 @@ process.on('uncaughtException', (error) => {
   shutdown(1);
 });
 
+// Loaded once the settings are checked: a refused start answers before the handlers' modules load.
+const { startLocalStack } = await import('./stack.ts');
 stack = await startLocalStack({
   repoRoot,
   port,

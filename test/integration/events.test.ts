@@ -321,7 +321,7 @@ describe('sync mode under concurrency', () => {
         seen.push(...batch);
         if (batch.length > 0) after = batch[batch.length - 1].id;
         if (!wasWriting && batch.length === 0) return;
-        await pause(20);
+        await pause(100);
       }
     })();
 
