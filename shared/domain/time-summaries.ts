@@ -21,7 +21,7 @@ import { amountOfRateMinutes } from '../core/money.ts';
 import { client, project, timeEntry } from '../model/resources.ts';
 import { objectOf } from '../model/objects.ts';
 import { TIME_SUMMARIES, type ListTimeSummariesInput } from '../api/time-summary-schemas.ts';
-import { dateOfDayNumber, dayNumberOf, periodsOf, type PeriodSpan } from '../core/calendar.ts';
+import { dateOfDayNumber, dayNumberOf, periodsOf, startOfDay, type PeriodSpan } from '../core/calendar.ts';
 import { COUNTERS, countersOf, QUARTER_HOUR_MS, type Counter } from '../totals/totals.ts';
 import type { CallerContext } from './context.ts';
 import { readItem } from './entity.ts';
@@ -71,10 +71,13 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
     return found;
   };
 
+  // The range's last month: no month after it is read ahead.
+  const lastMonth = monthOf(startOfDay(query.timezone, to) - 1);
   const rows: { day: number; group: string; sums: Sums }[] = [];
   for (const span of periodsOf(query.timezone, query.period, from, to, position?.day ?? from)) {
     const after = position !== undefined && span.firstDay === position.day ? position.group : undefined;
-    const cursors = levels.flatMap(([at, sign]) => monthsOf(span).map((month) => ({ sign, ...partition(at, month, after).cursor() })));
+    const read = levels.flatMap(([at, sign]) => monthsOf(span).map((month) => ({ at, month, sign, partition: partition(at, month, after) })));
+    const cursors = read.map(({ sign, partition: p }) => ({ sign, ...p.cursor() }));
     const windows = partialQuarters(span);
     let edges: Map<string, Sums> | undefined;
     for (;;) {
@@ -98,6 +101,11 @@ export async function listTimeSummaries(ctx: CallerContext, query: ListTimeSumma
       if (rows.length > query.limit) break;
     }
     if (rows.length > query.limit) break;
+    // A month with nothing in scope reads the next ones ahead: a sparse range (a decade of days is
+    // 120 partitions) takes a fraction of the time, and a month with time reads nothing more.
+    for (const { at, month, partition: p } of read) {
+      if (p.empty) for (const next of monthsAfter(month, READ_AHEAD_MONTHS, lastMonth)) partition(at, next, undefined).prefetch();
+    }
   }
 
   const page = rows.slice(0, query.limit);
@@ -156,6 +164,25 @@ async function scopeOf(ctx: CallerContext, query: ListTimeSummariesInput): Promi
     return { prefix: `${query.client_id}#`, clientId: query.client_id };
   }
   return { prefix: '' };
+}
+
+/** Months read ahead of a month found empty. */
+const READ_AHEAD_MONTHS = 4;
+
+/** The UTC month (`YYYY-MM`) of an instant. */
+const monthOf = (instant: number) => new Date(instant).toISOString().slice(0, 7);
+
+/** Up to `count` months after `month`, none after `last` (`YYYY-MM`, which sort as they come). */
+function monthsAfter(month: string, count: number, last: string): string[] {
+  const months: string[] = [];
+  let [y, m] = [Number(month.slice(0, 4)), Number(month.slice(5, 7))];
+  while (months.length < count) {
+    [y, m] = m === 12 ? [y + 1, 1] : [y, m + 1];
+    const next = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}`;
+    if (next > last) break;
+    months.push(next);
+  }
+  return months;
 }
 
 /** The UTC months (`YYYY-MM`) a span's instants fall in. */
@@ -275,16 +302,34 @@ class Partition {
     this.source = keys.partitionRange(partitionKey, { low: after === undefined ? prefix || '!' : `${after}#~`, high: `${prefix}~` });
   }
 
+  /** The read under way (a read ahead, or a cursor's): one at a time, so nothing is read twice. */
+  private reading: Promise<void> | undefined;
+
+  /** Read through, and nothing in it. */
+  get empty(): boolean {
+    return this.done && this.items.length === 0;
+  }
+
   /** The item at `index`, reading on when it is not read yet; undefined past the end. */
   async at(index: number): Promise<Record<string, unknown> | undefined> {
     while (index >= this.items.length && !this.done) {
-      const read = await readBatch(this.source, { ascending: true, batch: this.batch, startKey: this.startKey });
-      this.items.push(...read.items);
-      this.startKey = read.startKey;
-      this.done = this.startKey === undefined;
-      this.batch = Math.min(this.batch * 2, 1000);
+      this.reading ??= this.readMore().finally(() => (this.reading = undefined));
+      await this.reading;
     }
     return this.items[index];
+  }
+
+  /** Starts reading the first page, if nothing is read yet; a failure surfaces to the cursor that reads it. */
+  prefetch(): void {
+    if (this.items.length === 0 && !this.done) this.at(0).catch(() => undefined);
+  }
+
+  private async readMore(): Promise<void> {
+    const read = await readBatch(this.source, { ascending: true, batch: this.batch, startKey: this.startKey });
+    this.items.push(...read.items);
+    this.startKey = read.startKey;
+    this.done = this.startKey === undefined;
+    this.batch = Math.min(this.batch * 2, 1000);
   }
 
   cursor() {
