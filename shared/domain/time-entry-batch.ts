@@ -155,7 +155,7 @@ async function writeParts(ctx: CallerContext, parts: Part[], work: Work | undefi
       // Another request took the work over (this one outlived its lease): it finishes the batch.
       if (cancelled.failed('work')) throw keyInUse(LEASE_MS / 1000);
       const gone = [...part.owners].find(([name]) => cancelled.failed(name));
-      if (gone) throw refusedOwner(gone[1]);
+      if (gone) throw refusedOwner(gone[1], parts.flatMap((p) => p.owners.get(gone[0])?.indexes ?? []));
       throw new Error(`time entry batch part ${k} cancelled: ${cancelled.codes.join(',')}`);
     }
     written.push(...part.planned.map((p) => p.item));
@@ -331,10 +331,11 @@ function partItems(part: Part): Record<string, TransactItem> {
   };
 }
 
-/** The 400 of a project or client deleted after the batch was checked: every entry of this part that names it. */
-function refusedOwner(owner: Owner): Error {
+/** The 400 of a project or client deleted after the batch was checked, naming every entry (`indexes`) that names it. */
+function refusedOwner(owner: Owner, indexes: number[]): Error {
   const target = owner.field === 'project_id' ? project : client;
-  return invalidRequest(owner.indexes.map((i) => ({ param: `entries[${i}].${owner.field}`, message: unknownReference(owner.field, target).message })));
+  const message = unknownReference(owner.field, target).message;
+  return invalidRequest(indexes.sort((a, b) => a - b).map((i) => ({ param: `entries[${i}].${owner.field}`, message })));
 }
 
 /** The entries `ids` as they are now (one deleted since is left out), in that order: a replay's answer when its record kept only the ids. */

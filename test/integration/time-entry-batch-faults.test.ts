@@ -11,7 +11,7 @@
  * The clock (Date only) stands still during each test and is moved past the lease by hand.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { routeByOperation, type Operation } from '../../shared/api/routes.ts';
@@ -160,6 +160,25 @@ describe('a batch of several parts under failure', () => {
     expect((retried.body.data as { id: string }[]).map((e) => e.id)).not.toContain(gone.id);
     expect(retried.body.data).toHaveLength(5);
     await expectWhole(ws, owners);
+  });
+
+  it('a project deleted between the check and the first write: a 400 naming each entry on it, nothing written, and the same again with the key', async () => {
+    const { ws, owners, request } = await workspaceWithProjects();
+    const a = owners[1]!;
+    // The project goes (an item with no entries: nothing guards it yet) just before the first part's transaction.
+    let deleted = false;
+    faults.passThrough();
+    faults.mock.on(TransactWriteCommand).callsFake(async (input: unknown) => {
+      if (!deleted) await faults.raw.send(new DeleteCommand({ TableName: inject('tableName'), Key: keys.item(ws, 'PROJECT', a) }));
+      deleted = true;
+      return faults.raw.send(new TransactWriteCommand(input as never));
+    });
+    for (const attempt of [request, again(request)]) {
+      const refused = await invoke('logTimeEntryBatch', attempt);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.errors.map((e: { param: string }) => e.param)).toEqual(['entries[0].project_id', 'entries[3].project_id', 'entries[5].project_id']);
+      expect(await expectWhole(ws, owners.filter((id) => id !== a))).toEqual([]);
+    }
   });
 
   it('without a key, a failure leaves the parts written whole, and nothing to finish them', async () => {
