@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, createClient, createProject, logTime, workspace, type Api } from '../support/api.ts';
+import { call, createClient, createProject, logTime, logTimes, workspace, type Api } from '../support/api.ts';
 
 type Obj = Record<string, any>;
 
@@ -400,7 +400,7 @@ describe('concurrent creates', () => {
     // Blocks of 100.00; at 60 an hour each minute uses 1.00. Each create takes one day's entry, worth 101 to 250: every one buys.
     const support = await createProject(api, client.id, { name: 'Prepaid', billing_type: 'CreditBased', amount: 100, hourly_rate: 60 });
     const used = Array.from({ length: 10 }, (_, i) => 101 + ((i * 37) % 150));
-    for (const [i, minutes] of used.entries()) await logTime(api, { project_id: support.id, started_at: `2026-11-${String(i + 1).padStart(2, '0')}T09:00:00Z`, duration_minutes: minutes });
+    await logTimes(api, used.map((minutes, i) => ({ project_id: support.id, started_at: `2026-11-${String(i + 1).padStart(2, '0')}T09:00:00Z`, duration_minutes: minutes })));
     const create = (_: unknown, i: number) => createRetried(token, { client_id: client.id, from: `2026-11-${String(i + 1).padStart(2, '0')}`, to: `2026-11-${String(i + 2).padStart(2, '0')}` });
     const results = await Promise.all(Array.from({ length: 10 }, create));
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -425,7 +425,8 @@ describe('concurrent creates', () => {
       name: 'Monthly care', billing_type: 'Retainer', amount: 100, interval_count: 1, interval_unit: 'Month', start_date: '2026-01-01T00:00:00Z',
     });
     const entries: string[] = [];
-    for (let month = 1; month <= 6; month++) entries.push((await logTime(api, { project_id: retainer.id, started_at: `2026-0${month}-10T09:00:00Z`, duration_minutes: 10 * month })).id);
+    const months = [1, 2, 3, 4, 5, 6];
+    entries.push(...(await logTimes(api, months.map((month) => ({ project_id: retainer.id, started_at: `2026-0${month}-10T09:00:00Z`, duration_minutes: 10 * month })))).map((e) => e.id as string));
     // Two over the whole range, the others over parts of it that overlap: the periods split among those that commit first.
     const ranges = [['01', '07'], ['01', '04'], ['03', '07'], ['02', '05'], ['04', '06']];
     const create = (_: unknown, i: number) => {

@@ -31,7 +31,7 @@ const LEASE_MS = 2_000;
 const OPERATIONS = [
   'createClient',
   'createProject',
-  'logTimeEntry',
+  'logTimeEntryBatch',
   'listTimeEntries',
   'listTimeSummaries',
   'createInvoice',
@@ -95,7 +95,8 @@ async function workspaceWithTime() {
     else if (day === 6) bodies.push({ client_id: client, started_at, duration_minutes, billable_rate: 80 });
     else bodies.push({ project_id: a, started_at, duration_minutes, billable: false });
   }
-  for (const body of bodies) await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body }));
+  // One request: the entries are each test's fixture, not what it tests.
+  await ok('logTimeEntryBatch', event(ws, 'POST', '/api/v1/time_entries/batch', { body: { entries: bodies } }));
   return { ws, client, billable: bodies.filter((body) => body.billable !== false).length };
 }
 
@@ -386,9 +387,8 @@ describe('a create with fees under failure (decision 0029)', () => {
     const fixed = await project({ name: 'Fixed', billing_type: 'ProjectBased', fixed_price: 500 });
     const weekly = await project({ name: 'Weekly', billing_type: 'Retainer', amount: 40, interval_count: 1, interval_unit: 'Week', start_date: '2026-03-30T00:00:00Z' });
     const hourly = await project({ name: 'Hourly', billing_type: 'Monthly', hourly_rate: 90 });
-    for (const [project_id, day] of [[hourly, 2], [hourly, 3], [weekly, 4]] as const) {
-      await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body: { project_id, started_at: `2026-04-0${day}T10:00:00Z`, duration_minutes: 30 } }));
-    }
+    const entries = ([[hourly, 2], [hourly, 3], [weekly, 4]] as const).map(([project_id, day]) => ({ project_id, started_at: `2026-04-0${day}T10:00:00Z`, duration_minutes: 30 }));
+    await ok('logTimeEntryBatch', event(ws, 'POST', '/api/v1/time_entries/batch', { body: { entries } }));
     return { ws, client, feeProjects: [fixed, weekly] };
   }
   const FEES = 5;
@@ -521,9 +521,8 @@ describe('a create with credit under failure and races (decision 0029)', () => {
     const client = (await ok('createClient', event(ws, 'POST', '/api/v1/clients', { body: { company_name: 'Credit', company_email: 'c@credit.test' } }))).id as string;
     const body = { client_id: client, name: 'Prepaid', billing_type: 'CreditBased', amount: 100, hourly_rate: 60 };
     const project = (await ok('createProject', event(ws, 'POST', '/api/v1/projects', { body }))).id as string;
-    for (const [day, duration_minutes] of Object.entries(minutes)) {
-      await ok('logTimeEntry', event(ws, 'POST', '/api/v1/time_entries', { body: { project_id: project, started_at: `2026-04-0${day}T10:00:00Z`, duration_minutes } }));
-    }
+    const entries = Object.entries(minutes).map(([day, duration_minutes]) => ({ project_id: project, started_at: `2026-04-0${day}T10:00:00Z`, duration_minutes }));
+    await ok('logTimeEntryBatch', event(ws, 'POST', '/api/v1/time_entries/batch', { body: { entries } }));
     return { ws, client, project };
   }
   const ledgerOf = async (ws: string, project: string) => (await raw.send(new GetCommand({ TableName: inject('tableName'), Key: keys.creditLedger(ws, project) }))).Item?.credit;

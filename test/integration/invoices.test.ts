@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { call, createClient, createProject, expectError, logTime, logTimes, workspace, type Api } from '../support/api.ts';
 
 /** Decimal spelling → integer of 1/10^places, never through a binary float's arithmetic. */
 const units = (value: number, places: number) => {
@@ -356,7 +356,8 @@ describe('invoices', () => {
       const a = await fresh();
       const client = await createClient(a, { company_name: 'Split Co' });
       const ids: string[] = [];
-      for (let i = 0; i < 24; i++) ids.push((await log(a, { client_id: client.id, started_at: `2026-11-${String(2 + (i % 20)).padStart(2, '0')}T09:${String(i).padStart(2, '0')}:00Z`, duration_minutes: 10 + i, billable_rate: 60 })).id);
+      const bodies = Array.from({ length: 24 }, (_, i) => ({ client_id: client.id, started_at: `2026-11-${String(2 + (i % 20)).padStart(2, '0')}T09:${String(i).padStart(2, '0')}:00Z`, duration_minutes: 10 + i, billable_rate: 60 }));
+      ids.push(...(await logTimes(a, bodies)).map((e) => e.id as string));
       const body = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
       const [x, y] = await Promise.all([a.post('/invoices', body), a.post('/invoices', body)]);
       for (const r of [x, y]) expect([201, 409], JSON.stringify(r.body)).toContain(r.status);

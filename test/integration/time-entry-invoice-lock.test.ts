@@ -7,7 +7,7 @@
  * shared/domain/invoices/lock.ts in one transaction (test/support/invoice-lock.ts).
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { createClient, createProject, expectError, logTime, logTimes, workspace, type Api } from '../support/api.ts';
 import { expectInvalid } from '../support/assertions.ts';
 import { waitFor, allEvents } from '../support/events.ts';
 import { useSharedTable } from '../support/in-process.ts';
@@ -259,10 +259,10 @@ describe('GET /time_summaries?invoiced=', () => {
     for (const day of ['2026-03-01', '2026-03-14', '2026-03-31', '2026-04-01']) {
       for (const offsetMinutes of [-345, 210, 0]) for (const delta of [-1, 0, 1, 37]) instants.push(Date.parse(`${day}T00:00:00Z`) + (offsetMinutes + delta) * 60_000);
     }
-    const logged: Obj[] = [];
-    for (const [i, t] of instants.entries()) {
-      logged.push(await logTime(api, { ...owners[i % owners.length], started_at: new Date(t).toISOString(), duration_minutes: 1 + Math.floor(next() * 300), billable: next() < 0.8 }));
-    }
+    const logged: Obj[] = await logTimes(
+      api,
+      instants.map((t, i) => ({ ...owners[i % owners.length], started_at: new Date(t).toISOString(), duration_minutes: 1 + Math.floor(next() * 300), billable: next() < 0.8 })),
+    );
     // Two invoices, each of one client's entries (in batches, several on one totals item).
     const locked = logged.filter(() => next() < 0.5);
     for (const client of [usd, jpy]) {
