@@ -281,6 +281,22 @@ describe('keyed batches and events', () => {
     expect(await allEntries(ws.api)).toHaveLength(102);
   });
 
+  it('replays a keyed batch whose reply is too large to keep from its entries as they are now: the same bytes, then without one deleted', async () => {
+    const { ws, web } = await twoProjects('batch-rebuilt');
+    const key = `rebuilt-${ws.id}`;
+    // About 390 KB of reply: its record keeps the ids (a record must fit DynamoDB's 400 KB item).
+    const long = { entries: Array.from({ length: 100 }, (_, i) => log({ project_id: web.id, description: `${i} ${'x'.repeat(3500)}` })) };
+    const first = await batch(ws, long, { 'Idempotency-Key': key });
+    expect(first.status).toBe(201);
+    const again = await batch(ws, long, { 'Idempotency-Key': key });
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(again.body).toEqual(first.body);
+    const gone = first.body.data[7].id as string;
+    expect((await ws.api.delete(`/time_entries/${gone}`)).status).toBe(200);
+    const rebuilt = await batch(ws, long, { 'Idempotency-Key': key });
+    expect(rebuilt.body.data.map((e: Obj) => e.id)).toEqual(first.body.data.map((e: Obj) => e.id).filter((id: string) => id !== gone));
+  });
+
   it('makes one time_entry.created event per entry, each holding the entry, with the batch request id', async () => {
     const { ws, web, ids } = await twoProjects('batch-events');
     const made = await batch(ws, { entries: [log({ project_id: web.id }), log({ client_id: ids.client, billable: false }), log({ project_id: web.id, description: 'third' })] });
