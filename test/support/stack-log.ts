@@ -1,7 +1,7 @@
 /**
- * The shared local stack's log (global-setup.ts): the stack runs the handlers inside the test
- * runner, so their records go to a file in the stack's state folder rather than to the runner's
- * output. Tests read it (logs.ts); at the end of the run, the WARN and ERROR records of
+ * The shared local stack's log (global-setup.ts): the stack runs the handlers in a process the
+ * test runner forks (stack-process.ts), and their records go to a file in the stack's state folder
+ * rather than to the runner's output. Tests read it (logs.ts); at the end of the run, the WARN and ERROR records of
  * workspaces no test asserted are printed, so an unexpected failure still shows.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
