@@ -23,7 +23,8 @@ import type { PrimaryKey } from '../data/keys.ts';
 import { storedTimeEntry, type StoredTimeEntry } from '../data/stored-time-entries.ts';
 import { TTL_ATTRIBUTE } from '../data/table.ts';
 import { IDEMPOTENCY_TTL_SECONDS } from '../data/idempotency-records.ts';
-import { absent, counterUpdate, deletePart, getItem, putPart, transact, updatePart, type Condition, type TransactItem } from '../data/writes.ts';
+import { absent, allOf, counterUpdate, deletePart, getItem, putPart, transact, updatePart, type Condition, type TransactItem } from '../data/writes.ts';
+import { changeExpression } from '../data/update.ts';
 import { dataOf, objectOf, type TimeEntry } from '../model/objects.ts';
 import type { ParsedBatch } from '../model/parse.ts';
 import { client, counterOf, project, timeEntry, type timeEntrySchemas } from '../model/resources.ts';
@@ -107,12 +108,9 @@ async function resume(ctx: CallerContext, batch: ParsedBatch<CreateInput>, workI
   if (!work) throw keyInUse();
   if (work.lease_until > now.getTime()) throw keyInUse((work.lease_until - now.getTime()) / 1000);
   const taken = { ...work, owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS };
+  const leaseAsRead: Condition = { expression: '#lease = :read', names: { '#lease': 'lease_until' }, values: { ':read': work.lease_until } };
   const cancelled = await transact({
-    work: updatePart(
-      key,
-      { expression: 'SET #owner = :me, #lease = :lease', names: { '#owner': 'owner', '#lease': 'lease_until' }, values: { ':me': taken.owner, ':lease': taken.lease_until } },
-      { condition: { expression: '#owner = :was AND #lease = :read', names: { '#owner': 'owner', '#lease': 'lease_until' }, values: { ':was': work.owner, ':read': work.lease_until } } },
-    ),
+    work: updatePart(key, setWork({ owner: taken.owner, lease_until: taken.lease_until }), { condition: allOf(heldBy(work.owner), leaseAsRead) }),
   });
   if (cancelled) throw keyInUse(LEASE_MS / 1000);
   const owned = await checked(ctx, batch);
@@ -144,10 +142,10 @@ async function writeParts(ctx: CallerContext, parts: Part[], work: Work | undefi
     const record = !ctx.record ? undefined : !work ? ctx.record.write(made!) : k === 0 ? ctx.record.pending(work.id) : last ? ctx.record.sealed(made!, work.id) : undefined;
     const cancelled = await transact<string>({
       ...partItems(part),
-      ...(work && workKey ? { work: workPart(workKey, work, k, last) } : {}),
+      ...(work ? { work: workPart(workKey!, work, k, last) } : {}),
       ...(record ? { record } : {}),
     }).catch(async (error: unknown) => {
-      if (workKey) await endLease(workKey, work!.owner);
+      if (work) await endLease(workKey!, work.owner);
       throw error;
     });
     if (cancelled) {
@@ -171,27 +169,20 @@ async function writeParts(ctx: CallerContext, parts: Part[], work: Work | undefi
  * land) or not ours, nothing changes; a failure here leaves the lease to run out.
  */
 async function endLease(key: PrimaryKey, owner: string): Promise<void> {
-  const held = { expression: '#owner = :me', names: { '#owner': 'owner' }, values: { ':me': owner } };
-  const leaseEnded = { expression: 'SET #lease = :zero', names: { '#lease': 'lease_until' }, values: { ':zero': 0 } };
-  await transact({ work: updatePart(key, leaseEnded, { condition: held }) }).catch(() => undefined);
+  await transact({ work: updatePart(key, setWork({ lease_until: 0 }), { condition: heldBy(owner) }) }).catch(() => undefined);
 }
+
+/** The condition that `owner` holds the work. */
+const heldBy = (owner: string): Condition => ({ expression: '#owner = :owner', names: { '#owner': 'owner' }, values: { ':owner': owner } });
+/** An update of the work item's own attributes. */
+const setWork = (attributes: Partial<Work>) => changeExpression({ attributes });
 
 /** The work item's part in part k's transaction: put by the first, advanced by the others, removed by the last. */
 function workPart(key: PrimaryKey, work: Work, k: number, last: boolean): TransactItem {
-  const held: Condition = {
-    expression: '#owner = :me AND #done = :done',
-    names: { '#owner': 'owner', '#done': 'done' },
-    values: { ':me': work.owner, ':done': k },
-  };
-  if (k === 0) {
-    return putPart({ ...key, ...work, done: 1, [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS }, { condition: absent() });
-  }
+  if (k === 0) return putPart({ ...key, ...work, done: 1, [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS }, { condition: absent() });
+  const held = allOf(heldBy(work.owner), { expression: '#done = :done', names: { '#done': 'done' }, values: { ':done': k } });
   if (last) return deletePart(key, { condition: held });
-  return updatePart(
-    key,
-    { expression: 'SET #done = :next, #lease = :lease', names: { '#done': 'done', '#lease': 'lease_until' }, values: { ':next': k + 1, ':lease': Date.now() + LEASE_MS } },
-    { condition: held },
-  );
+  return updatePart(key, setWork({ done: k + 1, lease_until: Date.now() + LEASE_MS }), { condition: held });
 }
 
 /** An entry whose project (if any) and client are known to exist and agree, with the rate it takes. */
