@@ -28,9 +28,11 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -226,6 +228,14 @@ export const NAG_ACKNOWLEDGEMENTS = {
       id: 'AwsSolutions-SQS3',
       reason:
         "This queue is itself a dead-letter destination: the on-failure destination of the table stream's event source mapping, which receives the description (shard, sequence numbers) of the records the consumer gave up on after bisecting and retrying; a queue behind it would only move them once more. A message in it pages (StreamFailuresAlarm).",
+    },
+  ],
+  /** On each schedule's dead-letter queue. */
+  scheduleDeadLetters: [
+    {
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is itself a dead-letter destination: it receives each firing of an EventBridge Scheduler schedule that did not run, with its error (the schedule target's DeadLetterConfig, after Scheduler's retries, and the function's on-failure destination, after Lambda's); a queue behind it would only move them once more. cdk-nag recognizes a dead-letter queue only in a queue's redrive policy or a function's DeadLetterConfig. A message in it pages (<Function>ScheduleDeadLettersAlarm).",
     },
   ],
   /** On each function's role: active tracing lets it send X-Ray segments. */
@@ -687,7 +697,11 @@ export class TimebillApi {
    *   table stream (NEW_AND_OLD_IMAGES) ─▶ stream consumer ─▶ ... ─▶ queues it sends to
    *       a failing batch is bisected and retried STREAM_RETRY_ATTEMPTS times (or until its records
    *       are STREAM_MAX_RECORD_AGE old), then described in the consumer's on-failure queue;
-   *   queue ─▶ queue consumer (per-message failures); after maxReceives, the queue's dead-letter queue.
+   *   queue ─▶ queue consumer (per-message failures); after maxReceives, the queue's dead-letter queue
+   *       ─▶ its dead letters' consumer, when one is declared ('dead-letters'): what it cannot take stays;
+   *   EventBridge Scheduler schedule (UTC) ─▶ function, invoked asynchronously through a role that
+   *       may invoke only it; a firing that did not run (Scheduler's retries or Lambda's exhausted),
+   *       the schedule's dead-letter queue.
    *
    * Every queue is encrypted, refuses non-TLS access and keeps messages 14 days; a message in a
    * dead-letter or on-failure queue pages (docs/deploy.md, "Alarms").
@@ -698,8 +712,15 @@ export class TimebillApi {
     acknowledge: boolean,
   ): Map<string, sqs.Queue> {
     const queues = new Map<string, sqs.Queue>();
-    // A queue's redrive follows its consumer's declaration, whichever function names it first.
+    // A queue's redrive follows its consumer's declaration, whichever function names it first; its
+    // dead-letter queue's visibility, its dead letters' consumer's.
     const consumerOf = new Map(declared.flatMap((d) => (d.trigger === 'queue' ? [[d.queue, d] as const] : [])));
+    const deadLettersConsumerOf = new Map(declared.flatMap((d) => (d.trigger === 'dead-letters' ? [[d.queue, d] as const] : [])));
+    for (const d of deadLettersConsumerOf.values()) {
+      if (!consumerOf.has(d.queue)) throw new Error(`${d.operation} consumes the dead letters of the ${d.queue} queue, which no function consumes`);
+    }
+    // Six times a consumer's timeout (the routes' when its declaration names none), as Lambda recommends for SQS event sources.
+    const visibilityFor = (consumer: BackgroundFunction | undefined) => Duration.seconds(6 * (consumer?.timeoutSeconds ?? this.config.functions.timeoutSeconds));
     const encrypted = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED, retentionPeriod: QUEUE_RETENTION };
     // A dead-letter destination says so (RedriveAllowPolicy): what Control Tower's CT.SQS.PR.1 asks
     // of a queue without a dead-letter queue of its own. `allowAll`: naming the source queue would
@@ -709,14 +730,35 @@ export class TimebillApi {
       let found = queues.get(name);
       if (!found) {
         const consumer = consumerOf.get(name);
-        const deadLetters = new sqs.Queue(this.functionsStack, `${constructName(name)}DeadLetters`, deadLetter);
+        const deadLettersConsumer = deadLettersConsumerOf.get(name);
+        const deadLetters = new sqs.Queue(this.functionsStack, `${constructName(name)}DeadLetters`, {
+          ...deadLetter,
+          // Consumed by a function too: hidden while it works on a message, as any queue it consumes.
+          ...(deadLettersConsumer ? { visibilityTimeout: visibilityFor(deadLettersConsumer) } : {}),
+        });
         found = new sqs.Queue(this.functionsStack, `${constructName(name)}Queue`, {
           ...encrypted,
-          // Six times the consumer's timeout, as Lambda recommends for SQS event sources.
-          visibilityTimeout: Duration.seconds(6 * (consumer?.timeoutSeconds ?? this.config.functions.timeoutSeconds)),
+          visibilityTimeout: visibilityFor(consumer),
           deadLetterQueue: { queue: deadLetters, maxReceiveCount: (consumer?.trigger === 'queue' ? consumer.maxReceives : undefined) ?? 5 },
         });
-        this.pageOnMessages(deadLetters, `${constructName(name)}DeadLettersAlarm`, `Messages of the ${name} queue were dead-lettered after their last receive`);
+        if (deadLettersConsumer) {
+          // Its consumer takes each dead letter within seconds; one it cannot take (it reports it
+          // failed) comes back after every visibility timeout and is in flight nearly all the time,
+          // so the alarm counts the messages in flight as well as those waiting.
+          const count = (metric: cloudwatch.Metric) => metric.with({ statistic: cloudwatch.Stats.MAXIMUM, period: ONE_MINUTE });
+          const held = new cloudwatch.MathExpression({
+            label: `${name} dead letters, waiting or in flight`,
+            expression: 'FILL(waiting, 0) + FILL(inFlight, 0)',
+            usingMetrics: { waiting: count(deadLetters.metricApproximateNumberOfMessagesVisible()), inFlight: count(deadLetters.metricApproximateNumberOfMessagesNotVisible()) },
+            period: ONE_MINUTE,
+          });
+          this.backgroundAlarms.push(
+            pagingAlarm(this.operationsStack, `${constructName(name)}DeadLettersAlarm`, held, 0, 2, 3,
+              `Messages stay in the ${name} dead-letter queue: its consumer ${deadLettersConsumer.operation} could not take them`),
+          );
+        } else {
+          this.pageOnMessages(deadLetters, `${constructName(name)}DeadLettersAlarm`, `Messages of the ${name} queue were dead-lettered after their last receive`);
+        }
         queues.set(name, found);
         this.deadLetterQueues.set(name, deadLetters);
       }
@@ -730,7 +772,7 @@ export class TimebillApi {
         environment: {},
         access: declaration.table,
         // No `kind`, so no reservation: the event source bounds its concurrency (one per shard,
-        // QUEUE_CONSUMER_MAX_CONCURRENCY), in the account's unreserved part.
+        // QUEUE_CONSUMER_MAX_CONCURRENCY; a schedule, one invocation a firing), in the account's unreserved part.
         ...(declaration.timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(declaration.timeoutSeconds) }),
       });
       if (declaration.trigger === 'table-stream') {
@@ -762,9 +804,58 @@ export class TimebillApi {
           for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.streamFailureQueue) Validations.of(failures).acknowledge(acknowledgement);
         }
         this.streamConsumers.add(fn);
+      } else if (declaration.trigger === 'schedule') {
+        // EventBridge Scheduler, in UTC (a cron in a zone skips or repeats the hours a time change
+        // moves). It invokes the function asynchronously through a role of its own, which only
+        // Scheduler may assume, for this account's default schedule group (confused deputy), and
+        // which may invoke this function alone: its ARN, no version or alias (`:*`).
+        const role = new iam.Role(this.functionsStack, `${name}ScheduleRole`, {
+          description: `Role through which EventBridge Scheduler invokes the ${declaration.operation} function`,
+          assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+            conditions: {
+              StringEquals: {
+                'aws:SourceAccount': Aws.ACCOUNT_ID,
+                'aws:SourceArn': this.functionsStack.formatArn({ service: 'scheduler', resource: 'schedule-group', resourceName: 'default' }),
+              },
+            },
+          }),
+        });
+        role.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
+        // A firing that did not run, with its error: one Scheduler could not deliver after its
+        // retries (the role, the function gone or refusing invocations), or one whose every attempt
+        // failed (Lambda retries a failed asynchronous invocation twice). A message pages; the next
+        // firing does the same work (a scheduled function is idempotent).
+        const undelivered = new sqs.Queue(this.functionsStack, `${name}ScheduleDeadLetters`, deadLetter);
+        role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [undelivered.queueArn] }));
+        fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new destinations.SqsDestination(undelivered) });
+        this.pageOnMessages(undelivered, `${name}ScheduleDeadLettersAlarm`,
+          `A firing of the ${declaration.operation} schedule did not run: Scheduler could not invoke the function, or every attempt of it failed`);
+        this.deadLetterQueues.set(`${declaration.operation} schedule`, undelivered);
+        if (acknowledge) {
+          for (const acknowledgement of NAG_ACKNOWLEDGEMENTS.scheduleDeadLetters) Validations.of(undelivered).acknowledge(acknowledgement);
+        }
+        const schedule = new scheduler.CfnSchedule(this.functionsStack, `${name}Schedule`, {
+          description: `${declaration.operation}: ${declaration.description}`,
+          scheduleExpression: declaration.schedule,
+          scheduleExpressionTimezone: 'UTC',
+          flexibleTimeWindow: { mode: 'OFF' },
+          target: {
+            arn: fn.functionArn,
+            roleArn: role.roleArn,
+            // An invocation Scheduler could not deliver is retried twice within 10 minutes (before
+            // a quarter-hour's next firing), then dead-lettered.
+            retryPolicy: { maximumRetryAttempts: 2, maximumEventAgeInSeconds: 600 },
+            deadLetterConfig: { arn: undelivered.queueArn },
+          },
+        });
+        // Its first firing finds the role's policy in place.
+        schedule.node.addDependency(role);
       } else {
+        // A queue's consumer, or its dead-letter queue's (what the queue's consumer gave up on).
+        const consumed = queue(declaration.queue);
+        const source = declaration.trigger === 'queue' ? consumed : this.deadLetterQueues.get(declaration.queue)!;
         fn.addEventSource(
-          new eventSources.SqsEventSource(queue(declaration.queue), {
+          new eventSources.SqsEventSource(source, {
             batchSize: declaration.batchSize ?? 10,
             maxBatchingWindow: EVENTS_BATCHING_WINDOW,
             reportBatchItemFailures: true,

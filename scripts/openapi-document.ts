@@ -14,6 +14,7 @@ import { CSV_CONTENT_TYPE, CSV_TYPE } from '../shared/http/csv.ts';
 import { SCHEMAS } from '../shared/model/schemas.ts';
 import { eventFeedSchemas } from '../shared/api/event-schemas.ts';
 import { TIME_SUMMARIES, timeSummarySchemas } from '../shared/api/time-summary-schemas.ts';
+import { BILLING_RUN_RESULTS, billingRunResultSchemas } from '../shared/api/billing-run-result-schemas.ts';
 import { LIMITS } from '../shared/core/field-limits.ts';
 import { documentedJsonSchema } from '../shared/model/documented.ts';
 import { ERROR_SCHEMA, listSchemaName, objectSchemaName, responseSchemas, schemaName, TIME_SUMMARY } from '../shared/api/object-schemas.ts';
@@ -226,6 +227,7 @@ const schemasOf = (route: Route) =>
   route.resource === null ? undefined
   : route.resource === 'event' ? eventFeedSchemas
   : route.resource === 'time_summary' ? timeSummarySchemas
+  : route.resource === 'billing_run_result' ? billingRunResultSchemas
   : SCHEMAS[route.resource];
 
 function operationObject(route: Route): Json {
@@ -267,10 +269,10 @@ function operationObject(route: Route): Json {
     const schema =
       returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? listSchemaName(subject.kind) : status === 201 ? createdSchemaName(subject.kind) : objectSchemaName(subject.kind);
     responses[String(status)] = {
-      description: status === 201 ? 'Created' : 'OK',
+      description: status === 201 ? 'Created' : status === 202 ? 'Accepted: the service goes on with it' : 'OK',
       headers: responseHeaders([
         // A batch makes several: no one Location.
-        ...(status === 201 && returns === 'object' ? ['Location'] : []),
+        ...(status !== 200 && returns === 'object' ? ['Location'] : []),
         ...(contract.versioned ? ['ETag'] : []),
         ...(contract.idempotent ? ['Idempotent-Replayed'] : []),
         ...(csv ? ['Vary', { name: 'Link', absent: 'on JSON, and on the last page' }] : []),
@@ -410,7 +412,7 @@ function withCreatedSchemas(schemas: Record<string, Json>): Record<string, Json>
  */
 function withListItemRefs(schemas: Record<string, Json>): Record<string, Json> {
   // A singleton (the business profile) has no list.
-  for (const kind of [...RESOURCE_LIST.filter((r) => !r.singleton).map((r) => r.kind), TIME_SUMMARY, EVENT_FEED.kind]) {
+  for (const kind of [...RESOURCE_LIST.filter((r) => !r.singleton).map((r) => r.kind), TIME_SUMMARY, BILLING_RUN_RESULTS.kind, EVENT_FEED.kind]) {
     const list = schemas[listSchemaName(kind)] as { properties: Record<string, Json> };
     list.properties.data = { type: 'array', items: ref('schemas', objectSchemaName(kind)) };
   }

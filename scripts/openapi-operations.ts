@@ -109,6 +109,17 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     summary: 'Update the business profile',
     description: 'The fields given (null clears one). `default_taxes` are what an invoice created without `taxes` or `tax_rate` takes. An empty body changes nothing and makes no event.',
   },
+  startBillingRun: {
+    summary: 'Start a billing run: every client invoiced for a period',
+    description:
+      'Makes, for each client (`client_ids`, else every client of the workspace at the start), what `POST /invoices` would with the run\'s `from`, `to` and `timezone` and `project_ids` set to that client\'s projects of `billing_types` (when given; time without a project only when not). 202 with the run: one run at a time in a workspace, so a run started while another is `queued` or `running` is `queued`, and starts when those before it complete. `clients_total` is known from this answer. Each client ends with one row of the run\'s results, and at most one invoice, whatever fails or repeats; the run is `completed` when every client has one (event `billing_run.completed`). `client_ids` that name a client not in the workspace are a 400 naming `client_ids`.',
+  },
+  retrieveBillingRun: { summary: 'Retrieve a billing run', description: '`clients_done` counts the clients with an outcome so far; `status` is `completed` once every client has one.' },
+  listBillingRuns: { summary: 'List billing runs', description: 'Newest first.' },
+  listBillingRunResults: {
+    summary: "List a billing run's results",
+    description: 'One row per client with an outcome so far, in ascending order of `client_id`: `invoiced` (with `invoice_id`), `nothing_to_invoice`, or `failed` (with the `error` `POST /invoices` would have answered).',
+  },
   listTimeSummaries: {
     summary: 'Summarize time: what to bill, to whom, for which period',
     description:
@@ -202,6 +213,7 @@ export const TAG_DOCS: Record<string, string> = {
   'Time entries': 'Time logged against a project (its client implied) or directly against a client.',
   Invoices: "A client's uninvoiced billable time, locked into a draft, then finalized (numbered), paid or voided.",
   'Business profile': "The business that issues the workspace's invoices: one per workspace, retrieved and changed at `/business_profile`.",
+  'Billing runs': "Every client of the workspace (or those named) invoiced for one period in one request, with the invoices' scopes: a run is queued behind the workspace's run in progress, then works client by client on a queue; each client ends with one outcome, a row of its results, and at most one invoice.",
   Payments: "Payments received for an invoice, recorded in instalments under it (`/invoices/{id}/payments`, the invoices' scopes): its `amount_paid` is their sum, and the one that clears `amount_due` makes it paid.",
   'Webhook endpoints': 'Where the events of a workspace are posted, signed, as they happen.',
   'Time summaries': 'What to bill, to whom, for which period: totals of time entries by client or project and period, in any time zone.',

@@ -22,6 +22,7 @@ import { superviseDynamoDbLocal } from './supervisor.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { readOrCreateOnce } from './state-file.ts';
 import { startLocalDeliveries, type LocalDeliveries } from './deliveries.ts';
+import { startLocalBillingQueue, type LocalBillingQueue } from './billing-queue.ts';
 import { waitAtMost } from './wait.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/api/background.ts';
 import { AUTHORIZER_ENTRY } from '../../shared/api/routes.ts';
@@ -31,6 +32,8 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 export const LOCAL_TABLE_NAME = 'timebill-local';
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const TOKEN_PATH = '/_local/token';
+/** What `npm run billing-schedule -- --at <date-time>` posts: a sweep of the billing schedules at that instant. */
+export const BILLING_SCHEDULE_PATH = '/_local/billing-schedule';
 /** The local value of the invalid-token API key (INVALID_TOKEN_API_KEY); in AWS, infra/limits.ts makes one per stack. */
 export const LOCAL_INVALID_TOKEN_API_KEY = 'local-invalid-token-traffic';
 /** The local API key of an API client (API Gateway would generate one); at least 20 characters, as there. */
@@ -59,6 +62,8 @@ export interface LocalStackOptions {
   clientLimits?: ClientLimitOptions;
   /** First webhook retry delay (ms); each later one doubles. Default: AWS's 60 s (main.ts reads WEBHOOK_RETRY_BASE_MS). */
   webhookRetryBaseMs?: number;
+  /** How long failed billing work waits before its next receive (ms; SQS's visibility timeout in AWS). Default 1 s. */
+  billingRetryMs?: number;
 }
 
 export interface LocalStack {
@@ -67,6 +72,8 @@ export interface LocalStack {
   tableName: string;
   issuer: LocalIssuer;
   deliveries: LocalDeliveries;
+  /** The billing runs' queue (decision 0033): `idle()` once every run's work is done. */
+  billing: LocalBillingQueue;
   /** The stream poller: paused, it reads nothing until resumed (the benchmark measures without it). */
   events: { pause(): Promise<void>; resume(): void };
   /** Stops everything; requests under way get up to `graceMs` to finish first. */
@@ -168,6 +175,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           );
         },
       },
+      {
+        method: 'POST',
+        path: BILLING_SCHEDULE_PATH,
+        // What the EventBridge Scheduler schedule's invocation does in AWS, at the instant given.
+        handle: async (_req, body, res) => {
+          res.setHeader('Content-Type', 'application/json');
+          const at = new Date(String((JSON.parse(body.toString('utf8') || '{}') as { at?: unknown }).at));
+          if (Number.isNaN(at.getTime())) {
+            res.statusCode = 400;
+            res.end(JSON.stringify({ error: { type: 'invalid_request', message: 'at must be a date-time, such as 2026-12-01T05:00:00Z' } }));
+            return;
+          }
+          const { sweepBillingSchedules } = await import(pathToFileURL(resolve(options.repoRoot, 'shared/domain/billing-runs.ts')).href) as typeof import('../../shared/domain/billing-runs.ts');
+          res.end(JSON.stringify({ at: at.toISOString(), started: await sweepBillingSchedules(at) }));
+        },
+      },
     ];
     const server: Server = createLocalGateway({
       repoRoot: options.repoRoot,
@@ -190,6 +213,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: LOCAL_TABLE_NAME,
       issuer,
       deliveries: started.deliveries,
+      billing: started.billing,
       events: { pause: started.pause, resume: started.resume },
       stop: async ({ graceMs = 0 } = {}) => {
         supervisor?.stop();
@@ -227,6 +251,18 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
   const { attemptDelivery } = await load<typeof import('../../shared/webhooks/attempt.ts')>('shared/webhooks/attempt.ts');
   const { useDeliveryQueue } = await load<typeof import('../../shared/webhooks/queue.ts')>('shared/webhooks/queue.ts');
   const consumer = await load<{ handler: (event: DynamoDBStreamEvent) => Promise<void> }>(streamConsumer.entry);
+  const { workOn, giveUp } = await load<typeof import('../../shared/billing/work.ts')>('shared/billing/work.ts');
+  const { useBillingQueue } = await load<typeof import('../../shared/billing/run-queue.ts')>('shared/billing/run-queue.ts');
+  const billingWorker = background.find((f) => f.trigger === 'queue' && f.queue === 'billing');
+  const billing = startLocalBillingQueue({
+    work: workOn,
+    giveUp,
+    maxReceives: (billingWorker?.trigger === 'queue' ? billingWorker.maxReceives : undefined) ?? 5,
+    retryMs: options.billingRetryMs ?? 1000,
+    ...(options.dataDir ? { stateFile: join(options.dataDir, 'billing-queue.json') } : {}),
+    onError: (error, message) => console.error(`Billing work failed (${message.kind} of ${message.run_id}; retried, then given up): ${oneLine(error)}`),
+  });
+  useBillingQueue(billing);
   const deliveries = startLocalDeliveries({
     schedule: retrySchedule(baseMs),
     attempt: attemptDelivery,
@@ -247,18 +283,21 @@ async function startEvents(options: LocalStackOptions, client: DynamoDBClient, e
     });
     return {
       deliveries,
+      billing,
       pause: () => poller.pause(),
       resume: () => poller.resume(),
       nudge: () => poller.nudge(),
       // Side by side: what the poller still queues while it finishes its batch goes to the state file.
       stop: async () => {
-        await Promise.all([poller.stop(), deliveries.stop()]);
+        await Promise.all([poller.stop(), deliveries.stop(), billing.stop()]);
         useDeliveryQueue(undefined);
+        useBillingQueue(undefined);
       },
     };
   } catch (error) {
-    await deliveries.stop();
+    await Promise.all([deliveries.stop(), billing.stop()]);
     useDeliveryQueue(undefined);
+    useBillingQueue(undefined);
     throw error;
   }
 }

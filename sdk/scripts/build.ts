@@ -9,6 +9,8 @@
  *   and `require` share one implementation: one `TimebillError` class, one map of ETags.
  * Declarations name their imports `.js` (the sources name `.ts`), are indented by two spaces (the
  * generated openapi-types are most of the package), and modules of types only get no JavaScript.
+ * Each comment ships once: in the declarations, where an editor shows it (the JavaScript is
+ * compiled without comments), and a shared parameter's description on its definition only.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +26,9 @@ const dist = resolve(sdk, 'dist');
 /** What tsc emits, as the package ships it (undefined: not shipped). */
 function shipped(fileName: string, text: string): string | undefined {
   if (fileName.endsWith('.d.ts')) {
-    return text.replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2').replace(/^((?: {4})+)/gm, (indent) => ' '.repeat(indent.length / 2));
+    return withoutRepeatedDescriptions(
+      text.replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2').replace(/^((?: {4})+)/gm, (indent) => ' '.repeat(indent.length / 2)),
+    );
   }
   const code = text
     .replace(/\/\*[\s\S]*?\*\//g, '')
@@ -34,16 +38,42 @@ function shipped(fileName: string, text: string): string | undefined {
   return code.trim() === '' ? undefined : text;
 }
 
-/** The repository's tsc (TypeScript 7) writes to a temporary directory; what the package ships of it goes to dist/cjs. */
+/**
+ * openapi-typescript writes the description of a shared parameter (`Idempotency-Key`: 400
+ * characters) on its definition in `components` and again on each use (`"Idempotency-Key"?:
+ * components["parameters"]["IdempotencyKey"]`, once per write operation). A use keeps no copy of
+ * its definition's: an editor shows that one on the referenced type.
+ */
+function withoutRepeatedDescriptions(declarations: string): string {
+  const definitions = new Map<string, string>();
+  for (const [, kind, members] of declarations.matchAll(/^ {2}(parameters|headers): \{\n([\s\S]*?)^ {2}\};$/gm)) {
+    for (const [, comment, name] of members!.matchAll(/^ {4}(\/\*\*.*\*\/)\n {4}"?([^":?]+)"?\??:/gm)) definitions.set(`${kind}.${name}`, comment!);
+  }
+  return declarations.replace(/^ *(\/\*\*.*\*\/)\n(?=.*: components\["(parameters|headers)"\]\["([^"]+)"\];$)/gm, (line, comment: string, kind: string, name: string) =>
+    definitions.get(`${kind}.${name}`) === comment ? '' : line,
+  );
+}
+
+/** The repository's tsc (TypeScript 7) with the build's tsconfig and `flags`. */
+function tsc(flags: string[]): void {
+  try {
+    execFileSync(process.execPath, [TSC, '-p', resolve(sdk, 'tsconfig.build.json'), '--pretty', 'false', ...flags], { cwd: sdk, encoding: 'utf8', stdio: 'pipe' });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`The SDK does not compile:\n${stdout}${stderr}`);
+  }
+}
+
+/**
+ * The repository's tsc (TypeScript 7) writes to a temporary directory, the declarations (with the
+ * sources' comments) and the JavaScript (without) apart; what the package ships of it goes to dist/cjs.
+ */
 function compile(): void {
   const emitted = mkdtempSync(join(tmpdir(), 'timebill-sdk-build-'));
   try {
-    try {
-      execFileSync(process.execPath, [TSC, '-p', resolve(sdk, 'tsconfig.build.json'), '--outDir', emitted, '--pretty', 'false'], { cwd: sdk, encoding: 'utf8', stdio: 'pipe' });
-    } catch (error) {
-      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-      throw new Error(`The SDK does not compile:\n${stdout}${stderr}`);
-    }
+    tsc(['--emitDeclarationOnly', '--outDir', emitted]);
+    // Type checked once, above; this pass only writes the JavaScript.
+    tsc(['--declaration', 'false', '--removeComments', '--noCheck', '--outDir', emitted]);
     for (const file of readdirSync(emitted, { recursive: true, encoding: 'utf8' })) {
       if (!/\.(js|d\.ts)$/.test(file)) continue;
       const content = shipped(file, readFileSync(join(emitted, file), 'utf8'));

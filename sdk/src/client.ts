@@ -2,8 +2,8 @@
  * The HTTP side of the SDK: one request with its retries, the collections, and lazy pagination.
  * Uses only the global `fetch` (Node 20+, browsers, Deno, Bun) and `crypto.randomUUID`.
  */
-import { TimebillError } from './errors.ts';
-import type { BodyOf, ItemOf, ListParamsOf, ResultOf, TimeEntry, operations } from './types.ts';
+import { BillingRunTimeoutError, TimebillError } from './errors.ts';
+import type { BillingRun, BodyOf, ItemOf, ListParamsOf, ResultOf, TimeEntry, operations } from './types.ts';
 
 export interface TimebillOptions {
   /**
@@ -19,8 +19,8 @@ export interface TimebillOptions {
   timeoutMs?: number;
   /** Defaults to the global fetch; inject one to test, trace or proxy. */
   fetch?: typeof fetch;
-  /** How the SDK waits between attempts; inject one in tests. */
-  sleep?: (ms: number) => Promise<void>;
+  /** How the SDK waits between attempts and polls (may end early once `signal` aborts); inject one in tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Options of a create. */
@@ -75,6 +75,8 @@ interface RequestSpec {
   body?: unknown;
   idempotencyKey?: string;
   ifMatch?: string | object;
+  /** Cancels the call (its attempt in flight, and any further one): it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 const RETRYABLE = (status: number, type: string | undefined) =>
@@ -95,7 +97,7 @@ export class Http {
   readonly #maxRetryDelayMs: number;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(token: string, options: TimebillOptions) {
     if (!token) throw new TypeError('Timebill: an access token is required');
@@ -107,7 +109,12 @@ export class Http {
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#fetch = options.fetch ?? ((...args) => globalThis.fetch(...args));
-    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#sleep = options.sleep ?? pause;
+  }
+
+  /** Waits `ms` as the SDK waits between attempts (the `sleep` option), less once `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.#sleep(ms, signal);
   }
 
   /** One call: its attempts share one Idempotency-Key (a write); answers the parsed body and remembers its response. */
@@ -136,16 +143,20 @@ export class Http {
     const url = spec.url ?? this.#baseUrl + spec.path + queryString(spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
 
+    const { signal } = spec;
     for (let attempt = 0; ; attempt++) {
       const retriesLeft = attempt < this.#maxRetries;
       let response: Response;
       let text: string;
       try {
-        response = await this.#fetch(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
+        signal?.throwIfAborted();
+        const timeout = AbortSignal.timeout(this.#timeoutMs);
+        response = await this.#fetch(url, { method: spec.method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
         text = await response.text();
       } catch (cause) {
+        if (signal?.aborted) throw signal.reason;
         if (retriesLeft) {
-          await this.#sleep(backoff(attempt));
+          await this.#sleep(backoff(attempt), signal);
           continue;
         }
         const message = `Could not reach the Timebill API (${spec.method} ${url}): ${cause instanceof Error ? cause.message : String(cause)}`;
@@ -155,12 +166,12 @@ export class Http {
       const error = errorOf(response, text, response.headers.get('X-Request-Id'));
       if (retriesLeft && RETRYABLE(error.status, error.type)) {
         if (error.retryAfter === null) {
-          await this.#sleep(backoff(attempt));
+          await this.#sleep(backoff(attempt), signal);
           continue;
         }
         if (error.retryAfter * 1000 <= this.#maxRetryDelayMs) {
           // Retry-After is the least to wait; a run of them backs off as docs/api.md advises.
-          await this.#sleep(Math.max(error.retryAfter * 1000, backoff(attempt)));
+          await this.#sleep(Math.max(error.retryAfter * 1000, backoff(attempt)), signal);
           continue;
         }
       }
@@ -198,6 +209,29 @@ function nextPageOf(link: string | null, from: string): string | null {
     return own.href;
   }
   return null;
+}
+
+/** The default `sleep`: a timer, cut short (resolved) when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done);
+  });
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (whatever the promise does meanwhile). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort);
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /** Up to 0.5 s, 1 s, 2 s… (8 s at most), with jitter over the upper half of each. */
@@ -378,10 +412,10 @@ export class Collection<List extends Id, Create extends Id, Retrieve extends Id,
 }
 
 /**
- * A collection under a parent object (`/invoices/{id}/payments`): each call names the parent
- * first. Its objects are created and deleted, never updated.
+ * A list under a parent object (`/billing_runs/{id}/results`): each call names the parent first.
+ * Its rows are only listed.
  */
-export class NestedCollection<List extends Id, Create extends Id, Retrieve extends Id, Delete extends Id> {
+export class NestedListing<List extends Id> {
   constructor(
     protected readonly http: Http,
     /** The parent collection's path (`/invoices`). */
@@ -390,29 +424,36 @@ export class NestedCollection<List extends Id, Create extends Id, Retrieve exten
     protected readonly segment: string,
   ) {}
 
-  /** Every item of the parent's collection matching `params`, newest first, fetched lazily page by page; with `{ format: 'csv' }`, each page's CSV text. */
+  /** Every item of the parent's collection matching `params`, in the list's order, fetched lazily page by page; with `{ format: 'csv' }`, each page's CSV text. */
   list(parentId: string, params?: ListParamsOf<List>, options?: ListOptions<'json'>): AutoPaginator<ItemOf<List>>;
   list(parentId: string, params: ListParamsOf<List> | undefined, options: ListOptions<'csv'>): CsvPaginator;
   list(parentId: string, params?: ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator;
   list(parentId: string, params: ListParamsOf<List> = {} as ListParamsOf<List>, options?: ListOptions): AutoPaginator<ItemOf<List>> | CsvPaginator {
-    return paginatorOf<ItemOf<List>>(this.http, this.#path(parentId), params, options);
+    return paginatorOf<ItemOf<List>>(this.http, this.pathOf(parentId), params, options);
   }
 
+  /** `<parent path>/<parent id>/<segment>`, and `/<id>` after it when given, the ids encoded. */
+  protected pathOf(parentId: string, id?: string): string {
+    const collection = `${this.parentPath}/${encodeURIComponent(parentId)}/${this.segment}`;
+    return id === undefined ? collection : `${collection}/${encodeURIComponent(id)}`;
+  }
+}
+
+/**
+ * A collection under a parent object (`/invoices/{id}/payments`): each call names the parent
+ * first. Its objects are created and deleted, never updated.
+ */
+export class NestedCollection<List extends Id, Create extends Id, Retrieve extends Id, Delete extends Id> extends NestedListing<List> {
   retrieve(parentId: string, id: string): Promise<ResultOf<Retrieve>> {
-    return this.http.request({ method: 'GET', path: this.#path(parentId, id) });
+    return this.http.request({ method: 'GET', path: this.pathOf(parentId, id) });
   }
 
   create(parentId: string, body: BodyOf<Create>, options: CreateOptions = {}): Promise<ResultOf<Create>> {
-    return this.http.request({ method: 'POST', path: this.#path(parentId), body, ...options });
+    return this.http.request({ method: 'POST', path: this.pathOf(parentId), body, ...options });
   }
 
   del(parentId: string, id: string, options: WriteOptions = {}): Promise<ResultOf<Delete>> {
-    return this.http.request({ method: 'DELETE', path: this.#path(parentId, id), ...options });
-  }
-
-  #path(parentId: string, id?: string): string {
-    const collection = `${this.parentPath}/${encodeURIComponent(parentId)}/${this.segment}`;
-    return id === undefined ? collection : `${collection}/${encodeURIComponent(id)}`;
+    return this.http.request({ method: 'DELETE', path: this.pathOf(parentId, id), ...options });
   }
 }
 
@@ -482,6 +523,59 @@ export class TimeEntryCollection extends Collection<'listTimeEntries', 'logTimeE
   }
 }
 
+/** Options of `billingRuns.waitForCompletion`. */
+export interface WaitOptions {
+  /** The wait after the first retrieve (ms), each next one half as long again, up to 10 s (or this, when longer); at least 100 ms. Default 1,000. */
+  intervalMs?: number;
+  /** How long to wait for `completed` before rejecting with a `BillingRunTimeoutError` (ms); `Infinity`: as long as the run takes. Default 600,000. */
+  timeoutMs?: number;
+  /** Stops waiting, the retrieve in flight included: the promise rejects with the signal's `reason`. */
+  signal?: AbortSignal;
+}
+
+/** The shortest wait between two retrieves of `waitForCompletion` (ms), and the longest its backoff grows to. */
+const POLL_MS = { min: 100, max: 10_000 };
+/** The longest delay `setTimeout` keeps (ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Billing runs: `start(body)` answers the run (202, `queued` or `running`), which the service takes on to `completed`. */
+export class BillingRunCollection extends ReadOnlyCollection<'listBillingRuns', 'retrieveBillingRun'> {
+  /** A run's outcomes (`/billing_runs/{id}/results`), a row a client: `list(runId, params?, options?)`. */
+  readonly results = new NestedListing<'listBillingRunResults'>(this.http, this.path, 'results');
+
+  start(body: BodyOf<'startBillingRun'>, options: CreateOptions = {}): Promise<BillingRun> {
+    return this.http.request({ method: 'POST', path: this.path, body, ...options });
+  }
+
+  /**
+   * The run once `completed`, retrieved at once and after each wait (`WaitOptions`). Rejects with
+   * a `BillingRunTimeoutError`, the signal's `reason`, or a failed retrieve's `TimebillError`.
+   */
+  async waitForCompletion(id: string, { intervalMs = 1_000, timeoutMs = 600_000, signal }: WaitOptions = {}): Promise<BillingRun> {
+    if (!(intervalMs >= 0 && timeoutMs >= 0)) throw new RangeError('waitForCompletion: intervalMs and timeoutMs are milliseconds, 0 or more');
+    signal?.throwIfAborted();
+    const stop = new AbortController();
+    const deadline = Date.now() + timeoutMs;
+    let run: BillingRun | null = null;
+    const expire = () => stop.abort(new BillingRunTimeoutError(id, timeoutMs, run));
+    const forward = () => stop.abort(signal!.reason);
+    const timer = timeoutMs <= MAX_TIMER_MS ? setTimeout(expire, timeoutMs) : undefined;
+    signal?.addEventListener('abort', forward);
+    try {
+      for (let wait = Math.max(intervalMs, POLL_MS.min); ; wait = Math.min(wait * 1.5, Math.max(intervalMs, POLL_MS.max))) {
+        run = await abortable(this.http.request<BillingRun>({ method: 'GET', path: `${this.path}/${encodeURIComponent(id)}`, signal: stop.signal }), stop.signal);
+        if (run.status === 'completed') return run;
+        // The timer ends a wait; the clock ends a loop whose injected sleep takes no time.
+        if (Date.now() >= deadline) expire();
+        await abortable(this.http.sleep(wait, stop.signal), stop.signal);
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+}
+
 /** The Timebill API: `new Timebill(accessToken, { baseUrl })`. */
 export class Timebill {
   readonly clients: Collection<'listClients', 'createClient', 'retrieveClient', 'updateClient', 'deleteClient'>;
@@ -506,6 +600,8 @@ export class Timebill {
   readonly events: ReadOnlyCollection<'listEvents', 'retrieveEvent'>;
   /** What to bill: `timeSummaries.list({ from, to, timezone, group_by, period })`, rows in the list's order. */
   readonly timeSummaries: Listing<'listTimeSummaries'>;
+  /** Invoices for many clients at once: `start(body)`, `waitForCompletion(id)`, `results.list(id)`. */
+  readonly billingRuns: BillingRunCollection;
   /** This API's description: `retrieve()` answers its OpenAPI document (`GET /openapi.json`). */
   readonly openapi: { retrieve(): Promise<ResultOf<'getOpenApiDocument'>> };
 
@@ -519,6 +615,7 @@ export class Timebill {
     this.businessProfile = new Singleton(http, '/business_profile');
     this.events = new ReadOnlyCollection(http, '/events');
     this.timeSummaries = new Listing(http, '/time_summaries');
+    this.billingRuns = new BillingRunCollection(http, '/billing_runs');
     this.openapi = { retrieve: () => http.request({ method: 'GET', path: '/openapi.json' }) };
   }
 }

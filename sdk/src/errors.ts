@@ -1,4 +1,4 @@
-import type { ApiErrorBody } from './types.ts';
+import type { ApiErrorBody, BillingRun } from './types.ts';
 
 /**
  * The error types the API answers, plus two of the SDK's own: `connection_error` (no response:
@@ -45,4 +45,19 @@ export class TimebillError extends Error {
 /** A webhook delivery that is not signed by the endpoint's secret, or too old or too new. */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
+}
+
+/** `billingRuns.waitForCompletion` saw no `completed` run within its `timeoutMs`: the run goes on; wait again, or retrieve it later. */
+export class BillingRunTimeoutError extends Error {
+  override readonly name = 'BillingRunTimeoutError';
+
+  constructor(
+    /** The run waited for. */
+    readonly id: string,
+    readonly timeoutMs: number,
+    /** The run as last retrieved (`status`, `clients_done` of `clients_total`), null when no retrieve answered in time. */
+    readonly run: BillingRun | null,
+  ) {
+    super(`Billing run ${id} did not complete within ${timeoutMs} ms${run ? ` (last seen ${run.status}, ${run.clients_done} of ${run.clients_total} clients done)` : ''}`);
+  }
 }

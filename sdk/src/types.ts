@@ -13,12 +13,14 @@ type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : ne
 /** The JSON request body of an operation (of an optional body too: an invoice's steps). */
 export type BodyOf<O extends OperationId> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
 
-/** The JSON body of an operation's success (200, or 201 for a create). */
+/** The JSON body of an operation's success (200, 201 for a create, or 202 for what the service goes on with: a billing run's start). */
 export type ResultOf<O extends OperationId> = operations[O]['responses'] extends { 200: infer R }
   ? JsonOf<R>
   : operations[O]['responses'] extends { 201: infer R }
     ? JsonOf<R>
-    : never;
+    : operations[O]['responses'] extends { 202: infer R }
+      ? JsonOf<R>
+      : never;
 
 /** A list operation's filters and page size; the SDK follows `cursor` itself. */
 export type ListParamsOf<O extends OperationId> = Omit<NonNullable<operations[O]['parameters']['query']>, 'cursor'>;
@@ -51,6 +53,10 @@ export type Payment = ResultOf<'retrievePayment'>;
  */
 export type BusinessProfile = ResultOf<'retrieveBusinessProfile'>;
 export type Event = ResultOf<'retrieveEvent'>;
+/** A billing run: `status` `queued`, `running`, then `completed`; `clients_done` of `clients_total`, `invoices_created`. */
+export type BillingRun = ResultOf<'retrieveBillingRun'>;
+/** A client's outcome in a billing run: `invoiced` (its `invoice_id`), `nothing_to_invoice`, or `failed` (the `error` create would have answered). */
+export type BillingRunResult = ItemOf<'listBillingRunResults'>;
 /** A row of a time summary. */
 export type TimeSummary = ItemOf<'listTimeSummaries'>;
 export type DeleteResult = ResultOf<'deleteClient'>;

@@ -25,6 +25,10 @@ export type BackgroundFunction = FunctionBase & {
         /** Receives of a message before its queue moves it to the dead-letter queue (default 5). */
         readonly maxReceives?: number;
       }
+    /** The dead-letter queue of `queue`: what its consumer gave up on. */
+    | { readonly trigger: 'dead-letters'; readonly queue: string; readonly batchSize?: number }
+    /** An EventBridge Scheduler schedule (`rate(…)` or `cron(…)`, in UTC). */
+    | { readonly trigger: 'schedule'; readonly schedule: string }
   ) & {
     /** Queues (by name) the function sends messages to. */
     readonly sendsTo?: readonly string[];
@@ -39,7 +43,8 @@ export const BACKGROUND_FUNCTIONS = [
     trigger: 'table-stream',
     // Reads deletion records, the sequence and the endpoints (Query on the table); appends events in transactions.
     table: 'events',
-    sendsTo: ['deliveries'],
+    // Deliveries of its events, and the first plan page of each billing run that became running.
+    sendsTo: ['deliveries', 'billing'],
     // A batch of 100 changes: a few transactions, reads and SQS batches, each within the DynamoDB budget (8.5 s at worst).
     timeoutSeconds: 60,
   },
@@ -55,6 +60,43 @@ export const BACKGROUND_FUNCTIONS = [
     timeoutSeconds: 30,
     // Every attempt of the schedule (shared/core/retry-schedule.ts) is a receive; after the last, the dead-letter queue.
     maxReceives: AWS_RETRY_SCHEDULE.maxAttempts,
+  },
+  // Billing runs (decision 0033): a plan page sends its clients' messages; a client's message makes its invoice.
+  {
+    operation: 'workOnBillingRuns',
+    entry: 'functions/billing-runs/work.ts',
+    description: "Bills a billing run's clients: a plan page's messages, or one client's invoice",
+    trigger: 'queue',
+    queue: 'billing',
+    // A client's work is an invoice's create (reads, transactions) and its outcome.
+    table: 'write',
+    sendsTo: ['billing'],
+    // Ten messages at once, each an invoice's create at worst (its budget, 8.5 s a call, a few calls).
+    timeoutSeconds: 60,
+    maxReceives: 5,
+  },
+  {
+    operation: 'giveUpBillingWork',
+    entry: 'functions/billing-runs/dead-letters.ts',
+    description: 'Gives each client whose billing work failed on every receive its outcome (failed), so its run completes',
+    trigger: 'dead-letters',
+    queue: 'billing',
+    table: 'write',
+    // Ten messages at once, each a row and the run's completion: a few calls of 8.5 s at worst.
+    timeoutSeconds: 30,
+  },
+  // Scheduled billing runs (contract, "Billing runs"): each workspace with auto_billing on gets the runs due on its local day.
+  {
+    operation: 'sweepBillingSchedules',
+    entry: 'functions/billing-runs/sweep.ts',
+    description: 'Starts the billing runs due on each auto-billing workspace\'s local day, once per workspace, billing type and day',
+    trigger: 'schedule',
+    // In UTC: a cron in a zone would skip the hours a time change removes.
+    schedule: 'rate(15 minutes)',
+    // Reads the schedules and starts runs (transactions).
+    table: 'write',
+    // A page of workspaces and their runs' starts: a few calls of 8.5 s at worst each, many workspaces.
+    timeoutSeconds: 300,
   },
 ] as const satisfies readonly BackgroundFunction[];
 

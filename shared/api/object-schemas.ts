@@ -9,6 +9,8 @@ import { RESOURCES, RESOURCE_LIST } from '../model/resources.ts';
 import { SCHEMAS, SCHEMA_LIST, objectSchema } from '../model/schemas.ts';
 import { idOf, timestamp } from '../model/define.ts';
 import { EVENT_FEED, EVENT_OBJECTS, EVENT_TYPES } from '../model/event-types.ts';
+import { BILLING_RUN_OUTCOMES } from '../model/billing-run-fields.ts';
+import { BILLING_RUN_RESULTS } from './billing-run-result-schemas.ts';
 
 export const listOf = <T extends v.GenericSchema>(item: T) =>
   v.strictObject({
@@ -66,6 +68,19 @@ export const TimeSummaryObject = v.strictObject({
 
 const ERROR_TYPE_VALUES = errorTypes() as [ErrorType, ...ErrorType[]];
 
+/** A row of a billing run's results (contract, "Billing runs"): one client's outcome. */
+export const BillingRunResultObject = v.strictObject({
+  object: v.literal(BILLING_RUN_RESULTS.kind),
+  client_id: idOf(RESOURCES.client.idPrefix),
+  outcome: v.picklist(BILLING_RUN_OUTCOMES),
+  invoice_id: v.pipe(v.nullable(idOf(RESOURCES.invoice.idPrefix)), v.metadata({ description: 'The draft the run made (null unless `invoiced`)' })),
+  error: v.pipe(
+    v.nullable(v.strictObject({ type: v.picklist(ERROR_TYPE_VALUES), message: v.string() })),
+    v.metadata({ description: "What `POST /invoices` would have answered for the client (null unless `failed`): `unpriced_time`, say, or `service_unavailable` when its work could not be done" }),
+  ),
+  workspace_id: v.string(),
+});
+
 export const ErrorBody = v.strictObject({
   error: v.strictObject({
     type: v.picklist(ERROR_TYPE_VALUES),
@@ -87,6 +102,8 @@ export function responseSchemas(): Record<string, v.GenericSchema> {
   }
   out[objectSchemaName(TIME_SUMMARY)] = TimeSummaryObject;
   out[listSchemaName(TIME_SUMMARY)] = listOf(TimeSummaryObject);
+  out[objectSchemaName(BILLING_RUN_RESULTS.kind)] = BillingRunResultObject;
+  out[listSchemaName(BILLING_RUN_RESULTS.kind)] = listOf(BillingRunResultObject);
   return { ...out, [objectSchemaName(EVENT_FEED.kind)]: EventObject, [listSchemaName(EVENT_FEED.kind)]: EventList, DeleteResult, [ERROR_SCHEMA]: ErrorBody };
 }
 

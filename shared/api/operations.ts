@@ -14,6 +14,7 @@ import { EVENT_FEED } from '../model/event-types.ts';
 import { LIMITS } from '../core/field-limits.ts';
 import type { EventFeedSchemas } from './event-schemas.ts';
 import type { TimeSummarySchemas } from './time-summary-schemas.ts';
+import type { BillingRunResultSchemas } from './billing-run-result-schemas.ts';
 import type { ParsedBatch } from '../model/parse.ts';
 import type { Action, Operation, Route, RouteOf, Transition } from './routes.ts';
 
@@ -22,8 +23,8 @@ export interface Contract {
   query?: v.GenericSchema;
   /** A path parameter `{id}` names the resource. */
   takesId: boolean;
-  /** What a success answers: the resource (with its ETag), a list of them, or a deletion. */
-  success: { status: 200 | 201; returns: 'object' | 'list' | 'deleted' };
+  /** What a success answers: the resource (with its ETag), a list of them, or a deletion; 202: work the service goes on with (a billing run). */
+  success: { status: 200 | 201 | 202; returns: 'object' | 'list' | 'deleted' };
   /** The success carries the object's version as an ETag (a registry resource's object). */
   versioned: boolean;
   /** Retries are safe with an Idempotency-Key (POST, PATCH and DELETE). */
@@ -45,8 +46,8 @@ const WRITE_BODY = [400, 409, 413, 415, 422];
 export const LIST_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 
 /** The actions whose contract parses the resource's fields, and the schema each parses with. */
-const PARSED_BY = { list: 'listQuery', create: 'create', createMany: 'createMany', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
-type ParsesFields = 'list' | 'create' | 'createMany' | 'update' | Transition;
+const PARSED_BY = { list: 'listQuery', create: 'create', createMany: 'createMany', start: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
+type ParsesFields = 'list' | 'create' | 'createMany' | 'start' | 'update' | Transition;
 type ParsedBy = typeof PARSED_BY;
 /** A resource with the schema of `A` (its function passes `withCreate(clientFields)`, …: define.ts). */
 type WithSchemaOf<A extends ParsesFields> = AnyResource & { readonly [K in ParsedBy[A]]: v.GenericSchema };
@@ -78,6 +79,8 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchema
   // A singleton (the business profile) is at its collection's path, and always there.
   retrieve: (r) => ({ takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: r.singleton ? [] : [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: r.parent ? [...WRITE_BODY, 404] : WRITE_BODY }),
+  // A start (a billing run) answers 202 with what it started, Location its URL: the service goes on with it.
+  start: (r) => ({ body: r.create, takesId: false, success: { status: 202, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
   // A batch answers the list of what it made (no Location: there is no one resource); its body may be up to 1 MiB.
   createMany: (r) => ({ body: r.createMany, bodyBytes: LIMITS.batchBodyBytes, takesId: false, success: { status: 201, returns: 'list' }, versioned: false, idempotent: true, conditional: false, errors: WRITE_BODY }),
   update: (r) => ({ body: r.update, takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: true, conditional: true, errors: r.singleton ? [...WRITE_BODY, 412] : [...WRITE_BODY, 404, 412] }),
@@ -112,9 +115,21 @@ const FEED_CONTRACTS = {
     errors: [400],
   }),
   retrieve: (): Contract => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] }),
+  /** Rows under a resource (a billing run's results): its `{id}`, 404 when it names nothing. */
+  rows: (rows: { listQuery: v.GenericSchema }): Contract => ({
+    query: rows.listQuery,
+    takesId: true,
+    success: { status: 200, returns: 'list' },
+    versioned: false,
+    idempotent: false,
+    conditional: false,
+    mediaTypes: LIST_MEDIA_TYPES,
+    errors: [400, 404],
+  }),
 };
 type Feed = typeof EVENT_FEED;
 type Summaries = TimeSummarySchemas['kind'];
+type Results = BillingRunResultSchemas['kind'];
 
 type KindOf<O extends Operation> = Extract<RouteOf<O>['resource'], keyof SchemasByKind>;
 type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
@@ -126,6 +141,8 @@ type ResourceOf<O extends Operation> = SchemasByKind[KindOf<O>];
  */
 export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Summaries
   ? TimeSummarySchemas
+  : RouteOf<O>['resource'] extends Results
+  ? BillingRunResultSchemas
   : RouteOf<O>['resource'] extends Feed['kind']
   ? RouteOf<O>['action'] extends 'list'
     ? EventFeedSchemas
@@ -135,7 +152,7 @@ export type ResourceFor<O extends Operation> = RouteOf<O>['resource'] extends Su
     : (typeof RESOURCES)[KindOf<O>];
 
 /** What the operation's body parses to (create, a batch, update, a step). */
-export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
+export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create' | 'start'
   ? v.InferOutput<ResourceOf<O>['create']>
   : RouteOf<O>['action'] extends 'createMany'
   ? ParsedBatch<v.InferOutput<ResourceOf<O>['create']>>
@@ -149,6 +166,8 @@ export type BodyOf<O extends Operation> = RouteOf<O>['action'] extends 'create'
 export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
   ? RouteOf<O>['resource'] extends Summaries
     ? v.InferOutput<TimeSummarySchemas['listQuery']>
+    : RouteOf<O>['resource'] extends Results
+    ? v.InferOutput<BillingRunResultSchemas['listQuery']>
     : RouteOf<O>['resource'] extends Feed['kind']
     ? v.InferOutput<EventFeedSchemas['listQuery']>
     : v.InferOutput<ResourceOf<O>['listQuery']>
@@ -158,11 +177,13 @@ export type QueryOf<O extends Operation> = RouteOf<O>['action'] extends 'list'
 export type OperationOf = { [O in Operation]: Pick<RouteOf<O>, 'operation' | 'resource' | 'action'> }[Operation];
 
 /** The contract of a resource's or the feed's operation, given that resource or the feed; undefined for the public API description. */
-export function contractOf(route: OperationOf, resource: AnyResource | WithSchemaOf<ParsesFields> | Feed | EventFeedSchemas | TimeSummarySchemas | undefined): Contract | undefined {
+export function contractOf(route: OperationOf, resource: AnyResource | WithSchemaOf<ParsesFields> | Feed | EventFeedSchemas | TimeSummarySchemas | BillingRunResultSchemas | undefined,
+): Contract | undefined {
   if (route.resource === null) return undefined;
   if (resource?.kind !== route.resource) throw new Error(`${route.operation} is an operation of ${route.resource}, not of ${resource?.kind}`);
   // Summaries are a list whose query the feed's list contract takes as it is.
   if (route.resource === 'time_summary') return FEED_CONTRACTS.list(resource as TimeSummarySchemas);
+  if (route.resource === 'billing_run_result') return FEED_CONTRACTS.rows(resource as BillingRunResultSchemas);
   if (route.resource === EVENT_FEED.kind) {
     if (route.action === 'retrieve') return FEED_CONTRACTS.retrieve();
     if (!('listQuery' in resource)) throw new Error(`${route.operation} parses its query: give it the feed's schemas (shared/api/event-schemas.ts)`);
@@ -177,5 +198,6 @@ export function subjectOf(route: Route): { kind: string; tag: string } | undefin
   if (route.resource === null) return undefined;
   if (route.resource === EVENT_FEED.kind) return EVENT_FEED;
   if (route.resource === 'time_summary') return { kind: 'time_summary', tag: 'Time summaries' };
+  if (route.resource === 'billing_run_result') return { kind: 'billing_run_result', tag: 'Billing runs' };
   return resourceOf(route.resource);
 }

@@ -14,7 +14,7 @@ export const API_PREFIX = '/api/v1';
 type Prefix = typeof API_PREFIX;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type Action = 'list' | 'retrieve' | 'create' | 'createMany' | 'update' | 'delete' | Transition;
+export type Action = 'list' | 'retrieve' | 'create' | 'createMany' | 'start' | 'update' | 'delete' | Transition;
 /** An invoice's lifecycle steps (contract, "Invoices"): `POST /<collection>/{id}/<step>`, the write scope. */
 export type Transition = 'finalize' | 'pay' | 'void';
 export const TRANSITIONS: readonly Transition[] = ['finalize', 'pay', 'void'];
@@ -48,13 +48,26 @@ export interface FunctionBase {
   readonly entry: `functions/${string}.ts`;
 }
 
-/** The resources whose paths lie under another's (their declaration's `parent`), and the one-per-workspace ones (`singleton`). */
+/** The resources whose paths lie under another's (their declaration's `parent`), the one-per-workspace ones (`singleton`), and those with another's scopes (`scopesOf`). */
 type NestedKind = 'payment';
 type SingletonKind = 'business_profile';
+type ScopedKind = 'billing_run';
 
 type ResourceRoute = {
-  [K in Exclude<ResourceKind, NestedKind | SingletonKind>]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
-}[Exclude<ResourceKind, NestedKind | SingletonKind>];
+  [K in Exclude<ResourceKind, NestedKind | SingletonKind | ScopedKind>]: FunctionBase & { readonly resource: K } & Readonly<ActionRoute<(typeof RESOURCES)[K]['collection']>>;
+}[Exclude<ResourceKind, NestedKind | SingletonKind | ScopedKind>];
+
+/**
+ * Billing runs (contract, "Billing runs"): started (202: the service moves them on), retrieved and
+ * listed, with the invoices' scopes; a run's outcomes are rows of its results (`billing_run_result`).
+ */
+type BillingRunRoute = FunctionBase &
+  Readonly<
+    | { resource: 'billing_run'; action: 'start'; method: 'POST'; path: `${Prefix}/billing_runs`; scope: 'invoices:write' }
+    | { resource: 'billing_run'; action: 'list'; method: 'GET'; path: `${Prefix}/billing_runs`; scope: 'invoices:read' }
+    | { resource: 'billing_run'; action: 'retrieve'; method: 'GET'; path: `${Prefix}/billing_runs/{id}`; scope: 'invoices:read' }
+    | { resource: 'billing_run_result'; action: 'list'; method: 'GET'; path: `${Prefix}/billing_runs/{id}/results`; scope: 'invoices:read' }
+  >;
 
 /** The business profile (contract, "Business profile and the invoice document"): one per workspace, at its collection's path, retrieved and changed. */
 type SingletonRoute = FunctionBase & { readonly resource: 'business_profile' } & Readonly<
@@ -99,7 +112,7 @@ interface PublicRoute extends FunctionBase {
   readonly scope: null;
 }
 
-export type RouteDeclaration = ResourceRoute | PaymentRoute | SingletonRoute | FeedRoute | SummaryRoute | PublicRoute;
+export type RouteDeclaration = ResourceRoute | PaymentRoute | SingletonRoute | BillingRunRoute | FeedRoute | SummaryRoute | PublicRoute;
 
 export const ROUTES = [
   // clients
@@ -141,6 +154,11 @@ export const ROUTES = [
   // the business profile (domain/business-profile.ts): what the workspace's invoices say of their issuer
   { operation: 'retrieveBusinessProfile', resource: 'business_profile', action: 'retrieve', method: 'GET', path: '/api/v1/business_profile', scope: 'business_profile:read', entry: 'functions/business-profile/retrieve.ts' },
   { operation: 'updateBusinessProfile', resource: 'business_profile', action: 'update', method: 'PATCH', path: '/api/v1/business_profile', scope: 'business_profile:write', entry: 'functions/business-profile/update.ts' },
+  // billing runs (domain/billing-runs.ts): many clients invoiced at once, on a queue of their own
+  { operation: 'startBillingRun', resource: 'billing_run', action: 'start', method: 'POST', path: '/api/v1/billing_runs', scope: 'invoices:write', entry: 'functions/billing-runs/start.ts' },
+  { operation: 'retrieveBillingRun', resource: 'billing_run', action: 'retrieve', method: 'GET', path: '/api/v1/billing_runs/{id}', scope: 'invoices:read', entry: 'functions/billing-runs/retrieve.ts' },
+  { operation: 'listBillingRuns', resource: 'billing_run', action: 'list', method: 'GET', path: '/api/v1/billing_runs', scope: 'invoices:read', entry: 'functions/billing-runs/list.ts' },
+  { operation: 'listBillingRunResults', resource: 'billing_run_result', action: 'list', method: 'GET', path: '/api/v1/billing_runs/{id}/results', scope: 'invoices:read', entry: 'functions/billing-runs/results.ts' },
   // the events feed (docs/events.md): made by the stream consumer, read here
   { operation: 'listEvents', resource: 'event', action: 'list', method: 'GET', path: '/api/v1/events', scope: 'events:read', entry: 'functions/events/list.ts' },
   { operation: 'retrieveEvent', resource: 'event', action: 'retrieve', method: 'GET', path: '/api/v1/events/{id}', scope: 'events:read', entry: 'functions/events/retrieve.ts' },
@@ -159,7 +177,8 @@ export type Operation = Route['operation'];
 export type ProtectedRoute = Extract<Route, { scope: Scope }>;
 /** The routes of registry resources (the feed's and the public one are not). */
 export type RegistryRoute = Extract<Route, { resource: ResourceKind }>;
-export const isRegistryRoute = (route: Route): route is RegistryRoute => route.resource !== null && route.resource !== 'event' && route.resource !== 'time_summary';
+export const isRegistryRoute = (route: Route): route is RegistryRoute =>
+  route.resource !== null && route.resource !== 'event' && route.resource !== 'time_summary' && route.resource !== 'billing_run_result';
 
 /** Every scope, in route order (each resource has a read and a write scope; the feed a read scope). */
 export const SCOPES = /* @__PURE__ */ Array.from(/* @__PURE__ */ new Set(/* @__PURE__ */ ROUTES.flatMap((r) => (r.scope === null ? [] : [r.scope])))) as Scope[];

@@ -47,4 +47,6 @@ export const enum LIMITS {
   phoneLength = 40,
   invoiceFooterLength = 2000,
   purchaseOrderLength = 100,
+  /** `client_ids` of one billing run. */
+  billingRunClients = 100,
 }

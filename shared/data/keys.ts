@@ -135,6 +135,23 @@ export const retainerMark = (workspaceId: string, projectId: string, periodStart
 export const creditLedger = (workspaceId: string, projectId: string): PrimaryKey => ({ PK: feesPartition(workspaceId, projectId), SK: 'CREDIT' });
 /** How many webhook endpoints a workspace has (its quota, counted in each create's and delete's transaction). */
 export const webhookEndpointCount = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'WEBHOOK_ENDPOINT_COUNT' });
+/** The workspace's billing lane: the one run that runs (`run`), and how many wait (`waiting`); absent while none runs. */
+export const billingLane = (workspaceId: string): PrimaryKey => ({ PK: ws(workspaceId), SK: 'BILLING_LANE' });
+/** A billing run's results: one item per client, in the run's own partition, sorted by client id. */
+export const RESULT_TYPE = 'RESULT';
+export const billingRunResultsPartition = (workspaceId: string, runId: string) => `${ws(workspaceId)}#BILLING_RUN#${runId}`;
+export const billingRunResult = (workspaceId: string, runId: string, clientId: string): PrimaryKey => ({
+  PK: billingRunResultsPartition(workspaceId, runId),
+  SK: `${RESULT_TYPE}#${clientId}`,
+});
+/** The workspaces with auto_billing on (contract, "Billing runs"), one item each in one partition: what a sweep reads, no Scan. */
+export const BILLING_SCHEDULES_PARTITION = 'BILLING_SCHEDULES';
+export const billingSchedule = (workspaceId: string): PrimaryKey => ({ PK: BILLING_SCHEDULES_PARTITION, SK: ws(workspaceId) });
+/** A scheduled run's mark: one per workspace, billing type and local date, whatever the number of sweeps. */
+export const billingScheduleMark = (workspaceId: string, billingType: string, date: string): PrimaryKey => ({
+  PK: `${ws(workspaceId)}#BILLING_SCHEDULE`,
+  SK: `${billingType}#${date}`,
+});
 
 /**
  * The index attributes of an item with these field values. An index whose partition fields
@@ -189,7 +206,7 @@ export function changedIndexes(resource: Keyed, workspaceId: string, id: string,
 export const keys = /* @__PURE__ */ (() => ({
   workspacePartition, item, keyOfItem, typePrefix, apiClient, workspace, idempotencyPartition, idempotency, eventPartition, event, eventSequence,
   eventView, deletion, totalsPartition, totalsGroup, totals, invoiceEntries, invoiceNumber, feesPartition, fixedPriceMark, retainerMark, creditLedger,
-  webhookEndpointCount, indexes, changedIndexes,
+  webhookEndpointCount, billingLane, billingRunResultsPartition, billingRunResult, billingSchedule, billingScheduleMark, indexes, changedIndexes,
 }))();
 
 function indexPartition(type: string, workspaceId: string, pairs: readonly string[]): string {

@@ -110,6 +110,18 @@ async function* eachItem(paramsFrom: (startKey: Record<string, unknown> | undefi
   } while (startKey !== undefined);
 }
 
+/** How many items `source` holds (of its range, when it has one): Queries that count, every page of them. */
+export async function countItems(source: ListSource): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await dynamo().send(new QueryCommand({ ...sourceQuery(source, { startKey }), Select: 'COUNT' }));
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return count;
+}
+
 /** Every item of `source` (of its range, when it has one), in its order. */
 export const readAll = (source: ListSource, read: Omit<SourceRead, 'startKey'> = {}) => eachItem((startKey) => sourceQuery(source, { ...read, startKey }));
 

@@ -4,11 +4,11 @@
  * change writes its item (absent until then); each change is a Put on the version read, with the
  * caller's record. Invoices created without taxes take its `default_taxes`.
  */
-import { preconditionFailed } from '../core/errors.ts';
+import { insufficientScope, preconditionFailed } from '../core/errors.ts';
 import { singletonIdOf } from '../core/ids.ts';
 import * as keys from '../data/keys.ts';
 import { DATA_ATTRIBUTE, REQUEST_ID_ATTRIBUTE, VERSION_ATTRIBUTE } from '../data/table.ts';
-import { absent, atVersion, dataOfItem, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf } from '../data/writes.ts';
+import { absent, atVersion, dataOfItem, deletePart, getItem, ITEM_PART, matchesVersion, putPart, transact, versionOf, type TransactItem } from '../data/writes.ts';
 import { storedField, type ObjectOf } from '../model/objects.ts';
 import { businessProfile } from '../model/resources.ts';
 import type { CallerContext, IfMatch, Versioned } from './context.ts';
@@ -32,8 +32,26 @@ export async function retrieveBusinessProfile(ctx: CallerContext): Promise<Versi
 /** The taxes an invoice created without `taxes` or `tax_rate` takes. */
 export const defaultTaxes = async (ctx: CallerContext): Promise<TaxRate[]> => storedField(businessProfile, dataOfItem(await readProfile(ctx)), 'default_taxes') as TaxRate[];
 
+/** The fields that start billing runs by themselves (contract, "Billing runs"): changing them takes the invoices' write scope too. */
+const SCHEDULING = ['auto_billing', 'billing_timezone'];
+const INVOICES_WRITE = 'invoices:write';
+
+/**
+ * The workspace's entry among those with auto_billing on (keys.billingSchedule), as the profile
+ * after the change says: put with its zone while on, deleted once off, in the change's transaction.
+ */
+function schedulePart(ctx: CallerContext, before: Record<string, unknown>, after: Record<string, unknown>): Record<string, TransactItem> {
+  const key = keys.billingSchedule(ctx.workspaceId);
+  if (after.auto_billing === true) return { schedule: putPart({ ...key, timezone: storedField(businessProfile, after, 'billing_timezone') }) };
+  return before.auto_billing === true ? { schedule: deletePart(key) } : {};
+}
+
 /** PATCH: the fields given (null clears one), on If-Match; an empty one changes nothing. */
 export async function updateBusinessProfile(ctx: CallerContext, patch: Record<string, unknown>, expectedVersion: IfMatch, now = new Date()): Promise<Versioned<BusinessProfile>> {
+  const scheduling = SCHEDULING.filter((field) => field in patch);
+  if (scheduling.length > 0 && !ctx.scopes.includes(INVOICES_WRITE)) {
+    throw insufficientScope(INVOICES_WRITE, `Changing ${scheduling.join(' and ')} starts billing runs: the access token needs the scope '${INVOICES_WRITE}' beside 'business_profile:write'`);
+  }
   for (;;) {
     const read = await readProfile(ctx);
     const version = versionOf(read);
@@ -45,6 +63,7 @@ export async function updateBusinessProfile(ctx: CallerContext, patch: Record<st
     const changed = versioned(businessProfile, item);
     const cancelled = await transact<string>({
       [ITEM_PART]: putPart(item, { condition: version === 0 ? absent() : atVersion(version) }),
+      ...(scheduling.length > 0 ? schedulePart(ctx, before, item[DATA_ATTRIBUTE]) : {}),
       ...recordPart(ctx, changed),
     });
     if (!cancelled) return changed;

@@ -131,6 +131,22 @@ export function invoiceChange({ eventName, oldItem, newItem }: Images): Change |
   return undefined; // an INSERT: a new invoice is a build, announced when sealed
 }
 
+/** The billing run's type in the key schema. */
+const BILLING_RUN_TYPE = 'BILLING_RUN';
+
+/**
+ * A billing run (decision 0033): its INSERT is `billing_run.created`, the MODIFY that completes it
+ * `billing_run.completed`; its other changes (a queued run started, each client's count) make
+ * none, so the completion's predecessor is the created event's version, 1.
+ */
+function billingRunChange({ eventName, oldItem, newItem }: Images): Change | undefined {
+  if (eventName === 'INSERT' && newItem) return { action: 'created', item: newItem, after: null };
+  if (eventName === 'MODIFY' && oldItem && newItem && dataOfItem(newItem).status === 'completed' && dataOfItem(oldItem).status !== 'completed') {
+    return { action: 'completed', item: newItem, after: 1 };
+  }
+  return undefined;
+}
+
 export function draftOf(record: StreamChange): EventDraft | undefined {
   const image = record.dynamodb;
   if (!image?.Keys) return undefined;
@@ -146,7 +162,7 @@ export function draftOf(record: StreamChange): EventDraft | undefined {
     oldItem: image.OldImage ? itemOfImage(image.OldImage) : undefined,
     newItem: image.NewImage ? itemOfImage(image.NewImage) : undefined,
   };
-  const change = (kind === INVOICE_TYPE ? invoiceChange : SINGLETONS.has(kind) ? singletonChange : plainChange)(images);
+  const change = (kind === INVOICE_TYPE ? invoiceChange : kind === BILLING_RUN_TYPE ? billingRunChange : SINGLETONS.has(kind) ? singletonChange : plainChange)(images);
   if (!change) return undefined;
   const { action, item } = change;
   const object = toObject(item);

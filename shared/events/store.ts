@@ -55,7 +55,7 @@ export const decodeVec = (value: unknown): number[] => {
 };
 
 /** A change's rank among its object's changes at one version: created < the others < deleted (one event a version else). */
-const ACTION_RANK: Record<EventAction, number> = { created: 0, updated: 1, finalized: 1, paid: 1, voided: 1, deleted: 2 };
+const ACTION_RANK: Record<EventAction, number> = { created: 0, updated: 1, finalized: 1, paid: 1, voided: 1, completed: 1, deleted: 2 };
 /** A change's place among its object's changes: version, then its action's rank. */
 const changePosition = (version: number, action: EventAction) => `${String(version).padStart(10, '0')}#${ACTION_RANK[action]}`;
 /**

@@ -8,10 +8,10 @@ import { RESOURCES, resourceOf } from '../model/resources.ts';
 import type { AnyResource } from '../model/declare.ts';
 import { EVENT_OBJECTS, type EventObject, type EventType } from '../model/event-types.ts';
 
-/** The read scope of an object's collection, or of the collection it lives under (a payment's: invoices:read). */
+/** The read scope of an object's collection, of the collection it lives under (a payment's: invoices:read), or of the one whose scopes it takes (a billing run's). */
 export const readScopeOf = (object: EventObject) => {
   const resource: AnyResource = RESOURCES[object];
-  return `${(resource.parent ? resourceOf(resource.parent) : resource).collection}:read`;
+  return `${resource.scopesOf ?? (resource.parent ? resourceOf(resource.parent) : resource).collection}:read`;
 };
 
 /** The objects whose events a token with these scopes may see, in EVENT_OBJECTS order. */

@@ -53,8 +53,8 @@ export interface Reply {
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 /** 200 with the resource and its ETag. */
 export const current = (v: Versioned<unknown>): Reply => ({ status: 200, body: v.resource, headers: { ETag: etagOf(v.version) } });
-export const created = (v: Versioned<{ id: string }>, collectionPath: string): Reply => ({
-  status: 201,
+export const created = (v: Versioned<{ id: string }>, collectionPath: string, status: 201 | 202 = 201): Reply => ({
+  status,
   body: v.resource,
   headers: { Location: `${collectionPath}/${v.resource.id}`, ETag: etagOf(v.version) },
 });

@@ -28,6 +28,8 @@ const writeHandler = <O extends ProtectedOperation>(
 
 /** A create's reply: 201 with Location and the ETag. */
 const createdReply = (outcome: Outcome, path: string): Reply => created(outcome as Versioned<{ id: string }>, path);
+/** A start's: 202 with what it started (the service goes on with it), Location and the ETag. */
+const acceptedReply = (outcome: Outcome, path: string): Reply => created(outcome as Versioned<{ id: string }>, path, 202);
 /** A change's or a delete's: 200 with the resource and its ETag, or the delete's result. */
 const changedReply = (outcome: Outcome): Reply => ('deleted' in outcome ? ok(outcome) : current(outcome as Versioned<object>));
 /** A batch's: 201 with the list of what it made (no Location: no one resource; no ETag: no one version). */
@@ -58,6 +60,10 @@ export const defineCreateHandler = <O extends CreateOperation>(
     createdReply,
     { revealedBody },
   );
+
+/** A POST that starts work the service goes on with (a billing run): as a create, answered 202. */
+export const defineStartHandler = <O extends OperationWithAction<'start'>>(operation: O, resource: { create: v.GenericSchema }, change: (req: Request<O>) => Promise<Outcome>) =>
+  writeHandler({ route: routeByOperation(operation), contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } }, change, acceptedReply);
 
 /** A batch's readers: its body (up to its contract's `bodyBytes`) parsed entry by entry, each entry's errors kept for the domain to list with its own. */
 const BATCH_READERS: InputReaders = { body: bodyReader, parse: (schema, input) => parseBatch(schema, input, LIMITS.batchEntries) };

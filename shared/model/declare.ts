@@ -92,7 +92,12 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
    * `/<collection>/{id}`, and that resource's scopes read and write it.
    */
   parent?: string;
-  /** Never changed once created (a payment): its object has no `updated_at`. */
+  /**
+   * The collection whose scopes read and write it, when not its own (a billing run's are the
+   * invoices': it makes invoices).
+   */
+  scopesOf?: string;
+  /** Never changed by a caller once created (a payment; a billing run, which only the service moves on): its object has no `updated_at`. */
   unchanging?: true;
   /**
    * One per workspace (the business profile): at `/<collection>`, retrieved and changed, never
@@ -150,4 +155,5 @@ export interface AnyResource {
   readonly parent?: string;
   readonly unchanging?: true;
   readonly singleton?: true;
+  readonly scopesOf?: string;
 }

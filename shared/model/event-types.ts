@@ -13,14 +13,14 @@ export const EVENT_FEED = { kind: 'event', idPrefix: 'evt_', collection: 'events
  * The resources whose changes make events, by their API object name (each declared in the
  * registry).
  */
-export const EVENT_OBJECTS = ['client', 'project', 'time_entry', 'invoice', 'payment', 'business_profile'] as const;
+export const EVENT_OBJECTS = ['client', 'project', 'time_entry', 'invoice', 'payment', 'business_profile', 'billing_run'] as const;
 export type EventObject = (typeof EVENT_OBJECTS)[number];
 
 /** Their kinds in the key schema (sort key `<KIND>#<id>`): the stream records worth reading. */
-export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY', 'INVOICE', 'PAYMENT', 'BUSINESS_PROFILE'] as const;
+export const EVENT_SOURCE_KINDS = ['CLIENT', 'PROJECT', 'TIME_ENTRY', 'INVOICE', 'PAYMENT', 'BUSINESS_PROFILE', 'BILLING_RUN'] as const;
 
 /** What a change did: every resource's created, updated and deleted; an invoice's transitions (decision 0023). */
-export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'finalized', 'paid', 'voided'] as const;
+export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'finalized', 'paid', 'voided', 'completed'] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
 
 /**
@@ -49,6 +49,9 @@ export const EVENT_TYPES = [
   'payment.deleted',
   // The business profile is only ever changed (its first change writes its item).
   'business_profile.updated',
+  // A billing run is made, then moved on by the service alone: only its start and its end are events.
+  'billing_run.created',
+  'billing_run.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

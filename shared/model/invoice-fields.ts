@@ -140,6 +140,13 @@ export const invoiceFieldSchemas = () => ({
       v.metadata({ description: "The client's fields the invoice's document shows, frozen at finalize (null on a draft, and on an invoice finalized before they were)" }),
     ),
   ),
+  billing_run_id: v.nullable(
+    v.pipe(
+      v.string('billing_run_id must be a string'),
+      v.regex(new RegExp(`^brun_${ULID_PATTERN}$`), 'billing_run_id must be a billing run id (brun_ and 26 characters)'),
+      v.metadata({ description: 'The billing run that made the draft (null: made by a create); as a list filter, only that run\'s invoices' }),
+    ),
+  ),
 });
 
 /** What finalize freezes of the business profile (`issuer`) and of the client (`recipient`), exactly these (contract, "Business profile and the invoice document"). */

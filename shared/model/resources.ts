@@ -13,12 +13,14 @@
  */
 import * as v from 'valibot';
 import { LIMITS } from '../core/field-limits.ts';
+import { timeZoneName } from './dates.ts';
 import { currencyCode, email, enumOf, isUniqueList, money, positiveInteger, reference, taxId, text, timestamp, webUrl, webhookUrl } from './fields.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { declareResource, type AnyResource } from './declare.ts';
 import { createManySchema, declareFields, withActions } from './define.ts';
 import { dueBeforePayments, invoiceBodies, invoiceFieldSchemas, paidBeforePayments, paymentFieldSchemas, taxes, taxesStoredBefore } from './invoice-fields.ts';
 import { ULID_PATTERN } from '../core/ids.ts';
+import { BILLING_TYPES, billingRunFieldSchemas, billingRunStartBody } from './billing-run-fields.ts';
 
 /** The id prefix of invoices (contract, "Invoices"), which a time entry's `invoice_id` names. */
 export const INVOICE_ID_PREFIX = 'inv_';
@@ -81,7 +83,7 @@ export const projectFields = /* @__PURE__ */ declareFields(project, () => ({
   name: text('name', LIMITS.nameLength),
   description: v.nullable(text('description', LIMITS.descriptionLength, 'multi')),
   status: v.optional(enumOf('status', ['ACTIVE', 'COMPLETED', 'ON_HOLD', 'CANCELLED']), 'ACTIVE'),
-  billing_type: enumOf('billing_type', ['Weekly', 'BiMonthly', 'Monthly', 'CreditBased', 'Retainer', 'ProjectBased']),
+  billing_type: enumOf('billing_type', BILLING_TYPES),
   hourly_rate: v.nullable(money('hourly_rate')),
   fixed_price: v.nullable(money('fixed_price')),
   amount: v.nullable(money('amount')),
@@ -167,11 +169,15 @@ export const invoice = /* @__PURE__ */ declareResource({
   fields: [
     'client_id', 'status', 'number', 'currency', 'timezone', 'period_start', 'period_end', 'project_ids', 'lines', 'time_entry_count',
     'subtotal', 'discount_rate', 'discount_amount', 'tax_rate', 'taxes', 'tax_amount', 'total', 'amount_paid', 'amount_due', 'memo', 'purchase_order', 'issue_date', 'due_date',
-    'finalized_at', 'paid_at', 'voided_at', 'issuer', 'recipient',
+    'finalized_at', 'paid_at', 'voided_at', 'issuer', 'recipient', 'billing_run_id',
   ],
+  // Set by the billing run that made it (domain/billing-runs.ts), null otherwise.
+  readOnly: { billing_run_id: 'server' },
   indexes: {
     GSI1: { partition: ['status'] },
     GSI2: { partition: ['client_id'] },
+    // Sparse: a billing run's invoices (at most its clients').
+    GSI3: { partition: ['billing_run_id'] },
     GSI5: { partition: ['client_id'], sortPrefix: 'status' },
   },
   references: { client_id: 'client' },
@@ -180,7 +186,7 @@ export const invoice = /* @__PURE__ */ declareResource({
   // Invoices stored before named taxes had one tax_rate (contract, "Taxes"); amount_paid and
   // amount_due are stored by the first payment (domain/invoices/payments.ts), derived until then.
   storedDerived: { taxes: taxesStoredBefore, amount_paid: paidBeforePayments, amount_due: dueBeforePayments },
-  filters: ['client_id', 'status'],
+  filters: ['client_id', 'status', 'billing_run_id'],
   deleteHint: 'void it instead once it is finalized',
   deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',
 });
@@ -231,8 +237,11 @@ export const businessProfile = /* @__PURE__ */ declareResource({
   collection: 'business_profile',
   tag: 'Business profile',
   singleton: true,
-  fields: ['company_name', 'company_email', 'company_address', 'website', 'phone', 'business_number', 'tps_number', 'tvq_number', 'invoice_footer', 'bilingual_invoices', 'default_taxes'],
-  storedDefaults: { bilingual_invoices: false },
+  fields: [
+    'company_name', 'company_email', 'company_address', 'website', 'phone', 'business_number', 'tps_number', 'tvq_number', 'invoice_footer', 'bilingual_invoices', 'default_taxes',
+    'auto_billing', 'billing_timezone',
+  ],
+  storedDefaults: { bilingual_invoices: false, auto_billing: false, billing_timezone: 'UTC' },
   storedDerived: { default_taxes: () => [] },
 });
 
@@ -248,9 +257,39 @@ export const businessProfileFields = /* @__PURE__ */ declareFields(businessProfi
   invoice_footer: v.nullable(text('invoice_footer', LIMITS.invoiceFooterLength, 'multi')),
   bilingual_invoices: v.boolean('bilingual_invoices must be true or false'),
   default_taxes: v.pipe(taxes('default_taxes'), v.metadata({ description: 'What an invoice created without `taxes` or `tax_rate` takes (0 to 2 `{name, rate}`; [] until set)' })),
+  auto_billing: v.pipe(
+    v.boolean('auto_billing must be true or false'),
+    v.metadata({ description: "On: billing runs start by themselves on each project billing type's cycle, at the start of a local day in `billing_timezone` (a PATCH naming it needs `invoices:write` too)" }),
+  ),
+  billing_timezone: v.pipe(timeZoneName('billing_timezone'), v.metadata({ description: 'The IANA zone whose days the scheduled runs follow (`UTC` until set; a PATCH naming it needs `invoices:write` too)' })),
 }));
 /** With every action's schemas (documents, tests, types); its function builds only the update's from businessProfileFields. */
 export const businessProfileSchemas = /* @__PURE__ */ withActions(businessProfileFields);
+
+/**
+ * A billing run (contract, "Billing runs"; docs/decisions/0033-billing-runs.md): every client of
+ * the workspace (or those named) invoiced for one period, each client's outcome a row of its
+ * results. Started with the invoices' write scope, moved on by the service alone. Its rules are
+ * in domain/billing-runs.ts.
+ */
+export const billingRun = /* @__PURE__ */ declareResource({
+  kind: 'billing_run',
+  idPrefix: 'brun_',
+  collection: 'billing_runs',
+  tag: 'Billing runs',
+  scopesOf: 'invoices',
+  unchanging: true,
+  fields: ['status', 'from', 'to', 'timezone', 'billing_types', 'client_ids', 'clients_total', 'clients_done', 'invoices_created', 'completed_at'],
+  readOnly: { status: 'server', clients_total: 'server', clients_done: 'server', invoices_created: 'server', completed_at: 'server' },
+  // The workspace's queued runs, oldest first (ids sort as their creation): the next to start.
+  indexes: { GSI1: { partition: ['status'] } },
+});
+
+export const billingRunFields = /* @__PURE__ */ declareFields(billingRun, billingRunFieldSchemas);
+/** Its object's fields, and instead of the derived create, the start's body (documents, tests, types). */
+export const billingRunSchemas = /* @__PURE__ */ (() => ({ ...withActions(billingRunFields), create: billingRunStartBody() }))();
+/** What the start function passes the handler frame: the declaration and the start's body alone. */
+export const billingRunWithStart = () => ({ ...billingRun, create: billingRunStartBody() });
 
 /**
  * Where a workspace's events are posted (docs/events.md). Its own rules (the URL's SSRF check,
@@ -284,7 +323,9 @@ export const webhookEndpointFields = /* @__PURE__ */ declareFields(webhookEndpoi
 export const webhookEndpointSchemas = /* @__PURE__ */ withActions(webhookEndpointFields);
 
 /** Every resource, by kind. */
-export const RESOURCES = { client, project, time_entry: timeEntry, invoice, payment, business_profile: businessProfile, webhook_endpoint: webhookEndpoint } as const;
+export const RESOURCES = {
+  client, project, time_entry: timeEntry, invoice, payment, business_profile: businessProfile, billing_run: billingRun, webhook_endpoint: webhookEndpoint,
+} as const;
 
 export type ResourceKind = keyof typeof RESOURCES;
 export type Resource = (typeof RESOURCES)[ResourceKind];

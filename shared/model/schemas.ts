@@ -3,7 +3,7 @@
  * (the OpenAPI document, the response schemas, the tests). A function imports only the schema
  * module of its own resource, and only when it parses input.
  */
-import { businessProfileSchemas, clientSchemas, invoiceSchemas, paymentSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './resources.ts';
+import { billingRunSchemas, businessProfileSchemas, clientSchemas, invoiceSchemas, paymentSchemas, projectSchemas, timeEntrySchemas, webhookEndpointSchemas, resourceOf, type ResourceKind } from './resources.ts';
 import { responseSchema, type AnyResourceSchemas, type ObjectOfSchemas } from './define.ts';
 
 export const SCHEMAS = {
@@ -13,6 +13,7 @@ export const SCHEMAS = {
   invoice: invoiceSchemas,
   payment: paymentSchemas,
   business_profile: businessProfileSchemas,
+  billing_run: billingRunSchemas,
   webhook_endpoint: webhookEndpointSchemas,
 } as const satisfies Record<ResourceKind, AnyResourceSchemas>;
 

@@ -2,8 +2,7 @@
  * The delivery queue: one message per (event, matching endpoint). In AWS it is SQS; the local
  * stack plugs in its own scheduler (infra/local/deliveries.ts) with useDeliveryQueue.
  */
-import { SQSClient, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import * as v from 'valibot';
+import { swappableQueue, type MessageQueue } from '../core/sqs-queue.ts';
 
 export interface DeliveryMessage {
   workspace_id: string;
@@ -11,47 +10,11 @@ export interface DeliveryMessage {
   event_id: string;
 }
 
-export interface DeliveryQueue {
-  send(messages: readonly DeliveryMessage[]): Promise<void>;
-}
+export type DeliveryQueue = MessageQueue<DeliveryMessage>;
 
-const QueueEnv = v.object({ DELIVERIES_QUEUE_URL: v.pipe(v.string(), v.url()), AWS_REGION: v.optional(v.string(), 'us-east-1') });
-
-let queue: DeliveryQueue | undefined;
-
-export function useDeliveryQueue(replacement: DeliveryQueue | undefined): void {
-  queue = replacement;
-}
-
-export function deliveryQueue(): DeliveryQueue {
-  queue ??= sqsQueue();
-  return queue;
-}
-
-/** SQS batches hold at most 10 messages. */
-const SQS_BATCH = 10;
-
-function sqsQueue(): DeliveryQueue {
-  const parsed = v.safeParse(QueueEnv, process.env);
-  if (!parsed.success) throw new Error('Invalid function configuration: DELIVERIES_QUEUE_URL must be the URL of the deliveries queue (BACKGROUND_FUNCTIONS sendsTo)');
-  const { DELIVERIES_QUEUE_URL, AWS_REGION } = parsed.output;
-  const sqs = new SQSClient({ region: AWS_REGION, maxAttempts: 3 });
-  return {
-    async send(messages) {
-      for (let start = 0; start < messages.length; start += SQS_BATCH) {
-        const batch = messages.slice(start, start + SQS_BATCH);
-        const out = await sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: DELIVERIES_QUEUE_URL,
-            Entries: batch.map((message, i) => ({ Id: String(i), MessageBody: JSON.stringify(message) })),
-          }),
-        );
-        // A partial failure fails the stream batch, which is retried: deliveries are at least once.
-        if (out.Failed && out.Failed.length > 0) throw new Error(`SQS refused ${out.Failed.length} delivery messages: ${out.Failed[0]?.Code}`);
-      }
-    },
-  };
-}
+const deliveries = swappableQueue<DeliveryMessage>('deliveries');
+export const useDeliveryQueue = deliveries.use;
+export const deliveryQueue = deliveries.get;
 
 export function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
   try {

@@ -55,6 +55,9 @@ const tableId = () => ofType('AWS::DynamoDB::Table')[0]![0];
 const deliveries = () => idStartingWith('AWS::SQS::Queue', 'DeliveriesQueue');
 const deadLetters = () => idStartingWith('AWS::SQS::Queue', 'DeliveriesDeadLetters');
 const streamFailures = () => idStartingWith('AWS::SQS::Queue', 'RecordEventsStreamFailures');
+/** The billing runs' queues (decision 0033; their own tests are in stack.test.ts): the consumer sends each started run's first plan page. */
+const billing = () => idStartingWith('AWS::SQS::Queue', 'BillingQueue');
+const billingQueues = () => [billing(), idStartingWith('AWS::SQS::Queue', 'BillingDeadLetters'), idStartingWith('AWS::SQS::Queue', 'SweepBillingSchedulesScheduleDeadLetters')];
 const streamMapping = () => ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.StartingPosition !== undefined)![1].Properties;
 const queueMapping = () => ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.StartingPosition === undefined)![1].Properties;
 
@@ -151,7 +154,7 @@ describe('the delivery queue and its dead-letter queue', () => {
 
   it('every queue is encrypted, keeps messages 14 days and refuses requests without TLS', () => {
     const queues = ofType('AWS::SQS::Queue').map(([id]) => id).sort();
-    expect(queues).toEqual([deliveries(), deadLetters(), streamFailures()].sort());
+    expect(queues).toEqual([deliveries(), deadLetters(), streamFailures(), ...billingQueues()].sort());
     for (const id of queues) {
       expect(resources[id]!.Properties, id).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * DAY_SECONDS });
       const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => p.Properties.Queues.some((q: Json) => refId(q) === id));
@@ -221,7 +224,7 @@ describe('alarms', () => {
 describe('least privilege', () => {
   const table = () => ({ 'Fn::GetAtt': [tableId(), 'Arn'] });
 
-  it('the consumer: the events level on the table alone (no index, no delete), its stream, and sending to the deliveries and its on-failure queue', () => {
+  it('the consumer: the events level on the table alone (no index, no delete), its stream, and sending to the deliveries, the billing queue and its on-failure queue', () => {
     const statements = statementsOf(functionId(consumer.operation));
     const items = statements.filter((s) => asArray<string>(s.Action).some((a) => ['dynamodb:GetItem', 'dynamodb:PutItem'].includes(a)));
     expect(items).toHaveLength(1);
@@ -237,7 +240,7 @@ describe('least privilege', () => {
     expect(listStreams.map((s) => s.Resource)).toEqual(['*']);
     const sqs = withPrefix(statements, 'sqs:');
     expect(actionsIn(sqs)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
-    expect(resourceIds(sqs)).toEqual([deliveries(), streamFailures()].sort());
+    expect(resourceIds(sqs)).toEqual([deliveries(), streamFailures(), billing()].sort());
   });
 
   it('the worker: GetItem on the table alone, and receiving, deleting and re-timing messages of its queue; no stream, no sending', () => {

@@ -51,7 +51,7 @@ interface CfnResource {
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 const newApp = () => tempApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
 const FUNCTION_COUNT = ROUTES.length + 1; // the deployed functions: the routes and the authorizer
-/** Logical-id prefix of each function that is not a route (stream and queue consumers). */
+/** Logical-id prefix of each function that is not a route (stream, queue and dead-letter consumers, scheduled functions). */
 const BACKGROUND_IDS = BACKGROUND_FUNCTIONS.map((f) => `${f.operation.charAt(0).toUpperCase()}${f.operation.slice(1)}Function`);
 const isBackground = (id: string) => BACKGROUND_IDS.some((prefix) => id.startsWith(prefix));
 
@@ -281,14 +281,19 @@ describe('safe deployments', () => {
     }
   });
 
-  it('the background functions have no alias: their event sources invoke them, and a new version is live at once (their alarms page)', () => {
+  it('the background functions have no alias: their event sources or schedules invoke them, and a new version is live at once (their alarms page)', () => {
     const s = prod();
     const background = s.ofType('AWS::Lambda::Function').map(([id]) => id).filter(isBackground);
     expect(background).toHaveLength(BACKGROUND_FUNCTIONS.length);
     const aliased = new Set(aliases(s).map(([, a]) => refId(a.Properties.FunctionName)));
     for (const id of background) expect(aliased.has(id), id).toBe(false);
-    const invoked = s.ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties.FunctionName);
+    // Each by one event source mapping (stream, queue or dead-letter queue) or one schedule, and by its unqualified ARN.
+    const invoked = [
+      ...s.ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties.FunctionName),
+      ...s.ofType('AWS::Scheduler::Schedule').map(([, schedule]) => ({ Ref: refId(schedule.Properties.Target.Arn) })),
+    ];
     expect(invoked.sort((a, b) => String(a.Ref).localeCompare(String(b.Ref)))).toEqual(background.sort().map((id) => ({ Ref: id })));
+    expect(s.ofType('AWS::Scheduler::Schedule')).toHaveLength(BACKGROUND_FUNCTIONS.filter((f) => f.trigger === 'schedule').length);
     // No CodeDeploy group and no smoke test for them: the groups are the deployed functions'.
     expect(s.ofType('AWS::CodeDeploy::DeploymentGroup')).toHaveLength(FUNCTION_COUNT);
   });
@@ -555,18 +560,20 @@ describe('reserved concurrency', () => {
       expect(total).toBe(reservedTotal(plan, functionKinds()));
       expect(total).toBeLessThanOrEqual(plan.accountConcurrencyLimit - UNRESERVED_MINIMUM);
       // The background functions reserve nothing: they run in the unreserved part, bounded by
-      // their event sources (the queue consumer at QUEUE_CONSUMER_MAX_CONCURRENCY, the stream
-      // consumer at one invocation per shard), so they never take the routes' or the authorizer's.
+      // their event sources (each queue consumer at QUEUE_CONSUMER_MAX_CONCURRENCY, the stream
+      // consumer at one invocation per shard, a scheduled function at one invocation a firing),
+      // so they never take the routes' or the authorizer's.
       for (const [id, fn] of s.ofType('AWS::Lambda::Function').filter(([id]) => isBackground(id))) {
         expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
       }
       const mappings = s.ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
       const fromQueue = mappings.filter((m) => m.StartingPosition === undefined);
       const fromStream = mappings.filter((m) => m.StartingPosition !== undefined);
-      expect(fromQueue.length + fromStream.length).toBe(BACKGROUND_FUNCTIONS.length);
+      const scheduled = s.ofType('AWS::Scheduler::Schedule');
+      expect(fromQueue.length + fromStream.length + scheduled.length).toBe(BACKGROUND_FUNCTIONS.length);
       for (const m of fromQueue) expect(m.ScalingConfig).toEqual({ MaximumConcurrency: QUEUE_CONSUMER_MAX_CONCURRENCY });
       for (const m of fromStream) expect(m.ParallelizationFactor).toBe(1);
-      expect(QUEUE_CONSUMER_MAX_CONCURRENCY * fromQueue.length).toBeLessThan(UNRESERVED_MINIMUM);
+      expect(QUEUE_CONSUMER_MAX_CONCURRENCY * fromQueue.length + scheduled.length).toBeLessThan(UNRESERVED_MINIMUM);
     }
   });
 

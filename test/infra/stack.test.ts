@@ -27,6 +27,8 @@ import {
   FUNCTION_MEMORY_MB,
   LAMBDA_RUNTIME,
   NAG_ACKNOWLEDGEMENTS,
+  QUEUE_CONSUMER_MAX_CONCURRENCY,
+  QUEUE_RETENTION,
   TimebillApi,
   constructName,
   gatewayResponseHeaders,
@@ -385,7 +387,18 @@ describe('functions', () => {
       expect(reads.flatMap((s) => asArray<string>(s.Action)).sort(), route.operation).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
       for (const s of reads) expect(s.Resource, route.operation).toEqual({ Ref: secretId });
     }
-    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual(['listClients', 'listProjects', 'listTimeEntries', 'listTimeSummaries', 'listInvoices', 'listPayments', 'listEvents', 'listWebhookEndpoints']);
+    expect(ROUTES.filter(signsCursors).map((r) => r.operation)).toEqual([
+      'listClients',
+      'listProjects',
+      'listTimeEntries',
+      'listTimeSummaries',
+      'listInvoices',
+      'listPayments',
+      'listBillingRuns',
+      'listBillingRunResults',
+      'listEvents',
+      'listWebhookEndpoints',
+    ]);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
     });
@@ -905,10 +918,13 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('every acknowledgement has a written reason', () => {
     const acknowledged = acknowledgedRules();
-    const { publicMethod, functionRole, streamConsumer: _perStreamConsumer, ...once } = NAG_ACKNOWLEDGEMENTS;
-    // Per function role: the routes, the functions that are not routes, the authorizer and each stack of functions' smoke test.
+    const { publicMethod, functionRole, streamConsumer: _perStreamConsumer, streamFailureQueue, scheduleDeadLetters, ...once } = NAG_ACKNOWLEDGEMENTS;
+    const triggered = (trigger: BackgroundFunction['trigger']) => BACKGROUND_FUNCTIONS.filter((f) => f.trigger === trigger).length;
+    // Per function role: the routes, the functions that are not routes, the authorizer and each stack of functions' smoke test;
+    // per stream consumer its on-failure queue (its role is a function role), per schedule its dead-letter queue.
     const fixed =
-      Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + BACKGROUND_FUNCTIONS.length + 3);
+      Object.values(once).flat().length + publicMethod.length * ROUTES.filter(isPublic).length + functionRole.length * (ROUTES.length + BACKGROUND_FUNCTIONS.length + 3) +
+      streamFailureQueue.length * triggered('table-stream') + scheduleDeadLetters.length * triggered('schedule');
     // Safe deployments, per stack of functions: its CodeDeploy service role and hook (2), and per deployed function the smoke test's invoke grant (1); the backup role.
     expect(acknowledged.length).toBe(fixed + 2 * 2 + (ROUTES.length + 1) + 1);
     for (const [id, reason] of acknowledged) {
@@ -996,5 +1012,188 @@ describe('functions that are not routes', () => {
     expect(withBackground.functions.size).toBe(ROUTES.length + 2);
     const alarms = ofTypeIn(all, 'AWS::CloudWatch::Alarm').map(([id]) => id);
     expect(alarms.filter((id) => /^(RecordEvents|DeliverEvents)ErrorsAlarm/.test(id))).toHaveLength(2);
+  });
+});
+
+// ---- billing runs (decision 0033) --------------------------------------------------------------
+
+describe('billing runs: the billing queue, its dead letters and the billing schedules\' sweep', () => {
+  const fnId = (operation: string) => ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(`${constructName(operation)}Function`))![0];
+  const only = (type: string, prefix: string): [string, CfnResource] => {
+    const found = ofType(type).filter(([id]) => id.startsWith(prefix));
+    expect(found, `${type} ${prefix}`).toHaveLength(1);
+    return found[0]!;
+  };
+  const billingQueue = () => only('AWS::SQS::Queue', 'BillingQueue')[0];
+  const billingDeadLetters = () => only('AWS::SQS::Queue', 'BillingDeadLetters')[0];
+  const scheduleDeadLetters = () => only('AWS::SQS::Queue', 'SweepBillingSchedulesScheduleDeadLetters')[0];
+  const schedule = () => only('AWS::Scheduler::Schedule', 'SweepBillingSchedulesSchedule')[1].Properties;
+  const declared = (operation: string) => BACKGROUND_FUNCTIONS.find((f) => f.operation === operation)! as BackgroundFunction;
+  /** The event source mapping of a function (it has exactly one). */
+  const mappingOf = (operation: string) => {
+    const found = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => refId(m.Properties.FunctionName) === fnId(operation));
+    expect(found, operation).toHaveLength(1);
+    return found[0]![1].Properties;
+  };
+  /** The statements of the policies attached to a function's role (statementsOf, for any function). */
+  const attached = (functionId: string): Json[] => {
+    const roleId = refId(resources[functionId]!.Properties.Role);
+    return ofType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: Json) => refId(r) === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Json[]);
+  };
+  /** The resources (logical ids) on which a function's role is granted `action`. */
+  const grantedOn = (functionId: string, action: string) =>
+    [...new Set(attached(functionId).filter((s) => asArray<string>(s.Action).includes(action)).flatMap((s) => asArray(s.Resource).map((r) => refId(r) ?? JSON.stringify(r))))].sort();
+  /** Encrypted, kept 14 days, and refusing every request without TLS (its queue policy). */
+  const expectProtected = (queueId: string) => {
+    expect(resources[queueId]!.Properties, queueId).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: QUEUE_RETENTION.toSeconds() });
+    const statements = ofType('AWS::SQS::QueuePolicy')
+      .filter(([, p]) => p.Properties.Queues.some((q: Json) => refId(q) === queueId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Json[]);
+    expect(statements, queueId).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } }, Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
+    );
+  };
+  /** Every alarm of the paging rule (the composite with an action), through its groups. */
+  const paging = () => {
+    const [, page] = ofType('AWS::CloudWatch::CompositeAlarm').find(([, a]) => (a.Properties.AlarmActions ?? []).length > 0)!;
+    const terms = (a: CfnResource) => (a.Properties.AlarmRule['Fn::Join'][1] as Json[]).map(refId).filter((id): id is string => id !== undefined);
+    return new Set(terms(page).flatMap((id) => terms(resources[id]!)));
+  };
+  const pagingAlarm = (prefix: string) => {
+    const [id, alarm] = only('AWS::CloudWatch::Alarm', prefix);
+    expect(paging().has(id), `${id} pages`).toBe(true);
+    expect(alarm.Properties).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', DatapointsToAlarm: 2, EvaluationPeriods: 3, TreatMissingData: 'notBreaching' });
+    expect(alarm.Properties.AlarmDescription).toContain(`Runbook: docs/deploy.md#alarms, ${prefix}.`);
+    return alarm.Properties;
+  };
+  const dimension = (metric: Json, name: string) => refId(metric.Dimensions.find((d: Json) => d.Name === name).Value);
+
+  it('the billing queue and its dead-letter queue: encrypted, TLS only, 14 days; dead-lettered after 5 receives; hidden six times their consumers\' timeouts', () => {
+    expect(declared('workOnBillingRuns')).toMatchObject({ trigger: 'queue', queue: 'billing', timeoutSeconds: 60, maxReceives: 5 });
+    expect(declared('giveUpBillingWork')).toMatchObject({ trigger: 'dead-letters', queue: 'billing', timeoutSeconds: 30 });
+    for (const id of [billingQueue(), billingDeadLetters()]) expectProtected(id);
+    const queue = resources[billingQueue()]!.Properties;
+    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [billingDeadLetters(), 'Arn'] }, maxReceiveCount: 5 });
+    // Six times the worker's 60 s, as Lambda recommends for an SQS event source.
+    expect(queue.VisibilityTimeout).toBe(6 * 60);
+    expect(resources[fnId('workOnBillingRuns')]!.Properties.Timeout).toBe(60);
+    // The dead letters have a consumer too: six times its 30 s. A dead-letter destination, with none of its own.
+    const deadLetters = resources[billingDeadLetters()]!.Properties;
+    expect(deadLetters.VisibilityTimeout).toBe(6 * 30);
+    expect(resources[fnId('giveUpBillingWork')]!.Properties.Timeout).toBe(30);
+    expect(deadLetters.RedriveAllowPolicy).toEqual({ redrivePermission: 'allowAll' });
+    expect(deadLetters.RedrivePolicy).toBeUndefined();
+  });
+
+  it('the worker consumes the billing queue and the dead letters\' consumer its dead-letter queue, both reporting failures per message', () => {
+    for (const [operation, queueId] of [['workOnBillingRuns', billingQueue()], ['giveUpBillingWork', billingDeadLetters()]] as const) {
+      const m = mappingOf(operation);
+      expect(m.EventSourceArn, operation).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+      expect(m, operation).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: QUEUE_CONSUMER_MAX_CONCURRENCY } });
+      // It receives, deletes and re-times the messages of its own queue, and of no other.
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) expect(grantedOn(fnId(operation), action), `${operation} ${action}`).toEqual([queueId]);
+    }
+  });
+
+  it('recordEvents (a run\'s first plan page) and the worker (the next pages, the clients) may send to the billing queue and know its URL; no other function', () => {
+    expect(declared('recordEvents').sendsTo).toEqual(['deliveries', 'billing']);
+    expect(declared('workOnBillingRuns').sendsTo).toEqual(['billing']);
+    const senders = ofType('AWS::Lambda::Function').filter(([id]) => grantedOn(id, 'sqs:SendMessage').includes(billingQueue())).map(([id]) => id);
+    expect(senders.sort()).toEqual([fnId('recordEvents'), fnId('workOnBillingRuns')].sort());
+    /** Every SQS action a function may take on the billing queue. */
+    const onBillingQueue = (operation: string) =>
+      [...new Set(attached(fnId(operation)).filter((s) => asArray(s.Resource).some((r) => refId(r) === billingQueue())).flatMap((s) => asArray<string>(s.Action)))].sort();
+    const send = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+    expect(onBillingQueue('recordEvents')).toEqual(send);
+    expect(onBillingQueue('workOnBillingRuns')).toEqual([...send, 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:ReceiveMessage'].sort());
+    for (const operation of ['recordEvents', 'workOnBillingRuns']) {
+      expect(resources[fnId(operation)]!.Properties.Environment.Variables.BILLING_QUEUE_URL, operation).toEqual({ Ref: billingQueue() });
+    }
+    expect(grantedOn(fnId('recordEvents'), 'sqs:ReceiveMessage')).toEqual([]);
+    for (const [id, fn] of ofType('AWS::Lambda::Function').filter(([id]) => !senders.includes(id))) expect(fn.Properties.Environment?.Variables?.BILLING_QUEUE_URL, id).toBeUndefined();
+  });
+
+  it('a message that stays in the billing dead-letter queue pages, waiting or in flight (its consumer keeps receiving what it cannot take)', () => {
+    const p = pagingAlarm('BillingDeadLettersAlarm');
+    const stats = (p.Metrics as Json[]).filter((m) => m.MetricStat).map((m) => m.MetricStat);
+    expect(stats.map((m) => m.Metric.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesVisible']);
+    for (const m of stats) {
+      expect(m).toMatchObject({ Period: 60, Stat: 'Maximum' });
+      expect(m.Metric.Namespace).toBe('AWS/SQS');
+      expect(dimension(m.Metric, 'QueueName')).toBe(billingDeadLetters());
+    }
+    const [expression] = (p.Metrics as Json[]).filter((m) => m.Expression);
+    expect(expression).toMatchObject({ ReturnData: true });
+    for (const m of (p.Metrics as Json[]).filter((m) => m.MetricStat)) expect(expression.Expression).toContain(m.Id);
+    expect(expression.Expression).toContain('+');
+    // The deliveries' dead letters have no consumer: waiting messages are all there is to count.
+    expect(pagingAlarm('DeliveriesDeadLettersAlarm')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Statistic: 'Maximum' });
+  });
+
+  it('the schedule: rate(15 minutes) in UTC, invoking the sweep through a role only Scheduler of this account may assume, which may invoke that function alone', () => {
+    expect(declared('sweepBillingSchedules')).toMatchObject({ trigger: 'schedule', schedule: 'rate(15 minutes)', timeoutSeconds: 300 });
+    expect(ofType('AWS::Scheduler::Schedule')).toHaveLength(1);
+    const p = schedule();
+    expect(p).toMatchObject({ ScheduleExpression: 'rate(15 minutes)', ScheduleExpressionTimezone: 'UTC', FlexibleTimeWindow: { Mode: 'OFF' } });
+    expect(p.State ?? 'ENABLED').toBe('ENABLED');
+    const sweep = fnId('sweepBillingSchedules');
+    expect(p.Target.Arn).toEqual({ 'Fn::GetAtt': [sweep, 'Arn'] });
+    const roleId = refId(p.Target.RoleArn)!;
+    const role = resources[roleId]!;
+    expect(role.Type).toBe('AWS::IAM::Role');
+    const trust = role.Properties.AssumeRolePolicyDocument.Statement as Json[];
+    expect(trust).toHaveLength(1);
+    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
+    // Confused deputy: Scheduler acting for this account's default schedule group only.
+    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expect(JSON.stringify(trust[0].Condition.StringEquals['aws:SourceArn'])).toMatch(/:scheduler:.*:schedule-group\/default"/);
+    expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);
+    expect(role.Properties.Policies ?? []).toEqual([]);
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => policy.Properties.Roles.some((r: Json) => refId(r) === roleId))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Json[]);
+    // The function's own ARN (no `:*`, so no version or alias), and sending what it could not deliver.
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [sweep, 'Arn'] } },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [scheduleDeadLetters(), 'Arn'] } },
+    ]);
+    // Only through that role: no resource policy lets anything else invoke the sweep.
+    expect(ofType('AWS::Lambda::Permission').filter(([, permission]) => refId(permission.Properties.FunctionName) === sweep)).toEqual([]);
+    expect(ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Json[])
+      .filter((s) => asArray(s.Resource).some((r) => refId(r) === sweep))).toHaveLength(1);
+  });
+
+  it('a firing that did not run (Scheduler could not deliver it, or every attempt failed) lands in an encrypted dead-letter queue that pages; so do the sweep\'s errors', () => {
+    const sweep = fnId('sweepBillingSchedules');
+    const target = schedule().Target;
+    expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 600 });
+    expect(target.DeadLetterConfig).toEqual({ Arn: { 'Fn::GetAtt': [scheduleDeadLetters(), 'Arn'] } });
+    // Scheduler invokes asynchronously: Lambda retries a failed firing twice, then sends it to the same queue.
+    const [, invokeConfig] = only('AWS::Lambda::EventInvokeConfig', 'SweepBillingSchedulesFunction');
+    expect(invokeConfig.Properties).toMatchObject({
+      FunctionName: { Ref: sweep },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [scheduleDeadLetters(), 'Arn'] } } },
+    });
+    expect(grantedOn(sweep, 'sqs:SendMessage')).toEqual([scheduleDeadLetters()]);
+    expectProtected(scheduleDeadLetters());
+    expect(resources[scheduleDeadLetters()]!.Properties.RedriveAllowPolicy).toEqual({ redrivePermission: 'allowAll' });
+    const deadLetters = pagingAlarm('SweepBillingSchedulesScheduleDeadLettersAlarm');
+    expect(deadLetters).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Statistic: 'Maximum' });
+    expect(dimension(deadLetters, 'QueueName')).toBe(scheduleDeadLetters());
+    const errors = pagingAlarm('SweepBillingSchedulesErrorsAlarm');
+    expect(errors).toMatchObject({ MetricName: 'Errors', Namespace: 'AWS/Lambda', Statistic: 'Sum' });
+    expect(dimension(errors, 'FunctionName')).toBe(sweep);
+    // The dashboard's dead letters show it beside the queues' (each pages).
+    expect(JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody)).toContain(scheduleDeadLetters());
+  });
+
+  it('refuses a dead letters\' consumer of a queue no function consumes', () => {
+    const unbundled = tempApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const orphan: BackgroundFunction = { operation: 'giveUp', entry: 'functions/clients/list.ts', description: 'Dead letters', trigger: 'dead-letters', queue: 'nowhere', table: 'read' };
+    expect(() => new TimebillApi(unbundled, { backgroundFunctions: [orphan] })).toThrow(/giveUp consumes the dead letters of the nowhere queue, which no function consumes/);
   });
 });

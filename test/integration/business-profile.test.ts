@@ -20,7 +20,7 @@ describe('the business profile', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       object: 'business_profile', id: expect.stringMatching(/^bp_[0-9A-Z]{26}$/), company_name: null, company_email: null, company_address: null, website: null, phone: null,
-      business_number: null, tps_number: null, tvq_number: null, invoice_footer: null, bilingual_invoices: false, default_taxes: [], workspace_id: ws, updated_at: null,
+      business_number: null, tps_number: null, tvq_number: null, invoice_footer: null, bilingual_invoices: false, default_taxes: [], auto_billing: false, billing_timezone: 'UTC', workspace_id: ws, updated_at: null,
     });
     expect((await api.get('/business_profile')).body.id).toBe(first.body.id);
     expect((await (await workspace('profile-other')).api.get('/business_profile')).body.id).not.toBe(first.body.id);
@@ -57,7 +57,8 @@ describe('the business profile', () => {
       [{ phone: 'two\nlines' }, 'phone'],
       [{ invoice_footer: 'x'.repeat(2001) }, 'invoice_footer'],
       [{ company_email: 'not an email' }, 'company_email'],
-      [{ auto_billing: true }, 'auto_billing'],
+      [{ auto_billing: 'yes' }, 'auto_billing'],
+      [{ billing_timezone: 'Mars/Olympus' }, 'billing_timezone'],
       [{ id: before.id }, 'id'],
       [{ updated_at: before.updated_at }, 'updated_at'],
     ];

@@ -98,6 +98,34 @@ describe('lists as CSV', () => {
     expect(rows[0]![header!.indexOf('reference')]).toBe("'-12 (formula-looking)");
   });
 
+  it('answers the billing runs and a run\'s results too: nested arrays and a result\'s error as JSON text', async () => {
+    const { api: own, token: ownToken } = await workspace('csv-runs');
+    const unpriced = await createClient(own, { company_name: 'Unpriced, "Inc"' });
+    const project = await createProject(own, unpriced.id, { billing_type: 'Weekly', hourly_rate: null });
+    await own.post('/time_entries', { project_id: project.id, started_at: '2026-10-05T10:00:00Z', duration_minutes: 30 });
+    const idle = await createClient(own, { company_name: 'Idle' });
+    const run = (await own.post('/billing_runs', { from: '2026-10-01', to: '2026-11-01', billing_types: ['Weekly', 'Monthly'] })).body;
+    let done = run;
+    for (let i = 0; i < 300 && done.status !== 'completed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      done = (await own.get(`/billing_runs/${run.id}`)).body;
+    }
+    const ownCsv = (path: string) => call('GET', `/api/v1${path}`, { token: ownToken, headers: { Accept: 'text/csv' } });
+    for (const path of ['/billing_runs', `/billing_runs/${run.id}/results`]) {
+      const json = (await own.get(path)).body.data as Record<string, unknown>[];
+      const [header, ...rows] = await pythonRows((await ownCsv(path)).body as string);
+      expect(rows, path).toEqual(json.map((row) => header!.map((field) => cellOf(row[field]))));
+      expect(rows.length, path).toBeGreaterThan(0);
+    }
+    const [header, ...rows] = await pythonRows((await ownCsv(`/billing_runs/${run.id}/results`)).body as string);
+    expect(header).toEqual(['object', 'client_id', 'outcome', 'invoice_id', 'error', 'workspace_id']);
+    const byClient = Object.fromEntries(rows.map((row) => [row[1], row]));
+    expect(JSON.parse(byClient[unpriced.id]![4]!)).toMatchObject({ type: 'unpriced_time' });
+    expect(byClient[idle.id]!.slice(2, 5)).toEqual(['nothing_to_invoice', '', '']);
+    const [runHeader, runRow] = await pythonRows((await ownCsv('/billing_runs')).body as string);
+    expect(JSON.parse(runRow![runHeader!.indexOf('billing_types')]!)).toEqual(['Weekly', 'Monthly']);
+  });
+
   it('answers the feed and the summaries too: an event\'s data in two columns, always both; a summary\'s by its group_by and period, an empty page its header row', async () => {
     const { api: own, token: ownToken } = await workspace('csv-feed');
     const client = await createClient(own, { company_name: 'Fed' });

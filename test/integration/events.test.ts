@@ -45,7 +45,7 @@ describe('events of every change', () => {
       'client.created', 'client.updated', 'project.created', 'project.updated',
       'time_entry.created', 'time_entry.updated', 'time_entry.deleted', 'project.deleted', 'client.deleted',
     ]);
-    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES.filter((type) => !['invoice.', 'payment.', 'business_profile.'].some((prefix) => type.startsWith(prefix)))));
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES.filter((type) => !['invoice.', 'payment.', 'business_profile.', 'billing_run.'].some((prefix) => type.startsWith(prefix)))));
     expect(events.map((e) => e.request_id)).toEqual([c, cu, p, pu, t, tu, td, pd, cd].map(requestIdOf));
     for (const e of events) {
       expect(Object.keys(e).sort()).toEqual(['created_at', 'data', 'id', 'object', 'request_id', 'type', 'workspace_id']);

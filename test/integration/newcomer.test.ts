@@ -49,7 +49,7 @@ function claims(shown: string): string[] {
 }
 
 describe('the README\'s session, pasted into bash', () => {
-  it('answers what the README shows, to the month\'s invoice created, finalized and paid, and one paid in two instalments', { timeout: 120_000 }, async () => {
+  it('answers what the README shows, to the month\'s invoice created, finalized and paid, one paid in two instalments, and the month\'s billing run', { timeout: 120_000 }, async () => {
     const setup = between('## Run it locally', '### A session');
     const scopes = /--scopes\s+\\?\s*([\w:,]+)/.exec(setup)?.[1]?.split(',');
     expect(scopes).toContain('invoices:write');
@@ -61,8 +61,12 @@ describe('the README\'s session, pasted into bash', () => {
     // The instalments: a TPS and TVQ invoice, two payments, and the invoice read back paid.
     expect(steps.filter((step) => /\/invoices\/\$\w+\/payments /.test(step.command))).toHaveLength(2);
     expect(steps.find((step) => step.command.includes('TVQ'))?.command).toMatch(/TPS.*5\}.*TVQ.*9\.975\}/);
-    expect(steps.at(-1)!.command).toMatch(/^curl -s \$API\/invoices\/\$\w+ /);
-    expect(claims(steps.at(-1)!.shown)).toEqual(expect.arrayContaining(['"status":"paid"', '"amount_due":"0.00"']));
+    const paid = steps.findLast((step) => /^curl -s \$API\/invoices\/\$\w+ /.test(step.command));
+    expect(claims(paid!.shown)).toEqual(expect.arrayContaining(['"status":"paid"', '"amount_due":"0.00"']));
+    // The month ends with a billing run of the whole workspace, read back with its outcomes.
+    expect(steps.some((step) => /-X POST \$API\/billing_runs /.test(step.command))).toBe(true);
+    expect(steps.at(-1)!.command).toMatch(/^curl -s "\$API\/billing_runs\/\$RUN\/results"/);
+    expect(claims(steps.at(-1)!.shown)).toEqual(expect.arrayContaining(['"object":"billing_run_result"', '"outcome":"nothing_to_invoice"']));
 
     const script = ['set -o pipefail', json!, ...steps.flatMap((step, i) => [`printf '\\n@@@${i}@@@\\n'`, step.command])].join('\n');
     const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, TOKEN: await token(`readme-${randomUUID().slice(0, 8)}`, scopes), API: `${baseUrl()}/api/v1` };

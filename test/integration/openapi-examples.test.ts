@@ -102,6 +102,7 @@ async function record(): Promise<Recording> {
   await send('listTimeEntries', 'GET', `${T}?project_id=${project.id}&started_from=2026-11-01T00:00:00Z&limit=10`);
   // Invoices, of a client of their own (a client with an invoice, even a void one, is never deleted).
   const setup = async (path: string, body: unknown) => (await call('POST', path, { token, body })).body;
+  const setupGet = async (path: string) => (await call('GET', path, { token })).body;
   const billed = await setup(C, { company_name: 'Globex', company_email: 'ap@globex.test', currency: 'EUR' });
   const retainer = await setup(P, { name: 'Support retainer', client_id: billed.id, billing_type: 'Monthly', hourly_rate: 95 });
   for (const [started_at, duration_minutes] of [['2026-10-14T13:00:00Z', 60], ['2026-11-05T08:30:00Z', 120], ['2026-11-19T14:00:00Z', 45], ['2026-12-02T09:00:00Z', 30]] as const) {
@@ -133,6 +134,13 @@ async function record(): Promise<Recording> {
   await send('voidInvoice', 'POST', `${I}/${october.id}/void`, {});
   const december = await setup(I, month('2026-12-01', '2027-01-01'));
   await send('deleteInvoice', 'DELETE', `${I}/${december.id}`);
+  // December, as a billing run: the deleted draft released its time.
+  const BR = '/api/v1/billing_runs';
+  const run = await send('startBillingRun', 'POST', BR, { from: '2026-12-01', to: '2027-01-01', timezone: 'Europe/Paris', client_ids: [billed.id] });
+  for (let i = 0; i < 200 && (await setupGet(`${BR}/${run.id}`)).status !== 'completed'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  await send('retrieveBillingRun', 'GET', `${BR}/${run.id}`);
+  await send('listBillingRuns', 'GET', `${BR}?limit=10`);
+  await send('listBillingRunResults', 'GET', `${BR}/${run.id}/results?limit=10`);
   const W = '/api/v1/webhook_endpoints';
   const endpoint = await send('createWebhookEndpoint', 'POST', W, {
     url: 'http://127.0.0.1:9/hooks/timebill',

@@ -121,7 +121,7 @@ describe('the OpenAPI document', () => {
     expect(globals).toContain('Event');
     expect(names.filter((name) => globals.has(name))).toEqual([]);
     const lists = names.filter((name) => name.endsWith('List'));
-    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'InvoiceList', 'PaymentList', 'WebhookEndpointList', 'TimeSummaryList', 'EventList']);
+    expect(lists).toEqual(['ClientList', 'ProjectList', 'TimeEntryList', 'InvoiceList', 'PaymentList', 'BillingRunList', 'WebhookEndpointList', 'TimeSummaryList', 'BillingRunResultList', 'EventList']);
     for (const list of lists) expect(doc.components.schemas[list].properties.data.items.$ref, list).toMatch(/^#\/components\/schemas\/\w+$/);
   });
 
@@ -309,6 +309,8 @@ describe('the webhooks section', () => {
     expect((await api.post(`/invoices/${open.id}/void`, {})).status).toBe(200);
     // The business profile is only ever updated (its first change from the defaults).
     expect((await api.patch('/business_profile', { company_name: 'Studio Érable inc.', default_taxes: [{ name: 'TPS', rate: 5 }] })).status).toBe(200);
+    // A billing run of no client with anything to invoice: created, then completed.
+    expect((await api.post('/billing_runs', { from: '2026-01-01', to: '2026-02-01', client_ids: [other.id] })).status).toBe(202);
     const events = await eventsOfEach(api, EVENT_TYPES);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
     for (const event of events) {

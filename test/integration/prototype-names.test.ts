@@ -15,9 +15,10 @@ const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueO
 async function requestOf(route: Route, api: Api): Promise<{ path: string; body?: unknown }> {
   // Time summaries take a range: the rest of the query is what the test adds.
   if (route.resource === 'time_summary') return { path: `${route.path}?from=2026-01-01&to=2026-02-01` };
+  if (route.resource === 'billing_run_result') return { path: route.path.replace('{id}', unknownId('billing_run')) };
   const id = route.resource === null || route.resource === 'event' ? 'evt_01ARZ3NDEKTSV4RRFFQ69G5FAV' : unknownId(route.resource);
   const path = route.path.replace('{id}', id);
-  if (route.action === 'create') return { path, body: await FIXTURES[route.resource].body(api) };
+  if (route.action === 'create' || route.action === 'start') return { path, body: await FIXTURES[route.resource].body(api) };
   if (route.action === 'update') return { path, body: FIXTURES[route.resource].change };
   return { path };
 }

@@ -3,7 +3,7 @@
  * fetched lazily, updates guarded by the ETag a result carries, a delete replayed by its
  * Idempotency-Key, failures as TimebillError, a time entry corrected and moved, a month
  * invoiced through its lifecycle and paid in instalments, the business profile and the taxes it
- * gives an invoice, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
+ * gives an invoice, a billing run waited for and its outcomes, and the events feed in both modes. The README's first lines run from the packed SDK (sdk-package.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timebill, TimebillError, etagOf, responseOf, verifyWebhook, type Client, type Event } from '../../sdk/src/index.ts';
@@ -233,6 +233,32 @@ describe('the SDK against the local stack', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('starts a billing run, waits for its completion and lists each client\'s outcome, as JSON and CSV, and the run among the runs', async () => {
+    // A workspace of its own: a run bills every client of the workspace, and one run at a time.
+    const runs = new Timebill((await workspace('sdk-billing-runs')).token, { baseUrl: `${baseUrl()}/api/v1` });
+    const [billed, idle] = [await runs.clients.create({ company_name: 'Run billed', company_email: 'rb@acme.test' }), await runs.clients.create({ company_name: 'Run idle', company_email: 'ri@acme.test' })];
+    const project = await runs.projects.create({ name: 'Monthly', billing_type: 'Monthly', client_id: billed.id, hourly_rate: 100 });
+    await runs.timeEntries.create({ project_id: project.id, started_at: '2026-10-05T09:00:00Z', duration_minutes: 90 });
+    const started = await runs.billingRuns.start({ from: '2026-10-01', to: '2026-11-01', timezone: 'Europe/Paris' }, { idempotencyKey: `sdk-run-${billed.id}` });
+    expect(responseOf(started)?.status).toBe(202);
+    expect(started).toMatchObject({ object: 'billing_run', id: expect.stringMatching(/^brun_/), status: expect.stringMatching(/^(queued|running)$/), clients_total: 2, completed_at: null });
+
+    const done = await runs.billingRuns.waitForCompletion(started.id, { intervalMs: 100, timeoutMs: 60_000 });
+    expect(done).toMatchObject({ id: started.id, status: 'completed', clients_total: 2, clients_done: 2, invoices_created: 1, completed_at: expect.any(String) });
+    const results = await runs.billingRuns.results.list(started.id, { limit: 1 }).toArray(); // a page a row
+    const invoiced = results.find((r) => r.client_id === billed.id);
+    expect(results).toEqual(
+      [
+        { object: 'billing_run_result', client_id: billed.id, outcome: 'invoiced', invoice_id: expect.stringMatching(/^inv_/), error: null, workspace_id: done.workspace_id },
+        { object: 'billing_run_result', client_id: idle.id, outcome: 'nothing_to_invoice', invoice_id: null, error: null, workspace_id: done.workspace_id },
+      ].sort((a, b) => (a.client_id < b.client_id ? -1 : 1)),
+    );
+    expect(await runs.invoices.retrieve(invoiced!.invoice_id!)).toMatchObject({ client_id: billed.id, billing_run_id: started.id, total: '150.00' });
+    const csv = await runs.billingRuns.results.list(started.id, { limit: 1 }, { format: 'csv' }).text();
+    expect(csv.split('\r\n')).toEqual(['object,client_id,outcome,invoice_id,error,workspace_id', ...results.map((r) => `billing_run_result,${r.client_id},${r.outcome},${r.invoice_id ?? ''},,${r.workspace_id}`), '']);
+    expect(await runs.billingRuns.list().toArray()).toEqual([expect.objectContaining({ id: started.id, status: 'completed' })]);
   });
 
   it('lists events newest first, syncs after one oldest first, and retrieves one', async () => {

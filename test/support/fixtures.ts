@@ -82,6 +82,10 @@ export const FIXTURES: Record<ResourceKind, Fixture> = {
       return invoice.body.id;
     },
   },
+  billing_run: {
+    // A run over a month of a workspace with one client and nothing to invoice: it completes at once.
+    body: async (api) => ({ from: '2026-11-01', to: '2026-12-01', client_ids: [(await createClient(api)).id] }),
+  },
   business_profile: {
     body: async () => ({}),
     change: { company_name: 'Fixture Inc' },
@@ -101,7 +105,8 @@ export async function createOne(api: Api, kind: ResourceKind): Promise<Record<st
   const parentId = await FIXTURES[kind].parent?.(api);
   const response = FIXTURES[kind].singleton ? await api.get(collectionPath(kind)) : await api.post(collectionPath(kind, parentId), await FIXTURES[kind].body(api));
   if (FIXTURES[kind].singleton && response.status === 200) return response.body;
-  if (response.status !== 201) throw new Error(`create ${kind}: ${response.status} ${JSON.stringify(response.body)}`);
+  // A billing run is started: 202.
+  if (response.status !== (kind === 'billing_run' ? 202 : 201)) throw new Error(`create ${kind}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
 

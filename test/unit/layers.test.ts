@@ -23,6 +23,7 @@ const FLOORS: Record<string, number> = {
   http: 6,
   auth: 6,
   webhooks: 6,
+  billing: 6,
 };
 
 /** What each top-level folder may import, besides itself. */

@@ -25,7 +25,7 @@ describe('names', () => {
     expect([client.type, client.noun, pluralOf(client)]).toEqual(['CLIENT', 'client', 'clients']);
     expect(schemaName('time_entry')).toBe('TimeEntry');
     expect(Object.keys(responseSchemas())).toEqual([
-      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'Payment', 'PaymentList', 'BusinessProfile', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
+      'Client', 'ClientList', 'Project', 'ProjectList', 'TimeEntry', 'TimeEntryList', 'Invoice', 'InvoiceList', 'Payment', 'PaymentList', 'BusinessProfile', 'BillingRun', 'BillingRunList', 'WebhookEndpoint', 'WebhookEndpointList', 'TimeSummary', 'TimeSummaryList', 'BillingRunResult', 'BillingRunResultList', 'EventObject', 'EventList', 'DeleteResult', 'ErrorBody',
     ]);
   });
 
@@ -33,8 +33,8 @@ describe('names', () => {
     for (const key of ['kind', 'idPrefix', 'collection', 'type', 'tag'] as const) {
       expect(new Set(RESOURCE_LIST.map((r) => r[key])).size, key).toBe(RESOURCE_LIST.length);
     }
-    // Each resource's read and write scopes (a nested one's are its parent's), and the events feed's read scope (it has no write).
-    const owners = RESOURCE_LIST.filter((r) => r.parent === undefined);
+    // Each resource's read and write scopes (a nested one's are its parent's, a billing run's the invoices'), and the events feed's read scope (it has no write).
+    const owners = RESOURCE_LIST.filter((r) => r.parent === undefined && r.scopesOf === undefined);
     expect([...SCOPES].sort()).toEqual([...owners.flatMap((r) => [`${r.collection}:read`, `${r.collection}:write`]), 'events:read'].sort());
     for (const route of ROUTES.filter(isRegistryRoute)) {
       const resource: AnyResource = RESOURCES[route.resource];
@@ -44,7 +44,12 @@ describe('names', () => {
     // The rule the domain names a collection's scopes by (scopeFor: entity.ts) gives every route's declared scope.
     for (const route of ROUTES) {
       if (route.scope === null) continue;
-      const collection = route.resource === 'event' ? 'events' : route.resource === 'time_summary' ? 'time_entries' : resourceOf((RESOURCES[route.resource] as AnyResource).parent ?? route.resource).collection;
+      const declared = route.resource === 'event' || route.resource === 'time_summary' || route.resource === 'billing_run_result' ? undefined : (RESOURCES[route.resource] as AnyResource);
+      const collection =
+        route.resource === 'event' ? 'events'
+        : route.resource === 'time_summary' ? 'time_entries'
+        : route.resource === 'billing_run_result' ? 'invoices'
+        : declared!.scopesOf ?? resourceOf(declared!.parent ?? route.resource).collection;
       expect(scopeFor(collection, route.action), route.operation).toBe(route.scope);
     }
     expect(ROUTES.filter((r) => r.resource === 'event').map((r) => [r.operation, r.method, r.path, r.scope])).toEqual([
@@ -68,6 +73,7 @@ describe('declarations', () => {
       ['invoice', 'inv_', 'invoices', 'Invoices'],
       ['payment', 'pay_', 'payments', 'Payments'],
       ['business_profile', 'bp_', 'business_profile', 'Business profile'],
+      ['billing_run', 'brun_', 'billing_runs', 'Billing runs'],
       ['webhook_endpoint', 'we_', 'webhook_endpoints', 'Webhook endpoints'],
     ]);
     expect(client.deleteHint).toBe('archive the client instead by setting its status to SLEEPING or LOST');

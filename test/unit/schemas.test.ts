@@ -171,14 +171,14 @@ describe('events feed query', () => {
 
   it('takes a type, the id of any resource that makes events, and an event id to follow', () => {
     expect(parse({})).toEqual({ limit: LIMITS.pageSizeDefault });
-    for (const prefix of ['cli_', 'prj_', 'te_', 'inv_', 'pay_', 'bp_']) expect(parse({ object_id: `${prefix}${ULID}` }).object_id).toBe(`${prefix}${ULID}`);
+    for (const prefix of ['cli_', 'prj_', 'te_', 'inv_', 'pay_', 'bp_', 'brun_']) expect(parse({ object_id: `${prefix}${ULID}` }).object_id).toBe(`${prefix}${ULID}`);
     expect(parse({ type: 'time_entry.deleted', after: `evt_${ULID}`, limit: '100', cursor: 'c' })).toEqual({ type: 'time_entry.deleted', after: `evt_${ULID}`, limit: 100, cursor: 'c' });
   });
 
   it('names what each parameter must be', () => {
     expect(refused({ type: 'client.archived' })?.param).toBe('type');
     const objectId = refused({ object_id: `we_${ULID}` });
-    expect(objectId).toEqual({ param: 'object_id', message: 'object_id must be the id of a client, project, time entry, invoice, payment or business profile (cli_…, prj_…, te_…, inv_…, pay_…, bp_…)' });
+    expect(objectId).toEqual({ param: 'object_id', message: 'object_id must be the id of a client, project, time entry, invoice, payment, business profile or billing run (cli_…, prj_…, te_…, inv_…, pay_…, bp_…, brun_…)' });
     expect(refused({ object_id: `cli_${ULID}x` })?.param).toBe('object_id');
     expect(refused({ object_id: `xcli_${ULID}` })?.param).toBe('object_id');
     expect(refused({ after: `cli_${ULID}` })).toEqual({ param: 'after', message: 'after must be an event id (evt_…): the id of the last event you read' });

@@ -103,7 +103,7 @@ function expectUsageError(name: string, unknown: Outcome) {
 describe('the scripts\' command lines', { timeout: 300_000 }, () => {
   it('every script that reads options does so through scripts/cli.ts', () => {
     expect(WITH_OPTIONS.map((s) => s.name).sort()).toEqual(
-      ['backfill:totals', 'bench', 'bundle-sizes', 'check:contract', 'integration:create', 'integration:plan', 'integration:revoke', 'mutation', 'openapi', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
+      ['backfill:totals', 'bench', 'billing-schedule', 'bundle-sizes', 'check:contract', 'integration:create', 'integration:plan', 'integration:revoke', 'mutation', 'openapi', 'restore-drill', 'rotate-client-secret', 'soak', 'token', 'usage'].sort(),
     );
     const files = [
       ...readdirSync(join(repoRoot, 'scripts')).map((f) => `scripts/${f}`),

@@ -2,8 +2,8 @@
  * Lists as CSV through the SDK (contract, "CSV and bulk import"): `list(params, { format: 'csv' })`
  * sends `Accept: text/csv` to the list's path with its filters, answers each page's text unparsed
  * and follows the `Link` header's `rel="next"` to the next page; every list the document offers as
- * CSV has it, the nested payments, time summaries and events included. The requests are recorded
- * by an injected fetch.
+ * CSV has it, the nested payments and billing run results, time summaries and events included.
+ * The requests are recorded by an injected fetch.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -54,6 +54,8 @@ const LISTS: { id: string; call: (tb: Timebill) => CsvPaginator; path: string; q
   },
   { id: 'listEvents', call: (tb) => tb.events.list({ after: 'evt_1', type: 'client.created' }, { format: 'csv' }), path: '/events', query: '?after=evt_1&type=client.created' },
   { id: 'listWebhookEndpoints', call: (tb) => tb.webhookEndpoints.list(undefined, { format: 'csv' }), path: '/webhook_endpoints', query: '' },
+  { id: 'listBillingRuns', call: (tb) => tb.billingRuns.list({ limit: 3 }, { format: 'csv' }), path: '/billing_runs', query: '?limit=3' },
+  { id: 'listBillingRunResults', call: (tb) => tb.billingRuns.results.list('brun 1', { limit: 100 }, { format: 'csv' }), path: '/billing_runs/brun%201/results', query: '?limit=100' },
 ];
 
 describe('list(params, { format: \'csv\' })', () => {
@@ -139,6 +141,10 @@ export async function csvTypeChecks(tb: Timebill) {
   tb.clients.list({}, { format: 'xlsx' });
   // @ts-expect-error the SDK follows Link itself: no cursor
   tb.events.list({ cursor: 'c' }, { format: 'csv' });
+  for await (const page of tb.billingRuns.results.list('brun_1', undefined, { format: 'csv' })) {
+    // @ts-expect-error a CSV page is its text, not a result row
+    void page.outcome;
+  }
   // @ts-expect-error a time summary's list needs its params
   tb.timeSummaries.list(undefined, { format: 'csv' });
   const next: string | null = (await tb.timeEntries.list({}, { format: 'csv' }).pages().next()).value?.next ?? null;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SDK_TYPES_PATH } from '../../sdk/scripts/types.ts';
-import { Timebill, type BodyOf, type BusinessProfile, type Payment, type TimeEntry } from '../../sdk/src/index.ts';
+import { Timebill, type BillingRun, type BillingRunResult, type BodyOf, type BusinessProfile, type Payment, type TimeEntry } from '../../sdk/src/index.ts';
 import { API_PREFIX, ROUTES } from '../../shared/api/routes.ts';
 import { RESOURCE_LIST } from '../../shared/model/resources.ts';
 
@@ -22,15 +22,15 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item).flatMap(([method, operation]) => (operation.operationId ? [{ id: operation.operationId, method: method.toUpperCase(), path }] : [])),
 );
 
-/** The SDK calls that follow no collection's convention, by operation. */
-const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve', logTimeEntryBatch: 'timeEntries.createMany' };
+/** The SDK calls that follow no collection's convention, by operation (a billing run is started, as the contract names it, not created). */
+const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve', logTimeEntryBatch: 'timeEntries.createMany', startBillingRun: 'billingRuns.start' };
 const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve', 'PATCH /{id}': 'update', 'DELETE /{id}': 'del' } as Record<string, string>;
 /** The one-per-workspace objects (the business profile): at their collection's path, no `{id}`, retrieved and updated. */
 const SINGLETONS = RESOURCE_LIST.filter((r) => r.singleton).map((r) => r.collection);
 const SINGLETON_ACTION_OF = { GET: 'retrieve', PATCH: 'update' } as Record<string, string>;
 /** An object's lifecycle steps (`POST /invoices/{id}/finalize`): the method is the step's name. */
 const STEPS = ['finalize', 'pay', 'void'] as const;
-const METHODS = ['list', 'retrieve', 'create', 'createMany', 'update', 'del', ...STEPS] as const;
+const METHODS = ['list', 'retrieve', 'create', 'createMany', 'start', 'update', 'del', ...STEPS] as const;
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -285,8 +285,12 @@ async function typeChecks(tb: Timebill) {
   await tb.businessProfile.update({ company_name: 'Studio Érable inc.', phone: null, default_taxes: [{ name: 'TPS', rate: 5 }, { name: 'TVQ', rate: 9.975 }] }, { ifMatch: profile, idempotencyKey: 'k' });
   // @ts-expect-error bilingual_invoices is true or false, never null
   await tb.businessProfile.update({ bilingual_invoices: null });
-  // @ts-expect-error no such field (auto_billing is not built)
-  await tb.businessProfile.update({ auto_billing: true });
+  // Scheduled billing runs (a PATCH naming either needs invoices:write too).
+  await tb.businessProfile.update({ auto_billing: true, billing_timezone: 'America/Toronto' });
+  // @ts-expect-error auto_billing is true or false
+  await tb.businessProfile.update({ auto_billing: 'yes' });
+  // @ts-expect-error no such field
+  await tb.businessProfile.update({ auto_invoicing: true });
   // @ts-expect-error the profile has no id to name
   await tb.businessProfile.retrieve('bp_x');
   // @ts-expect-error the profile is never created, listed or deleted
@@ -294,6 +298,34 @@ async function typeChecks(tb: Timebill) {
   void [updatedAt, defaultTaxes];
   // @ts-expect-error events are read-only
   void tb.events.create;
+  // Billing runs: started (202, the run), retrieved, listed, waited for; their results listed under the run.
+  const started: BillingRun = await tb.billingRuns.start({ from: '2026-11-01', to: '2026-12-01', timezone: 'Europe/Paris', billing_types: ['Monthly', 'Retainer'], client_ids: ['cli_x'] }, { idempotencyKey: 'k' });
+  const status: 'queued' | 'running' | 'completed' = started.status;
+  await tb.billingRuns.start({ from: '2026-11-01', to: '2026-12-01', timezone: 'UTC', billing_types: null, client_ids: null });
+  // @ts-expect-error billing_types are project billing types
+  await tb.billingRuns.start({ from: '2026-11-01', to: '2026-12-01', timezone: 'UTC', billing_types: ['Hourly'] });
+  // @ts-expect-error from is required
+  await tb.billingRuns.start({ to: '2026-12-01', timezone: 'UTC' });
+  // @ts-expect-error a run is started, not created
+  void tb.billingRuns.create;
+  // @ts-expect-error a run is never updated or deleted
+  void tb.billingRuns.del;
+  const done: BillingRun = await tb.billingRuns.waitForCompletion(started.id, { intervalMs: 2_000, timeoutMs: 60_000, signal: AbortSignal.timeout(90_000) });
+  const counts: [number, number, number] = [done.clients_total, done.clients_done, done.invoices_created];
+  const completedAt: string | null = (await tb.billingRuns.retrieve(started.id)).completed_at;
+  for await (const run of tb.billingRuns.list({ limit: 10 })) void run.clients_total;
+  for await (const result of tb.billingRuns.results.list(started.id, { limit: 100 })) {
+    const row: BillingRunResult = result;
+    const outcome: 'invoiced' | 'nothing_to_invoice' | 'failed' = row.outcome;
+    const invoiceId: string | null = row.invoice_id;
+    const errorType: string | undefined = row.error?.type;
+    void [outcome, invoiceId, errorType];
+  }
+  // @ts-expect-error the SDK follows the cursor itself
+  tb.billingRuns.results.list(started.id, { cursor: 'c' });
+  // @ts-expect-error results are only listed
+  void tb.billingRuns.results.retrieve;
+  void [status, counts, completedAt];
   void minutes;
   void deleted;
 }

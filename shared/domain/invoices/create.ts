@@ -61,8 +61,8 @@ function spanOf(timeZone: string, from: string, to: string) {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** Creates the draft and locks its fees and time; a keyed retry of a create that died part-way finishes it. */
-export async function createInvoice(ctx: CallerContext, input: CreateInput, now = new Date()): Promise<Versioned<Invoice>> {
+/** Creates the draft and locks its fees and time; a keyed retry of a create that died part-way finishes it. A billing run's names the run (`billingRunId`). */
+export async function createInvoice(ctx: CallerContext, input: CreateInput, now = new Date(), options: { billingRunId?: string } = {}): Promise<Versioned<Invoice>> {
   if (ctx.record) {
     const stored = await ctx.record.lookup();
     if (stored) {
@@ -98,6 +98,8 @@ export async function createInvoice(ctx: CallerContext, input: CreateInput, now 
     // Neither taxes nor tax_rate: the business profile's default taxes.
     ...invoiceAmounts(items, input.discount_rate, givenTaxes(input) ?? (await defaultTaxes(ctx)), currency),
   }, at);
+  // Read-only (null from dataOf): only a billing run sets it.
+  if (options.billingRunId !== undefined) data.billing_run_id = options.billingRunId;
   const work: Work = { kind: 'build', owner: ctx.requestId, lease_until: now.getTime() + LEASE_MS, next: 0 };
   const item = { ...newItem(ctx, invoice, data), [WORK]: work, [LOCKED]: 0 };
   const cancelled = await transact<string>({
