@@ -26,6 +26,18 @@ import {
   type InvoiceBenchResult,
   type InvoiceOperation,
 } from './invoices.ts';
+import {
+  CLIENT_UNITS_FACTOR,
+  MIN_CLIENTS_PER_SECOND,
+  PLAN_PAGE,
+  PRICED_CLIENTS,
+  RESULT_READ_UNITS,
+  RESULT_WRITE_UNITS,
+  costOf,
+  runMet,
+  type BillingBenchResult,
+  type BillingWork,
+} from './billing-runs.ts';
 
 /** The cold-start row that runs the same bundle on both sides: the machine's noise, not a function. */
 export const NOISE_CHECK = 'noise check: a floor against itself';
@@ -262,7 +274,48 @@ export function evaluateTargets(r: BenchResults): Target[] {
     });
   }
   if (r.invoices) targets.push(...invoiceTargets(r.invoices));
+  if (r.billing) targets.push(...billingTargets(r.billing));
   return targets;
+}
+
+/** Section 11: a run gives each client one outcome, at a pace, and an invoiced client's work costs about its invoice's create. */
+function billingTargets(b: BillingBenchResult): Target[] {
+  const { run } = b;
+  const n = run.clients.toLocaleString('en-US');
+  const reference = b.create.readUnits + b.create.writeUnits + RESULT_READ_UNITS + RESULT_WRITE_UNITS;
+  const work = b.invoiced.readUnits + b.invoiced.writeUnits;
+  const factor = work / reference;
+  const count = (v: number) => v.toLocaleString('en-US');
+  const rcuWcu = (w: BillingWork) => `${units(w.readUnits)} RCU + ${units(w.writeUnits)} WCU`;
+  return [
+    {
+      id: 'billing-run-outcomes',
+      target: "a billing run gives every client exactly one outcome: clients_done = clients_total = the workspace's clients, one result row each, `invoiced` where it has time and `nothing_to_invoice` where not",
+      met: runMet(run),
+      result:
+        `${n} clients: ${run.status}, clients_done ${count(run.clientsDone)} of clients_total ${count(run.clientsTotal)}, ${count(run.rows)} result rows for ${count(run.distinctClients)} clients` +
+        ` (${Object.entries(run.outcomes).map(([o, k]) => `${o} ${count(k)}`).join(', ')}; ${count(run.withTime)} made with time), invoices_created ${count(run.invoicesCreated)}`,
+    },
+    {
+      id: 'billing-run-rate',
+      target: `a run bills at least ${MIN_CLIENTS_PER_SECOND} clients a second on the local stack, from its 202 to completed`,
+      met: run.clientsPerSecond >= MIN_CLIENTS_PER_SECOND,
+      result:
+        `${fmt(run.clientsPerSecond, 1)} clients/s: ${n} clients in ${fmt(run.seconds, 1)} s, the machine's load average ${fmt(run.loadAverage, 1)} on ${run.cores} cores as it ended ` +
+        `(in process, ${b.invoiced.count} invoiced clients worked at once: ${fmt((1000 * b.invoiced.count) / b.invoiced.ms, 1)} clients/s)`,
+    },
+    {
+      id: 'billing-client-units',
+      target:
+        `an invoiced client's work (one entry) within ${CLIENT_UNITS_FACTOR}x of its invoice's create plus the result row's transaction and the two reads ` +
+        `(${RESULT_WRITE_UNITS} WCU + ${RESULT_READ_UNITS} RCU, decision 0033), units at AWS's rules`,
+      met: factor <= CLIENT_UNITS_FACTOR,
+      result:
+        `${rcuWcu(b.invoiced)} against the create's ${rcuWcu(b.create)} + ${RESULT_READ_UNITS} RCU + ${RESULT_WRITE_UNITS} WCU = ${units(reference)}: ${fmtRatio(factor)}; ` +
+        `a client with nothing to invoice ${rcuWcu(b.nothing)}`,
+      ...(factor <= CLIENT_UNITS_FACTOR ? {} : { why: 'see table 11b: the reads and transactions of the client\'s work beside the create\'s' }),
+    },
+  ];
 }
 
 /** Section 10: a create within decision 0023's bound, and invoice list pages flat. */
@@ -618,6 +671,65 @@ export function tables(r: BenchResults): Table[] {
     ...costTables(r),
     ...billTables(r.cost),
     ...invoiceTables(r.invoices),
+    ...billingTables(r.billing),
+  ];
+}
+
+/** Section 11: the run, a client's work, and its cost per 1,000 clients. */
+function billingTables(b: BillingBenchResult | undefined): Table[] {
+  if (!b) return [];
+  const { run } = b;
+  const count = (v: number) => Math.round(v).toLocaleString('en-US');
+  const what = (figures: Record<string, number>) => Object.entries(figures).map(([w, n]) => `${w} ${units(n)}`).join(', ') || '–';
+  return [
+    {
+      title: '11a. A billing run on the local stack (a fresh workspace; the local queue works 4 messages at once)',
+      header: ['clients', 'with time / nothing', 'made in', '202 → completed', 'clients/s', 'status', 'clients_done / total', 'invoices_created', 'result rows (clients)', 'units per client (DynamoDB Local: read / write)'],
+      rows: [
+        [
+          run.clients.toLocaleString('en-US'),
+          `${count(run.withTime)} / ${count(run.withNothing)}`,
+          `${fmt(run.setupSeconds, 1)} s`,
+          `${fmt(run.seconds, 1)} s`,
+          fmt(run.clientsPerSecond, 1),
+          run.status,
+          `${count(run.clientsDone)} / ${count(run.clientsTotal)}`,
+          count(run.invoicesCreated),
+          `${count(run.rows)} (${count(run.distinctClients)})`,
+          `${units(run.localReadUnits)} / ${units(run.localWriteUnits)}`,
+        ],
+      ],
+    },
+    {
+      title: "11b. A client's work in process, 10 at once as the Lambda handler works a batch, the creates one after another (units at AWS's rules, each `per`; time: the whole measurement)",
+      header: ['work', 'per', 'time', 'read units', 'write units', "DynamoDB Local's (read / write)", 'reads (calls)', 'transactions (write units)'],
+      rows: [b.invoiced, b.nothing, b.create, b.planPage, b.completion].map((w) => [
+        w.label,
+        w.per,
+        `${ms(w.ms, 0)}${w.count > 1 ? ` for ${w.count}` : ''}`,
+        units(w.readUnits),
+        units(w.writeUnits),
+        `${units(w.localReadUnits)} / ${units(w.localWriteUnits)}`,
+        what(w.reads),
+        what(w.transactions),
+      ]),
+    },
+    {
+      title: `11c. Cost per ${PRICED_CLIENTS.toLocaleString('en-US')} clients billed (AWS list prices of section 7; functions at ${b.memoryMb} MB)`,
+      header: ['clients', 'read units', 'write units', 'DynamoDB', 'Lambda invocations', 'GB-s', 'Lambda', 'SQS requests', 'SQS', 'total'],
+      rows: [b.invoiced, b.nothing].map((w) => costOf(w, b.planPage, b.completion, b.memoryMb)).map((c) => [
+        c.label,
+        count(c.readUnits),
+        count(c.writeUnits),
+        money(c.dollars.dynamo),
+        count(c.lambdaInvocations),
+        fmt(c.lambdaGbSeconds, 1),
+        money(c.dollars.lambda),
+        count(c.sqsRequests),
+        money(c.dollars.sqs),
+        money(c.dollars.total),
+      ]),
+    },
   ];
 }
 
@@ -953,7 +1065,7 @@ ${verdict('feed-views')}
 ${table('8a.')}
 ${table('8b.')}
 ${table('8c.')}
-${r.invoices ? invoiceSection(r, table, verdict) : ''}${MUTATION_NOTES}`;
+${r.invoices ? invoiceSection(r, table, verdict) : ''}${r.billing ? billingSection(r.billing, table, verdict) : ''}${MUTATION_NOTES}`;
 }
 
 /** Section 10: what an invoice's create, lifecycle and list pages cost (decision 0023). */
@@ -986,6 +1098,37 @@ ${verdict('invoice-lists')}
 ${r.invoices!.fees?.length ? `
 ${feeSection(r.invoices!, table, verdict)}` : ''}${r.invoices!.items?.length || r.invoices!.paymentLists?.length ? `
 ${paymentSection(r.invoices!, table, verdict)}` : ''}
+`;
+}
+
+/** Section 11: billing runs (decision 0033). */
+function billingSection(b: BillingBenchResult, table: (key: string) => string, verdict: (id: string) => string): string {
+  return `## 11. Billing runs
+
+A run over the month of every client of a fresh workspace of ${b.run.clients.toLocaleString('en-US')} (most with a project and one or two time
+entries, every tenth with nothing), on the local stack: the start through the API, its first plan page sent by the
+bench (the stream consumer's part; the bench pauses the stream), every message worked by the local queue in the
+bench's process over DynamoDB Local, then its results paged through the API.
+
+${table('11a.')}
+${verdict('billing-run-outcomes')}
+
+${verdict('billing-run-rate')}
+
+A client's work, measured in process with the queue's own work code (\`workOn\`), as section 10 counts units: a
+client invoiced for one entry, one with nothing to invoice, the invoice's create through its handler for the same
+kind of client (no Idempotency-Key), a plan page of ${PLAN_PAGE} clients, and a run's last plan page with its completion.
+
+${table('11b.')}
+${verdict('billing-client-units')}
+
+Priced per ${PRICED_CLIENTS.toLocaleString('en-US')} clients of one kind, at section 7's prices: each client's units, a plan page per
+${PLAN_PAGE} clients, the last page and the completion once; a Lambda invocation per 10 clients (SQS batches of 10) billed
+the time the 10 took at once here, at ${b.memoryMb} MB (over DynamoDB Local, which serves their calls about one at a time:
+likely longer than in AWS), and one per plan page; 3 SQS requests per 10 messages (send, receive, delete, 10 a request)
+and 3 per plan page. Not in it: the run's start, its stream records and events, retries, cold starts.
+
+${table('11c.')}
 `;
 }
 

@@ -9,6 +9,7 @@ import type { UnitsResult } from './units.ts';
 import type { WarmResult } from './warm.ts';
 import type { EventsBenchResult } from './events.ts';
 import type { InvoiceBenchResult } from './invoices.ts';
+import type { BillingBenchResult } from './billing-runs.ts';
 
 export interface Machine {
   cpu: string;
@@ -75,5 +76,7 @@ export interface BenchResults {
   events?: EventsBenchResult | undefined;
   /** Section 10; absent in results written before invoices. */
   invoices?: InvoiceBenchResult | undefined;
+  /** Section 11; absent in results written before billing runs. */
+  billing?: BillingBenchResult | undefined;
   warnings: string[];
 }

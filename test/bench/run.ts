@@ -38,6 +38,7 @@ import type { BenchResults, BundleRow, ColdRow, Machine, UnitsRow } from './resu
 import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from './scaling.ts';
 import { runSummaryBench } from './summaries.ts';
 import { runInvoiceBench } from './invoices.ts';
+import { runBillingBench } from './billing-runs.ts';
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { runFairness } from './fairness.ts';
@@ -48,12 +49,12 @@ import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 import { parseCommandLine } from '../../scripts/cli.ts';
 
-const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost', 'invoices'] as const;
+const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost', 'invoices', 'billing'] as const;
 /**
  * The sections `--merge` puts into the committed results, keeping the others. Not warm: its CPU
  * times are comparable only within one run (units are counts: the same on any machine).
  */
-const MERGEABLE = ['bundles', 'cold', 'units', 'events', 'cost', 'invoices'] as const satisfies readonly Section[];
+const MERGEABLE = ['bundles', 'cold', 'units', 'events', 'cost', 'invoices', 'billing'] as const satisfies readonly Section[];
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = [
@@ -113,6 +114,7 @@ const SETTINGS = args.quick
       throughput: { connections: [1, 8, 64], duration: 1, reps: 1, warmupSeconds: 1 },
       fairness: { duration: 3, reps: 1 },
       eventSamples: 20,
+      billingClients: 100,
     }
   : {
       coldStartRuns: 11,
@@ -122,6 +124,7 @@ const SETTINGS = args.quick
       throughput: { connections: [1, 8, 64], duration: 3, reps: 3, warmupSeconds: 1 },
       fairness: { duration: 10, reps: 3 },
       eventSamples: 100,
+      billingClients: 1000,
     };
 const COST_ASSUMPTIONS = { authorizerCacheHitRate: 0.99, coldStartRate: 0.01 };
 
@@ -484,6 +487,13 @@ async function main() {
     results.invoices = await runInvoiceBench(repoRoot, stack.dynamo.endpoint, tableName, SETTINGS.scale.repeats, log);
   }
 
+  // ---- 11. billing runs: a workspace of their own; the stream paused (the bench sends each run's first plan: section 11)
+  if (sections.has('billing')) {
+    if (sections.has('events') && !sections.has('cost')) await stack.events.pause();
+    log(`billing: a run of ${SETTINGS.billingClients.toLocaleString('en-US')} clients on the local stack, and a client's work in process`);
+    results.billing = await runBillingBench({ repoRoot, stack, tokenFor: (ws) => tokenFor(stack!.baseUrl, ws), clients: SETTINGS.billingClients, log });
+  }
+
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
   if (!sections.has('events')) results.events = undefined;
   if (!sections.has('units')) results.units = [];
@@ -502,6 +512,7 @@ async function main() {
       ...(sections.has('events') ? { events: results.events } : {}),
       ...(sections.has('cost') ? { cost: results.cost } : {}),
       ...(sections.has('invoices') ? { invoices: results.invoices } : {}),
+      ...(sections.has('billing') ? { billing: results.billing } : {}),
       // The warnings are about the code as it is now (routes without a scenario, floors against the doc).
       warnings: results.warnings,
       meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, sections: merging }] },
