@@ -184,6 +184,12 @@ export async function walkthrough(t: Traffic, full: boolean): Promise<void> {
   await t.send('DELETE', `/invoices/${invoice.id}/payments/${payment.id}`, { token, status: 200 });
   await t.send('POST', `/invoices/${invoice.id}/pay`, { token, status: 200, body: { method: 'bank_transfer' } });
   await t.send('GET', `/invoices/${invoice.id}/payments/pay_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { token, status: 404 });
+  // A billing run of the client (its month has nothing left to invoice), and its outcomes.
+  const run = (await t.send('POST', '/billing_runs', { token, status: 202, body: { from: '2026-11-01', to: '2026-12-01', client_ids: [client.id] } })).body;
+  await t.send('POST', '/billing_runs', { token, status: 400, wrong: true, body: { from: '2026-11-01', to: '2026-12-01', billing_types: [] } });
+  await t.send('GET', `/billing_runs/${run.id}`, { token, status: 200 });
+  await t.send('GET', '/billing_runs', { token, status: 200 });
+  await t.send('GET', `/billing_runs/${run.id}/results`, { token, status: 200 });
   await t.send('GET', '/clients/cli_01ARZ3NDEKTSV4RRFFQ69G5FAV', { token, status: 404 });
   await t.send('POST', '/clients', { token, status: 400, wrong: true, body: { company_email: 'nope' } });
   if (!full) return;
