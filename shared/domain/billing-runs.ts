@@ -15,8 +15,9 @@
  *   the lane or hands it to the oldest queued run.
  * Nothing here knows the queue: what to send is answered (shared/billing/ sends it).
  */
-import { ApiError, invalidParam, RETRY_AFTER_SECONDS, serviceUnavailable, type ErrorType } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
+import { ApiError, invalidParam, notFound, RETRY_AFTER_SECONDS, serviceUnavailable, type ErrorType } from '../core/errors.ts';
+import { isWellFormedId, newId } from '../core/ids.ts';
+import { readItems } from '../data/batches.ts';
 import * as keys from '../data/keys.ts';
 import type { PrimaryKey } from '../data/keys.ts';
 import { countItems, readAll, readBatch } from '../data/list.ts';
@@ -67,8 +68,10 @@ export async function startBillingRun(ctx: CallerContext, input: BillingRunStart
 export async function startBillingRun(ctx: CallerContext, input: BillingRunStart, now: Date, mark: PrimaryKey): Promise<Versioned<BillingRun> | undefined>;
 export async function startBillingRun(ctx: CallerContext, input: BillingRunStart, now = new Date(), mark?: PrimaryKey): Promise<Versioned<BillingRun> | undefined> {
   if (input.client_ids) {
-    const found = await Promise.all(input.client_ids.map((id) => readItem(ctx, client, id)));
-    const unknown = input.client_ids.filter((_, i) => !found[i]);
+    // One BatchGetItem of at most 100 keys; an id that is not a client id names nothing.
+    const wellFormed = input.client_ids.filter((id) => isWellFormedId(client.idPrefix, id));
+    const found = new Set((await readItems(wellFormed.map((id) => keys.item(ctx.workspaceId, client.type, id)))).map((item) => String(dataOfItem(item).id)));
+    const unknown = input.client_ids.filter((id) => !found.has(id));
     if (unknown.length > 0) throw invalidParam('client_ids', `client_ids names ${unknown.length === 1 ? 'a client' : 'clients'} this workspace does not have: ${unknown.slice(0, 5).join(', ')}`);
   }
   const id = newId(billingRun.idPrefix, now);
@@ -106,7 +109,7 @@ export async function listBillingRunResults(ctx: CallerContext, runId: string, q
     ascending: true,
     toResource: (item) => ({ object: 'billing_run_result', ...dataOfItem(item) }),
   });
-  if (page.data.length === 0 && !(await readItem(ctx, billingRun, runId))) throw new ApiError('not_found', 404, `No billing run with id '${runId}'`);
+  if (page.data.length === 0 && !(await readItem(ctx, billingRun, runId))) throw notFound(billingRun.noun, runId);
   return page;
 }
 
