@@ -4,7 +4,8 @@
  * running and planned here, so the stack's queue leaves its clients to this file's messages.
  * A client's create killed mid-build and retried after its lease, one killed after its invoice
  * and before its outcome, a message delivered twice at once, a create meeting a DynamoDB failure
- * then retried, a client given up on (its dead-letter queue) and worked again: every client ends
+ * then retried, a client given up on (its dead-letter queue) and worked again, a client deleted
+ * before its turn: every client ends
  * with one outcome and at most one invoice, the counts are exact, and the run completes.
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -66,10 +67,12 @@ describe('a billing run under faults', () => {
       clients.push(client.id);
     }
     const [a, b, c, d, e] = clients as [string, string, string, string, string];
+    // F logged nothing, and is deleted before its turn.
+    const f = (await createClient(api, { company_name: 'Gone' })).id;
     // A lane held for the test: the run starts queued, and the stack never plans it.
     await raw.send(new PutCommand({ TableName: table(), Item: { ...keys.billingLane(ws), run: 'brun_held_by_the_test', waiting: 0 } }));
     const started = await api.post('/billing_runs', { from: '2026-10-01', to: '2026-11-01' });
-    expect(started.body).toMatchObject({ status: 'queued', clients_total: 5 });
+    expect(started.body).toMatchObject({ status: 'queued', clients_total: 6 });
     const runId: string = started.body.id;
     // Running and planned here, the lane its own.
     await raw.send(new PutCommand({ TableName: table(), Item: { ...keys.billingLane(ws), run: runId, waiting: 0 } }));
@@ -121,6 +124,10 @@ describe('a billing run under faults', () => {
     faults.passThrough();
     await work.workOn(message(e), 'e-2');
 
+    // F: deleted before its turn: nothing to invoice.
+    expect((await api.delete(`/clients/${f}`)).status).toBe(200);
+    await work.workOn(message(f), 'f-1');
+
     const invoices = await invoicesOf(ws, runId);
     expect(new Map([...invoices].map(([client, ids]) => [client, ids.length]))).toEqual(new Map([[a, 1], [b, 1], [c, 1], [e, 1]]));
     expect(invoices.get(e)).toEqual([sealed]);
@@ -129,10 +136,10 @@ describe('a billing run under faults', () => {
     expect(invoiceA.body).toMatchObject({ status: 'draft', time_entry_count: 3, billing_run_id: runId });
     const rows = (await api.get(`/billing_runs/${runId}/results`)).body.data as Obj[];
     expect(rows.map((r) => [r.client_id, r.outcome, r.invoice_id ?? r.error?.type])).toEqual(
-      [...clients].sort().map((id) => [id, id === d ? 'failed' : 'invoiced', id === d ? 'service_unavailable' : invoices.get(id)![0]]),
+      [...clients, f].sort().map((id) => (id === f ? [f, 'nothing_to_invoice', undefined] : [id, id === d ? 'failed' : 'invoiced', id === d ? 'service_unavailable' : invoices.get(id)![0]])),
     );
     const run = await api.get(`/billing_runs/${runId}`);
-    expect(run.body).toMatchObject({ status: 'completed', clients_total: 5, clients_done: 5, invoices_created: 4 });
+    expect(run.body).toMatchObject({ status: 'completed', clients_total: 6, clients_done: 6, invoices_created: 4 });
     // The lane is free again: the next run starts running.
     expect(await get(keys.billingLane(ws))).toBeUndefined();
   });
