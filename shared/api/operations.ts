@@ -115,17 +115,8 @@ const FEED_CONTRACTS = {
     errors: [400],
   }),
   retrieve: (): Contract => ({ takesId: true, success: { status: 200, returns: 'object' }, versioned: false, idempotent: false, conditional: false, errors: [404] }),
-  /** Rows under a resource (a billing run's results): its `{id}`, 404 when it names nothing. */
-  rows: (rows: { listQuery: v.GenericSchema }): Contract => ({
-    query: rows.listQuery,
-    takesId: true,
-    success: { status: 200, returns: 'list' },
-    versioned: false,
-    idempotent: false,
-    conditional: false,
-    mediaTypes: LIST_MEDIA_TYPES,
-    errors: [400, 404],
-  }),
+  /** Rows under a resource (a billing run's results): a list that takes its `{id}`, 404 when it names nothing. */
+  rows: (rows: { listQuery: v.GenericSchema }): Contract => ({ ...FEED_CONTRACTS.list(rows), takesId: true, errors: [400, 404] }),
 };
 type Feed = typeof EVENT_FEED;
 type Summaries = TimeSummarySchemas['kind'];

@@ -179,7 +179,6 @@ async function outcomeOf(workspaceId: string, runItem: Record<string, unknown>, 
   const run = dataOfItem(runItem);
   const runId = String(run.id);
   const ctx: CallerContext = { workspaceId, apiClientId: RUN_ACTOR, scopes: [], requestId: attemptId, record: runRecord(workspaceId, runId, clientId) };
-  if (!(await readItem(ctx, client, clientId))) return { outcome: 'nothing_to_invoice' }; // deleted before its turn
   let projectIds: string[] | undefined;
   if (Array.isArray(run.billing_types)) {
     const types = run.billing_types as string[];
@@ -197,7 +196,8 @@ async function outcomeOf(workspaceId: string, runItem: Record<string, unknown>, 
   } catch (error) {
     if (error instanceof RunInvoiceMade) return { outcome: 'invoiced', invoice_id: error.invoiceId };
     if (!(error instanceof ApiError) || RETRIED.has(error.type)) throw error;
-    if (error.type === 'nothing_to_invoice') return { outcome: 'nothing_to_invoice' };
+    // A client deleted before its turn is one the create names no more (its own read of the client).
+    if (error.type === 'nothing_to_invoice' || (error.type === 'invalid_request' && error.param === 'client_id')) return { outcome: 'nothing_to_invoice' };
     return { outcome: 'failed', error: { type: error.type, message: error.message } };
   }
 }
