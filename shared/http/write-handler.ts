@@ -53,17 +53,18 @@ export const defineCreateHandler = <O extends CreateOperation>(
   resource: CreateResource<O>,
   change: (req: Request<O>) => Promise<Outcome>,
   revealedBody?: RevealedBody,
-) =>
-  writeHandler(
-    { route: routeByOperation(operation), contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } },
-    change,
-    createdReply,
-    { revealedBody },
-  );
+) => writeHandler(bodyFrame(operation, resource.create), change, createdReply, { revealedBody });
+
+/** A POST's frame that reads its own body schema alone (a create's, a start's): no contracts table, no If-Match. */
+const bodyFrame = <O extends ProtectedOperation>(operation: O, body: v.GenericSchema): Frame<O> => ({
+  route: routeByOperation(operation),
+  contract: { body },
+  readers: { body: bodyReader, parse: parseOrThrow },
+});
 
 /** A POST that starts work the service goes on with (a billing run): as a create, answered 202. */
 export const defineStartHandler = <O extends OperationWithAction<'start'>>(operation: O, resource: { create: v.GenericSchema }, change: (req: Request<O>) => Promise<Outcome>) =>
-  writeHandler({ route: routeByOperation(operation), contract: { body: resource.create }, readers: { body: bodyReader, parse: parseOrThrow } }, change, acceptedReply);
+  writeHandler(bodyFrame(operation, resource.create), change, acceptedReply);
 
 /** A batch's readers: its body (up to its contract's `bodyBytes`) parsed entry by entry, each entry's errors kept for the domain to list with its own. */
 const BATCH_READERS: InputReaders = { body: bodyReader, parse: (schema, input) => parseBatch(schema, input, LIMITS.batchEntries) };
