@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type * as v from 'valibot';
 import { ROUTES, SCOPES, type Route } from '../shared/api/routes.ts';
 import { STAGE_THROTTLING } from '../infra/names.ts';
-import { contractOf, subjectOf } from '../shared/api/operations.ts';
+import { contractOf, PDF_TYPE, subjectOf } from '../shared/api/operations.ts';
 import { RESOURCE_LIST, resourceOf } from '../shared/model/resources.ts';
 import { CSV_CONTENT_TYPE, CSV_TYPE } from '../shared/http/csv.ts';
 import { SCHEMAS } from '../shared/model/schemas.ts';
@@ -115,7 +115,11 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
     headers: [REQUEST_ID_UNLESS_FIREWALL, { name: 'WWW-Authenticate', absent: 'on forbidden' }],
   },
   404: { name: 'NotFound', description: 'not_found: no such resource in your workspace (or no such route)' },
-  406: { name: 'NotAcceptable', description: 'not_acceptable: the Accept header allows none of the media types the operation answers with (JSON; RFC 9110 ranges and q-values, no Accept meaning any): the error body is JSON all the same' },
+  406: {
+    name: 'NotAcceptable',
+    description:
+      "not_acceptable: the Accept header allows none of the media types the operation answers with (JSON; a list's CSV too; an invoice's PDF too, and its document PDF alone; RFC 9110 ranges and q-values, no Accept meaning any): the error body is JSON all the same",
+  },
   408: { name: 'RequestTimeout', description: 'request_timeout: the request did not arrive whole in time (a body sent too slowly); the connection is closed' },
   409: {
     name: 'Conflict',
@@ -158,7 +162,8 @@ const HEADERS: Record<string, Json & { description: string }> = {
   },
   'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'string' } },
   'WWW-Authenticate': { description: 'Bearer challenge, with error="invalid_token" or error="insufficient_scope"', required: true, schema: { type: 'string' } },
-  Vary: { description: 'Accept: the answer depends on it (JSON, or CSV)', required: true, schema: { type: 'string' } },
+  Vary: { description: "Accept: the answer depends on it (JSON, or a list's CSV, or an invoice's PDF)", required: true, schema: { type: 'string' } },
+  'Content-Disposition': { description: 'The PDF\'s name for saving: `inline; filename="INV-000042.pdf"` (the id for a draft)', required: true, schema: { type: 'string' } },
   Link: { description: 'The next page of the same list, as CSV: `<absolute URL>; rel="next"`', required: true, schema: { type: 'string' } },
 };
 
@@ -186,6 +191,20 @@ const ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: { type: '
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const oauthScope = (scope: string) => `${RESOURCE_SERVER_IDENTIFIER}/${scope}`;
+
+/** What an invoice's PDF is (contract, "Business profile and the invoice document"). */
+const PDF_DESCRIPTION =
+  "The invoice as its client receives it: both parties, every line, tax, total and payment figure, in the recipient's language (French, English, or French then English), text that search and copy find; the same bytes while the invoice does not change";
+const DOCUMENT_ETAG = {
+  description: 'a hash of the PDF\'s bytes: send it as If-None-Match to be answered 304 while the document is the same',
+  required: true,
+  schema: { type: 'string', pattern: '^"(?:\\d+|[A-Za-z0-9_-]{43})"$' },
+};
+const NOT_MODIFIED = {
+  description: 'Not Modified: If-None-Match names the PDF\'s ETag; no body',
+  headers: { ...responseHeaders(['Vary']), ETag: DOCUMENT_ETAG },
+};
+
 
 function queryParameters(schema: v.GenericSchema): Json[] {
   const json = documentedJsonSchema(schema);
@@ -266,23 +285,37 @@ function operationObject(route: Route): Json {
   } else {
     const { status, returns } = contract.success;
     const csv = contract.mediaTypes?.includes(CSV_TYPE) ?? false;
-    const schema =
-      returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? listSchemaName(subject.kind) : status === 201 ? createdSchemaName(subject.kind) : objectSchemaName(subject.kind);
-    responses[String(status)] = {
-      description: status === 201 ? 'Created' : status === 202 ? 'Accepted: the service goes on with it' : 'OK',
-      headers: responseHeaders([
-        // A batch makes several: no one Location.
-        ...(status !== 200 && returns === 'object' ? ['Location'] : []),
-        ...(contract.versioned ? ['ETag'] : []),
-        ...(contract.idempotent ? ['Idempotent-Replayed'] : []),
-        ...(csv ? ['Vary', { name: 'Link', absent: 'on JSON, and on the last page' }] : []),
-      ]),
-      content: {
-        'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) },
-        // The same page as CSV (contract, "CSV and bulk import"), for an Accept that prefers it.
-        ...(csv ? { [CSV_CONTENT_TYPE]: { schema: { type: 'string', description: CSV_DESCRIPTION } } } : {}),
-      },
-    };
+    // An invoice's PDF (contract, "Business profile and the invoice document"): at its document's path, and by its retrieve to an Accept that prefers it.
+    const pdf = contract.mediaTypes?.includes(PDF_TYPE) ?? false;
+    const pdfContent = { [PDF_TYPE]: { schema: { type: 'string', format: 'binary', description: PDF_DESCRIPTION } } };
+    if (returns === 'document') {
+      responses['200'] = { description: 'OK: the PDF', headers: { ...responseHeaders(['Vary', 'Content-Disposition']), ETag: DOCUMENT_ETAG }, content: pdfContent };
+      responses['304'] = NOT_MODIFIED;
+    } else {
+      const schema =
+        returns === 'deleted' ? 'DeleteResult' : returns === 'list' ? listSchemaName(subject.kind) : status === 201 ? createdSchemaName(subject.kind) : objectSchemaName(subject.kind);
+      responses[String(status)] = {
+        description: status === 201 ? 'Created' : status === 202 ? 'Accepted: the service goes on with it' : 'OK',
+        headers: {
+          ...responseHeaders([
+            // A batch makes several: no one Location.
+            ...(status !== 200 && returns === 'object' ? ['Location'] : []),
+            ...(contract.versioned && !pdf ? ['ETag'] : []),
+            ...(contract.idempotent ? ['Idempotent-Replayed'] : []),
+            ...(csv ? ['Vary', { name: 'Link', absent: 'on JSON, and on the last page' }] : []),
+            ...(pdf ? ['Vary', { name: 'Content-Disposition', absent: 'on JSON' }] : []),
+          ]),
+          ...(pdf ? { ETag: { ...DOCUMENT_ETAG, description: `On JSON, the version of the resource (send it as If-Match to change it); on PDF, ${DOCUMENT_ETAG.description}` } } : {}),
+        },
+        content: {
+          'application/json': { schema: ref('schemas', schema), ...recorded(example?.response.body) },
+          // The same page as CSV (contract, "CSV and bulk import"), for an Accept that prefers it.
+          ...(csv ? { [CSV_CONTENT_TYPE]: { schema: { type: 'string', description: CSV_DESCRIPTION } } } : {}),
+          ...(pdf ? pdfContent : {}),
+        },
+      };
+      if (pdf) responses['304'] = NOT_MODIFIED;
+    }
   }
   const statuses = [...new Set([...(contract?.errors ?? []), ...ANY_OPERATION, ...(contract ? PROTECTED_OPERATION : [])])];
   for (const status of statuses.sort()) responses[String(status)] = ref('responses', ERROR_RESPONSES[status]!.name);

@@ -52,7 +52,16 @@ export const OPERATION_DOCS: Record<Operation, OperationDoc> = {
     summary: 'List invoices',
     description: 'Newest first by creation. `client_id` and `status` (draft, open, paid, void) filter, alone or together; pages are always full.',
   },
-  retrieveInvoice: { summary: 'Retrieve an invoice', description: 'The invoice with its lines and totals, and its current `ETag`.' },
+  retrieveInvoice: {
+    summary: 'Retrieve an invoice',
+    description:
+      'The invoice with its lines and totals, and its current `ETag`. An `Accept` that prefers `application/pdf` answers its document instead, as `GET /invoices/{id}/document` does (`Vary: Accept` on both answers).',
+  },
+  retrieveInvoiceDocument: {
+    summary: "Retrieve an invoice's PDF",
+    description:
+      "The invoice as its client receives it: a PDF with both parties, every line, tax, total and payment figure, in the recipient's language (French, English, or French then English with `bilingual_invoices`). A draft shows the current business profile and client, marked `BROUILLON / DRAFT`; a finalized invoice, the parties frozen at finalize. Its `ETag` is a hash of its bytes: the same while the invoice does not change, `If-None-Match` gives 304. 406 only when `Accept` excludes `application/pdf`.",
+  },
   createInvoice: {
     summary: 'Create a draft invoice from uninvoiced time',
     description:

@@ -19,7 +19,8 @@ import type {
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import { AUTHORIZER_ENTRY, ROUTES, type Route } from '../../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, routeByOperation, type Operation, type Route } from '../../shared/api/routes.ts';
+import { useHandOverStandIn } from '../../shared/http/hand-over.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, FUNCTION_MEMORY_MB, STAGE_THROTTLING } from '../names.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/data/budget.ts';
 import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../../shared/http/gateway-responses.ts';
@@ -90,6 +91,12 @@ export function createLocalGateway(options: GatewayOptions): Server {
     }
     return loaded;
   };
+  // A function's hand-over to another (an invoice's PDF: shared/http/hand-over.ts) calls that
+  // function's handler with the event, as Lambda's Invoke does in AWS.
+  useHandOverStandIn(async (operation, event) => {
+    const route = routeByOperation(operation as Operation);
+    return (await loadHandler(route.entry))(event, lambdaContext(route, event.requestContext.requestId));
+  });
   let authorizer: Promise<AuthorizerHandler> | undefined;
   const policyCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
   const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;

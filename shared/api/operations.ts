@@ -24,7 +24,7 @@ export interface Contract {
   /** A path parameter `{id}` names the resource. */
   takesId: boolean;
   /** What a success answers: the resource (with its ETag), a list of them, or a deletion; 202: work the service goes on with (a billing run). */
-  success: { status: 200 | 201 | 202; returns: 'object' | 'list' | 'deleted' };
+  success: { status: 200 | 201 | 202; returns: 'object' | 'list' | 'deleted' | 'document' };
   /** The success carries the object's version as an ETag (a registry resource's object). */
   versioned: boolean;
   /** Retries are safe with an Idempotency-Key (POST, PATCH and DELETE). */
@@ -44,6 +44,8 @@ export interface Contract {
 const WRITE_BODY = [400, 409, 413, 415, 422];
 /** JSON first: no Accept, `*\/*` and a tie give JSON. */
 export const LIST_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
+/** An invoice's PDF (contract, "Business profile and the invoice document"). */
+export const PDF_TYPE = 'application/pdf';
 
 /** The actions whose contract parses the resource's fields, and the schema each parses with. */
 const PARSED_BY = { list: 'listQuery', create: 'create', createMany: 'createMany', start: 'create', update: 'update', finalize: 'finalize', pay: 'pay', void: 'void' } as const satisfies Record<ParsesFields, string>;
@@ -77,7 +79,18 @@ const CONTRACTS: { [A in Action]: (resource: A extends ParsesFields ? WithSchema
   // A resource's list answers CSV too (contract, "CSV and bulk import").
   list: (r) => ({ query: r.listQuery, takesId: false, success: { status: 200, returns: 'list' }, versioned: false, idempotent: false, conditional: false, mediaTypes: LIST_MEDIA_TYPES, errors: r.parent ? [400, 404] : [400] }),
   // A singleton (the business profile) is at its collection's path, and always there.
-  retrieve: (r) => ({ takesId: !r.singleton, success: { status: 200, returns: 'object' }, versioned: true, idempotent: false, conditional: false, errors: r.singleton ? [] : [404] }),
+  // A resource with a document answers it too, to an Accept that prefers it (its function hands the request over to the document's).
+  retrieve: (r) => ({
+    takesId: !r.singleton,
+    success: { status: 200, returns: 'object' },
+    versioned: true,
+    idempotent: false,
+    conditional: false,
+    ...(r.document ? { mediaTypes: ['application/json', r.document] } : {}),
+    errors: r.singleton ? [] : [404],
+  }),
+  // The document alone, whatever else the Accept allows; its ETag is its bytes' (304 on If-None-Match).
+  document: (r) => ({ takesId: true, success: { status: 200, returns: 'document' }, versioned: false, idempotent: false, conditional: false, mediaTypes: [r.document ?? PDF_TYPE], errors: [404] }),
   create: (r) => ({ body: r.create, takesId: false, success: { status: 201, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: r.parent ? [...WRITE_BODY, 404] : WRITE_BODY }),
   // A start (a billing run) answers 202 with what it started, Location its URL: the service goes on with it.
   start: (r) => ({ body: r.create, takesId: false, success: { status: 202, returns: 'object' }, versioned: true, idempotent: true, conditional: false, errors: WRITE_BODY }),
@@ -180,7 +193,7 @@ export function contractOf(route: OperationOf, resource: AnyResource | WithSchem
     if (!('listQuery' in resource)) throw new Error(`${route.operation} parses its query: give it the feed's schemas (shared/api/event-schemas.ts)`);
     return FEED_CONTRACTS.list(resource);
   }
-  if (route.action !== 'retrieve' && route.action !== 'delete') requireSchema(route.operation, resource, PARSED_BY[route.action]);
+  if (route.action !== 'retrieve' && route.action !== 'document' && route.action !== 'delete') requireSchema(route.operation, resource, PARSED_BY[route.action]);
   return CONTRACTS[route.action](resource as never);
 }
 

@@ -14,7 +14,7 @@ export const API_PREFIX = '/api/v1';
 type Prefix = typeof API_PREFIX;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type Action = 'list' | 'retrieve' | 'create' | 'createMany' | 'start' | 'update' | 'delete' | Transition;
+export type Action = 'list' | 'retrieve' | 'document' | 'create' | 'createMany' | 'start' | 'update' | 'delete' | Transition;
 /** An invoice's lifecycle steps (contract, "Invoices"): `POST /<collection>/{id}/<step>`, the write scope. */
 export type Transition = 'finalize' | 'pay' | 'void';
 export const TRANSITIONS: readonly Transition[] = ['finalize', 'pay', 'void'];
@@ -35,6 +35,7 @@ export type RouteAccess = Extract<TableAccess, 'read' | 'write' | 'none'>;
 type ActionRoute<C extends string> =
   | { action: 'list'; method: 'GET'; path: `${Prefix}/${C}`; scope: `${C}:read` }
   | { action: 'retrieve'; method: 'GET'; path: `${Prefix}/${C}/{id}`; scope: `${C}:read` }
+  | { action: 'document'; method: 'GET'; path: `${Prefix}/${C}/{id}/document`; scope: `${C}:read` }
   | { action: 'create'; method: 'POST'; path: `${Prefix}/${C}`; scope: `${C}:write` }
   | { action: 'createMany'; method: 'POST'; path: `${Prefix}/${C}/batch`; scope: `${C}:write` }
   | { action: 'update'; method: 'PATCH'; path: `${Prefix}/${C}/{id}`; scope: `${C}:write` }
@@ -140,6 +141,8 @@ export const ROUTES = [
   // invoices (contract, "Invoices"): uninvoiced time locked into a draft, then its lifecycle (domain/invoices/)
   { operation: 'listInvoices', resource: 'invoice', action: 'list', method: 'GET', path: '/api/v1/invoices', scope: 'invoices:read', entry: 'functions/invoices/list.ts' },
   { operation: 'retrieveInvoice', resource: 'invoice', action: 'retrieve', method: 'GET', path: '/api/v1/invoices/{id}', scope: 'invoices:read', entry: 'functions/invoices/retrieve.ts' },
+  // its PDF (shared/document/): a function of its own, which the retrieve hands a PDF Accept over to (decision 0034)
+  { operation: 'retrieveInvoiceDocument', resource: 'invoice', action: 'document', method: 'GET', path: '/api/v1/invoices/{id}/document', scope: 'invoices:read', entry: 'functions/invoices/document.ts' },
   { operation: 'createInvoice', resource: 'invoice', action: 'create', method: 'POST', path: '/api/v1/invoices', scope: 'invoices:write', entry: 'functions/invoices/create.ts' },
   { operation: 'updateInvoice', resource: 'invoice', action: 'update', method: 'PATCH', path: '/api/v1/invoices/{id}', scope: 'invoices:write', entry: 'functions/invoices/update.ts' },
   { operation: 'deleteInvoice', resource: 'invoice', action: 'delete', method: 'DELETE', path: '/api/v1/invoices/{id}', scope: 'invoices:write', entry: 'functions/invoices/delete.ts' },
@@ -206,7 +209,7 @@ export type OperationWithAction<A extends Action> = { [O in Operation]: RouteOf<
  * value, for the domain's own question of a collection (may this caller list it: entity.ts). A
  * handler checks its route's `scope`; the table test checks that this gives each route's.
  */
-export const scopeFor = (collection: string, action: Action): string => `${collection}:${action === 'list' || action === 'retrieve' ? 'read' : 'write'}`;
+export const scopeFor = (collection: string, action: Action): string => `${collection}:${action === 'list' || action === 'retrieve' || action === 'document' ? 'read' : 'write'}`;
 
 export function routeByOperation<O extends Operation>(operation: O): Extract<Route, { operation: O }> {
   const found = ROUTES.find((r) => r.operation === operation);

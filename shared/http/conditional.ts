@@ -41,3 +41,14 @@ export function ifMatchOf(header: string | undefined): IfMatch {
   if (tags > MAX_IF_MATCH_TAGS) throw invalidParam('If-Match', `If-Match may list at most ${MAX_IF_MATCH_TAGS} ETags`);
   return [...versions];
 }
+
+/**
+ * If-None-Match (RFC 9110, 13.1.2) against the ETag a GET would answer: true (a 304) when it is `*`
+ * or lists that tag, weak or not (the weak comparison a GET's If-None-Match takes).
+ */
+export function noneMatchFails(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((member) => member.trim().replace(/^W\//, '') === opaque);
+}

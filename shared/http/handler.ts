@@ -14,10 +14,10 @@ import type { AnyResource } from '../model/declare.ts';
 import { repeatedMember } from '../model/json-members.ts';
 import { LIMITS } from '../core/field-limits.ts';
 import type { CallerContext, IfMatch, Versioned } from '../domain/context.ts';
-import { errorResponse, jsonResponse } from './respond.ts';
+import { BodyBytes, bytesResponse, errorResponse, jsonResponse } from './respond.ts';
 import { JSON_TYPE, negotiate, notAcceptable } from './negotiation.ts';
 import { header } from './origin.ts';
-import { etagOf, ifMatchOf } from './conditional.ts';
+import { etagOf, ifMatchOf, noneMatchFails } from './conditional.ts';
 import { refuseQuery } from './query.ts';
 import * as logger from '../core/log.ts';
 
@@ -141,16 +141,25 @@ export function frameOf<O extends ProtectedOperation>(operation: O, resource: Re
   return { route, contract, readers };
 }
 
-/** A retrieve's handler: it reads nothing beyond the path and headers. */
-export const defineHandler = <O extends OperationWithAction<'retrieve'>>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>) =>
-  handlerOf(frameOf(operation, resource, NO_INPUT), run);
+/**
+ * Another function that answers a media type of this operation (an invoice's PDF): the request,
+ * once authorized and negotiated, is handed over to it as it came (shared/http/hand-over.ts).
+ */
+export interface HandOver {
+  mediaType: string;
+  to(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>;
+}
+
+/** A retrieve's or a document's handler: it reads nothing beyond the path and headers; a retrieve may hand a media type over to another function. */
+export const defineHandler = <O extends OperationWithAction<'retrieve' | 'document'>>(operation: O, resource: ResourceFor<O>, run: (req: Request<O>) => Promise<Reply>, handOver?: HandOver) =>
+  handlerOf(frameOf(operation, resource, NO_INPUT), run, runOnce, handOver);
 
 /**
  * The handler of `frame`'s operation: checks the caller holds the route's scope, reads the
  * request with the frame's readers, runs `run` under the retry policy (a read's: once), and maps
  * its reply or error to HTTP.
  */
-export function handlerOf<O extends ProtectedOperation>({ route, contract, readers }: Frame<O>, run: (req: Request<O>) => Promise<Reply>, retries: RetryPolicy = runOnce) {
+export function handlerOf<O extends ProtectedOperation>({ route, contract, readers }: Frame<O>, run: (req: Request<O>) => Promise<Reply>, retries: RetryPolicy = runOnce, handOver?: HandOver) {
   const { operation, scope } = route;
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
@@ -162,6 +171,7 @@ export function handlerOf<O extends ProtectedOperation>({ route, contract, reade
       if (!mediaType) throw notAcceptable(offered);
       // Only lists take query parameters; anywhere else one is a mistake worth saying.
       if (!contract.query) refuseQuery(event);
+      if (mediaType === handOver?.mediaType) return await withRequestDeadline(() => handOver.to(event));
       // The body as text, checked once: what the retry fingerprint and the parser read alike. Reads
       // and deletes take none: one sent anyway is a mistake, refused before anything changes.
       const textEvent = readers.body.text(event, contract.bodyBytes ?? LIMITS.bodyBytes);
@@ -169,7 +179,13 @@ export function handlerOf<O extends ProtectedOperation>({ route, contract, reade
       const reply = await withRequestDeadline(() =>
         retries({ operation, event: textEvent, request, hasBody: Boolean(contract.body), run: (who) => run({ ...request, caller: who }) }),
       );
-      return jsonResponse(reply.status, reply.body, requestId, reply.headers);
+      // An answer chosen by Accept (a list's CSV, an invoice's PDF): a cache keeps one per Accept.
+      const headers = offered.length > 1 ? { Vary: 'Accept', ...reply.headers } : reply.headers;
+      if (reply.body instanceof BodyBytes) {
+        // A document's ETag is its bytes' own: If-None-Match naming it is a 304.
+        return bytesResponse(noneMatchFails(header(event, 'if-none-match'), headers!.ETag!) ? 304 : 200, reply.body, requestId, headers!);
+      }
+      return jsonResponse(reply.status, reply.body, requestId, headers);
     } catch (error) {
       const unavailable = asServiceUnavailable(error, { operation, requestId });
       if (unavailable) return errorResponse(unavailable, requestId);

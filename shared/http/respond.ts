@@ -13,6 +13,22 @@ export class BodyText {
   }
 }
 
+/** Bytes (a document), sent as API Gateway returns binary: base64, flagged (every type is binary to it, infra/names.ts BINARY_MEDIA_TYPES). */
+export class BodyBytes {
+  declare readonly bytes: Uint8Array;
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+}
+
+/** A document's answer; a 304 has its validators and none of its body or content headers (RFC 9110, 15.4.5). */
+export function bytesResponse(statusCode: 200 | 304, body: BodyBytes, requestId: string, headers: Record<string, string>): APIGatewayProxyResult {
+  const { 'Content-Type': contentType, 'Content-Disposition': disposition, ...validators } = headers;
+  return statusCode === 304
+    ? { statusCode, headers: { ...SECURITY_HEADERS, 'X-Request-Id': requestId, ...validators }, body: '' }
+    : { statusCode, headers: { ...SECURITY_HEADERS, 'X-Request-Id': requestId, ...headers }, body: Buffer.from(body.bytes).toString('base64'), isBase64Encoded: true };
+}
+
 export function jsonResponse(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
   return {
     statusCode,

@@ -105,6 +105,11 @@ export interface ResourceDeclaration<K extends string, C extends string, F exten
    * no `created_at` and `updated_at` null until then.
    */
   singleton?: true;
+  /**
+   * The media type of its document (an invoice's PDF): served at `/<collection>/{id}/document`, and
+   * by its retrieve to an Accept that prefers it (contract, "Business profile and the invoice document").
+   */
+  document?: 'application/pdf';
 }
 
 /** The resource's names derived from its declaration, beside it. */
@@ -156,4 +161,5 @@ export interface AnyResource {
   readonly unchanging?: true;
   readonly singleton?: true;
   readonly scopesOf?: string;
+  readonly document?: 'application/pdf';
 }

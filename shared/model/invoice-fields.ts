@@ -152,6 +152,10 @@ export const invoiceFieldSchemas = () => ({
 /** What finalize freezes of the business profile (`issuer`) and of the client (`recipient`), exactly these (contract, "Business profile and the invoice document"). */
 export const ISSUER_FIELDS = ['company_name', 'company_email', 'company_address', 'website', 'phone', 'business_number', 'tps_number', 'tvq_number', 'invoice_footer', 'bilingual_invoices'] as const;
 export const RECIPIENT_FIELDS = ['company_name', 'company_email', 'company_address', 'business_number', 'tps_number', 'tvq_number', 'language'] as const;
+/** What a document shows of the issuer: an invoice's `issuer`, or the current profile's for a draft. */
+export type Issuer = { [F in (typeof ISSUER_FIELDS)[number]]: F extends 'bilingual_invoices' ? boolean : string | null };
+/** What a document shows of the client billed: an invoice's `recipient`, or the current client's for a draft. */
+export type Recipient = { [F in (typeof RECIPIENT_FIELDS)[number]]: F extends 'language' ? string : string | null };
 
 /** One line of an invoice, as its object shows it: its `kind` says which. */
 export type InvoiceLine = v.InferOutput<ReturnType<typeof invoiceFieldSchemas>['lines']>[number];

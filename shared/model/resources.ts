@@ -189,6 +189,8 @@ export const invoice = /* @__PURE__ */ declareResource({
   filters: ['client_id', 'status', 'billing_run_id'],
   deleteHint: 'void it instead once it is finalized',
   deletableOnly: 'an invoice only while it is a draft: one finalized stays, void or not',
+  // What the client receives (shared/document/invoice-pdf.ts): its own function, decision 0034.
+  document: 'application/pdf',
 });
 
 /** Its object's fields: what its list parses (`withListQuery(invoiceFields)`) and documents show. */

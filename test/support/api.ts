@@ -11,6 +11,8 @@ export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
+  /** The body's bytes (a PDF's): from `call`. */
+  bytes?: Buffer;
 }
 
 /**
@@ -26,7 +28,7 @@ const agent = new Agent({ keepAlive: true, timeout: 30_000 });
  * the suite sends; the tests read only the status, the headers and the text. The headers come back
  * as fetch's `Headers`.
  */
-function exchange(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; headers: Headers; text: string }> {
+function exchange(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; headers: Headers; text: string; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const sent = request(url, { method, headers, agent }, (response) => {
       const chunks: Buffer[] = [];
@@ -36,7 +38,8 @@ function exchange(method: string, url: string, headers: Record<string, string>, 
         const received = new Headers();
         const raw = response.rawHeaders;
         for (let i = 0; i < raw.length; i += 2) received.append(raw[i]!, raw[i + 1]!);
-        resolve({ status: response.statusCode!, headers: received, text: Buffer.concat(chunks).toString('utf8') });
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: response.statusCode!, headers: received, text: bytes.toString('utf8'), bytes });
       });
     });
     sent.on('error', reject);
@@ -65,7 +68,7 @@ export async function call<T = any>(
   } catch {
     /* not JSON: the tests assert on that */
   }
-  return { status: response.status, headers: response.headers, body: parsed as T };
+  return { status: response.status, headers: response.headers, body: parsed as T, bytes: response.bytes };
 }
 
 /** A token from the token endpoint (what `npm run token` calls) of the local stack at `stackUrl`. */

@@ -15,8 +15,8 @@ import { minorOfAmount } from '../../core/money.ts';
 import { objectOf, type Invoice } from '../../model/objects.ts';
 import { client, invoice, type invoiceSchemas } from '../../model/resources.ts';
 import { LIMITS } from '../../core/field-limits.ts';
-import { givenTaxes, ISSUER_FIELDS, RECIPIENT_FIELDS, type InvoiceStatus } from '../../model/invoice-fields.ts';
-import { retrieveBusinessProfile } from '../business-profile.ts';
+import { givenTaxes, type InvoiceStatus } from '../../model/invoice-fields.ts';
+import { partiesOf } from './parties.ts';
 import { dateOfDayNumber, dayNumberOf, offsetAt } from '../../core/calendar.ts';
 import type { CallerContext, IfMatch, Outcome, Versioned } from '../context.ts';
 import { readItem, recordPart, refuseIfRecordTaken, answerUnchanged, versioned } from '../entity.ts';
@@ -138,15 +138,6 @@ const defaultDueDate = (issueDate: string) => dateOfDayNumber(Math.min(dayNumber
 
 const isZero = (data: Record<string, unknown>) => minorOfAmount(String(data.total)) === 0n;
 
-const pick = (object: Record<string, unknown>, fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, object[field] ?? null]));
-
-/** What finalize freezes of both parties: the business profile's fields (`issuer`) and the client's (`recipient`) its document shows. */
-async function partiesOf(ctx: CallerContext, clientId: string) {
-  const [profile, recipient] = await Promise.all([retrieveBusinessProfile(ctx), readItem(ctx, client, clientId)]);
-  // The client of an invoice cannot be deleted (its guard counts the invoice): it is there.
-  if (!recipient) throw new Error(`invoice's client ${clientId} is missing`);
-  return { issuer: pick(profile.resource, ISSUER_FIELDS), recipient: pick(objectOf(client, recipient), RECIPIENT_FIELDS) };
-}
 
 /**
  * open → paid, for an invoice finalized at a total of zero: its second write (`invoice.paid`
