@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /** The repository root: entries in shared/api/routes.ts are relative to it. */
@@ -50,9 +50,26 @@ export const BUNDLING = {
   outFile: 'index.mjs',
 } as const;
 
-/** The options handed to NodejsFunction's `bundling`. */
-export function cdkBundlingOptions(): BundlingOptions {
+/**
+ * Files of packages a function reads at run time (a document's font), copied beside its bundle
+ * where Node's resolution finds them from index.mjs (`node_modules/<package>/<path>`), after esbuild.
+ */
+function copyingHooks(files: readonly string[]): ICommandHooks {
   return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) =>
+      files.flatMap((file) => {
+        const target = path.posix.join(outputDir, 'node_modules', file);
+        return [`mkdir -p "${path.posix.dirname(target)}"`, `cp "${path.posix.join(inputDir, 'node_modules', file)}" "${target}"`];
+      }),
+  };
+}
+
+/** The options handed to NodejsFunction's `bundling`, with the package files the function reads copied beside its bundle. */
+export function cdkBundlingOptions(files: readonly string[] = []): BundlingOptions {
+  return {
+    ...(files.length > 0 ? { commandHooks: copyingHooks(files) } : {}),
     format: OutputFormat.ESM,
     target: BUNDLING.target,
     minify: BUNDLING.minify,

@@ -54,6 +54,7 @@ import {
   STAGE_THROTTLING,
 } from './names.ts';
 import { PROJECT_ROOT, cdkBundlingOptions } from './bundling.ts';
+import { FONT_FILE } from '../shared/document/font.ts';
 import { addClientLimits, invalidTokenApiKey, type ClientLimits, type ClientLimitsProps } from './limits.ts';
 import { ENVIRONMENTS, NO_DEPENDENCY_TIMEOUT_SECONDS, reservedConcurrency, streamArnMissing, type EnvironmentConfig, type FunctionKind } from './config/environments.ts';
 import { AUTHORIZER_OPERATION, SafeDeployments, acknowledgeDeploymentFindings, type DeployableFunction, type DeployedFunction } from './operations/deployments.ts';
@@ -430,6 +431,8 @@ export class TimebillApi {
           access: accessOf(route),
           kind: accessOf(route),
           stack: this.stacks[functionStackOf(route)],
+          // A document's function draws with the font (shared/document/font.ts).
+          ...(route.action === 'document' ? { files: [FONT_FILE] } : {}),
         }),
       );
     }
@@ -459,6 +462,16 @@ export class TimebillApi {
       ];
     });
     this.deployed = new Map(this.deployments.flatMap((d) => [...d.functions]));
+    // A resource's retrieve hands an Accept that prefers its document over to the document's
+    // function (shared/http/hand-over.ts): it may invoke that function's `live` alias, and no other.
+    for (const document of routes.filter((route) => route.action === 'document')) {
+      const retrieve = routes.find((route) => route.resource === document.resource && route.action === 'retrieve');
+      if (!retrieve) continue;
+      const target = this.deployed.get(constructName(document.operation))!.alias;
+      const caller = functions.get(retrieve.operation)!;
+      caller.addEnvironment('HAND_OVER_FUNCTION', target.functionArn);
+      target.grantInvoke(caller);
+    }
     // The Api stack calls each `live` alias through an import of its ARN, so that the permission
     // API Gateway needs (which names the API) is made in the Api stack: no reference back.
     const live = (name: string) =>
@@ -649,6 +662,8 @@ export class TimebillApi {
       secret?: { variable: string; value: secretsmanager.ISecret };
       /** The stack of functions it is made in (default Functions). */
       stack?: Stack;
+      /** Files of packages it reads at run time, copied beside its bundle (a document's font). */
+      files?: readonly string[];
     },
   ): nodejs.NodejsFunction {
     const plan = this.config.functions.concurrency;
@@ -684,7 +699,7 @@ export class TimebillApi {
       ...(options.secret ? { paramsAndSecrets: PARAMS_AND_SECRETS } : {}),
       awsSdkConnectionReuse: false,
       tracing: lambda.Tracing.ACTIVE, // X-Ray, continuing the stage's traces
-      bundling: cdkBundlingOptions(),
+      bundling: cdkBundlingOptions(options.files),
     });
     bindTable(fn, this.table, options.access);
     options.secret?.value.grantRead(role);

@@ -4,7 +4,7 @@
  *
  *   npm run bundle-sizes                  # table of all bundles
  *   npm run bundle-sizes -- --details     # also the biggest packages inside each bundle
- *   npm run bundle-sizes -- --max-kb 400  # exit 1 when a bundle is bigger (default 500)
+ *   npm run bundle-sizes -- --max-kb 400  # exit 1 when a bundle is bigger (default 500; a document's 2,048)
  *   npm run bundle-sizes -- --json <file> # also write every bundle, its bytes in base64, as JSON
  *
  * Nothing else is written to disk. The infra tests' global setup (test/infra/support/assembly.ts)
@@ -16,13 +16,18 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { AUTHORIZER_ENTRY } from '../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES } from '../shared/api/routes.ts';
 import { FUNCTION_ENTRIES } from '../shared/api/background.ts';
 import { PROJECT_ROOT, esbuildOptions } from '../infra/bundling.ts';
 import { UsageError, parseCommandLine, runWhenMain } from './cli.ts';
 
-/** The size limit the tests enforce on every bundle (minified, before compression). */
+/** The size limit the tests enforce on every bundle (minified, before compression)... */
 export const MAX_BUNDLE_BYTES = 500 * 1024;
+/** ...but a document's: its PDF library and font engine are 1.1 MB of it (docs/decisions/0034-invoice-document.md). */
+export const MAX_DOCUMENT_BUNDLE_BYTES = 2048 * 1024;
+const DOCUMENT_FUNCTIONS: ReadonlySet<string> = new Set(ROUTES.filter((route) => route.action === 'document').map((route) => route.operation));
+/** The limit of the bundle of function `name`. */
+export const bundleLimitOf = (name: string) => (DOCUMENT_FUNCTIONS.has(name) ? MAX_DOCUMENT_BUNDLE_BYTES : MAX_BUNDLE_BYTES);
 
 export interface BundleTarget {
   /** Operation name of the route or background function, or `authorizer`. */
@@ -102,15 +107,16 @@ const USAGE = 'Usage: npm run bundle-sizes -- [--details] [--max-kb <KB per bund
 
 runWhenMain(import.meta.url, async () => {
   const { values } = parseCommandLine({ options: { details: { type: 'boolean', default: false }, 'max-kb': { type: 'string' }, json: { type: 'string' } } }, USAGE);
-  const maxBytes = values['max-kb'] === undefined ? MAX_BUNDLE_BYTES : Number(values['max-kb']) * 1024;
-  if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new UsageError('--max-kb must be a positive number');
+  const given = values['max-kb'] === undefined ? undefined : Number(values['max-kb']) * 1024;
+  if (given !== undefined && (!Number.isFinite(given) || given <= 0)) throw new UsageError('--max-kb must be a positive number');
+  const limitOf = (name: string) => given ?? bundleLimitOf(name);
 
   const sizes = await measureBundles();
   if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(sizes.map((s) => ({ ...s, contents: Buffer.from(s.contents).toString('base64') }))));
   const width = Math.max(...sizes.map((s) => s.name.length));
   console.log(`${'function'.padEnd(width)}  ${'minified'.padStart(10)}  ${'gzipped'.padStart(10)}`);
   for (const s of sizes) {
-    const flag = s.minifiedBytes > maxBytes ? '  OVER LIMIT' : '';
+    const flag = s.minifiedBytes > limitOf(s.name) ? '  OVER LIMIT' : '';
     console.log(`${s.name.padEnd(width)}  ${kb(s.minifiedBytes).padStart(10)}  ${kb(s.gzipBytes).padStart(10)}${flag}`);
     if (values.details) {
       const top = Object.entries(s.packages)
@@ -120,6 +126,7 @@ runWhenMain(import.meta.url, async () => {
     }
   }
   const total = sizes.reduce((sum, s) => sum + s.minifiedBytes, 0);
-  console.log(`${sizes.length} bundles, ${kb(total)} minified in total; limit ${kb(maxBytes)} per bundle`);
-  if (sizes.some((s) => s.minifiedBytes > maxBytes)) process.exitCode = 1;
+  const limits = given === undefined ? `${kb(MAX_BUNDLE_BYTES)} per bundle, ${kb(MAX_DOCUMENT_BUNDLE_BYTES)} a document's` : `${kb(given)} per bundle`;
+  console.log(`${sizes.length} bundles, ${kb(total)} minified in total; limit ${limits}`);
+  if (sizes.some((s) => s.minifiedBytes > limitOf(s.name))) process.exitCode = 1;
 });

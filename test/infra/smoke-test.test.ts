@@ -38,6 +38,7 @@ beforeAll(async () => {
     CURSOR_SIGNING_KEY: 'k'.repeat(64),
     COGNITO_USER_POOL_ID: 'eu-west-1_AbCdEf123',
     INVALID_TOKEN_API_KEY: 'invalid-token-smoke-test-key',
+    HAND_OVER_FUNCTION: 'arn:aws:lambda:us-east-1:000000000000:function:retrieveInvoiceDocument:live',
     SMOKE_TARGETS: JSON.stringify([
       { functionName: 'TimebillApi-ListClientsFunction-abc', operation: 'listClients' },
       { functionName: 'TimebillApi-AuthorizerFunction-def', operation: AUTHORIZER_TARGET },

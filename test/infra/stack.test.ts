@@ -36,6 +36,7 @@ import {
   signsCursors,
 } from '../../infra/stack.ts';
 import type { BundleSize } from '../../scripts/bundle-sizes.ts';
+import { FONT_FILE } from '../../shared/document/font.ts';
 import { ROUTES, SCOPES, accessOf } from '../../shared/api/routes.ts';
 import { BACKGROUND_FUNCTIONS, type BackgroundFunction } from '../../shared/api/background.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../../infra/names.ts';
@@ -464,7 +465,10 @@ describe('functions', () => {
       expect(code.length, file).toBeGreaterThan(0);
       expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
       expect(code).not.toContain('sourceMappingURL');
-      expect(readdirSync(path.dirname(file))).toEqual(['index.mjs']);
+      // A document's function reads its font beside the bundle, where Node's resolution finds it (infra/bundling.ts).
+      const beside = file === assetFile(functionIdOf('retrieveInvoiceDocument')) ? [path.join('node_modules', FONT_FILE)] : [];
+      const listed = readdirSync(path.dirname(file), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      expect(listed.map((entry) => path.relative(path.dirname(file), path.join(entry.parentPath, entry.name))).sort(), file).toEqual(['index.mjs', ...beside]);
     }
     // Import each bundle in a fresh Node process, as the Lambda runtime would.
     const script = `
@@ -480,6 +484,7 @@ describe('functions', () => {
         CURSOR_SIGNING_KEY: 'k'.repeat(64),
         COGNITO_USER_POOL_ID: 'eu-west-1_abcDEF123',
         INVALID_TOKEN_API_KEY: 'invalid-token-00000000-0000-0000-0000-000000000000',
+        HAND_OVER_FUNCTION: 'arn:aws:lambda:eu-west-1:000000000000:function:retrieveInvoiceDocument:live',
         AWS_LAMBDA_LOG_LEVEL: 'ERROR',
         // The runtime is Node 24; this process may be older, and the bundled SDK would warn about it.
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -534,6 +539,8 @@ describe('IAM', () => {
         if (actions.every((a) => a.startsWith('secretsmanager:'))) continue;
         // Functions that are not routes use their queues (what each may do is checked below, on the sample).
         if (isBackground(id) && actions.every((a) => a.startsWith('sqs:'))) continue;
+        // An invoice's retrieve hands a PDF Accept over to the document's function (checked below).
+        if (id === functionIdOf('retrieveInvoice') && actions.every((a) => a === 'lambda:InvokeFunction')) continue;
         if (actions.some((a) => a.startsWith('xray:'))) {
           // X-Ray's write actions have no resource-level permissions: `*` is the only resource. A
           // stream consumer's dynamodb:ListStreams (no resource-level permission either) joins them.
@@ -546,6 +553,23 @@ describe('IAM', () => {
         expect(actions.sort(), id).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
         expect(s.Resource, id).toEqual({ 'Fn::GetAtt': [logGroup, 'Arn'] });
       }
+    }
+  });
+
+  it("an invoice's retrieve may invoke the document's function, its live alias alone, which its environment names (decision 0034)", () => {
+    const retrieve = functionIdOf('retrieveInvoice');
+    const invokes = statementsOf(retrieve).filter((s) => asArray<string>(s.Action).some((a) => a.startsWith('lambda:')));
+    expect(invokes).toHaveLength(1);
+    expect(asArray<string>(invokes[0]!.Action)).toEqual(['lambda:InvokeFunction']);
+    const alias = asArray<Json>(invokes[0]!.Resource);
+    expect(alias).toHaveLength(1);
+    // The document's route integrates with the same alias the retrieve may invoke and names.
+    const [, documentMethod] = methodOf(...routeKey('retrieveInvoiceDocument'));
+    expect(refId(alias[0]) ?? JSON.stringify(alias[0])).toBe(aliasIn(documentMethod.Properties.Integration.Uri));
+    expect(resources[retrieve]!.Properties.Environment.Variables.HAND_OVER_FUNCTION).toEqual(alias[0]);
+    for (const [id] of ofType('AWS::Lambda::Function')) {
+      if (id === retrieve) continue;
+      expect(statementsOf(id).flatMap((s) => asArray<string>(s.Action)).filter((a) => a === 'lambda:InvokeFunction' && !isSmokeTest(id)), id).toEqual([]);
     }
   });
 

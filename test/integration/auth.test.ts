@@ -189,8 +189,8 @@ describe('scopes', () => {
     full = ws.api;
   });
 
-  it('refuses each of the 42 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
-    expect(ROUTES).toHaveLength(42);
+  it('refuses each of the 43 routes to a token holding every scope but its own (403 insufficient_scope)', async () => {
+    expect(ROUTES).toHaveLength(43);
     for (const route of ROUTES) {
       const others = SCOPES.filter((s) => s !== route.scope);
       const t = await token(wsId, others);
