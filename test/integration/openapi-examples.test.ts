@@ -53,8 +53,8 @@ async function record(): Promise<Recording> {
     const response = await call(method, path, { ...(operation === 'getOpenApiDocument' ? {} : { token }), body });
     examples[operation] = {
       request: { method, path, ...(body === undefined ? {} : { body }) },
-      // The document's own response is the document: it is not repeated inside it.
-      response: { status: response.status, ...(operation === 'getOpenApiDocument' ? {} : { body: response.body }) },
+      // The document's own response is the document: it is not repeated inside it; an invoice's PDF is bytes.
+      response: { status: response.status, ...(operation === 'getOpenApiDocument' || operation === 'retrieveInvoiceDocument' ? {} : { body: response.body }) },
     };
     return response.body;
   };
@@ -118,6 +118,7 @@ async function record(): Promise<Recording> {
   const month = (from: string, to: string) => ({ client_id: billed.id, from, to, timezone: 'Europe/Paris' });
   const invoice = await send('createInvoice', 'POST', I, { ...month('2026-11-01', '2026-12-01'), discount_rate: 5, tax_rate: 20, purchase_order: 'PO-1042' });
   await send('retrieveInvoice', 'GET', `${I}/${invoice.id}`);
+  await send('retrieveInvoiceDocument', 'GET', `${I}/${invoice.id}/document`);
   await send('updateInvoice', 'PATCH', `${I}/${invoice.id}`, { memo: 'Support, November 2026', due_date: '2026-12-31' });
   await send('listInvoices', 'GET', `${I}?client_id=${billed.id}&status=draft&limit=10`);
   await send('finalizeInvoice', 'POST', `${I}/${invoice.id}/finalize`, { issue_date: '2026-12-01' });
@@ -203,7 +204,11 @@ describe('the OpenAPI examples', () => {
       if (!operation.requestBody && parameters.length > 0) {
         expect(parameters.some((p: any) => p.example !== undefined), `${name} has a parameter example`).toBe(true);
       }
-      // The response: the success status's body (the document's own is the document).
+      // The response: the success status's body (the document's own is the document; an invoice's PDF has none in JSON).
+      if (name === 'retrieveInvoiceDocument') {
+        expect(Object.keys(operation.responses[status].content), name).toEqual(['application/pdf']);
+        continue;
+      }
       const response = operation.responses[status].content['application/json'];
       if (name === 'getOpenApiDocument') {
         // Its answer is this document: the example is the document cut to its header and first operation.

@@ -19,6 +19,7 @@ const FLOORS: Record<string, number> = {
   api: 4,
   events: 4,
   totals: 4,
+  document: 4,
   domain: 5,
   http: 6,
   auth: 6,
