@@ -39,6 +39,12 @@ export interface WriteOptions extends CreateOptions {
   ifMatch?: string | object;
 }
 
+/** Options of `invoices.retrievePdf`. */
+export interface PdfOptions {
+  /** An ETag, or a PDF this SDK returned: answered null (304) while the document is unchanged. */
+  ifNoneMatch?: string | object;
+}
+
 /** Options of a list: `format: 'csv'` asks for its pages as CSV (`Accept: text/csv`) instead of JSON items. */
 export interface ListOptions<F extends 'json' | 'csv' = 'json' | 'csv'> {
   /** `'json'` (the default): the items, typed. `'csv'`: each page's CSV text, as the API writes it. */
@@ -75,6 +81,7 @@ interface RequestSpec {
   body?: unknown;
   idempotencyKey?: string;
   ifMatch?: string | object;
+  ifNoneMatch?: string | object;
   /** Cancels the call (its attempt in flight, and any further one): it rejects with the signal's reason. */
   signal?: AbortSignal;
 }
@@ -119,27 +126,33 @@ export class Http {
 
   /** One call: its attempts share one Idempotency-Key (a write); answers the parsed body and remembers its response. */
   async request<T>(spec: RequestSpec): Promise<T> {
-    const { response, text } = await this.#exchange(spec, 'application/json');
-    return remembered(response, parseSuccess<T>(response, text, response.headers.get('X-Request-Id')));
+    const { response, bytes } = await this.#exchange(spec, 'application/json');
+    return remembered(response, parseSuccess<T>(response, utf8(bytes), response.headers.get('X-Request-Id')));
   }
 
   /** A list's page as CSV (`Accept: text/csv`): its text unparsed, and the next page's URL from `Link` (null on the last page). */
   async csvPage(spec: RequestSpec): Promise<CsvPage> {
-    const { url, response, text } = await this.#exchange(spec, 'text/csv');
-    const type = response.headers.get('Content-Type') ?? '';
-    if (!/^text\/csv\s*(;|$)/i.test(type)) {
-      const message = `The Timebill API answered ${response.status} with ${type || 'no Content-Type'} instead of CSV: ${text.slice(0, 200)}`;
-      throw new TimebillError({ status: response.status, type: 'invalid_response', message, requestId: response.headers.get('X-Request-Id') });
-    }
+    const { url, response, bytes } = await this.#exchange(spec, 'text/csv');
+    const text = utf8(bytes);
+    expectType(response, 'text/csv', text);
     return remembered(response, { csv: text, next: nextPageOf(response.headers.get('Link'), url) });
   }
 
-  /** The attempts of one call, until a success (answered with its text) or an error that is not retried (thrown). */
-  async #exchange(spec: RequestSpec, accept: string): Promise<{ url: string; response: Response; text: string }> {
+  /** A document's bytes (`Accept: application/pdf`), remembered as a result is; null for a 304 to `ifNoneMatch`. */
+  async pdf(spec: RequestSpec): Promise<Uint8Array | null> {
+    const { response, bytes } = await this.#exchange(spec, 'application/pdf');
+    if (response.status === 304) return null;
+    expectType(response, 'application/pdf', utf8(bytes));
+    return remembered(response, bytes);
+  }
+
+  /** The attempts of one call, until a success (answered with its body) or an error that is not retried (thrown). */
+  async #exchange(spec: RequestSpec, accept: string): Promise<{ url: string; response: Response; bytes: Uint8Array }> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.#token}`, Accept: accept };
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
     if (spec.method !== 'GET') headers['Idempotency-Key'] = spec.idempotencyKey ?? crypto.randomUUID();
-    if (spec.ifMatch !== undefined) headers['If-Match'] = ifMatchHeader(spec.ifMatch);
+    if (spec.ifMatch !== undefined) headers['If-Match'] = etagHeader(spec.ifMatch, 'ifMatch');
+    if (spec.ifNoneMatch !== undefined) headers['If-None-Match'] = etagHeader(spec.ifNoneMatch, 'ifNoneMatch');
     const url = spec.url ?? this.#baseUrl + spec.path + queryString(spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
 
@@ -147,12 +160,12 @@ export class Http {
     for (let attempt = 0; ; attempt++) {
       const retriesLeft = attempt < this.#maxRetries;
       let response: Response;
-      let text: string;
+      let bytes: Uint8Array;
       try {
         signal?.throwIfAborted();
         const timeout = AbortSignal.timeout(this.#timeoutMs);
         response = await this.#fetch(url, { method: spec.method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-        text = await response.text();
+        bytes = new Uint8Array(await response.arrayBuffer());
       } catch (cause) {
         if (signal?.aborted) throw signal.reason;
         if (retriesLeft) {
@@ -162,8 +175,8 @@ export class Http {
         const message = `Could not reach the Timebill API (${spec.method} ${url}): ${cause instanceof Error ? cause.message : String(cause)}`;
         throw new TimebillError({ status: 0, type: 'connection_error', message, cause });
       }
-      if (response.ok) return { url, response, text };
-      const error = errorOf(response, text, response.headers.get('X-Request-Id'));
+      if (response.ok || (response.status === 304 && spec.ifNoneMatch !== undefined)) return { url, response, bytes };
+      const error = errorOf(response, utf8(bytes), response.headers.get('X-Request-Id'));
       if (retriesLeft && RETRYABLE(error.status, error.type)) {
         if (error.retryAfter === null) {
           await this.#sleep(backoff(attempt), signal);
@@ -240,11 +253,21 @@ const backoff = (attempt: number) => {
   return ceiling / 2 + Math.random() * (ceiling / 2);
 };
 
-function ifMatchHeader(ifMatch: string | object): string {
-  if (typeof ifMatch === 'string') return ifMatch;
-  const etag = etagOf(ifMatch);
-  if (etag === null) throw new TypeError('ifMatch: no ETag is known for this object (list items carry none): pass the result of create, retrieve or update, or an ETag string');
+function etagHeader(value: string | object, option: 'ifMatch' | 'ifNoneMatch'): string {
+  if (typeof value === 'string') return value;
+  const etag = etagOf(value);
+  if (etag === null) throw new TypeError(`${option}: no ETag is known for this object (list items carry none): pass the result of create, retrieve or update, or an ETag string`);
   return etag;
+}
+
+const utf8 = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** Throws an invalid_response unless the success is of `type` (not a proxy's page, say). */
+function expectType(response: Response, type: string, text: string): void {
+  const got = response.headers.get('Content-Type') ?? '';
+  if (got.split(';')[0]!.trim().toLowerCase() === type) return;
+  const message = `The Timebill API answered ${response.status} with ${got || 'no Content-Type'} instead of ${type.split('/')[1]!.toUpperCase()}: ${text.slice(0, 200)}`;
+  throw new TimebillError({ status: response.status, type: 'invalid_response', message, requestId: response.headers.get('X-Request-Id') });
 }
 
 function queryString(query: Record<string, unknown> | undefined): string {
@@ -502,6 +525,16 @@ export class InvoiceCollection extends Collection<'listInvoices', 'createInvoice
     return this.#step(id, 'void', body, options);
   }
 
+  /**
+   * The invoice's PDF (`GET /invoices/{id}/document`), as its client receives it: the same bytes
+   * while the invoice does not change; `etagOf(pdf)` is their hash. With `ifNoneMatch`, null when unchanged.
+   */
+  retrievePdf(id: string): Promise<Uint8Array>;
+  retrievePdf(id: string, options: PdfOptions): Promise<Uint8Array | null>;
+  retrievePdf(id: string, options: PdfOptions = {}): Promise<Uint8Array | null> {
+    return this.http.pdf({ method: 'GET', path: `${this.path}/${encodeURIComponent(id)}/document`, ...options });
+  }
+
   /** `POST /invoices/{id}/<step>`, with no body (and no Content-Type) when none is given. */
   #step<T>(id: string, step: 'finalize' | 'pay' | 'void', body: object | undefined, options: WriteOptions): Promise<T> {
     return this.http.request({ method: 'POST', path: `${this.path}/${encodeURIComponent(id)}/${step}`, body, ...options });
@@ -589,7 +622,7 @@ export class Timebill {
     'updateWebhookEndpoint',
     'deleteWebhookEndpoint'
   >;
-  /** Invoices from time: `create({ client_id, from, to, timezone })`, then `finalize`, `pay` or `void`; `invoices.payments` records instalments. */
+  /** Invoices from time: `create({ client_id, from, to, timezone })`, then `finalize`, `pay` or `void`; `invoices.payments` records instalments; `retrievePdf` reads the PDF. */
   readonly invoices: InvoiceCollection;
   /**
    * What the workspace's invoices say of their issuer, one per workspace: `retrieve()` (its fields

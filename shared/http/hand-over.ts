@@ -7,6 +7,7 @@
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { dependencyFailureOf } from '../data/faults.ts';
 import type { HandOver } from './handler.ts';
 
 type Invoke = (operation: string, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -36,7 +37,10 @@ export function handOverTo(operation: string, mediaType: string): HandOver {
   return {
     mediaType,
     async to(event) {
-      const out = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(event) }));
+      const out = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(event) })).catch((error: unknown) => {
+        // Lambda throttled or failed: a dependency's failure, logged as Lambda's; anything else (denied, no such function) is a bug.
+        throw dependencyFailureOf(error) ? Object.assign(error as Error, { dependency: 'lambda' }) : error;
+      });
       const payload = out.Payload ? new TextDecoder().decode(out.Payload) : '';
       if (out.FunctionError) throw new HandOverFailed(`${operation} failed (${out.FunctionError}): ${payload.slice(0, 200)}`);
       return JSON.parse(payload) as APIGatewayProxyResult;

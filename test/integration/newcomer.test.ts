@@ -1,14 +1,15 @@
 /**
  * What a newcomer following the README meets on the local stack: the README's session, pasted
- * into bash as it is, answers what the README shows (down to the month's invoice, created,
- * finalized and paid, and a TPS and TVQ invoice paid in two instalments); a second token of the
- * same workspace with more scopes works at once (the authorizer's cached registration does not
- * hold the new scopes back), and a 403 for a missing scope says which route and what the token
- * grants.
+ * into bash as it is (in a directory of its own), answers what the README shows (down to the
+ * month's invoice, created, finalized, saved as invoice.pdf and paid, and a TPS and TVQ invoice
+ * paid in two instalments); a second token of the same workspace with more scopes works at once
+ * (the authorizer's cached registration does not hold the new scopes back), and a 403 for a
+ * missing scope says which route and what the token grants.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { apiFor, baseUrl, expectError, token } from '../support/api.ts';
@@ -49,7 +50,7 @@ function claims(shown: string): string[] {
 }
 
 describe('the README\'s session, pasted into bash', () => {
-  it('answers what the README shows, to the month\'s invoice created, finalized and paid, one paid in two instalments, and the month\'s billing run', { timeout: 120_000 }, async () => {
+  it('answers what the README shows, to the month\'s invoice created, finalized, saved as a PDF and paid, one paid in two instalments, and the month\'s billing run', { timeout: 120_000 }, async () => {
     const setup = between('## Run it locally', '### A session');
     const scopes = /--scopes\s+\\?\s*([\w:,]+)/.exec(setup)?.[1]?.split(',');
     expect(scopes).toContain('invoices:write');
@@ -58,6 +59,9 @@ describe('the README\'s session, pasted into bash', () => {
     const steps = sessionSteps();
     expect(steps.length).toBeGreaterThan(10);
     expect(steps.some((step) => /\/invoices\/\$INVOICE\/pay /.test(step.command))).toBe(true);
+    // Right after its finalize, the month's invoice is saved as its PDF.
+    const finalized = steps.findIndex((step) => /\/invoices\/\$INVOICE\/finalize /.test(step.command));
+    expect(steps[finalized + 1]?.command).toMatch(/^curl -s \$API\/invoices\/\$INVOICE\/document .*-o invoice\.pdf$/);
     // The instalments: a TPS and TVQ invoice, two payments, and the invoice read back paid.
     expect(steps.filter((step) => /\/invoices\/\$\w+\/payments /.test(step.command))).toHaveLength(2);
     expect(steps.find((step) => step.command.includes('TVQ'))?.command).toMatch(/TPS.*5\}.*TVQ.*9\.975\}/);
@@ -71,7 +75,17 @@ describe('the README\'s session, pasted into bash', () => {
     const script = ['set -o pipefail', json!, ...steps.flatMap((step, i) => [`printf '\\n@@@${i}@@@\\n'`, step.command])].join('\n');
     const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, TOKEN: await token(`readme-${randomUUID().slice(0, 8)}`, scopes), API: `${baseUrl()}/api/v1` };
     // Through a pipe, as in a terminal: `tee /dev/stderr` cannot open the socket Node gives a child.
-    const { stdout } = await promisify(execFile)('bash', ['-c', `{\n${script}\n} 2>&1 | cat`], { env });
+    // In a directory of its own, where the session writes invoice.pdf.
+    const cwd = mkdtempSync(join(tmpdir(), 'timebill-readme-'));
+    let stdout: string;
+    let saved: Buffer;
+    try {
+      ({ stdout } = await promisify(execFile)('bash', ['-c', `{\n${script}\n} 2>&1 | cat`], { env, cwd }));
+      saved = readFileSync(join(cwd, 'invoice.pdf'));
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+    expect(saved.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const outputs = stdout.split(/\n@@@\d+@@@\n/).slice(1);
     expect(outputs).toHaveLength(steps.length);
     steps.forEach((step, i) => {

@@ -18,9 +18,11 @@ const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 /**
  * docs/decisions/0020-sdk-package.md: the declarations generated from the document are most of it, and grow with it.
- * 200 KB with invoices; 240 KB with payments (the package was 208 KB: 163 KB of it the generated declarations).
+ * 200 KB with invoices; 240 KB with payments (the package was 208 KB: 163 KB of it the generated declarations);
+ * 246 KB with the invoice's PDF (issue 56: 245,139 bytes before it; its operation's declarations
+ * took the package to 249,200, `invoices.retrievePdf` and its README lines to 251,059).
  */
-const MAX_UNPACKED_BYTES = 240 * 1024;
+const MAX_UNPACKED_BYTES = 246 * 1024;
 
 interface Packed {
   filename: string;
@@ -113,7 +115,7 @@ afterAll(() => {
 });
 
 describe('the SDK package (npm pack in sdk/)', () => {
-  it('holds the compiled JavaScript, its declarations, the README and the licence: no sources, no tests, under 240 KB unpacked', () => {
+  it('holds the compiled JavaScript, its declarations, the README and the licence: no sources, no tests, under 246 KB unpacked', () => {
     const paths = packed.files.map((f) => f.path).sort();
     expect(paths.filter((p) => !/^(package\.json|README\.md|LICENSE|dist\/(cjs|esm)\/[\w-]+\.(js|d\.ts|json))$/.test(p))).toEqual([]);
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/esm/index.js', 'dist/esm/index.d.ts']));

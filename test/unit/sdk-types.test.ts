@@ -22,15 +22,20 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item).flatMap(([method, operation]) => (operation.operationId ? [{ id: operation.operationId, method: method.toUpperCase(), path }] : [])),
 );
 
-/** The SDK calls that follow no collection's convention, by operation (a billing run is started, as the contract names it, not created). */
-const SDK_CALL_OF: Record<string, string> = { getOpenApiDocument: 'openapi.retrieve', logTimeEntryBatch: 'timeEntries.createMany', startBillingRun: 'billingRuns.start' };
+/** The SDK calls that follow no collection's convention, by operation (a billing run is started, as the contract names it, not created; an invoice's document is its PDF). */
+const SDK_CALL_OF: Record<string, string> = {
+  getOpenApiDocument: 'openapi.retrieve',
+  logTimeEntryBatch: 'timeEntries.createMany',
+  startBillingRun: 'billingRuns.start',
+  retrieveInvoiceDocument: 'invoices.retrievePdf',
+};
 const ACTION_OF = { 'GET /': 'list', 'POST /': 'create', 'GET /{id}': 'retrieve', 'PATCH /{id}': 'update', 'DELETE /{id}': 'del' } as Record<string, string>;
 /** The one-per-workspace objects (the business profile): at their collection's path, no `{id}`, retrieved and updated. */
 const SINGLETONS = RESOURCE_LIST.filter((r) => r.singleton).map((r) => r.collection);
 const SINGLETON_ACTION_OF = { GET: 'retrieve', PATCH: 'update' } as Record<string, string>;
 /** An object's lifecycle steps (`POST /invoices/{id}/finalize`): the method is the step's name. */
 const STEPS = ['finalize', 'pay', 'void'] as const;
-const METHODS = ['list', 'retrieve', 'create', 'createMany', 'start', 'update', 'del', ...STEPS] as const;
+const METHODS = ['list', 'retrieve', 'retrievePdf', 'create', 'createMany', 'start', 'update', 'del', ...STEPS] as const;
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -65,11 +70,12 @@ function sdkMethodsOf(object: object, prefix = ''): string[] {
   );
 }
 
-/** A Timebill whose fetch records each request and answers an empty page (a valid body for every call). */
+/** A Timebill whose fetch records each request and answers an empty page (a valid body for every call), or a PDF to `Accept: application/pdf`. */
 function recordingSdk() {
   const requests: string[] = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
     requests.push(`${init?.method} ${new URL(String(input)).pathname}`);
+    if ((init?.headers as Record<string, string>).Accept === 'application/pdf') return new Response('%PDF-1.7', { headers: { 'Content-Type': 'application/pdf' } });
     return new Response(JSON.stringify({ object: 'list', data: [], has_more: false, next_cursor: null }), { status: 200 });
   };
   return { tb: new Timebill('token', { baseUrl: `https://api.timebill.test${API_PREFIX}`, fetch, maxRetries: 0 }), requests };
@@ -278,6 +284,12 @@ async function typeChecks(tb: Timebill) {
   // @ts-expect-error status is one of draft, open, paid, void
   tb.invoices.list({ status: 'closed' });
   void [total, lineAmount, number];
+  // The PDF: bytes; with ifNoneMatch (an ETag, or an earlier PDF), null when unchanged.
+  const pdf: Uint8Array = await tb.invoices.retrievePdf(open.id);
+  const unchanged: Uint8Array | null = await tb.invoices.retrievePdf(open.id, { ifNoneMatch: pdf });
+  // @ts-expect-error with ifNoneMatch, the answer may be null (304)
+  const alwaysPdf: Uint8Array = await tb.invoices.retrievePdf(open.id, { ifNoneMatch: '"x"' });
+  void [unchanged, alwaysPdf];
   // The business profile: one per workspace, no id; null clears a field, but bilingual_invoices is a boolean.
   const profile: BusinessProfile = await tb.businessProfile.retrieve();
   const updatedAt: string | null = profile.updated_at;
