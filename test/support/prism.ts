@@ -103,7 +103,9 @@ export class Traffic {
     const response = await fetch(`${this.proxy}/api/v1${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
     if (response.status !== options.status) throw new Error(`${method} ${path}: expected ${options.status}, got ${response.status} ${text.slice(0, 300)}`);
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    // An invoice's PDF is bytes, not JSON.
+    const json = /json/.test(response.headers.get('content-type') ?? '');
+    return { status: response.status, headers: response.headers, body: text && json ? JSON.parse(text) : undefined };
   }
 }
 
@@ -177,6 +179,10 @@ export async function walkthrough(t: Traffic, full: boolean): Promise<void> {
   await t.send('PATCH', '/business_profile', { token, status: 400, wrong: true, body: { bilingual_invoices: null } });
   const invoice = (await t.send('POST', '/invoices', { token, status: 201, body: { client_id: client.id, items: [{ description: 'Setup', quantity: 1, unit_price: 100 }] } })).body;
   await t.send('POST', `/invoices/${invoice.id}/finalize`, { token, status: 200, body: {} });
+  const pdf = await t.send('GET', `/invoices/${invoice.id}/document`, { token, status: 200 });
+  await t.send('GET', `/invoices/${invoice.id}/document`, { token, status: 304, headers: { 'If-None-Match': pdf.headers.get('etag')! } });
+  await t.send('GET', `/invoices/${invoice.id}/document`, { token, status: 406, headers: { Accept: 'application/json' } });
+  await t.send('GET', `/invoices/${invoice.id}`, { token, status: 200, headers: { Accept: 'application/json;q=0.5, application/pdf' } });
   const payment = (await t.send('POST', `/invoices/${invoice.id}/payments`, { token, status: 201, body: { amount: '50', method: 'cheque', reference: 'Cheque 12' } })).body;
   await t.send('POST', `/invoices/${invoice.id}/payments`, { token, status: 400, wrong: true, body: { amount: 50 } });
   await t.send('GET', `/invoices/${invoice.id}/payments`, { token, status: 200 });
