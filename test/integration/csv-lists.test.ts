@@ -41,6 +41,7 @@ beforeAll(() => {
   });
   python.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   python.on('error', (error) => fail(new Error(`python3 failed: ${error.message}`)));
+  python.stdin.on('error', (error) => fail(new Error(`python3's input: ${error.message}`)));
   python.on('close', (code, signal) => fail(new Error(`python3 exited (${code ?? signal}): ${stderr}`)));
 });
 afterAll(() => {

@@ -64,8 +64,10 @@ describe('lines', () => {
     const { api } = await fresh();
     const client = await createClient(api, { company_name: 'Plain Co' });
     const p = await createProject(api, client.id, { name: 'Hours', hourly_rate: 90 });
-    await logTime(api, { project_id: p.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 40 });
-    await logTime(api, { client_id: client.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30, billable_rate: 0 });
+    await logTimes(api, [
+      { project_id: p.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 40 },
+      { client_id: client.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30, billable_rate: 0 },
+    ]);
     const invoice = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
     expect(invoice.lines).toEqual([
       { kind: 'time', project_id: null, description: 'Plain Co', billable_rate: 0, minutes: 30, time_entry_count: 1, amount: '0.00', taxable: true },
@@ -104,8 +106,10 @@ describe('ProjectBased: the fixed price, once', () => {
     // 1234.565 rounds once, half to even, to 1234.56; its time has no rate (covered).
     const site = await createProject(api, client.id, { name: 'Site build', billing_type: 'ProjectBased', fixed_price: 1234.565 });
     const hours = await createProject(api, client.id, { name: 'Support', hourly_rate: 80 });
-    const e1 = await logTime(api, { project_id: site.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 });
-    const e2 = await logTime(api, { project_id: site.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 45 });
+    const [e1, e2] = (await logTimes(api, [
+      { project_id: site.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 },
+      { project_id: site.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 45 },
+    ])) as [Obj, Obj];
     expect(e1.billable_rate).toBeNull();
 
     const first = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01', tax_rate: 10 });
@@ -118,8 +122,10 @@ describe('ProjectBased: the fixed price, once', () => {
     expect(await marksOf(ws, site.id)).toEqual({ FIXED: first.id });
 
     // A second invoice takes the project's new time, and charges no fixed price.
-    await logTime(api, { project_id: site.id, started_at: '2026-12-02T09:00:00Z', duration_minutes: 20 });
-    await logTime(api, { project_id: hours.id, started_at: '2026-12-02T10:00:00Z', duration_minutes: 30 });
+    await logTimes(api, [
+      { project_id: site.id, started_at: '2026-12-02T09:00:00Z', duration_minutes: 20 },
+      { project_id: hours.id, started_at: '2026-12-02T10:00:00Z', duration_minutes: 30 },
+    ]);
     const second = await created(api, { client_id: client.id, from: '2026-12-01', to: '2027-01-01' });
     expect(second.lines).toEqual([time(site.id, 'Site build', 20, 1, '0.00'), time(hours.id, 'Support', 30, 1, '40.00', 80)]);
     // Covered time alone makes no invoice.
@@ -162,9 +168,11 @@ describe('statuses', () => {
       name: 'Cancelled', billing_type: 'Retainer', amount: 50, interval_count: 1, interval_unit: 'Month', start_date: '2026-11-01T00:00:00Z', status: 'CANCELLED',
     });
     const hours = await createProject(api, client.id, { name: 'Hours', hourly_rate: 60 });
-    await logTime(api, { project_id: held.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 });
-    await logTime(api, { project_id: cancelled.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30, billable_rate: 200 });
-    await logTime(api, { project_id: hours.id, started_at: '2026-11-04T09:00:00Z', duration_minutes: 15 });
+    await logTimes(api, [
+      { project_id: held.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 60 },
+      { project_id: cancelled.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30, billable_rate: 200 },
+      { project_id: hours.id, started_at: '2026-11-04T09:00:00Z', duration_minutes: 15 },
+    ]);
     const november = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
     expect(november.lines).toEqual([
       time(held.id, 'Held', 60, 1, '0.00'),
@@ -187,8 +195,10 @@ describe('statuses', () => {
     const retained = await createProject(api, client.id, {
       name: 'Retained', billing_type: 'Retainer', amount: 75, interval_count: 1, interval_unit: 'Month', start_date: '2026-10-01T00:00:00Z', status: 'COMPLETED',
     });
-    await logTime(api, { project_id: done.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 10 });
-    await logTime(api, { project_id: retained.id, started_at: '2026-11-02T10:00:00Z', duration_minutes: 20 });
+    await logTimes(api, [
+      { project_id: done.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 10 },
+      { project_id: retained.id, started_at: '2026-11-02T10:00:00Z', duration_minutes: 20 },
+    ]);
     const invoice = await created(api, { client_id: client.id, from: '2026-11-01', to: '2026-12-01' });
     expect(invoice.lines).toEqual([
       { kind: 'fixed_price', project_id: done.id, description: 'Done', amount: '300.00', taxable: true },
@@ -278,8 +288,10 @@ describe('CreditBased: blocks of prepaid credit', () => {
     expect((await api.get(`/time_entries/${october.id}`)).body.invoice_id).toBe(second.id);
 
     // Time worth 1.5 blocks past the credit (1,250.00 against 500.00) buys 2.
-    await logTime(api, { project_id: support.id, started_at: '2026-11-05T09:00:00Z', duration_minutes: 600 });
-    await logTime(api, { project_id: support.id, started_at: '2026-11-06T09:00:00Z', duration_minutes: 150 });
+    await logTimes(api, [
+      { project_id: support.id, started_at: '2026-11-05T09:00:00Z', duration_minutes: 600 },
+      { project_id: support.id, started_at: '2026-11-06T09:00:00Z', duration_minutes: 150 },
+    ]);
     const third = await created(api, month('11', '12'));
     expect(creditLine(third)).toEqual(credit({ blocks: 2, credit_used: '1250.00', credit_balance: '250.00', amount: '1000.00' }));
     expect(await ledgerOf(ws, support.id)).toEqual({ credit: '25000', version: 3 });
@@ -352,8 +364,10 @@ describe('unpriced_project', () => {
     const held = await make('Held', { billing_type: 'ProjectBased', status: 'ON_HOLD' });
     const doneRetainer = await make('Done retainer', { billing_type: 'Retainer', status: 'COMPLETED' });
     const hours = await make('Hours', { billing_type: 'Monthly' });
-    const covered = await logTime(api, { project_id: held.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 });
-    const unpricedEntry = await logTime(api, { project_id: hours.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30 });
+    const [covered, unpricedEntry] = (await logTimes(api, [
+      { project_id: held.id, started_at: '2026-11-02T09:00:00Z', duration_minutes: 30 },
+      { project_id: hours.id, started_at: '2026-11-03T09:00:00Z', duration_minutes: 30 },
+    ])) as [Obj, Obj];
     const range = { client_id: client.id, from: '2026-11-01', to: '2026-12-01' };
 
     const all = await refused(api, range, 'unpriced_project');

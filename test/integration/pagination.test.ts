@@ -3,7 +3,7 @@
  * walking every page with every limit edge, filters, search with full pages, and cursor misuse.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { createClient, createProject, expectError, logTimes, workspace, type Api } from '../support/api.ts';
 
 type Item = { id: string; created_at: string; [k: string]: unknown };
 
@@ -354,12 +354,11 @@ describe('time entries list', () => {
     other = (await workspace('page-te-other')).api;
     [clientA, clientB] = await Promise.all([createClient(api, { company_name: 'A' }), createClient(api, { company_name: 'B' })]);
     [p1, p2] = await Promise.all([createProject(api, clientA!.id, { name: 'P1' }), createProject(api, clientB!.id, { name: 'P2' })]);
-    // 28 entries: 10 on P1 (client A), 8 on P2 (client B), 10 on client A without a project.
-    entries = await inBatches(
-      Array.from({ length: 28 }, (_, i) => () =>
-        logTime(api, i % 3 === 0 ? { client_id: clientA!.id } : i % 3 === 1 ? { project_id: p1!.id } : { project_id: p2!.id, description: `entry ${i}` }),
-      ),
-    );
+    // 28 entries, in one batch: 10 on P1 (client A), 8 on P2 (client B), 10 on client A without a project.
+    entries = (await logTimes(
+      api,
+      Array.from({ length: 28 }, (_, i) => (i % 3 === 0 ? { client_id: clientA!.id } : i % 3 === 1 ? { project_id: p1!.id } : { project_id: p2!.id, description: `entry ${i}` })),
+    )) as Item[];
   });
 
   const of = (pred: (e: Item) => boolean) => entries.filter(pred);

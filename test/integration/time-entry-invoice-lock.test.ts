@@ -31,10 +31,12 @@ async function setup(prefix: string) {
   const other = await createClient(ws.api, { company_name: 'Other' });
   const p = await createProject(ws.api, client.id, { hourly_rate: 60 });
   const q = await createProject(ws.api, client.id, { hourly_rate: 100 });
-  const a = await logTime(ws.api, { project_id: p.id, started_at: '2026-11-20T09:00:00Z' });
-  const b = await logTime(ws.api, { client_id: client.id, billable_rate: 80, started_at: '2026-11-21T10:00:00Z' });
-  const e = await logTime(ws.api, { project_id: q.id, started_at: '2026-11-19T08:00:00Z' });
-  const f = await logTime(ws.api, { project_id: p.id, started_at: '2026-11-20T12:00:00Z' });
+  const [a, b, e, f] = (await logTimes(ws.api, [
+    { project_id: p.id, started_at: '2026-11-20T09:00:00Z' },
+    { client_id: client.id, billable_rate: 80, started_at: '2026-11-21T10:00:00Z' },
+    { project_id: q.id, started_at: '2026-11-19T08:00:00Z' },
+    { project_id: p.id, started_at: '2026-11-20T12:00:00Z' },
+  ])) as [Obj, Obj, Obj, Obj];
   return { ws, client, other, p, q, a, b, e, f };
 }
 

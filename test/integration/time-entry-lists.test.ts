@@ -5,7 +5,7 @@
  * the entry in every list at once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createProject, expectError, logTime, workspace, type Api } from '../support/api.ts';
+import { createClient, createProject, expectError, logTimes, workspace, type Api } from '../support/api.ts';
 import { listAll } from '../support/races.ts';
 import { expectInvalid } from '../support/assertions.ts';
 
@@ -54,12 +54,15 @@ describe('time entries by started_at', () => {
     api = ws.api;
     [client, other] = await Promise.all([createClient(api, { company_name: 'Listed' }), createClient(api, { company_name: 'Other' })]);
     project = await createProject(api, client.id);
-    entries = [];
-    for (const started_at of STARTS) {
-      entries.push(await logTime(api, { project_id: project.id, started_at }));
-      entries.push(await logTime(api, { client_id: client.id, started_at }));
-      entries.push(await logTime(api, { client_id: other.id, started_at }));
-    }
+    // In one batch, in the same order.
+    entries = await logTimes(
+      api,
+      STARTS.flatMap((started_at) => [
+        { project_id: project.id, started_at },
+        { client_id: client.id, started_at },
+        { client_id: other.id, started_at },
+      ]),
+    );
   });
 
   const within = (from: string | undefined, to: string | undefined, pick: (e: Obj) => boolean = () => true) =>
@@ -149,8 +152,10 @@ describe('time entries by started_at', () => {
     const ws = await workspace('te-lists-move');
     const c = await createClient(ws.api);
     const p = await createProject(ws.api, c.id);
-    const early = await logTime(ws.api, { project_id: p.id, started_at: '2026-11-01T09:00:00Z' });
-    const late = await logTime(ws.api, { project_id: p.id, started_at: '2026-11-02T09:00:00Z' });
+    const [early, late] = (await logTimes(ws.api, [
+      { project_id: p.id, started_at: '2026-11-01T09:00:00Z' },
+      { project_id: p.id, started_at: '2026-11-02T09:00:00Z' },
+    ])) as [Obj, Obj];
     const lists = ['', `?project_id=${p.id}`, `?client_id=${c.id}`, `?started_from=2026-11-01T00:00:00Z&client_id=${c.id}`];
     for (const query of lists) expect((await listAll(ws.api, `/time_entries${query}`)).map((e) => e.id), query).toEqual([late.id, early.id]);
     expect((await ws.api.patch(`/time_entries/${early.id}`, { started_at: '2026-11-03T09:00:00Z' })).status).toBe(200);
