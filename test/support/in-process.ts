@@ -9,11 +9,16 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { expect, inject } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/dynamodb.ts';
-import { SCOPES, type Operation } from '../../shared/api/routes.ts';
+import { SCOPES, routeByOperation, type Operation } from '../../shared/api/routes.ts';
+import { useHandOverStandIn } from '../../shared/http/hand-over.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult>;
 
-/** The environment of a function over the shared stack's table; call it before importing a handler. */
+/**
+ * The environment of a function over the shared stack's table; call it before importing a handler.
+ * A hand-over to another function (an invoice's PDF) calls that function's handler here, as the
+ * local stack does.
+ */
 export function useSharedTable(cursorKey: string, extra: Record<string, string> = {}) {
   Object.assign(process.env, {
     TABLE_NAME: inject('tableName'),
@@ -22,6 +27,7 @@ export function useSharedTable(cursorKey: string, extra: Record<string, string> 
     CURSOR_SIGNING_KEY: cursorKey,
     ...extra,
   });
+  useHandOverStandIn(async (operation, event) => (await importHandler(routeByOperation(operation as Operation).entry))(event, lambdaContext()));
 }
 
 /** The handler module of a route (`entry` as the route table gives it). */
