@@ -31,7 +31,17 @@ export interface Formats {
   dayBefore(date: string): string;
 }
 
+/** Intl's formatters take a while to build: each locale and currency's, once per execution environment. */
+const built = new Map<string, Formats>();
+
 export function formatsOf(locale: Locale, currency: string): Formats {
+  const key = `${locale} ${currency}`;
+  let formats = built.get(key);
+  if (!formats) built.set(key, (formats = buildFormats(locale, currency)));
+  return formats;
+}
+
+function buildFormats(locale: Locale, currency: string): Formats {
   const digits = minorUnitDigits(currency);
   const money = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   const price = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: Math.max(digits, PRICE_DIGITS) });

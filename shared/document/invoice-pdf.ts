@@ -42,20 +42,41 @@ const COLUMNS = { description: MARGIN, descriptionWidth: 270, quantity: 400, rat
 const GREY = rgb(0.4, 0.4, 0.4);
 const RED = rgb(0.75, 0.1, 0.1);
 
-/** Features that would draw two characters as one glyph (a ligature): off, so that search and copy find each character. */
-const ONE_GLYPH_PER_CHARACTER = { liga: false, clig: false, dlig: false, rlig: false };
+/**
+ * OpenType's substitutions and positionings, off: each character is its own glyph (no ligature,
+ * so search and copy find `fi` in `fichier`), and text is not shaped, which pdf-lib would not
+ * draw anyway (it places glyphs by their advance widths alone): most of a render's time otherwise.
+ */
+const ONE_GLYPH_PER_CHARACTER = Object.fromEntries(
+  ['ccmp', 'locl', 'rlig', 'mark', 'mkmk', 'calt', 'clig', 'liga', 'dlig', 'rclt', 'curs', 'kern'].map((feature) => [feature, false]),
+);
 
 /** The font, parsed once per execution environment; each document embeds the subset it draws. */
 export function pdfRenderer(fontBytes: Uint8Array) {
   const parsed = fontkit.create(fontBytes);
   const drawableCodePoints = new Set(parsed.characterSet);
+  // Widths as the PDF draws them (each glyph's advance: pdf-lib applies no kerning), per character once.
+  const advances = new Map<number, number>();
+  const advanceOf = (codePoint: number) => {
+    let advance = advances.get(codePoint);
+    if (advance === undefined) advances.set(codePoint, (advance = parsed.glyphForCodePoint(codePoint).advanceWidth / parsed.unitsPerEm));
+    return advance;
+  };
+  const metrics: Metrics = {
+    drawable: (text) => drawable(text, drawableCodePoints),
+    width: (shown, size) => {
+      let em = 0;
+      for (const char of shown) em += advanceOf(char.codePointAt(0)!);
+      return em * size;
+    },
+  };
   // pdf-lib asks its fontkit to parse the bytes at every embed: give it the parsed font instead.
   const parsedFontkit = { create: () => parsed } as unknown as typeof fontkit;
   return async (document: InvoiceDocument): Promise<Uint8Array> => {
     const pdf = await PDFDocument.create({ updateMetadata: false });
     pdf.registerFontkit(parsedFontkit);
     const font = await pdf.embedFont(fontBytes, { subset: true, features: ONE_GLYPH_PER_CHARACTER });
-    new InvoiceLayout(pdf, font, drawableCodePoints, document).draw();
+    new InvoiceLayout(pdf, font, metrics, document).draw();
     return pdf.save();
   };
 }
@@ -69,6 +90,13 @@ export function drawable(text: string, codePoints: ReadonlySet<number>): string 
 
 type Align = 'left' | 'right' | 'center';
 
+/** What the layout knows of the font: the text it can draw, and how wide drawn text is. */
+interface Metrics {
+  drawable(text: string): string;
+  /** The width of drawable text at `size` points. */
+  width(shown: string, size: number): number;
+}
+
 class InvoiceLayout {
   private readonly pages: PDFPage[] = [];
   private page!: PDFPage;
@@ -80,7 +108,7 @@ class InvoiceLayout {
   constructor(
     private readonly pdf: PDFDocument,
     private readonly font: PDFFont,
-    private readonly codePoints: ReadonlySet<number>,
+    private readonly metrics: Metrics,
     private readonly doc: InvoiceDocument,
   ) {
     this.languages = languagesOf(doc.issuer, doc.recipient);
@@ -125,8 +153,8 @@ class InvoiceLayout {
 
   private text(text: string, x: number, y: number, options: { size?: number; align?: Align; color?: ReturnType<typeof rgb> } = {}): void {
     const size = options.size ?? SIZE.body;
-    const shown = drawable(text, this.codePoints);
-    const width = this.font.widthOfTextAtSize(shown, size);
+    const shown = this.metrics.drawable(text);
+    const width = this.metrics.width(shown, size);
     const left = options.align === 'right' ? x - width : options.align === 'center' ? x - width / 2 : x;
     this.page.drawText(shown, { x: left, y, size, font: this.font, color: options.color ?? rgb(0, 0, 0) });
   }
@@ -134,7 +162,7 @@ class InvoiceLayout {
   /** `text` broken into lines of at most `width` points: at its line breaks, between words, and inside a word longer than a line. */
   private wrap(text: string, width: number, size: number = SIZE.body): string[] {
     const out: string[] = [];
-    const fits = (candidate: string) => this.font.widthOfTextAtSize(drawable(candidate, this.codePoints), size) <= width;
+    const fits = (candidate: string) => this.metrics.width(this.metrics.drawable(candidate), size) <= width;
     for (const paragraph of text.split(/\r\n|\r|\n/)) {
       let line = '';
       for (const word of paragraph.split(' ')) {
