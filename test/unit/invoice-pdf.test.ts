@@ -11,6 +11,7 @@ import { readFont } from '../../shared/document/font.ts';
 import { formatsOf } from '../../shared/document/format.ts';
 import { drawable, documentFileName, languagesOf, pdfRenderer, type InvoiceDocument } from '../../shared/document/invoice-pdf.ts';
 import { say } from '../../shared/document/labels.ts';
+import { QPDF, qpdfCheck } from '../support/pdf.ts';
 
 const FONT = readFont();
 const codePoints = new Set(fontkit.create(FONT).characterSet);
@@ -95,5 +96,7 @@ describe('the document', () => {
     expect(Buffer.from(a).equals(Buffer.from(c))).toBe(false);
     // No clock: no creation or modification date, no producer.
     expect(Buffer.from(a).toString('latin1')).not.toMatch(/CreationDate|ModDate|Producer/);
+    // qpdf (Debian's package) where it is installed; CI installs nothing.
+    if (QPDF) for (const bytes of [a, c]) expect(qpdfCheck(bytes).status).toBe(0);
   });
 });
