@@ -23,7 +23,7 @@ export class BodyBytes {
 
 /** A document's answer; a 304 has its validators and none of its body or content headers (RFC 9110, 15.4.5). */
 export function bytesResponse(statusCode: 200 | 304, body: BodyBytes, requestId: string, headers: Record<string, string>): APIGatewayProxyResult {
-  const { 'Content-Type': contentType, 'Content-Disposition': disposition, ...validators } = headers;
+  const { 'Content-Type': _type, 'Content-Disposition': _disposition, ...validators } = headers;
   return statusCode === 304
     ? { statusCode, headers: { ...SECURITY_HEADERS, 'X-Request-Id': requestId, ...validators }, body: '' }
     : { statusCode, headers: { ...SECURITY_HEADERS, 'X-Request-Id': requestId, ...headers }, body: Buffer.from(body.bytes).toString('base64'), isBase64Encoded: true };
