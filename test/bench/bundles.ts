@@ -2,14 +2,16 @@
  * Section 1: every function's bundle, built with the CDK stack's own esbuild options
  * (infra/bundling.ts: what NodejsFunction runs; test/infra/stack.test.ts proves the two are
  * byte-identical), beside its floor: the same options on a handler that holds only the SDK client
- * and commands the function sends (lib/floor.ts).
+ * and commands the function sends, and a document's PDF library and font (lib/floor.ts). Files a
+ * function reads at run time (a document's font) are copied beside its bundle as the stack copies
+ * them (`node_modules/<package>/<path>`), so that its cold start finds them there.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { PROJECT_ROOT, esbuildOptions } from '../../infra/bundling.ts';
-import { floorSource, type FloorCommand } from './lib/floor.ts';
+import { floorFilesOf, floorSource, type FloorCommand, type FloorWork } from './lib/floor.ts';
 import { packageOf } from '../../scripts/bundle-sizes.ts';
 
 export interface BuiltBundle {
@@ -35,22 +37,33 @@ async function build(options: esbuild.BuildOptions, outfile: string): Promise<Bu
   return { path: outfile, minifiedBytes: output.contents.byteLength, gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength, packages };
 }
 
-/** A function's bundle exactly as the stack builds it, written to `<dir>/<name>/index.mjs`. */
-export async function buildFunctionBundle(name: string, entry: string, dir: string): Promise<BuiltBundle> {
+/** Package files (`<package>/<path>`) copied from the repository's node_modules to `<outdir>/node_modules/`, as the stack's bundling does. */
+function copyFiles(files: readonly string[], outdir: string): void {
+  for (const file of files) {
+    const target = join(outdir, 'node_modules', file);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(join(PROJECT_ROOT, 'node_modules', file), target);
+  }
+}
+
+/** A function's bundle exactly as the stack builds it, written to `<dir>/<name>/index.mjs`, with the package files it reads beside it. */
+export async function buildFunctionBundle(name: string, entry: string, dir: string, files: readonly string[] = []): Promise<BuiltBundle> {
   const outdir = join(dir, name);
   mkdirSync(outdir, { recursive: true });
+  copyFiles(files, outdir);
   const options = esbuildOptions(entry, outdir);
   return build(options, options.outfile!);
 }
 
-/** The floor bundle for a set of commands: the same esbuild options, entry from floorSource(). */
-export async function buildFloorBundle(commands: readonly FloorCommand[], dir: string): Promise<BuiltBundle> {
-  const name = `floor-${[...new Set(commands)].sort().join('-')}`;
+/** The floor bundle for a set of commands (and work): the same esbuild options, entry from floorSource(). */
+export async function buildFloorBundle(commands: readonly FloorCommand[], dir: string, work: readonly FloorWork[] = []): Promise<BuiltBundle> {
+  const name = `floor-${[...new Set(commands)].sort().join('-')}${work.map((w) => `+${w}`).join('')}`;
   const outdir = join(dir, name);
   mkdirSync(outdir, { recursive: true });
+  copyFiles(floorFilesOf(work), outdir);
   const { entryPoints: _entry, ...options } = esbuildOptions('functions/authorizer.ts', outdir);
   return build(
-    { ...options, stdin: { contents: floorSource(commands), resolveDir: PROJECT_ROOT, sourcefile: `${name}.mjs`, loader: 'js' } },
+    { ...options, stdin: { contents: floorSource(commands, work), resolveDir: PROJECT_ROOT, sourcefile: `${name}.mjs`, loader: 'js' } },
     options.outfile!,
   );
 }

@@ -10,6 +10,8 @@ import type { WarmResult } from './warm.ts';
 import type { EventsBenchResult } from './events.ts';
 import type { InvoiceBenchResult } from './invoices.ts';
 import type { BillingBenchResult } from './billing-runs.ts';
+import type { DocumentBenchResult } from './documents.ts';
+import type { FloorWork } from './lib/floor.ts';
 
 export interface Machine {
   cpu: string;
@@ -26,7 +28,8 @@ export interface BundleRow {
   entry: string;
   minifiedBytes: number;
   gzipBytes: number;
-  floor: { commands: string[]; minifiedBytes: number; gzipBytes: number } | undefined;
+  /** `work`: what the floor does beside its commands (a document's: a one-line PDF). */
+  floor: { commands: string[]; work?: FloorWork[]; minifiedBytes: number; gzipBytes: number } | undefined;
   ratioMinified: number | undefined;
   ratioGzip: number | undefined;
   /** Packages the bundle holds beyond its floor, bytes in the minified output. */
@@ -78,5 +81,7 @@ export interface BenchResults {
   invoices?: InvoiceBenchResult | undefined;
   /** Section 11; absent in results written before billing runs. */
   billing?: BillingBenchResult | undefined;
+  /** Section 12; absent in results written before invoice documents. */
+  documents?: DocumentBenchResult | undefined;
   warnings: string[];
 }

@@ -29,7 +29,8 @@ import { costPerMillion, MIX, QUEUE_BATCH, wholeBill, type EventsCostInput, type
 import { costChoices, measureBillInput } from './bill.ts';
 import { killChildren } from './lib/child.ts';
 import { startSecretsExtension, type SecretsExtension } from './lib/secrets-extension.ts';
-import type { FloorCommand } from './lib/floor.ts';
+import { floorWorkOf, type FloorCommand } from './lib/floor.ts';
+import { FONT_FILE } from '../../shared/document/font.ts';
 import { type Caller } from './lib/invoke.ts';
 import { installHooks, observe, unitsOf } from './lib/sdk-hooks.ts';
 import { ratio } from './lib/stats.ts';
@@ -39,6 +40,7 @@ import { buildScaleWorkspace, LIST_VARIANTS, walk, type ScaleWorkspace } from '.
 import { runSummaryBench } from './summaries.ts';
 import { runInvoiceBench } from './invoices.ts';
 import { runBillingBench } from './billing-runs.ts';
+import { DOCUMENT_SETTINGS, QUICK_DOCUMENT_SETTINGS, runDocumentBench } from './documents.ts';
 import { AUTHORIZER_FLOOR, SCENARIOS, checkFloorsAgainstDoc, createFixture, primaryScenario } from './scenarios.ts';
 import { runThroughput, type LoadTarget } from './throughput.ts';
 import { runFairness } from './fairness.ts';
@@ -49,12 +51,12 @@ import { WARM_SETTINGS, warmAuthorizer, warmRoute } from './warm.ts';
 import { soakSectionOf, withSoakSection } from '../soak/report.ts';
 import { parseCommandLine } from '../../scripts/cli.ts';
 
-const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost', 'invoices', 'billing'] as const;
+const SECTIONS = ['bundles', 'cold', 'warm', 'units', 'scaling', 'summaries', 'throughput', 'events', 'cost', 'invoices', 'billing', 'documents'] as const;
 /**
  * The sections `--merge` puts into the committed results, keeping the others. Not warm: its CPU
  * times are comparable only within one run (units are counts: the same on any machine).
  */
-const MERGEABLE = ['bundles', 'cold', 'units', 'events', 'cost', 'invoices', 'billing'] as const satisfies readonly Section[];
+const MERGEABLE = ['bundles', 'cold', 'units', 'events', 'cost', 'invoices', 'billing', 'documents'] as const satisfies readonly Section[];
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = [
@@ -115,6 +117,7 @@ const SETTINGS = args.quick
       fairness: { duration: 3, reps: 1 },
       eventSamples: 20,
       billingClients: 100,
+      documents: QUICK_DOCUMENT_SETTINGS,
     }
   : {
       coldStartRuns: 11,
@@ -125,6 +128,7 @@ const SETTINGS = args.quick
       fairness: { duration: 10, reps: 3 },
       eventSamples: 100,
       billingClients: 1000,
+      documents: DOCUMENT_SETTINGS,
     };
 const COST_ASSUMPTIONS = { authorizerCacheHitRate: 0.99, coldStartRate: 0.01 };
 
@@ -194,6 +198,16 @@ function machine(): Machine {
 }
 
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+const routeNamed = (name: string) => ROUTES.find((r) => r.operation === name);
+/** Package files a function reads at run time, copied beside its bundle as infra/stack.ts has them copied: a document's font. */
+const filesOf = (name: string) => (routeNamed(name)?.action === 'document' ? [FONT_FILE] : []);
+/** A retrieve whose resource has a document hands a PDF Accept over to it: infra/stack.ts names that function in its HAND_OVER_FUNCTION. */
+const handOverEnv = (name: string): NodeJS.ProcessEnv => {
+  const route = routeNamed(name);
+  const document = route?.action === 'retrieve' ? ROUTES.find((r) => r.resource === route.resource && r.action === 'document') : undefined;
+  return document ? { HAND_OVER_FUNCTION: `arn:aws:lambda:us-east-1:000000000000:function:${document.operation}:live` } : {};
+};
 
 async function main() {
   const warnings = checkFloorsAgainstDoc(repoRoot);
@@ -293,12 +307,14 @@ async function main() {
     log('bundles: building every function and its floor with the stack\'s esbuild options');
     const floors = new Map<string, BuiltBundle>();
     for (const target of BUNDLE_TARGETS) {
-      const bundle = await buildFunctionBundle(target.name, target.entry, join(workDir, 'bundles'));
+      const bundle = await buildFunctionBundle(target.name, target.entry, join(workDir, 'bundles'), filesOf(target.name));
       const commands = floorCommands.get(target.name);
+      // A document's floor also renders a PDF line with the font: its library and font are the function's own floor.
+      const work = floorWorkOf(routeNamed(target.name) ?? { action: 'none' });
       let floor: BuiltBundle | undefined;
       if (commands) {
-        const key = [...new Set(commands)].sort().join('-');
-        floor = floors.get(key) ?? (await buildFloorBundle(commands, join(workDir, 'bundles')));
+        const key = [...[...new Set(commands)].sort(), ...work].join('-');
+        floor = floors.get(key) ?? (await buildFloorBundle(commands, join(workDir, 'bundles'), work));
         floors.set(key, floor);
       }
       bundles.set(target.name, { bundle, floor });
@@ -307,7 +323,7 @@ async function main() {
         entry: target.entry,
         minifiedBytes: bundle.minifiedBytes,
         gzipBytes: bundle.gzipBytes,
-        floor: floor && commands ? { commands: [...new Set(commands)], minifiedBytes: floor.minifiedBytes, gzipBytes: floor.gzipBytes } : undefined,
+        floor: floor && commands ? { commands: [...new Set(commands)], ...(work.length > 0 ? { work } : {}), minifiedBytes: floor.minifiedBytes, gzipBytes: floor.gzipBytes } : undefined,
         ratioMinified: floor ? ratio(bundle.minifiedBytes, floor.minifiedBytes) : undefined,
         ratioGzip: floor ? ratio(bundle.gzipBytes, floor.gzipBytes) : undefined,
         excess: floor ? excessPackages(bundle, floor) : [],
@@ -343,7 +359,8 @@ async function main() {
       const built = bundles.get(route.operation);
       if (!scenario || !built?.floor) continue;
       const target = routeTarget(fx, scenario, built.bundle.path, built.floor.path);
-      targets.push(signsCursors(route) ? { ...target, extraEnv: { ...target.extraEnv, ...extension.env } } : target);
+      const extraEnv = { ...handOverEnv(route.operation), ...(signsCursors(route) ? extension.env : {}) };
+      targets.push(Object.keys(extraEnv).length > 0 ? { ...target, extraEnv: { ...target.extraEnv, ...extraEnv } } : target);
     }
     // The noise of the machine: the same bundle on both sides (its ratio should be 1.00x).
     const retrieve = primaryScenario('retrieveClient');
@@ -376,7 +393,7 @@ async function main() {
     log(`warm: ${SETTINGS.warm.samples} replayed calls per handler and per bare SDK call`);
     for (const route of ROUTES) {
       const scenario = primaryScenario(route.operation);
-      if (scenario) results.warm.push(await warmRoute(fx, scenario, SETTINGS.warm));
+      if (scenario && !scenario.warmInSection12) results.warm.push(await warmRoute(fx, scenario, SETTINGS.warm));
     }
     results.warm.push(
       await warmAuthorizer(
@@ -494,6 +511,11 @@ async function main() {
     results.billing = await runBillingBench({ repoRoot, stack, tokenFor: (ws) => tokenFor(stack!.baseUrl, ws), clients: SETTINGS.billingClients, log });
   }
 
+  // ---- 12. invoice documents: a workspace of its own; the render warm, in process, beside the PDF floor
+  if (sections.has('documents')) {
+    results.documents = await runDocumentBench(repoRoot, { ...caller, workspaceId: `${workspaceId}-documents` }, SETTINGS.documents, log);
+  }
+
   // Figures asked for only as inputs of the cost model are not reported as sections of their own.
   if (!sections.has('events')) results.events = undefined;
   if (!sections.has('units')) results.units = [];
@@ -513,6 +535,7 @@ async function main() {
       ...(sections.has('cost') ? { cost: results.cost } : {}),
       ...(sections.has('invoices') ? { invoices: results.invoices } : {}),
       ...(sections.has('billing') ? { billing: results.billing } : {}),
+      ...(sections.has('documents') ? { documents: results.documents } : {}),
       // The warnings are about the code as it is now (routes without a scenario, floors against the doc).
       warnings: results.warnings,
       meta: { ...committed.meta, updates: [...(committed.meta.updates ?? []), { date: results.meta.date, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, sections: merging }] },

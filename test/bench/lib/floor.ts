@@ -3,13 +3,27 @@
  * function sends, and does the same DynamoDB calls with no framework around them. Its calls
  * are captured from the real handler (writes answered in process, see sdk-hooks.ts) and given
  * to it in the event, so it does exactly the DynamoDB work the function does, and nothing else.
+ * A document's floor also answers a PDF of one line in the documents' font (lib/pdf-floor.ts).
  */
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../../../shared/data/dynamo.ts';
+import { FONT_FILE } from '../../../shared/document/font.ts';
 import type { ObservedCall } from './sdk-hooks.ts';
 
 /** Document-client command names, as lib-dynamodb exports them (`<name>Command`). */
 export type FloorCommand = 'Get' | 'BatchGet' | 'Query' | 'Put' | 'Update' | 'Delete' | 'TransactWrite';
+
+/**
+ * Work a floor does beside its DynamoDB calls: `pdf`, a one-line PDF in the documents' font (a
+ * function whose route answers a document: its PDF library and font are part of its floor).
+ */
+export type FloorWork = 'pdf';
+
+/** The work of the floor of a route's function, by its action. */
+export const floorWorkOf = (route: { action: string }): FloorWork[] => (route.action === 'document' ? ['pdf'] : []);
+
+/** Files of packages the floor reads at run time, copied beside its bundle as for the function (infra/stack.ts). */
+export const floorFilesOf = (work: readonly FloorWork[]): string[] => (work.includes('pdf') ? [FONT_FILE] : []);
 
 export interface FloorCall {
   command: FloorCommand;
@@ -35,10 +49,23 @@ export function floorCallsOf(calls: readonly ObservedCall[]): FloorCall[] {
   });
 }
 
-/** The floor handler's source, for one set of commands; bundled with the stack's esbuild options. */
-export function floorSource(commands: readonly FloorCommand[]): string {
+/** The floor handler's source, for one set of commands (and work); bundled with the stack's esbuild options. */
+export function floorSource(commands: readonly FloorCommand[], work: readonly FloorWork[] = []): string {
   const names = [...new Set(commands)].sort();
-  return `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+  const pdf = work.includes('pdf');
+  // Paths from the repository root: the floor is bundled with it as its resolveDir (bundles.ts).
+  const pdfImports = pdf
+    ? `import { readFont } from './shared/document/font.ts';
+import { pdfFloor } from './test/bench/lib/pdf-floor.ts';
+
+// The font read and parsed at load, as the document's function does.
+const render = pdfFloor(readFont());
+`
+    : '';
+  const reply = pdf
+    ? `{ statusCode: 200, headers: { 'Content-Type': 'application/pdf' }, isBase64Encoded: true, body: Buffer.from(await render()).toString('base64') }`
+    : `{ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(output) }`;
+  return `${pdfImports}import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ${names.map((n) => `${n}Command`).join(', ')} } from '@aws-sdk/lib-dynamodb';
 
 // The same client configuration as shared/data/dynamo.ts.
@@ -55,7 +82,7 @@ const commands = { ${names.map((n) => `${n}: ${n}Command`).join(', ')} };
 export const handler = async (event) => {
   let output = {};
   for (const call of event.floorCalls) output = await db.send(new commands[call.command](call.input));
-  return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(output) };
+  return ${reply};
 };
 `;
 }
