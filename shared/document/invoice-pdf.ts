@@ -203,6 +203,11 @@ class InvoiceLayout {
     return value ? `${this.say(label)}${this.colon}${value}` : undefined;
   }
 
+  /** A party's business, TPS and TVQ numbers, labelled. */
+  private numbers(party: Pick<Issuer, 'business_number' | 'tps_number' | 'tvq_number'>) {
+    return [this.labelled('businessNumber', party.business_number), this.labelled('tpsNumber', party.tps_number), this.labelled('tvqNumber', party.tvq_number)];
+  }
+
   private header(): void {
     const { invoice, issuer } = this.doc;
     const top = this.y;
@@ -214,9 +219,7 @@ class InvoiceLayout {
         issuer.company_email,
         issuer.phone,
         issuer.website,
-        this.labelled('businessNumber', issuer.business_number),
-        this.labelled('tpsNumber', issuer.tps_number),
-        this.labelled('tvqNumber', issuer.tvq_number),
+        ...this.numbers(issuer),
       ],
       MARGIN,
       280,
@@ -252,9 +255,7 @@ class InvoiceLayout {
         recipient.company_name,
         recipient.company_address,
         recipient.company_email,
-        this.labelled('businessNumber', recipient.business_number),
-        this.labelled('tpsNumber', recipient.tps_number),
-        this.labelled('tvqNumber', recipient.tvq_number),
+        ...this.numbers(recipient),
       ],
       MARGIN,
       300,

@@ -17,6 +17,7 @@ import { handlerOf, invokeOk, lambdaContext, proxyEvent, type Caller } from './l
 import { record, rewindReplay, startReplay, stopReplay, type RecordedResponse } from './lib/sdk-hooks.ts';
 import { median, quantile } from './lib/stats.ts';
 import { clientBody, invoiceBody, projectBody } from './scenarios.ts';
+import { QUEBEC_PROFILE } from '../support/business-profile.ts';
 
 export interface DocumentSettings {
   warmup: number;
@@ -55,22 +56,8 @@ export interface DocumentBenchResult {
   settings: DocumentSettings;
 }
 
-const PROFILE = {
-  company_name: 'Studio Érable inc.',
-  company_email: 'facturation@erable.test',
-  company_address: '123 rue Saint-Denis\nMontréal QC H2X 1K1',
-  website: 'https://erable.test',
-  phone: '+1 514 555 0100',
-  business_number: '1234567890',
-  tps_number: '123456789 RT0001',
-  tvq_number: '1234567890 TQ0001',
-  invoice_footer: 'Merci de votre confiance. Thank you for your business.',
-  bilingual_invoices: true,
-  default_taxes: [
-    { name: 'TPS', rate: 5 },
-    { name: 'TVQ', rate: 9.975 },
-  ],
-};
+/** Bilingual: each label in both languages, the longest document of the three. */
+const PROFILE = { ...QUEBEC_PROFILE, invoice_footer: 'Merci de votre confiance. Thank you for your business.', bilingual_invoices: true };
 
 /** A finalized invoice of a fresh client with `entries` time entries at as many rates, and `items` items; its id and lines. */
 async function finalizedInvoice(repoRoot: string, caller: Caller, n: number, entries: number, items: number): Promise<{ id: string; lines: number }> {

@@ -9,25 +9,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { call, createClient, createProject, expectError, logTimes, token, workspace, type Api, type ApiResponse } from '../support/api.ts';
+import { QUEBEC_PROFILE } from '../support/business-profile.ts';
 import { oneSpace, pdfPages, QPDF, qpdfCheck } from '../support/pdf.ts';
 
 type Obj = Record<string, any>;
 
-const PROFILE = {
-  company_name: 'Studio Érable inc.',
-  company_email: 'facturation@erable.test',
-  company_address: '123 rue Saint-Denis\nMontréal QC H2X 1K1',
-  website: 'https://erable.test',
-  phone: '+1 514 555 0100',
-  business_number: '1234567890',
-  tps_number: '123456789 RT0001',
-  tvq_number: '1234567890 TQ0001',
-  invoice_footer: 'Merci de votre confiance.',
-  default_taxes: [
-    { name: 'TPS', rate: 5 },
-    { name: 'TVQ', rate: 9.975 },
-  ],
-};
+const PROFILE = QUEBEC_PROFILE;
 const CLIENT = {
   company_name: 'Clinique Dentaire Maple',
   company_address: '9 avenue du Parc\nQuébec QC',
