@@ -39,6 +39,8 @@ const SIZE = { body: 9, small: 8, name: 14, title: 18, mark: 16 } as const;
 const LEADING = 1.35;
 // The table's columns: the description's left edge and width, and the right edges of the numbers.
 const COLUMNS = { description: MARGIN, descriptionWidth: 270, quantity: 400, rate: 484, amount: RIGHT } as const;
+/** The room of a number column, right-aligned at its edge: from the column before it, less a gap. */
+const COLUMN_WIDTH = COLUMNS.amount - COLUMNS.rate - 6;
 const GREY = rgb(0.4, 0.4, 0.4);
 const RED = rgb(0.75, 0.1, 0.1);
 
@@ -151,9 +153,12 @@ class InvoiceLayout {
     if (this.y - height < BOTTOM) this.newPage();
   }
 
-  private text(text: string, x: number, y: number, options: { size?: number; align?: Align; color?: ReturnType<typeof rgb> } = {}): void {
-    const size = options.size ?? SIZE.body;
+  /** One line of text at (x, y); with `maxWidth`, drawn smaller when it is wider (a very large amount in its column). */
+  private text(text: string, x: number, y: number, options: { size?: number; align?: Align; color?: ReturnType<typeof rgb>; maxWidth?: number } = {}): void {
     const shown = this.metrics.drawable(text);
+    const given = options.size ?? SIZE.body;
+    const natural = this.metrics.width(shown, given);
+    const size = options.maxWidth !== undefined && natural > options.maxWidth ? (given * options.maxWidth) / natural : given;
     const width = this.metrics.width(shown, size);
     const left = options.align === 'right' ? x - width : options.align === 'center' ? x - width / 2 : x;
     this.page.drawText(shown, { x: left, y, size, font: this.font, color: options.color ?? rgb(0, 0, 0) });
@@ -319,9 +324,9 @@ class InvoiceLayout {
       if (height < PAGE.height - 2 * MARGIN - 100) this.room(height);
       this.y -= SIZE.body * LEADING;
       this.text(first, COLUMNS.description, this.y);
-      this.text(cells.quantity, COLUMNS.quantity, this.y, { align: 'right' });
-      this.text(cells.rate, COLUMNS.rate, this.y, { align: 'right' });
-      this.text(this.formats.money(line.amount), COLUMNS.amount, this.y, { align: 'right' });
+      this.text(cells.quantity, COLUMNS.quantity, this.y, { align: 'right', maxWidth: COLUMN_WIDTH });
+      this.text(cells.rate, COLUMNS.rate, this.y, { align: 'right', maxWidth: COLUMN_WIDTH });
+      this.text(this.formats.money(line.amount), COLUMNS.amount, this.y, { align: 'right', maxWidth: COLUMN_WIDTH });
       for (const more of rest) {
         this.room(SIZE.body * LEADING);
         this.y -= SIZE.body * LEADING;
@@ -347,7 +352,7 @@ class InvoiceLayout {
       this.room(SIZE.body * LEADING);
       this.y -= SIZE.body * LEADING;
       this.text(label, COLUMNS.rate, this.y, { align: 'right' });
-      this.text(value, COLUMNS.amount, this.y, { align: 'right' });
+      this.text(value, COLUMNS.amount, this.y, { align: 'right', maxWidth: COLUMN_WIDTH });
     }
   }
 

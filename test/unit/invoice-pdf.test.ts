@@ -11,6 +11,7 @@ import { readFont } from '../../shared/document/font.ts';
 import { formatsOf } from '../../shared/document/format.ts';
 import { drawable, documentFileName, languagesOf, pdfRenderer, type InvoiceDocument } from '../../shared/document/invoice-pdf.ts';
 import { say } from '../../shared/document/labels.ts';
+import { getDocumentProxy } from 'unpdf';
 import { QPDF, qpdfCheck } from '../support/pdf.ts';
 
 const FONT = readFont();
@@ -87,6 +88,18 @@ describe('the document', () => {
     } as InvoiceDocument['invoice'],
     issuer: { company_name: 'Studio', company_email: null, company_address: null, website: null, phone: null, business_number: null, tps_number: null, tvq_number: null, invoice_footer: null, bilingual_invoices: false },
     recipient: { company_name: 'Client', company_email: null, company_address: null, business_number: null, tps_number: null, tvq_number: null, language: 'ENGLISH' },
+  });
+
+  it("draws an amount too wide for its column smaller, inside the column's bounds", async () => {
+    const pdf = await getDocumentProxy(await render(document('9999999999999.99')));
+    const { items } = await (await pdf.getPage(1)).getTextContent();
+    const amounts = (items as { str: string; transform: number[]; width: number }[]).filter((item) => item.str === '$9,999,999,999,999.99');
+    // The line's amount, the subtotal, the total and the amount due: each between the rate column's edge (484) and the margin (564).
+    expect(amounts).toHaveLength(4);
+    for (const { transform, width } of amounts) {
+      expect(transform[4]).toBeGreaterThanOrEqual(484);
+      expect(transform[4]! + width).toBeLessThanOrEqual(564.01);
+    }
   });
 
   it('is the same bytes for the same invoice, and other bytes when an amount changes', async () => {
