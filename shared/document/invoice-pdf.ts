@@ -39,6 +39,8 @@ const SIZE = { body: 9, small: 8, name: 14, title: 18, mark: 16 } as const;
 const LEADING = 1.35;
 // The table's columns: the description's left edge and width, and the right edges of the numbers.
 const COLUMNS = { description: MARGIN, descriptionWidth: 270, quantity: 400, rate: 484, amount: RIGHT } as const;
+/** The issuer's column at the top of the first page, left of the invoice's facts. */
+const ISSUER_WIDTH = 280;
 /** The room of a number column, right-aligned at its edge: from the column before it, less a gap. */
 const COLUMN_WIDTH = COLUMNS.amount - COLUMNS.rate - 6;
 const GREY = rgb(0.4, 0.4, 0.4);
@@ -216,8 +218,8 @@ class InvoiceLayout {
   private header(): void {
     const { invoice, issuer } = this.doc;
     const top = this.y;
-    this.y -= SIZE.name;
-    this.text(issuer.company_name ?? '', MARGIN, this.y, { size: SIZE.name });
+    // A long name wraps in its column, clear of the title and the invoice's facts on the right.
+    this.block([issuer.company_name], MARGIN, ISSUER_WIDTH, SIZE.name);
     this.block(
       [
         issuer.company_address,
@@ -227,7 +229,7 @@ class InvoiceLayout {
         ...this.numbers(issuer),
       ],
       MARGIN,
-      280,
+      ISSUER_WIDTH,
     );
     const issuerBottom = this.y;
     this.y = top - SIZE.title;
