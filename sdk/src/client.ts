@@ -133,16 +133,15 @@ export class Http {
   /** A list's page as CSV (`Accept: text/csv`): its text unparsed, and the next page's URL from `Link` (null on the last page). */
   async csvPage(spec: RequestSpec): Promise<CsvPage> {
     const { url, response, bytes } = await this.#exchange(spec, 'text/csv');
-    const text = utf8(bytes);
-    expectType(response, 'text/csv', text);
-    return remembered(response, { csv: text, next: nextPageOf(response.headers.get('Link'), url) });
+    expectType(response, 'text/csv', bytes);
+    return remembered(response, { csv: utf8(bytes), next: nextPageOf(response.headers.get('Link'), url) });
   }
 
   /** A document's bytes (`Accept: application/pdf`), remembered as a result is; null for a 304 to `ifNoneMatch`. */
   async pdf(spec: RequestSpec): Promise<Uint8Array | null> {
     const { response, bytes } = await this.#exchange(spec, 'application/pdf');
     if (response.status === 304) return null;
-    expectType(response, 'application/pdf', utf8(bytes));
+    expectType(response, 'application/pdf', bytes);
     return remembered(response, bytes);
   }
 
@@ -262,11 +261,11 @@ function etagHeader(value: string | object, option: 'ifMatch' | 'ifNoneMatch'): 
 
 const utf8 = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-/** Throws an invalid_response unless the success is of `type` (not a proxy's page, say). */
-function expectType(response: Response, type: string, text: string): void {
+/** Throws an invalid_response unless the success is of `type` (not a proxy's page, say); only then is the body read, its start. */
+function expectType(response: Response, type: string, body: Uint8Array): void {
   const got = response.headers.get('Content-Type') ?? '';
   if (got.split(';')[0]!.trim().toLowerCase() === type) return;
-  const message = `The Timebill API answered ${response.status} with ${got || 'no Content-Type'} instead of ${type.split('/')[1]!.toUpperCase()}: ${text.slice(0, 200)}`;
+  const message = `The Timebill API answered ${response.status} with ${got || 'no Content-Type'} instead of ${type.split('/')[1]!.toUpperCase()}: ${utf8(body.subarray(0, 800)).slice(0, 200)}`;
   throw new TimebillError({ status: response.status, type: 'invalid_response', message, requestId: response.headers.get('X-Request-Id') });
 }
 
