@@ -159,6 +159,12 @@ describe('the SDK against the local stack', () => {
     const open = await tb.invoices.finalize(draft.id, { issue_date: '2026-11-24' }, { ifMatch: changed });
     expect(open).toMatchObject({ status: 'open', number: expect.stringMatching(/^INV-\d{6}$/), issue_date: '2026-11-24', due_date: expect.any(String), amount_paid: '0.00', amount_due: '162.00' });
 
+    // Its PDF: the bytes, the same while it does not change (null to ifNoneMatch), new once paid.
+    const pdf = await tb.invoices.retrievePdf(open.id);
+    expect(Buffer.from(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(etagOf(pdf)).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(await tb.invoices.retrievePdf(open.id, { ifNoneMatch: pdf })).toBeNull();
+
     // Two instalments (the first's create replayed by its key), listed a page at a time, one deleted, the balance paid.
     const wire = { amount: '50', paid_at: '2026-11-25T10:00:00Z', method: 'bank_transfer', reference: 'WIRE-1' } as const;
     const first = await tb.invoices.payments.create(open.id, wire, { idempotencyKey: `sdk-pay-${open.id}` });
@@ -168,6 +174,7 @@ describe('the SDK against the local stack', () => {
     const second = await tb.invoices.payments.create(open.id, { amount: '12.5', paid_at: '2026-11-28T10:00:00Z' });
     expect(second).toMatchObject({ amount: '12.50', method: 'other', reference: null });
     expect(await tb.invoices.retrieve(open.id)).toMatchObject({ status: 'open', amount_paid: '62.50', amount_due: '99.50', paid_at: null });
+    expect(await tb.invoices.retrievePdf(open.id, { ifNoneMatch: pdf })).toBeInstanceOf(Uint8Array);
     requests.length = 0;
     expect((await tb.invoices.payments.list(open.id, { limit: 1 }).toArray()).map((p) => p.id)).toEqual([second.id, first.id]); // newest first
     expect(requests).toHaveLength(2);
