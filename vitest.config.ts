@@ -78,7 +78,7 @@ function sharedAndIsolated(
  * each test file's worker, instead of leaving them to Node. Measured on a 2-core machine: each
  * project setup that imports the DynamoDB client took 2 to 3 s of vitest's main thread, and now
  * 0.1 s; the first test file starts at 27 s instead of 35 s. Whole runs vary too much there
- * (288 to 312 s with it, 299 to 314 s without) to show more.
+ * (308 to 316 s with it, 299 to 314 s without) to show more.
  */
 const AWS_SDK_AS_NODE_LOADS_IT: Plugin = {
   name: 'aws-sdk-as-node-loads-it',
