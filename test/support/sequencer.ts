@@ -1,6 +1,7 @@
 /**
  * The order of the suite's files (vitest.config.ts): vitest's own (the slowest or largest files
- * first), by directory: unit, then infra, then integration; within each, the isolated files before
+ * first), by phase (`sequence.groupOrder`: the infra files, then the others), then by directory:
+ * unit, then infra, then integration; within each, the isolated files before
  * the files that share workers (`unit-isolated` before `unit`; `infra-isolated` and
  * `infra-isolated-forks` before `infra`). The unit files come first because some of them mostly
  * wait (the SDK budget's real timeouts, the poller's trimmed stream): run last, they left a core
