@@ -1,7 +1,7 @@
 /**
  * The order of the suite's files (vitest.config.ts): vitest's own (the slowest or largest files
- * first), by phase (`sequence.groupOrder`: the infra files, then the others), then by directory:
- * unit, then infra, then integration; within each, the isolated files before
+ * first), by phase (`sequence.groupOrder`: the infra files, then the unit and integration files),
+ * then by directory: unit, then infra, then integration; within each, the isolated files before
  * the files that share workers (`unit-isolated` before `unit`; `infra-isolated` and
  * `infra-isolated-forks` before `infra`). The unit files come first because some of them mostly
  * wait (the SDK budget's real timeouts, the poller's trimmed stream): run last, they left a core
@@ -17,6 +17,10 @@
  * alternately on one idle 2-core machine (2026-11-29; two fresh clones and two reruns each): that
  * way 226.1, 240.3, 231.8 and 231.0 s (36 to 50 idle core-seconds); spread 236.0, 218.6, 220.4
  * and 213.5 s (29 to 41).
+ *
+ * A file that runs a validator over the synthesized templates (cfn-guard, CloudFormation's
+ * schemas) is short but runs long (17 and 41 s on a fresh clone): it starts with the isolated
+ * files. Ordered by size, as on a fresh clone, the two such files, the phase's smallest, came last.
  */
 import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -24,6 +28,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const ISOLATED = '-isolated';
 /** A test file that starts processes of its own: it imports the helpers that start them. */
 const STARTS_PROCESSES = /from '\.\.\/support\/(npm-start|prism)\.ts'/;
+/** A test file that hands the synthesized templates to a validator, which takes tens of seconds. */
+const RUNS_A_VALIDATOR = /from '@cdklabs\/cdk-validator-cfnguard'|\bCloudFormationValidatePlugin\b/;
 /** The directories' order (their projects' names without `-isolated`). */
 const FAMILY_ORDER = ['unit', 'infra', 'integration'];
 
@@ -32,10 +38,19 @@ function familyOf(projectName: string): string {
   return projectName.split(ISOLATED)[0]!;
 }
 
+/**
+ * A file's place among its directory's files: 0 first (isolated, or running a validator), 1 spread
+ * among the others (starting processes of its own, spreadStarters), 2 the others.
+ */
+export function rankOf(projectName: string, source: string): 0 | 1 | 2 {
+  if (projectName.includes(ISOLATED) || RUNS_A_VALIDATOR.test(source)) return 0;
+  return STARTS_PROCESSES.test(source) ? 1 : 2;
+}
+
 export class IsolatedFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const startsProcesses = new Map(files.map((file) => [file, STARTS_PROCESSES.test(readFileSync(file.moduleId, 'utf8'))]));
-    const rank = (file: TestSpecification) => (file.project.name.includes(ISOLATED) ? 0 : startsProcesses.get(file) ? 1 : 2);
+    const ranks = new Map(files.map((file) => [file, rankOf(file.project.name, readFileSync(file.moduleId, 'utf8'))]));
+    const rank = (file: TestSpecification) => ranks.get(file)!;
     // Array.prototype.sort is stable: within a rank, vitest's order stands.
     const sorted = (await super.sort(files)).sort((a, b) => {
       const groups = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;

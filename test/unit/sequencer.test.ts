@@ -1,11 +1,13 @@
 /**
  * The suite's file order (test/support/sequencer.ts): a directory's shared files that start
  * processes of their own run one at a time among its other shared files, never side by side, and
- * never at the end.
+ * never at the end; files that run a validator over the templates start first.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { TestSpecification } from 'vitest/node';
-import { spreadStarters } from '../support/sequencer.ts';
+import { rankOf, spreadStarters } from '../support/sequencer.ts';
 
 const spec = (project: string, name: string) => ({ project: { name: project }, moduleId: name }) as unknown as TestSpecification;
 const names = (files: TestSpecification[]) => files.map((file) => file.moduleId);
@@ -36,5 +38,22 @@ describe('spreadStarters', () => {
 
   it('changes nothing in a directory without starters', () => {
     expect(names(spreadStarters([...unit, ...others], rank))).toEqual(names([...unit, ...others]));
+  });
+});
+
+describe('rankOf', () => {
+  // Sources put together, so that this file's own text matches none of the patterns.
+  const importing = (name: string, from: string) => ['import { ', name, " } from '", from, "';"].join('');
+  const cfnGuard = ['@cdklabs', 'cdk-validator-cfnguard'].join('/');
+  const validatePlugin = ['CloudFormation', 'ValidatePlugin'].join('');
+
+  it('puts isolated files and the files that run a validator first, spreads those that start processes, and leaves the rest', () => {
+    expect(rankOf('infra-isolated-forks', importing('App', 'aws-cdk-lib'))).toBe(0);
+    expect(rankOf('infra', importing('CfnGuardValidator', cfnGuard))).toBe(0);
+    expect(rankOf('infra', importing(`App, ${validatePlugin}`, 'aws-cdk-lib'))).toBe(0);
+    expect(rankOf('integration', importing('npmStart', '../support/npm-start.ts'))).toBe(1);
+    expect(rankOf('integration', importing('startPrism', '../support/prism.ts'))).toBe(1);
+    expect(rankOf('infra', importing(`${validatePlugin}s`, 'aws-cdk-lib'))).toBe(2);
+    expect(rankOf('unit', readFileSync(fileURLToPath(import.meta.url), 'utf8'))).toBe(2);
   });
 });
