@@ -30,7 +30,8 @@ export const MUTATION_TESTS = [
   'test/unit/negotiation.test.ts',
 ] as const;
 
-const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };
+/** A phase of its own (groupOrder 2): a phase's projects must state the same maxWorkers. */
+const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS], sequence: { groupOrder: 2 } } };
 
 /**
  * Test files that change process-wide state (the environment, module or SDK client mocks, fake
