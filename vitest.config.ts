@@ -30,8 +30,7 @@ export const MUTATION_TESTS = [
   'test/unit/negotiation.test.ts',
 ] as const;
 
-/** A phase of its own (groupOrder 2): a phase's projects must state the same maxWorkers. */
-const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS], sequence: { groupOrder: 2 } } };
+const MUTATION_PROJECT: TestProjectInlineConfiguration = { extends: true, test: { name: 'mutation', include: [...MUTATION_TESTS] } };
 
 /**
  * Test files that change process-wide state (the environment, module or SDK client mocks, fake
@@ -103,13 +102,13 @@ export default defineConfig({
     pool: 'threads',
     sequence: { sequencer: IsolatedFirstSequencer },
     projects: [
-      // Two phases, each over a pool of three workers: the infra files first (groupOrder 0), then
-      // the unit and integration files together (groupOrder 1). The CPU-bound infra files
-      // (synthesis, esbuild, cfn-guard) beside the integration files cost both more CPU than apart:
-      // the same run took 565 to 582 core-seconds in one phase, 498 to 506 in two, as the shared
-      // stack's Java and process spent less per request (measured on an idle 2-core machine,
-      // 2026-12-02: 293.6 s in one phase, 269.7 and 272.8 s in two). Every phase's setup still
-      // runs first, so the shared stack starts while the infra setup synthesizes.
+      // The projects' files share one pool of three workers (one group: every project states the
+      // same maxWorkers), so the CPU-bound infra files (synthesis, esbuild, cfn-guard) overlap with
+      // the integration files, which mostly wait on the shared stack: 263 s instead of 287 s with
+      // two, on an idle 2-core machine (2026-11-26, fresh clone). Two phases (the infra files
+      // first, then the others) did no better: alternate runs without a duration cache took 260.8
+      // and 304.7 s in one phase, 274.2 and 279.1 s in two, the same wall time per core-second
+      // (2026-12-02); the machine's speed varied more than that.
       // Generous ceilings (vitest's default is 5 s): a failing test only; a loaded machine must not fail a correct run.
       // The unit files that share workers include the type check (tsc), which `npm test` starts first.
       ...sharedAndIsolated('unit', 'test/unit', { testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3, sequence: { groupOrder: 1 } }, { shared: { globalSetup: ['test/support/typecheck.ts'] } }),
@@ -124,8 +123,8 @@ export default defineConfig({
         maxWorkers: 3,
         sequence: { groupOrder: 1 },
       }),
-      // infra: the first phase (groupOrder 0). Every environment synthesized once per run
-      // (test/infra/support/assembly.ts, which both infra projects share); no timeout that load could break. The files that change no
+      // infra: every environment synthesized once per run (test/infra/support/assembly.ts, which both
+      // infra projects share); no timeout that load could break. The files that change no
       // process-wide state share workers, as the unit and integration files do: each would
       // otherwise import aws-cdk-lib and the stacks afresh.
       // CDK_VALIDATION=false: aws-cdk-lib checks each synthesized template against CloudFormation's
@@ -138,7 +137,7 @@ export default defineConfig({
         testTimeout: 0,
         hookTimeout: 0,
         maxWorkers: 3,
-        sequence: { groupOrder: 0 },
+        sequence: { groupOrder: 1 },
       }, {
         // CDK's bundling spawns esbuild with the worker's stdio, which a worker thread does not
         // have as file descriptors: the file that bundles runs in a child process.

@@ -1,7 +1,6 @@
 /**
  * The order of the suite's files (vitest.config.ts): vitest's own (the slowest or largest files
- * first), by phase (`sequence.groupOrder`: the infra files, then the unit and integration files),
- * then by directory: unit, then infra, then integration; within each, the isolated files before
+ * first), by directory: unit, then infra, then integration; within each, the isolated files before
  * the files that share workers (`unit-isolated` before `unit`; `infra-isolated` and
  * `infra-isolated-forks` before `infra`). The unit files come first because some of them mostly
  * wait (the SDK budget's real timeouts, the poller's trimmed stream): run last, they left a core
@@ -20,7 +19,8 @@
  *
  * A file that runs a validator over the synthesized templates (cfn-guard, CloudFormation's
  * schemas) is short but runs long (17 and 41 s on a fresh clone): it starts with the isolated
- * files. Ordered by size, as on a fresh clone, the two such files, the phase's smallest, came last.
+ * files. Ordered by size, as on a fresh clone, the two such files, the smallest of the infra
+ * files, came last of them.
  */
 import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';

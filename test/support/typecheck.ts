@@ -57,10 +57,9 @@ const resultOf = (error: ExecFileException | null, stdout: string, stderr: strin
 
 /**
  * tsc on one thread: the same diagnostics in about 9 core-seconds instead of 12.5 with its parallel
- * checkers, which each work out again the types their files share (measured twice each on an idle
- * 2-core machine, 2026-12-02; 12.6 against 17.5 to 21 core-seconds within `npm test`). It runs in
- * the background, off the suite's critical path, so its longer wall time (7.5 s alone instead of
- * 6.5 s) costs nothing.
+ * checkers, which each work out again the types their files share (alternate runs, twice each, on
+ * an idle 2-core machine, 2026-12-02). It runs in the background, off the suite's critical path,
+ * so its longer wall time (7.5 s alone instead of 6.5 s) costs nothing.
  */
 const SINGLE_THREADED = ['--singleThreaded'];
 
