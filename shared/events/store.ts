@@ -188,6 +188,24 @@ async function readCounter(workspaceId: string): Promise<Counter> {
   return { value: Number(item.value ?? 0), last: EVENT_TYPES.map((_, i) => Number(item[`l${i}`] ?? 0)) };
 }
 
+/**
+ * The counter as this process last moved it, per workspace: the next append of the workspace tries
+ * it without reading the counter first. A workspace's changes reach one consumer (its partition's
+ * stream shard), so it is usually still the counter; where another appender moved it since, the
+ * counter's condition cancels the transaction and the append reads the counter and tries again,
+ * as after any race. It only ever holds a number the counter had, so the condition alone keeps the
+ * sequence exact.
+ */
+const movedCounters = new Map<string, Counter>();
+/** Workspaces remembered at most (the oldest move is forgotten first): about 100 bytes each. */
+const MOVED_COUNTERS_KEPT = 10_000;
+
+function rememberMove(workspaceId: string, counter: Counter): void {
+  movedCounters.delete(workspaceId); // re-inserted last: the Map's order is the moves' order
+  movedCounters.set(workspaceId, counter);
+  if (movedCounters.size > MOVED_COUNTERS_KEPT) movedCounters.delete(movedCounters.keys().next().value!);
+}
+
 export const getEventItem = (workspaceId: string, eventId: string): Promise<Record<string, unknown> | undefined> => getItem(keys.event(workspaceId, eventId));
 
 /**
@@ -207,7 +225,9 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
   const existing = new Map<EventDraft, StoredEvent>();
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > MAX_APPEND_ATTEMPTS) throw new Error(`Could not append ${pending.length} events of ${workspaceId} after ${MAX_APPEND_ATTEMPTS} attempts`);
-    const counter = await readCounter(workspaceId);
+    // After a cancellation the remembered counter is stale (or the records exist): read it.
+    const counter = (attempt === 1 && movedCounters.get(workspaceId)) || (await readCounter(workspaceId));
+    movedCounters.delete(workspaceId); // until this append's outcome is known
     const appendedAt = Date.now();
     const last = [...counter.last];
     const appended = pending.map((draft, i) => {
@@ -238,6 +258,7 @@ async function appendGroup(workspaceId: string, group: readonly EventDraft[]): P
     });
     const cancelled = await transact(parts);
     if (!cancelled) {
+      rememberMove(workspaceId, { value: first + pending.length, last });
       await putItems(appended.flatMap(({ record }) => copiesOf(record)));
       for (const { draft, stored } of appended) existing.set(draft, stored);
       break;

@@ -4,7 +4,7 @@
  * redelivered stream record harmless. (From issue-12; the feed's own reads join with the feed.)
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSharedTable } from '../support/in-process.ts';
 import type { EventDraft } from '../../shared/events/build.ts';
@@ -79,6 +79,33 @@ describe('appending events', () => {
     expect(await eventsOf(ws, keys.eventView(ws, { by: 'type', value: 'client.updated' }))).toEqual(seen);
     expect(await eventsOf(ws, keys.eventView(ws, { by: 'type', value: 'client.created' }))).toEqual([]);
     expect(await eventsOf(ws, keys.eventView(ws, { by: 'object_id', value: 'cli_2' }), 'CHANGE#')).toEqual(seen.filter((e) => e.event.data.object.id === 'cli_2'));
+  });
+
+  it('reads the counter once while it alone appends to a workspace; moved by another appender since, it appends after that one', async () => {
+    const ws = `counter-${randomUUID().slice(0, 8)}`;
+    const counterKey = keys.eventSequence(ws);
+    let counterReads = 0;
+    const client = dynamo.dynamoClient();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const { Key } = args.input as { Key?: Record<string, unknown> };
+        if (context.commandName === 'GetItemCommand' && Key?.PK === counterKey.PK && Key.SK === counterKey.SK) counterReads++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCounterReads' },
+    );
+    try {
+      for (let n = 1; n <= 3; n++) await store.appendEvents(ws, [draft(ws, 'cli_a', n)]);
+      expect(counterReads).toBe(1);
+      // Another consumer appends (as another shard's would): the counter moves past what this one wrote.
+      await dynamo.dynamo().send(new UpdateCommand({ TableName: dynamo.tableName(), Key: counterKey, UpdateExpression: 'SET #value = :moved', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':moved': 4 } }));
+      const [after] = await store.appendEvents(ws, [draft(ws, 'cli_a', 4)]);
+      expect(after!.sequence).toBe(5);
+      expect(counterReads).toBe(2);
+    } finally {
+      client.middlewareStack.remove('countCounterReads');
+    }
+    expect((await eventsOf(ws)).map((e) => e.sequence)).toEqual([1, 2, 3, 5]);
   });
 
   it('makes no second event of a change appended again (a redelivered record), and returns the first one', async () => {
